@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import type { Summary } from '../../web/src/lib/summary';
+import {
+  ABORT,
+  RemoteError,
+  toWireError,
+  TraceClient,
+  type Endpoint,
+  type LoadProgress,
+  type Request,
+  type Response,
+} from '../../web/src/worker/protocol';
+
+/** A worker stand-in: records requests, lets the test answer them in any order. */
+class FakeWorker implements Endpoint {
+  sent: Request[] = [];
+  private listeners: ((ev: MessageEvent) => void)[] = [];
+  postMessage(m: unknown) {
+    this.sent.push(m as Request);
+  }
+  addEventListener(_t: 'message', l: (ev: MessageEvent) => void) {
+    this.listeners.push(l);
+  }
+  reply(r: Response) {
+    for (const l of this.listeners) l({ data: r } as MessageEvent);
+  }
+}
+
+const file = (name: string) => new File([new Uint8Array([1, 2, 3])], name);
+const summary = (events: number) => ({ ok: true, error: '', events }) as unknown as Summary;
+
+describe('TraceClient', () => {
+  it('gives each call its own id and settles each promise from the response with its id', async () => {
+    const w = new FakeWorker();
+    const c = new TraceClient(w);
+    const a = c.load(file('a.json'));
+    const b = c.load(file('b.json.gz'));
+    expect(a.id).not.toBe(b.id);
+    expect(w.sent.map((r) => r.kind)).toEqual(['load', 'load']);
+    expect(w.sent.map((r) => r.id)).toEqual([a.id, b.id]);
+    expect((w.sent[1] as Extract<Request, { kind: 'load' }>).file.name).toBe('b.json.gz');
+
+    // Answer out of order.
+    w.reply({ kind: 'result', id: b.id, summary: summary(7) });
+    w.reply({ kind: 'result', id: a.id, summary: summary(3) });
+    await expect(a.promise).resolves.toMatchObject({ events: 3 });
+    await expect(b.promise).resolves.toMatchObject({ events: 7 });
+    expect(c.inFlight).toBe(0);
+  });
+
+  it('routes progress to the right call and ignores responses for unknown ids', async () => {
+    const w = new FakeWorker();
+    const c = new TraceClient(w);
+    const seenA: LoadProgress[] = [];
+    const seenB: LoadProgress[] = [];
+    const a = c.load(file('a.json'), (p) => seenA.push(p));
+    const b = c.load(file('b.json'), (p) => seenB.push(p));
+    const p1 = { bytesRead: 10, totalBytes: 100, decodedBytes: 40, elapsedMs: 5 };
+    w.reply({ kind: 'progress', id: a.id, progress: p1 });
+    w.reply({ kind: 'progress', id: 999, progress: p1 });
+    w.reply({ kind: 'result', id: 999, summary: summary(1) });
+    expect(seenA).toEqual([p1]);
+    expect(seenB).toEqual([]);
+    w.reply({ kind: 'result', id: a.id, summary: summary(1) });
+    // Progress after the result is dropped.
+    w.reply({ kind: 'progress', id: a.id, progress: p1 });
+    expect(seenA).toHaveLength(1);
+    await a.promise;
+    expect(c.inFlight).toBe(1);
+    w.reply({ kind: 'error', id: b.id, error: { name: 'TypeError', message: 'boom' } });
+    const err = await b.promise.catch((e) => e);
+    expect(err).toBeInstanceOf(RemoteError);
+    expect(err.name).toBe('TypeError');
+    expect(err.message).toBe('boom');
+  });
+
+  it('sends cancel for a pending call only, and the call rejects with AbortError', async () => {
+    const w = new FakeWorker();
+    const c = new TraceClient(w);
+    const a = c.load(file('a.json'));
+    c.cancel(a.id);
+    c.cancel(12345); // unknown: nothing sent
+    expect(w.sent).toHaveLength(2);
+    const cancel = w.sent[1] as Extract<Request, { kind: 'cancel' }>;
+    expect(cancel.kind).toBe('cancel');
+    expect(cancel.target).toBe(a.id);
+    expect(cancel.id).not.toBe(a.id);
+    w.reply({ kind: 'error', id: a.id, error: { name: ABORT, message: 'Loading was cancelled.' } });
+    await expect(a.promise).rejects.toMatchObject({ name: ABORT });
+  });
+
+  it('failAll rejects every pending call', async () => {
+    const w = new FakeWorker();
+    const c = new TraceClient(w);
+    const a = c.load(file('a.json'));
+    const b = c.load(file('b.json'));
+    c.failAll({ name: 'WorkerError', message: 'wasm failed to load' });
+    await expect(a.promise).rejects.toMatchObject({ name: 'WorkerError', message: 'wasm failed to load' });
+    await expect(b.promise).rejects.toMatchObject({ name: 'WorkerError' });
+    expect(c.inFlight).toBe(0);
+  });
+});
+
+describe('toWireError', () => {
+  it('keeps name and message as plain data', () => {
+    const e = new RangeError('too big');
+    const w = toWireError(e);
+    expect(w).toEqual({ name: 'RangeError', message: 'too big' });
+    expect(Object.getPrototypeOf(w)).toBe(Object.prototype);
+    expect(toWireError('text')).toEqual({ name: 'Error', message: 'text' });
+    expect(toWireError({ message: 42 })).toEqual({ name: 'Error', message: '42' });
+  });
+});

@@ -1,0 +1,70 @@
+// The summary object of docs/contracts.md (Session.summaryJson()), typed for the views.
+export type Severity = 'error' | 'warning' | 'info';
+
+export interface HealthRow {
+  reason: string;
+  severity: Severity;
+  count: number;
+  sample_offset: number | null;
+  message: string;
+}
+
+export interface Device {
+  id: number;
+  name: string;
+  memory_bytes: number | null;
+  compute_capability: string;
+  sms: number | null;
+}
+
+export interface Distributed {
+  rank: number;
+  world_size: number;
+  backend: string;
+}
+
+export interface Schema {
+  schema_version: number | null;
+  display_time_unit: string;
+  trace_name: string;
+  base_time_ns: number | null;
+  framework: string;
+  naming: 'pytorch-2' | 'pytorch-1.8' | string;
+}
+
+export interface Summary {
+  file?: string;
+  ok: boolean;
+  error: string;
+  format: 'object' | 'array' | string;
+  schema: Schema | null;
+  events: number;
+  categories: Record<string, number>;
+  phases: Record<string, number>;
+  kinds: Record<string, number>;
+  devices: Device[];
+  distributed: Distributed | null;
+  start_us: number | null;
+  end_us: number | null;
+  span_us: number | null;
+  bytes: number;
+  truncated: boolean;
+  health: HealthRow[];
+}
+
+/** Entries of a count map, largest first, ties by name: a stable order for tables. */
+export function sortedCounts(m: Record<string, number> | null | undefined): [string, number][] {
+  return Object.entries(m ?? {}).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+
+export function namingLabel(naming: string | undefined): string {
+  if (naming === 'pytorch-2') return 'PyTorch 2.x naming';
+  if (naming === 'pytorch-1.8') return 'PyTorch 1.8 naming';
+  return naming ? `${naming} naming` : 'unknown naming';
+}
+
+export function formatLabel(format: string | undefined): string {
+  if (format === 'object') return 'Kineto JSON object';
+  if (format === 'array') return 'Chrome trace array';
+  return format || 'unknown format';
+}

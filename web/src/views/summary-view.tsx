@@ -1,0 +1,139 @@
+import { CountTable } from '../components/count-table';
+import { HealthTable } from '../components/health-table';
+import { formatBytes, formatCount, formatDeviceMemory, formatDurationUs, formatTimestampUs } from '../lib/format';
+import { formatLabel, namingLabel, type Summary } from '../lib/summary';
+
+// One card per loaded file. Every string from the trace is rendered as a text node, never as HTML.
+export function SummaryView({ summary, fileSize }: { summary: Summary; fileSize: number }) {
+  const s = summary;
+  if (!s.ok) {
+    return (
+      <div class="card-body">
+        <p class="file-error" data-testid="file-error" role="alert">
+          {s.error || 'This file is not a PyTorch profiler trace.'}
+        </p>
+        {s.health?.length ? <HealthTable rows={s.health} /> : null}
+      </div>
+    );
+  }
+  const schema = s.schema;
+  return (
+    <div class="card-body">
+      <p class="meta" data-testid="format-line">
+        <span data-testid="format">{formatLabel(s.format)}</span>
+        {schema?.schema_version != null && (
+          <span>
+            {' · '}schema <span data-testid="schema-version">{schema.schema_version}</span>
+          </span>
+        )}
+        {' · '}
+        <span data-testid="naming">{namingLabel(schema?.naming)}</span>
+        {schema?.framework ? <span> · {schema.framework}</span> : null}
+      </p>
+      {schema?.trace_name ? (
+        <p class="meta">
+          Trace name: <strong data-testid="trace-name">{schema.trace_name}</strong>
+        </p>
+      ) : null}
+
+      <dl class="stats">
+        <div>
+          <dt>Events</dt>
+          <dd data-testid="events-total">{formatCount(s.events)}</dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd data-testid="span">{s.span_us == null ? '—' : formatDurationUs(s.span_us)}</dd>
+        </div>
+        <div>
+          <dt>Start</dt>
+          <dd data-testid="start">{formatTimestampUs(s.start_us)}</dd>
+        </div>
+        <div>
+          <dt>End</dt>
+          <dd data-testid="end">{formatTimestampUs(s.end_us)}</dd>
+        </div>
+        <div>
+          <dt>JSON read</dt>
+          <dd data-testid="bytes">{formatBytes(s.bytes)}</dd>
+        </div>
+        <div>
+          <dt>File</dt>
+          <dd>{formatBytes(fileSize)}</dd>
+        </div>
+      </dl>
+
+      <h3>Distributed</h3>
+      {s.distributed ? (
+        <p data-testid="distributed">
+          Rank <strong data-testid="distributed-rank">{s.distributed.rank}</strong> of world size{' '}
+          <strong data-testid="distributed-world-size">{s.distributed.world_size}</strong>
+          {s.distributed.backend ? (
+            <>
+              , backend <code data-testid="distributed-backend">{s.distributed.backend}</code>
+            </>
+          ) : null}
+        </p>
+      ) : (
+        <p class="muted" data-testid="distributed-none">
+          Not distributed.
+        </p>
+      )}
+
+      <h3>Devices</h3>
+      {s.devices?.length ? (
+        <table class="table" data-testid="devices-table">
+          <thead>
+            <tr>
+              <th>Id</th>
+              <th>Name</th>
+              <th class="num">Memory</th>
+              <th class="num">Compute capability</th>
+              <th class="num">SMs</th>
+            </tr>
+          </thead>
+          <tbody>
+            {s.devices.map((d, i) => (
+              <tr key={d.id}>
+                <td class="num">{d.id}</td>
+                <td data-testid={`device-name-${i}`}>{d.name}</td>
+                <td class="num" data-testid={`device-memory-${i}`}>
+                  {formatDeviceMemory(d.memory_bytes)}
+                </td>
+                <td class="num">{d.compute_capability || '—'}</td>
+                <td class="num" data-testid={`device-sms-${i}`}>
+                  {d.sms ?? '—'}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p class="muted" data-testid="devices-none">
+          No device properties in this trace.
+        </p>
+      )}
+
+      <div class="grid2">
+        <div>
+          <h3>Events per category</h3>
+          <CountTable title="Category" stem="category" counts={s.categories} emptyLabel="(no category)" />
+        </div>
+        <div>
+          <h3>Events per phase</h3>
+          <CountTable title="Phase" stem="phase" counts={s.phases} emptyLabel="(no phase)" />
+          <h3>Events per kind</h3>
+          <CountTable title="Kind" stem="kind" counts={s.kinds} hideZero />
+        </div>
+      </div>
+
+      <h3>Trace health</h3>
+      {s.truncated ? (
+        <p class="warn" data-testid="truncated">
+          The trace is cut off: everything complete before the cut was loaded.
+        </p>
+      ) : null}
+      <HealthTable rows={s.health ?? []} />
+    </div>
+  );
+}

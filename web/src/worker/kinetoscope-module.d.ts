@@ -1,0 +1,24 @@
+// Types of the Emscripten ES module built from wasm/ (see docs/contracts.md). The module itself is
+// copied into src/generated/ by scripts/build and is not checked in.
+declare module '*/generated/kinetoscope_web.mjs' {
+  export interface KinetoscopeSession {
+    prepare(n: number): number;
+    commit(n: number): void;
+    failed(): boolean;
+    finish(): void;
+    summaryJson(): string;
+    delete(): void;
+  }
+  export interface KinetoscopeModule {
+    HEAPU8: Uint8Array;
+    Session: new () => KinetoscopeSession;
+  }
+  const createKinetoscope: (overrides?: {
+    locateFile?: (path: string, prefix: string) => string;
+  }) => Promise<KinetoscopeModule>;
+  export default createKinetoscope;
+}
+declare module '*/generated/kinetoscope_web.wasm?url' {
+  const url: string;
+  export default url;
+}

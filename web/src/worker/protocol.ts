@@ -1,0 +1,117 @@
+// The one typed message protocol between the page and the trace worker.
+// Every request carries an id; every response names the id it answers. A call is a promise that
+// settles on the `result` or `error` response of its id; `progress` responses stream in between.
+// Errors cross as plain {name, message}: Error objects do not survive structured clone everywhere.
+import type { Summary } from '../lib/summary';
+
+export interface LoadProgress {
+  bytesRead: number; // compressed bytes read from the file
+  totalBytes: number; // file.size
+  decodedBytes: number; // JSON bytes fed to the core
+  elapsedMs: number;
+}
+
+export interface WireError {
+  name: string;
+  message: string;
+}
+
+export type Request =
+  | { kind: 'load'; id: number; file: File }
+  | { kind: 'cancel'; id: number; target: number };
+
+export type Response =
+  | { kind: 'progress'; id: number; progress: LoadProgress }
+  | { kind: 'result'; id: number; summary: Summary }
+  | { kind: 'error'; id: number; error: WireError };
+
+/** Name of the error a cancelled call rejects with. */
+export const ABORT = 'AbortError';
+
+export function toWireError(e: unknown): WireError {
+  if (e && typeof e === 'object' && 'message' in e) {
+    const o = e as { name?: unknown; message?: unknown };
+    return { name: typeof o.name === 'string' ? o.name : 'Error', message: String(o.message) };
+  }
+  return { name: 'Error', message: String(e) };
+}
+
+/** An Error rebuilt on the page from a WireError, keeping its name. */
+export class RemoteError extends Error {
+  constructor(w: WireError) {
+    super(w.message);
+    this.name = w.name;
+  }
+}
+
+/** What the client needs of a Worker (or a MessagePort): lets tests drive it without a browser. */
+export interface Endpoint {
+  postMessage(message: unknown): void;
+  addEventListener(type: 'message', listener: (ev: MessageEvent) => void): void;
+}
+
+interface Pending {
+  resolve(s: Summary): void;
+  reject(e: Error): void;
+  onProgress?: (p: LoadProgress) => void;
+}
+
+export interface Call<T> {
+  id: number;
+  promise: Promise<T>;
+}
+
+export class TraceClient {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+
+  constructor(private readonly endpoint: Endpoint) {
+    endpoint.addEventListener('message', (ev) => this.onResponse(ev.data as Response));
+  }
+
+  load(file: File, onProgress?: (p: LoadProgress) => void): Call<Summary> {
+    const id = this.nextId++;
+    const promise = new Promise<Summary>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, onProgress });
+    });
+    const req: Request = { kind: 'load', id, file };
+    this.endpoint.postMessage(req);
+    return { id, promise };
+  }
+
+  /** Asks the worker to stop call `target`; its promise rejects with an AbortError. */
+  cancel(target: number): void {
+    if (!this.pending.has(target)) return;
+    const req: Request = { kind: 'cancel', id: this.nextId++, target };
+    this.endpoint.postMessage(req);
+  }
+
+  /** Rejects every pending call, e.g. when the worker itself died. */
+  failAll(error: WireError): void {
+    const all = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of all) p.reject(new RemoteError(error));
+  }
+
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  private onResponse(res: Response): void {
+    const p = this.pending.get(res.id);
+    if (!p) return; // late progress of a settled call
+    switch (res.kind) {
+      case 'progress':
+        p.onProgress?.(res.progress);
+        break;
+      case 'result':
+        this.pending.delete(res.id);
+        p.resolve(res.summary);
+        break;
+      case 'error':
+        this.pending.delete(res.id);
+        p.reject(new RemoteError(res.error));
+        break;
+    }
+  }
+}

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+import preact from '@preact/preset-vite';
+
+// base './' so the built site works under any sub-path (GitHub Pages project sites).
+export default defineConfig({
+  base: './',
+  plugins: [preact()],
+  worker: { format: 'es' },
+  build: { target: 'es2022' },
+  test: {
+    include: ['../tests/web/**/*.test.ts'],
+    environment: 'node',
+  },
+});
