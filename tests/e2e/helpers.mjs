@@ -1,0 +1,226 @@
+// Shared pieces of the browser tests: a static server for web/dist, Debian's Chromium through
+// playwright-core, independent expected numbers (node zlib + JSON.parse), and page readers.
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const dist = path.join(repo, 'web', 'dist');
+export const shared = path.resolve(repo, '..', 'shared');
+export const sharedTraces = path.join(shared, 'traces');
+export const hasShared = fs.existsSync(sharedTraces);
+export const sampleTrace = path.join(repo, 'web', 'public', 'samples', 'rank-0.json.gz');
+
+// playwright-core lives in web/node_modules; ESM ignores NODE_PATH, so resolve from there.
+const requireWeb = createRequire(path.join(repo, 'web', 'package.json'));
+const { chromium } = requireWeb('playwright-core');
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.gz': 'application/gzip',
+  '.md': 'text/markdown; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.webmanifest': 'application/manifest+json',
+};
+
+/** Serves web/dist on 127.0.0.1 at a free port, under a sub-path to prove `base: './'` works. */
+export async function serveDist(prefix = '/kinetoscope/') {
+  if (!fs.existsSync(path.join(dist, 'index.html'))) {
+    throw new Error(`${dist}/index.html is missing: build the site first (scripts/build or npm --prefix web run build)`);
+  }
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    if (!url.pathname.startsWith(prefix)) {
+      res.writeHead(404).end();
+      return;
+    }
+    let rel = decodeURIComponent(url.pathname.slice(prefix.length)) || 'index.html';
+    const file = path.resolve(dist, rel);
+    if (!file.startsWith(dist + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    res.writeHead(200, {
+      'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream',
+      'Content-Length': fs.statSync(file).size,
+      'Cache-Control': 'no-store',
+    });
+    fs.createReadStream(file).pipe(res);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}${prefix}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+export function launch() {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** A fresh page that records uncaught errors and console errors (page and workers). */
+export async function openPage(browser, url) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+  });
+  page.on('worker', (w) => w.on('console', (m) => m.type() === 'error' && errors.push(`worker: ${m.text()}`)));
+  await page.goto(url);
+  await page.waitForSelector('[data-testid=drop-zone]');
+  return { page, context, errors };
+}
+
+export function tmpDir() {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'kinetoscope-e2e-'));
+}
+
+// --- independent expectations ------------------------------------------------------------
+
+export function readTraceText(file) {
+  const buf = fs.readFileSync(file);
+  return (buf[0] === 0x1f && buf[1] === 0x8b ? zlib.gunzipSync(buf) : buf).toString('utf8');
+}
+
+/** What the summary must say, computed without the core: JSON.parse and counting. */
+export function expectedFor(file) {
+  const doc = JSON.parse(readTraceText(file));
+  const events = Array.isArray(doc) ? doc : doc.traceEvents ?? [];
+  const categories = {};
+  const phases = {};
+  for (const e of events) {
+    const cat = typeof e?.cat === 'string' ? e.cat : '';
+    categories[cat] = (categories[cat] ?? 0) + 1;
+    if (typeof e?.ph === 'string') phases[e.ph] = (phases[e.ph] ?? 0) + 1;
+  }
+  const devices = Array.isArray(doc) ? [] : (doc.deviceProperties ?? []).map((d) => d.name);
+  const di = Array.isArray(doc) ? null : doc.distributedInfo ?? null;
+  return {
+    events: events.length,
+    categories,
+    phases,
+    devices,
+    distributed: di ? { rank: Number(di.rank), worldSize: Number(di.world_size) } : null,
+  };
+}
+
+// --- reading the page --------------------------------------------------------------------
+
+export const card = (name) => `[data-testid=file-card][data-file="${name}"]`;
+
+/** Waits until the card of `name` is no longer queued or loading, and returns its status. */
+export async function settled(page, name, timeout = 60_000) {
+  const el = await page.waitForSelector(
+    `${card(name)}[data-status=done], ${card(name)}[data-status=failed], ${card(name)}[data-status=cancelled]`,
+    { timeout },
+  );
+  return el.getAttribute('data-status');
+}
+
+/** The numbers a summary card shows, parsed back from its text. */
+export async function readCard(page, name) {
+  return page.$eval(card(name), (root) => {
+    const num = (el) => (el ? Number(el.textContent.replace(/[^0-9.-]/g, '')) : null);
+    const q = (id) => root.querySelector(`[data-testid="${id}"]`);
+    const table = (stem) => {
+      const out = {};
+      for (const row of root.querySelectorAll(`[data-testid="${stem}-row"]`)) {
+        const name = row.getAttribute('data-name');
+        out[name] = num(row.querySelector(`[data-testid="${stem}-count-${CSS.escape(name)}"]`));
+      }
+      return out;
+    };
+    const devices = [];
+    for (let i = 0; q(`device-name-${i}`); i++) devices.push(q(`device-name-${i}`).textContent);
+    const health = {};
+    for (const row of root.querySelectorAll('[data-testid^="health-row-"]')) {
+      const reason = row.getAttribute('data-testid').slice('health-row-'.length);
+      health[reason] = num(row.querySelector(`[data-testid="health-count-${reason}"]`));
+    }
+    return {
+      events: num(q('events-total')),
+      categories: table('category'),
+      phases: table('phase'),
+      devices,
+      distributed: q('distributed-rank')
+        ? { rank: num(q('distributed-rank')), worldSize: num(q('distributed-world-size')) }
+        : null,
+      notDistributed: !!q('distributed-none'),
+      health,
+      healthOk: !!q('health-ok'),
+      error: q('file-error')?.textContent ?? null,
+    };
+  });
+}
+
+/** Drops files on the drop zone the way a person does (a DataTransfer built in the page). */
+export async function dropFiles(page, files) {
+  const payload = files.map((f) => ({ name: path.basename(f), b64: fs.readFileSync(f).toString('base64') }));
+  const dt = await page.evaluateHandle((items) => {
+    const dt = new DataTransfer();
+    for (const { name, b64 } of items) {
+      const bin = atob(b64);
+      const bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      dt.items.add(new File([bytes], name));
+    }
+    return dt;
+  }, payload);
+  await page.dispatchEvent('[data-testid=drop-zone]', 'drop', { dataTransfer: dt });
+}
+
+export async function pickFiles(page, files) {
+  await page.setInputFiles('[data-testid=file-input]', files);
+}
+
+/** A small hand-made Kineto trace covering what the summary shows (written out as .json). */
+export function handMadeTrace() {
+  const ev = [];
+  ev.push({ ph: 'M', name: 'process_name', pid: 1, tid: 0, args: { name: 'python' } });
+  ev.push({ ph: 'M', name: 'thread_name', pid: 1, tid: 7, args: { name: 'main' } });
+  for (let i = 0; i < 5; i++) {
+    ev.push({ ph: 'X', cat: 'user_annotation', name: `ProfilerStep#${i}`, pid: 1, tid: 7, ts: 1000 + i * 100, dur: 90 });
+    ev.push({ ph: 'X', cat: 'cpu_op', name: 'aten::mm', pid: 1, tid: 7, ts: 1001 + i * 100, dur: 20, args: { 'External id': i } });
+    ev.push({ ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel', pid: 1, tid: 7, ts: 1005 + i * 100, dur: 5, args: { correlation: i } });
+    ev.push({ ph: 'X', cat: 'kernel', name: 'sgemm_<b>"quoted"</b>', pid: 0, tid: 7, ts: 1010 + i * 100, dur: 30, args: { device: 0, stream: 7, correlation: i } });
+    ev.push({ ph: 'f', cat: 'ac2g', name: 'ac2g', id: i, pid: 0, tid: 7, ts: 1010 + i * 100, bp: 'e' });
+    ev.push({ ph: 's', cat: 'ac2g', name: 'ac2g', id: i, pid: 1, tid: 7, ts: 1005 + i * 100 });
+  }
+  ev.push({ ph: 'i', cat: 'cpu_instant_event', name: '[memory]', pid: 1, tid: 7, ts: 1200, s: 't', args: { Bytes: 1024 } });
+  ev.push({ ph: 'i', name: 'no category here', pid: 1, tid: 7, ts: 1300, s: 't' });
+  return {
+    schemaVersion: 1,
+    deviceProperties: [
+      { id: 0, name: 'Tesla V100-SXM2-32GB', totalGlobalMem: 34079637504, computeMajor: 7, computeMinor: 0, numSms: 80 },
+      { id: 1, name: 'NVIDIA A100-SXM4-40GB', totalGlobalMem: 42505273344, computeMajor: 8, computeMinor: 0, numSms: 108 },
+    ],
+    distributedInfo: { backend: 'nccl', rank: 3, world_size: 8 },
+    traceEvents: ev,
+    traceName: 'hand-made.json',
+    displayTimeUnit: 'ms',
+    baseTimeNanoseconds: 1700000000000000000,
+  };
+}
