@@ -1,0 +1,47 @@
+// One run of the wasm core in Node, as the browser worker does it: the file in 4 MB chunks
+// through Session.prepare/commit, then finish() and summaryJson().
+// usage: node scripts/bench-wasm-node.cjs [--module build/wasm/kinetoscope_node.js] FILE
+// Prints one JSON line: {seconds, bytes, wasm_heap_bytes, max_rss_bytes, summary}.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const zlib = require('node:zlib');
+
+const CHUNK = 4 << 20;
+
+async function main() {
+  const args = process.argv.slice(2);
+  let modPath = path.join(__dirname, '..', 'build', 'wasm', 'kinetoscope_node.js');
+  if (args[0] === '--module') { modPath = path.resolve(args[1]); args.splice(0, 2); }
+  const file = args[0];
+  if (!file) throw new Error('usage: bench-wasm-node.cjs [--module M] FILE');
+
+  const exported = require(path.resolve(modPath));
+  const factory = typeof exported === 'function' ? exported
+    : exported.createKinetoscope || exported.default;
+  const mod = await factory();
+  const s = new mod.Session();
+
+  const t0 = process.hrtime.bigint();
+  let input = fs.createReadStream(file, { highWaterMark: CHUNK });
+  if (file.endsWith('.gz')) input = input.pipe(zlib.createGunzip({ chunkSize: CHUNK }));
+  let bytes = 0;
+  for await (const chunk of input) {
+    const off = s.prepare(chunk.length);
+    mod.HEAPU8.set(chunk, off); // HEAPU8 re-read after prepare: memory may have grown
+    s.commit(chunk.length);
+    bytes += chunk.length;
+    if (s.failed()) break;
+  }
+  s.finish();
+  const summary = JSON.parse(s.summaryJson());
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const heap = mod.HEAPU8.length;
+  s.delete();
+  process.stdout.write(JSON.stringify({
+    seconds, bytes, wasm_heap_bytes: heap,
+    max_rss_bytes: process.resourceUsage().maxRSS * 1024, summary,
+  }) + '\n');
+}
+
+main().catch((e) => { console.error(`bench-wasm-node: ${e.stack || e}`); process.exit(1); });

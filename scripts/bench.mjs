@@ -1,0 +1,329 @@
+// End-to-end load benchmark of Kinetoscope on big synthetic traces (scripts/bench).
+//   node scripts/bench.mjs [--size 1G | --sizes 256M,1G,3G] [--runs 3]
+//                          [--only native,wasm,page,baseline] [--dir /tmp/kinetoscope-bench]
+// For each size: generates (or reuses) DIR/trace-SIZE.json with gen-trace, then measures
+//   native    build/native/kinetoscope summary --json FILE   (peak RSS from /usr/bin/time -v)
+//   wasm      build/wasm/kinetoscope_node.js in Node, 4 MB chunks (peak wasm heap, process RSS)
+//   page      web/dist in headless Debian Chromium: setInputFiles -> [data-testid=events-total]
+//             (peak RSS of the tab's renderer processes, sampled every 100 ms)
+//   baseline  file.text() + JSON.parse in the same Chromium: what JS-only tools do
+// and prints a markdown table of medians over the runs. MB = 10^6 bytes; sizes use 2^20/2^30.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const V8_STRING_CAP = 536870888;
+
+// ---------------------------------------------------------------- arguments
+const opts = { sizes: ['1G'], runs: 3, only: ['native', 'wasm', 'page', 'baseline'],
+  dir: '/tmp/kinetoscope-bench' };
+{
+  const a = process.argv.slice(2);
+  for (let k = 0; k < a.length; k++) {
+    const v = () => a[++k];
+    if (a[k] === '--size') opts.sizes = [v()];
+    else if (a[k] === '--sizes') opts.sizes = v().split(',').filter(Boolean);
+    else if (a[k] === '--runs') opts.runs = Math.max(1, Number(v()));
+    else if (a[k] === '--only') opts.only = v().split(',');
+    else if (a[k] === '--dir') opts.dir = v();
+    else { console.error(`bench: unknown argument ${a[k]}`); process.exit(2); }
+  }
+}
+const parseSize = (s) => {
+  const m = /^(\d+(?:\.\d+)?)([KMGT]?)$/i.exec(s);
+  if (!m) throw new Error(`bad size ${s}`);
+  return Math.round(Number(m[1]) * { '': 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40 }[m[2].toUpperCase()]);
+};
+
+const log = (...x) => console.error('[bench]', ...x);
+const median = (xs) => {
+  const v = xs.filter((x) => Number.isFinite(x)).sort((p, q) => p - q);
+  if (!v.length) return NaN;
+  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+};
+const fmtMB = (b) => (Number.isFinite(b) ? `${Math.round(b / 1e6)} MB` : '–');
+
+function run(cmd, args, extra = {}) {
+  return new Promise((resolve) => {
+    const p = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...extra });
+    let out = '', err = '';
+    p.stdout.on('data', (d) => { out += d; });
+    p.stderr.on('data', (d) => { err += d; });
+    p.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+// ---------------------------------------------------------------- traces
+function ensureTrace(size) {
+  fs.mkdirSync(opts.dir, { recursive: true });
+  const file = path.join(opts.dir, `trace-${size}.json`);
+  if (fs.existsSync(file)) { log(`reusing ${file}`); return file; }
+  log(`generating ${file}`);
+  const r = spawnSync('node', [path.join(root, 'scripts', 'gen-trace.mjs'), '--size', size, '--out', file],
+    { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`gen-trace failed for ${size}`);
+  return file;
+}
+
+// ---------------------------------------------------------------- native CLI
+async function benchNative(file) {
+  const cli = path.join(root, 'build', 'native', 'kinetoscope');
+  if (!fs.existsSync(cli)) return { error: 'build/native/kinetoscope missing' };
+  const t0 = process.hrtime.bigint();
+  const r = await run('/usr/bin/time', ['-v', cli, 'summary', '--json', file]);
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.err);
+  if (r.code !== 0) return { error: `exit ${r.code}: ${r.err.split('\n')[0]}` };
+  let events = NaN;
+  try { events = JSON.parse(r.out.trim().split('\n')[0]).events; } catch { /* keep NaN */ }
+  return { seconds, mem: rss ? Number(rss[1]) * 1024 : NaN, memNote: 'peak RSS', events };
+}
+
+// ---------------------------------------------------------------- wasm in Node
+async function benchWasm(file) {
+  const mod = path.join(root, 'build', 'wasm', 'kinetoscope_node.js');
+  if (!fs.existsSync(mod)) return { error: 'build/wasm/kinetoscope_node.js missing' };
+  const r = await run('node', [path.join(root, 'scripts', 'bench-wasm-node.cjs'), file]);
+  if (r.code !== 0) return { error: r.err.trim().split('\n').slice(0, 2).join(' ') };
+  const j = JSON.parse(r.out.trim().split('\n').pop());
+  return { seconds: j.seconds, mem: j.wasm_heap_bytes, mem2: j.max_rss_bytes,
+    memNote: 'wasm heap / process RSS', events: j.summary.events };
+}
+
+// ---------------------------------------------------------------- Chromium
+let browserState = null;
+async function browser() {
+  if (browserState) return browserState;
+  const req = createRequire(path.join(root, 'web', 'package.json'));
+  const { chromium } = req('playwright-core');
+  const server = await chromium.launchServer({
+    executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const b = await chromium.connect(server.wsEndpoint());
+  browserState = { server, browser: b, pid: server.process().pid };
+  return browserState;
+}
+
+async function staticServer() {
+  const p = spawn('python3', [path.join(root, 'scripts', 'static-server.py'), path.join(root, 'web', 'dist'),
+    '--port', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise((resolve, reject) => {
+    let buf = '';
+    p.stdout.on('data', (d) => {
+      buf += d;
+      const m = /serving (http:\S+)/.exec(buf);
+      if (m) resolve(m[1]);
+    });
+    p.on('exit', (c) => reject(new Error(`static server exited ${c}`)));
+  });
+  return { url, stop: () => p.kill() };
+}
+
+// Sum of RSS of the renderer processes under the browser, sampled: the tab and its worker
+// (where the wasm heap lives) are in the renderer.
+function rendererRss(rootPid) {
+  const kids = new Map();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (!kids.has(ppid)) kids.set(ppid, []);
+      kids.get(ppid).push(Number(d));
+    } catch { /* gone */ }
+  }
+  let total = 0;
+  const stack = [rootPid];
+  while (stack.length) {
+    const pid = stack.pop();
+    for (const c of kids.get(pid) || []) stack.push(c);
+    try {
+      if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer')) continue;
+      const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (m) total += Number(m[1]) * 1024;
+    } catch { /* gone */ }
+  }
+  return total;
+}
+function sampler(rootPid) {
+  let peak = 0;
+  const tick = () => { peak = Math.max(peak, rendererRss(rootPid)); };
+  const h = setInterval(tick, 100);
+  tick();
+  return () => { clearInterval(h); tick(); return peak; };
+}
+
+const numberIn = (t) => { const d = String(t || '').replace(/[^\d]/g, ''); return d ? Number(d) : NaN; };
+
+async function benchPage(file, url) {
+  const { browser: b, pid } = await browser();
+  const ctx = await b.newContext();
+  const page = await ctx.newPage();
+  let crashed = false;
+  page.on('crash', () => { crashed = true; });
+  try {
+    await page.goto(url, { waitUntil: 'load' });
+    const input = page.locator('input[type=file]').first();
+    await input.waitFor({ state: 'attached', timeout: 30000 });
+    // Time in the page itself: from the input's change event to the summary's first render.
+    await page.evaluate(() => {
+      window.__ksT0 = 0; window.__ksT1 = 0;
+      document.addEventListener('change', () => { window.__ksT0 ||= performance.now(); }, true);
+      const done = () => {
+        const el = document.querySelector('[data-testid="events-total"]');
+        if (el && window.__ksT0 && /\d/.test(el.textContent) && !window.__ksT1) window.__ksT1 = performance.now();
+      };
+      new MutationObserver(done).observe(document, { subtree: true, childList: true, characterData: true });
+    });
+    const stop = sampler(pid);
+    await input.setInputFiles(file);
+    const size = fs.statSync(file).size;
+    const limit = 60000 + size / 5e3; // 5 MB/s floor before calling it stuck
+    const r = await Promise.race([
+      page.waitForFunction(() => window.__ksT1 > 0, null, { timeout: limit, polling: 200 }).then(() => 'ok'),
+      new Promise((res) => page.once('crash', () => res('crash'))),
+    ]).catch((e) => `timeout: ${e.message.split('\n')[0]}`);
+    const mem = stop();
+    if (r !== 'ok' || crashed) return { error: crashed || r === 'crash' ? 'tab crashed' : r, mem };
+    const { t0, t1, text } = await page.evaluate(() => ({ t0: window.__ksT0, t1: window.__ksT1,
+      text: document.querySelector('[data-testid="events-total"]').textContent }));
+    return { seconds: (t1 - t0) / 1000, mem, memNote: 'renderer RSS', events: numberIn(text) };
+  } catch (e) {
+    return { error: crashed ? 'tab crashed' : e.message.split('\n')[0] };
+  } finally {
+    await ctx.close().catch(() => {});
+  }
+}
+
+async function benchBaseline(file, url) {
+  const { browser: b, pid } = await browser();
+  const ctx = await b.newContext();
+  const page = await ctx.newPage();
+  let crashed = false;
+  page.on('crash', () => { crashed = true; });
+  try {
+    await page.goto(`${url}__kinetoscope_bench_blank`).catch(() => {}); // same origin, 404 page
+    await page.setContent('<input type="file" id="f">');
+    const stop = sampler(pid);
+    const done = page.evaluate(() => new Promise((resolve) => {
+      document.getElementById('f').addEventListener('change', async (ev) => {
+        const f = ev.target.files[0];
+        const t0 = performance.now();
+        try {
+          const text = await f.text();
+          if (text.length === 0 && f.size > 0) { resolve({ error: `file.text() gave "" for ${f.size} bytes` }); return; }
+          const doc = JSON.parse(text);
+          const n = Array.isArray(doc) ? doc.length : (doc.traceEvents || []).length;
+          resolve({ seconds: (performance.now() - t0) / 1000, events: n });
+        } catch (e) { resolve({ error: `${e.name}: ${e.message}` }); }
+      }, { once: true });
+    }));
+    await page.locator('#f').setInputFiles(file);
+    const r = await Promise.race([done, new Promise((res) => page.once('crash', () => res({ error: 'tab crashed' })))])
+      .catch((e) => ({ error: crashed ? 'tab crashed' : e.message.split('\n')[0] }));
+    r.mem = stop();
+    r.memNote = 'renderer RSS';
+    return r;
+  } finally {
+    await ctx.close().catch(() => {});
+  }
+}
+
+// ---------------------------------------------------------------- main
+const LABEL = {
+  native: 'native CLI (`kinetoscope summary --json`)',
+  wasm: 'wasm in Node (4 MB chunks)',
+  page: 'web page, headless Chromium (input → summary)',
+  baseline: 'baseline: `file.text()` + `JSON.parse` in Chromium',
+};
+
+async function main() {
+  const needWeb = opts.only.includes('page');
+  if (needWeb && !fs.existsSync(path.join(root, 'web', 'dist', 'index.html'))) {
+    log('web/dist missing: the page column is skipped');
+    opts.only = opts.only.filter((x) => x !== 'page');
+  }
+  const srv = opts.only.some((x) => x === 'page' || x === 'baseline') ? await staticServer() : null;
+  const rows = [];
+  const checks = [];
+  try {
+    for (const size of opts.sizes) {
+      const file = ensureTrace(size);
+      const bytes = fs.statSync(file).size;
+      for (const kind of opts.only) {
+        const results = [];
+        for (let i = 0; i < opts.runs; i++) {
+          let r;
+          if (kind === 'native') r = await benchNative(file);
+          else if (kind === 'wasm') r = await benchWasm(file);
+          else if (kind === 'page') r = await benchPage(file, srv.url);
+          else if (kind === 'baseline') {
+            r = await benchBaseline(file, srv.url);
+          } else throw new Error(`unknown --only ${kind}`);
+          log(`${size} ${kind} run ${i + 1}: ${r.error ? `FAILS (${r.error})` : `${r.seconds.toFixed(2)} s`}` +
+            `${Number.isFinite(r.mem) ? `, ${fmtMB(r.mem)} ${r.memNote || ''}` : ''}${r.mem2 ? ` / ${fmtMB(r.mem2)}` : ''}` +
+            `${Number.isFinite(r.events) ? `, ${r.events} events` : ''}`);
+          results.push(r);
+          if (r.error && i === 0 && (kind === 'baseline' || /missing/.test(r.error))) break; // deterministic failure
+        }
+        const ok = results.filter((r) => !r.error);
+        const secs = median(ok.map((r) => r.seconds));
+        const row = { size, bytes, kind, runs: results.length, ok: ok.length,
+          seconds: secs, mbps: bytes / 1e6 / secs, mem: median(ok.map((r) => r.mem)),
+          mem2: median(ok.map((r) => r.mem2)), events: median(ok.map((r) => r.events)),
+          error: ok.length ? (ok.length < results.length ? `${results.length - ok.length} of ${results.length} runs failed: ${results.find((r) => r.error).error}` : '')
+            : results[0].error,
+          failMem: median(results.map((r) => r.mem)) };
+        rows.push(row);
+        if (kind === 'page' && parseSize(size) >= 3 * 2 ** 30) {
+          checks.push(ok.length === results.length
+            ? `${size} trace (${bytes} bytes) loads in the page: yes, ${ok.length}/${results.length} runs, no tab failure`
+            : `${size} trace (${bytes} bytes) loads in the page: NO (${row.error})`);
+        }
+      }
+    }
+  } finally {
+    if (browserState) { await browserState.browser.close().catch(() => {}); await browserState.server.close().catch(() => {}); }
+    srv?.stop();
+  }
+
+  // Cross-check: every path that finished should count the same events.
+  for (const size of opts.sizes) {
+    const counts = rows.filter((r) => r.size === size && r.kind !== 'baseline' && Number.isFinite(r.events));
+    const distinct = [...new Set(counts.map((r) => r.events))];
+    if (distinct.length > 1) checks.push(`${size}: event counts differ: ${counts.map((r) => `${r.kind} ${r.events}`).join(', ')}`);
+  }
+
+  const cpu = (os.cpus()[0]?.model || 'cpu').trim();
+  const out = [];
+  out.push(`Kinetoscope load benchmark — ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores (${cpu}), ` +
+    `${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, medians of ${opts.runs} run(s)`);
+  out.push('');
+  out.push('| trace | path | MB/s | time (s) | peak memory | events | note |');
+  out.push('|---|---|---:|---:|---|---:|---|');
+  for (const r of rows) {
+    const label = LABEL[r.kind];
+    const sizeTxt = `${r.size} (${(r.bytes / 1e6).toFixed(0)} MB)`;
+    if (r.error && !r.ok) {
+      const extra = r.kind === 'baseline' && r.bytes > V8_STRING_CAP ? ` (above V8's ${V8_STRING_CAP}-byte string cap)` : '';
+      out.push(`| ${sizeTxt} | ${label} | fails | – | ${Number.isFinite(r.failMem) ? fmtMB(r.failMem) : '–'} | – | ${r.error}${extra} |`);
+      continue;
+    }
+    let mem = fmtMB(r.mem);
+    if (r.kind === 'wasm') mem = `${fmtMB(r.mem)} wasm heap, ${fmtMB(r.mem2)} RSS`;
+    else if (r.kind === 'native') mem = `${fmtMB(r.mem)} RSS`;
+    else mem = `${fmtMB(r.mem)} renderer RSS`;
+    out.push(`| ${sizeTxt} | ${label} | ${r.mbps.toFixed(0)} | ${r.seconds.toFixed(2)} | ${mem} | ` +
+      `${Number.isFinite(r.events) ? r.events : '–'} | ${r.error || ''} |`);
+  }
+  if (checks.length) { out.push(''); for (const c of checks) out.push(`- ${c}`); }
+  console.log(out.join('\n'));
+}
+
+main().catch((e) => { console.error(`bench: ${e.stack || e}`); process.exit(1); });
