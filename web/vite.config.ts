@@ -6,7 +6,11 @@ export default defineConfig({
   base: './',
   plugins: [preact()],
   worker: { format: 'es' },
-  build: { target: 'es2022' },
+  build: {
+    target: 'es2022',
+    // Never inline the wasm as a data: URL; emit it as a hashed file beside the worker.
+    assetsInlineLimit: (file) => (file.endsWith('.wasm') ? false : undefined),
+  },
   test: {
     include: ['../tests/web/**/*.test.ts'],
     environment: 'node',

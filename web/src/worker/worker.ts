@@ -7,8 +7,9 @@ import type { KinetoscopeModule, KinetoscopeSession } from '../generated/kinetos
 import wasmUrl from '../generated/kinetoscope_web.wasm?url';
 import { isGzip } from '../lib/gzip';
 import { Throttle } from '../lib/progress';
-import type { HealthRow, Summary } from '../lib/summary';
+import type { Summary } from '../lib/summary';
 import { ChunkFeeder } from './feeder';
+import { addStreamError } from './stream-error';
 import { ABORT, toWireError, type LoadProgress, type Request, type Response } from './protocol';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -118,25 +119,5 @@ async function loadFile(id: number, file: File, job: Job): Promise<Summary> {
     return summary;
   } finally {
     session.delete();
-  }
-}
-
-function addStreamError(summary: Summary, e: unknown, gzipped: boolean, fed: number): void {
-  const detail = toWireError(e).message;
-  const row: HealthRow = {
-    reason: gzipped ? 'gzip-error' : 'read-error',
-    severity: 'error',
-    count: 1,
-    sample_offset: fed,
-    message: gzipped
-      ? `The gzip stream is corrupt or cut off after ${fed} decompressed bytes (${detail}); what came before was loaded.`
-      : `Reading the file failed after ${fed} bytes (${detail}); what came before was loaded.`,
-  };
-  summary.health = [...(summary.health ?? []), row];
-  if (fed === 0) {
-    summary.ok = false;
-    summary.error = gzipped
-      ? 'The file starts like a gzip file but could not be decompressed.'
-      : 'The file could not be read.';
   }
 }
