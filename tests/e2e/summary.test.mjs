@@ -103,8 +103,8 @@ describe('summary of real traces', () => {
       assert.equal(await page.textContent(`${c} [data-testid=device-sms-1]`), '108');
       assert.equal(await page.textContent(`${c} [data-testid=naming]`), 'PyTorch 2.x naming');
       assert.equal(await page.textContent(`${c} [data-testid=schema-version]`), '1');
-      // ts 1000 .. 1300 µs: a 300 µs span.
-      assert.equal(await page.textContent(`${c} [data-testid=span]`), '300 µs');
+      // First ts 1000 µs (ProfilerStep#0), last end 1400 + 90 µs (ProfilerStep#4): 490 µs.
+      assert.equal(await page.textContent(`${c} [data-testid=span]`), '490 µs');
       assert.equal(shown.healthOk, true, 'a clean trace says "No problems found"');
       // The kernel name with markup in it must not have become HTML anywhere on the page.
       assert.equal(await page.$(`${c} b`), null);

@@ -41,7 +41,11 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
     jobs.set(req.id, job);
     loadFile(req.id, req.file, job)
       .then((summary) => post({ kind: 'result', id: req.id, summary }))
-      .catch((e) => post({ kind: 'error', id: req.id, error: toWireError(e) }))
+      .catch((e) => {
+        // A wasm trap (abort, out of memory) leaves the module in an unknown state: start afresh.
+        if (e instanceof WebAssembly.RuntimeError || (e as Error)?.name === 'RuntimeError') modulePromise = null;
+        post({ kind: 'error', id: req.id, error: toWireError(e) });
+      })
       .finally(() => jobs.delete(req.id));
   } else if (req.kind === 'cancel') {
     const job = jobs.get(req.target);
