@@ -1,0 +1,82 @@
+#include "cli/file_source.h"
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace ks {
+
+namespace {
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+
+std::string read_gzip(std::FILE* f, TraceReader& reader, size_t chunk) {
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 32) != Z_OK) return "Could not start gzip decompression.";
+  std::vector<unsigned char> in(1 << 20);
+  std::string problem;
+  bool stream_end = false;
+  while (!reader.failed()) {
+    const size_t got = std::fread(in.data(), 1, in.size(), f);
+    if (got == 0) {
+      if (!stream_end) problem = "The gzip data ends early (the file is cut off); what was complete has been read.";
+      break;
+    }
+    zs.next_in = in.data();
+    zs.avail_in = static_cast<uInt>(got);
+    while (zs.avail_in > 0 && !reader.failed()) {
+      if (stream_end) {  // concatenated gzip members: keep going, as gzip(1) does
+        if (inflateReset(&zs) != Z_OK) break;
+        stream_end = false;
+      }
+      char* out = reader.prepare(chunk);
+      zs.next_out = reinterpret_cast<Bytef*>(out);
+      zs.avail_out = static_cast<uInt>(chunk);
+      const int rc = inflate(&zs, Z_NO_FLUSH);
+      const size_t produced = chunk - zs.avail_out;
+      if (produced) reader.commit(produced);
+      if (rc == Z_STREAM_END) {
+        stream_end = true;
+      } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        problem = "The gzip data is corrupt after " + std::to_string(zs.total_out) +
+                  " bytes; what came before was read.";
+        inflateEnd(&zs);
+        return problem;
+      }
+    }
+  }
+  inflateEnd(&zs);
+  return problem;
+}
+
+}  // namespace
+
+std::string read_file_into(const std::string& path, TraceReader& reader, size_t chunk) {
+  std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
+  if (!f) return "Cannot open " + path + ": " + std::strerror(errno) + ".";
+  unsigned char magic[2] = {0, 0};
+  const size_t n = std::fread(magic, 1, 2, f.get());
+  std::rewind(f.get());
+  std::string problem;
+  if (n == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+    problem = read_gzip(f.get(), reader, chunk);
+  } else {
+    while (!reader.failed()) {
+      char* dst = reader.prepare(chunk);
+      const size_t got = std::fread(dst, 1, chunk, f.get());
+      if (got == 0) break;
+      reader.commit(got);
+    }
+    if (std::ferror(f.get())) problem = "Reading " + path + " failed: " + std::strerror(errno) + ".";
+  }
+  reader.finish();
+  return problem;
+}
+
+}  // namespace ks

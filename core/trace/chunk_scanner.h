@@ -1,0 +1,82 @@
+// The chunk scanner: finds, in a buffer that grows chunk by chunk, every complete element of
+// the `traceEvents` array and every complete top-level member, without building a document.
+//
+// The root may be a Kineto object (members in any order, `traceEvents` among them) or a bare
+// Chrome-trace array of events. Inside arrays and objects the scan runs 64 bytes at a time:
+// bitmasks of quotes, backslashes and brackets (SSE2 natively, simd128 in wasm), a prefix-xor
+// for "inside a string", and a depth counter stepped only at brackets outside strings.
+// The top level (a few members) is read byte by byte.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/trace/trace_health.h"
+
+namespace ks {
+
+class ChunkScanner {
+ public:
+  // Both ranges are offsets into the buffer passed to scan().
+  struct Span {
+    size_t begin, end;
+  };
+  struct Member {
+    Span key;    // the key's characters, without quotes, as written (escapes not decoded)
+    Span value;  // the value's JSON text
+  };
+  enum class RootKind : uint8_t { kUnknown, kObject, kArray };
+
+  // Scans buf[position(), size). `size` may be any length; blocks that need bytes past `size`
+  // wait for the next call unless `final`, in which case buf must hold at least 64 readable
+  // bytes past `size`, filled with spaces. `base_offset` is the file offset of buf[0] (for
+  // health samples). Found events and members are appended to the output vectors.
+  void scan(const char* buf, size_t size, bool final, uint64_t base_offset,
+            std::vector<Span>& events, std::vector<Member>& members, TraceHealth& health);
+
+  // Bytes before this offset are no longer needed.
+  size_t keep_from() const;
+  // The buffer dropped its first n bytes.
+  void shift(size_t n);
+
+  bool failed() const { return mode_ == Mode::kFailed; }
+  bool done() const { return mode_ == Mode::kDone; }
+  // True once the input ended (final scan) in the middle of the trace.
+  bool incomplete() const { return mode_ != Mode::kDone && mode_ != Mode::kFailed; }
+  bool saw_trace_events() const { return saw_trace_events_; }
+  RootKind root() const { return root_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  enum class Mode : uint8_t {
+    kStart, kKeyOrEnd, kKey, kColon, kValue, kAfterValue, kEvents, kSkipComposite,
+    kSkipString, kSkipScalar, kDone, kFailed
+  };
+  void fail(std::string message);
+  // Returns true when the block scan left block mode (array or value closed).
+  bool scan_blocks(const char* buf, size_t limit, uint64_t base_offset,
+                   std::vector<Span>& events, std::vector<Member>& members, TraceHealth& health);
+
+  Mode mode_ = Mode::kStart;
+  RootKind root_ = RootKind::kUnknown;
+  size_t pos_ = 0;
+  // block-scan state
+  int64_t depth_ = 0;
+  bool in_string_ = false;
+  bool escape_carry_ = false;
+  size_t elem_start_ = 0;
+  size_t gap_start_ = 0;  // end of the previous element (or the array's '[')
+  bool first_elem_ = true;
+  bool elem_is_object_ = false;
+  // member being read
+  Span key_{0, 0};
+  size_t value_start_ = 0;
+  bool key_is_trace_events_ = false;
+  bool saw_trace_events_ = false;
+  bool string_escape_ = false;  // byte-wise string skip: previous byte was a backslash
+  std::string error_;
+};
+
+}  // namespace ks

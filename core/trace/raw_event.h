@@ -1,0 +1,47 @@
+// One event as decoded from JSON, before the builder files it. Views point into the parser's
+// buffers and are valid only while the builder handles this event.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "core/trace/trace_model.h"
+
+namespace ks {
+
+struct RawArgs {
+  int64_t external_id = kNoId, correlation = kNoId;
+  int64_t device = kNoId, stream = kNoId;
+  int64_t registers_per_thread = kNoId, shared_memory = kNoId;
+  double blocks_per_sm = std::numeric_limits<double>::quiet_NaN();
+  double warps_per_sm = std::numeric_limits<double>::quiet_NaN();
+  double occupancy_pct = std::numeric_limits<double>::quiet_NaN();
+  std::array<int32_t, 3> grid{{0, 0, 0}}, block{{0, 0, 0}};
+  int64_t bytes = kNoId;
+  double bandwidth_gbps = std::numeric_limits<double>::quiet_NaN();
+  std::string_view input_dims, input_type, call_stack, module_hierarchy;
+  int64_t sequence_number = kNoId, fwd_thread_id = kNoId;
+  int64_t python_id = kNoId, python_parent_id = kNoId, python_module_id = kNoId;
+  // [memory]
+  int64_t device_type = kNoId, device_id = kNoId, addr = kNoId, mem_bytes = kNoId;
+  int64_t total_allocated = kNoId, total_reserved = kNoId;
+  // collectives
+  std::string_view collective_name, dtype, process_group_name, process_group_ranks;
+  int64_t in_msg_nelems = kNoId, out_msg_nelems = kNoId, group_size = kNoId;
+  // metadata ("M": args.name / args.labels / args.sort_index)
+  std::string_view meta_value;
+  // numeric members, for counters ("C")
+  static constexpr int kMaxNumeric = 16;
+  std::array<std::string_view, kMaxNumeric> numeric_keys;
+  std::array<double, kMaxNumeric> numeric_values{};
+  int numeric_count = 0;
+};
+
+struct RawEvent {
+  std::string_view ph, cat, name, pid, tid, id, bp;
+  std::string_view ts, dur;  // number tokens
+  bool has_ph = false, has_cat = false, has_ts = false, has_dur = false, has_id = false;
+  RawArgs args;
+};
+
+}  // namespace ks

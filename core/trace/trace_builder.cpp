@@ -1,0 +1,357 @@
+#include "core/trace/trace_builder.h"
+
+#include <cctype>
+#include <string>
+
+#include "core/util/numbers.h"
+
+namespace ks {
+
+namespace {
+
+bool ieq(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != b[i]) return false;
+  return true;
+}
+
+// Category -> kind, as tb_plugin's EventTypeMap (compared lower-cased) plus the kinds it ignores
+// but later views need (driver calls, GPU annotations).
+EventKind classify_category(std::string_view cat) {
+  if (ieq(cat, "cpu_op") || ieq(cat, "operator")) return EventKind::kCpuOp;
+  if (ieq(cat, "user_annotation")) return EventKind::kUserAnnotation;
+  if (ieq(cat, "python_function") || ieq(cat, "python")) return EventKind::kPythonFunction;
+  if (ieq(cat, "runtime") || ieq(cat, "cuda_runtime") || ieq(cat, "mtia_runtime") ||
+      ieq(cat, "glow_runtime") || ieq(cat, "xpu_runtime") || ieq(cat, "privateuse1_runtime"))
+    return EventKind::kRuntime;
+  if (ieq(cat, "cuda_driver")) return EventKind::kDriver;
+  if (ieq(cat, "kernel")) return EventKind::kKernel;
+  if (ieq(cat, "memcpy") || ieq(cat, "gpu_memcpy")) return EventKind::kMemcpy;
+  if (ieq(cat, "memset") || ieq(cat, "gpu_memset")) return EventKind::kMemset;
+  if (ieq(cat, "gpu_user_annotation")) return EventKind::kGpuAnnotation;
+  return EventKind::kOther;
+}
+
+bool is_old_category(std::string_view cat) {
+  return cat == "Operator" || cat == "Runtime" || cat == "Kernel" || cat == "Memcpy" ||
+         cat == "Memset";
+}
+
+int32_t to_i32(int64_t v) { return v == kNoId ? -1 : static_cast<int32_t>(v); }
+int64_t or_minus1(int64_t v) { return v == kNoId ? -1 : v; }
+
+void bump(std::vector<uint64_t>& counts, StringId id) {
+  if (counts.size() <= id) counts.resize(id + 1, 0);
+  ++counts[id];
+}
+
+}  // namespace
+
+const char* event_kind_name(EventKind k) {
+  static const char* const kNames[] = {"cpu_op",  "user_annotation", "python_function",
+                                       "runtime", "driver",          "kernel",
+                                       "memcpy",  "memset",          "gpu_annotation",
+                                       "memory",  "counter",         "flow",
+                                       "metadata", "other"};
+  return kNames[static_cast<size_t>(k)];
+}
+
+EventKind TraceBuilder::kind_of(StringId cat) {
+  if (kind_by_cat_.size() <= cat) kind_by_cat_.resize(cat + 1, -1);
+  if (kind_by_cat_[cat] < 0) {
+    const std::string_view text = m_.strings.get(cat);
+    kind_by_cat_[cat] = static_cast<int8_t>(classify_category(text));
+    if (is_old_category(text)) m_.old_naming = true;
+  }
+  return static_cast<EventKind>(kind_by_cat_[cat]);
+}
+
+void TraceBuilder::note_span(int64_t ts, int64_t end) {
+  if (ts < min_ts_) min_ts_ = ts;
+  if (end > max_end_) max_end_ = end;
+}
+
+void TraceBuilder::add_slice(EventKind kind, const RawEvent& e, int64_t ts, int64_t dur) {
+  StringPool& sp = m_.strings;
+  SliceRow s;
+  s.ts_ns = ts;
+  s.dur_ns = dur;
+  s.name = sp.intern(e.name);
+  s.cat = sp.intern(e.cat);
+  s.pid = sp.intern(e.pid);
+  s.tid = sp.intern(e.tid);
+  s.external_id = e.args.external_id;
+  s.correlation = e.args.correlation;
+  const RawArgs& a = e.args;
+  switch (kind) {
+    case EventKind::kCpuOp:
+    case EventKind::kUserAnnotation:
+    case EventKind::kPythonFunction:
+    case EventKind::kGpuAnnotation: {
+      CpuOpRow r;
+      r.s = s;
+      r.input_dims = sp.intern(a.input_dims);
+      r.input_type = sp.intern(a.input_type);
+      r.call_stack = sp.intern(a.call_stack);
+      r.module_hierarchy = sp.intern(a.module_hierarchy);
+      r.sequence_number = a.sequence_number;
+      r.fwd_thread_id = a.fwd_thread_id;
+      r.python_id = a.python_id;
+      r.python_parent_id = a.python_parent_id;
+      r.python_module_id = a.python_module_id;
+      r.collective_name = sp.intern(a.collective_name);
+      r.dtype = sp.intern(a.dtype);
+      r.process_group_name = sp.intern(a.process_group_name);
+      r.process_group_ranks = sp.intern(a.process_group_ranks);
+      r.in_msg_nelems = a.in_msg_nelems;
+      r.out_msg_nelems = a.out_msg_nelems;
+      r.group_size = a.group_size;
+      auto& table = kind == EventKind::kCpuOp            ? m_.cpu_ops
+                    : kind == EventKind::kUserAnnotation ? m_.user_annotations
+                    : kind == EventKind::kPythonFunction ? m_.python_functions
+                                                         : m_.gpu_annotations;
+      table.push_back(r);
+      break;
+    }
+    case EventKind::kRuntime: m_.runtimes.push_back(s); break;
+    case EventKind::kDriver: m_.drivers.push_back(s); break;
+    case EventKind::kKernel: {
+      KernelRow r;
+      r.s = s;
+      r.device = to_i32(a.device);
+      r.stream = to_i32(a.stream);
+      r.grid = a.grid;
+      r.block = a.block;
+      r.registers_per_thread = to_i32(a.registers_per_thread);
+      r.shared_memory = to_i32(a.shared_memory);
+      r.blocks_per_sm = static_cast<float>(a.blocks_per_sm);
+      r.warps_per_sm = static_cast<float>(a.warps_per_sm);
+      r.occupancy_pct = static_cast<float>(a.occupancy_pct);
+      m_.kernels.push_back(r);
+      break;
+    }
+    case EventKind::kMemcpy:
+    case EventKind::kMemset: {
+      MemcpyRow r;
+      r.s = s;
+      r.device = to_i32(a.device);
+      r.stream = to_i32(a.stream);
+      r.bytes = or_minus1(a.bytes);
+      r.bandwidth_gbps = a.bandwidth_gbps;
+      (kind == EventKind::kMemcpy ? m_.memcpys : m_.memsets).push_back(r);
+      break;
+    }
+    default: {
+      InstantRow r;
+      r.ts_ns = ts;
+      r.dur_ns = dur;
+      r.name = s.name;
+      r.cat = s.cat;
+      r.pid = s.pid;
+      r.tid = s.tid;
+      r.phase = 'X';
+      m_.others.push_back(r);
+      break;
+    }
+  }
+  ++m_.kind_counts[static_cast<size_t>(kind)];
+  note_span(ts, ts + dur);
+}
+
+void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
+  StringPool& sp = m_.strings;
+  ++m_.event_count;
+  const StringId cat = sp.intern(e.has_cat ? e.cat : std::string_view());
+  bump(m_.category_counts, cat);
+  bump(m_.phase_counts, sp.intern(e.ph));
+  if (!e.has_ph) {
+    m_.health.add(HealthReason::kMissingPhase, offset);
+    return;
+  }
+  const char ph = e.ph[0];
+  if (ph == 'M') {  // metadata needs no time
+    MetadataRow r;
+    r.name = sp.intern(e.name);
+    r.pid = sp.intern(e.pid);
+    r.tid = sp.intern(e.tid);
+    r.value = sp.intern(e.args.meta_value);
+    m_.metadata.push_back(r);
+    ++m_.kind_counts[static_cast<size_t>(EventKind::kMetadata)];
+    return;
+  }
+  int64_t ts = 0;
+  if (!e.has_ts) {
+    m_.health.add(HealthReason::kMissingTimestamp, offset);
+    return;
+  }
+  if (auto t = parse_us_to_ns(e.ts)) {
+    ts = *t;
+  } else {
+    m_.health.add(HealthReason::kBadNumber, offset);
+    return;
+  }
+  switch (ph) {
+    case 'X': {
+      int64_t dur = 0;
+      if (!e.has_dur) {
+        m_.health.add(HealthReason::kMissingDuration, offset);
+      } else if (auto d = parse_us_to_ns(e.dur)) {
+        dur = *d;
+        if (dur < 0) {
+          m_.health.add(HealthReason::kNegativeDuration, offset);
+          dur = 0;
+        }
+      } else {
+        m_.health.add(HealthReason::kBadNumber, offset);
+        return;
+      }
+      add_slice(kind_of(cat), e, ts, dur);
+      return;
+    }
+    case 'B': {
+      // Kept as the begin's fields until its E arrives (then filed like an X event).
+      OpenBegin ob;
+      ob.kind = kind_of(cat);
+      ob.row.s.ts_ns = ts;
+      ob.row.s.name = sp.intern(e.name);
+      ob.row.s.cat = cat;
+      ob.row.s.pid = sp.intern(e.pid);
+      ob.row.s.tid = sp.intern(e.tid);
+      ob.row.s.external_id = e.args.external_id;
+      ob.row.s.correlation = e.args.correlation;
+      ob.row.input_dims = sp.intern(e.args.input_dims);
+      ob.row.call_stack = sp.intern(e.args.call_stack);
+      ob.offset = offset;
+      open_[{ob.row.s.pid, ob.row.s.tid}].push_back(ob);
+      return;
+    }
+    case 'E': {
+      auto it = open_.find({sp.intern(e.pid), sp.intern(e.tid)});
+      if (it == open_.end() || it->second.empty()) {
+        m_.health.add(HealthReason::kUnmatchedEnd, offset);
+        return;
+      }
+      OpenBegin ob = it->second.back();
+      it->second.pop_back();
+      int64_t dur = ts - ob.row.s.ts_ns;
+      if (dur < 0) {
+        m_.health.add(HealthReason::kNegativeDuration, offset);
+        dur = 0;
+      }
+      // Re-file through add_slice so a B/E pair lands in the same table as an X event would.
+      RawEvent be;
+      be.name = sp.get(ob.row.s.name);
+      be.cat = sp.get(ob.row.s.cat);
+      be.pid = sp.get(ob.row.s.pid);
+      be.tid = sp.get(ob.row.s.tid);
+      be.args.external_id = ob.row.s.external_id;
+      be.args.correlation = ob.row.s.correlation;
+      be.args.input_dims = sp.get(ob.row.input_dims);
+      be.args.call_stack = sp.get(ob.row.call_stack);
+      add_slice(ob.kind, be, ob.row.s.ts_ns, dur);
+      return;
+    }
+    case 'i':
+    case 'I': {
+      if (e.name == "[memory]") {
+        MemoryRow r;
+        r.ts_ns = ts;
+        r.pid = sp.intern(e.pid);
+        r.tid = sp.intern(e.tid);
+        r.device_type = to_i32(e.args.device_type);
+        r.device_id = to_i32(e.args.device_id);
+        r.addr = e.args.addr == kNoId ? 0 : e.args.addr;
+        r.bytes = e.args.mem_bytes == kNoId ? 0 : e.args.mem_bytes;
+        r.total_allocated = or_minus1(e.args.total_allocated);
+        r.total_reserved = or_minus1(e.args.total_reserved);
+        m_.memory.push_back(r);
+        ++m_.kind_counts[static_cast<size_t>(EventKind::kMemory)];
+      } else {
+        if (e.name == "Record Window End") {
+          // Kineto sometimes stamps this marker with a clock far in the future: it stays in the
+          // table but not in the span (checked in finish()).
+          record_window_end_ = ts;
+          record_window_end_offset_ = offset;
+        }
+        InstantRow r;
+        r.ts_ns = ts;
+        r.name = sp.intern(e.name);
+        r.cat = cat;
+        r.pid = sp.intern(e.pid);
+        r.tid = sp.intern(e.tid);
+        r.phase = ph;
+        m_.others.push_back(r);
+        ++m_.kind_counts[static_cast<size_t>(EventKind::kOther)];
+      }
+      break;
+    }
+    case 'C': {
+      const StringId name = sp.intern(e.name), pid = sp.intern(e.pid);
+      for (int i = 0; i < e.args.numeric_count; ++i) {
+        CounterRow r;
+        r.ts_ns = ts;
+        r.name = name;
+        r.pid = pid;
+        r.series = sp.intern(e.args.numeric_keys[size_t(i)]);
+        r.value = e.args.numeric_values[size_t(i)];
+        m_.counters.push_back(r);
+      }
+      ++m_.kind_counts[static_cast<size_t>(EventKind::kCounter)];
+      break;
+    }
+    case 's':
+    case 't':
+    case 'f': {
+      FlowRow r;
+      r.ts_ns = ts;
+      r.cat = cat;
+      r.name = sp.intern(e.name);
+      r.id = sp.intern(e.id);
+      r.pid = sp.intern(e.pid);
+      r.tid = sp.intern(e.tid);
+      r.phase = ph;
+      r.binding_enclosing = e.bp == "e";
+      m_.flows.push_back(r);
+      ++m_.kind_counts[static_cast<size_t>(EventKind::kFlow)];
+      break;
+    }
+    default: {
+      InstantRow r;
+      r.ts_ns = ts;
+      r.name = sp.intern(e.name);
+      r.cat = cat;
+      r.pid = sp.intern(e.pid);
+      r.tid = sp.intern(e.tid);
+      r.phase = ph;
+      m_.others.push_back(r);
+      ++m_.kind_counts[static_cast<size_t>(EventKind::kOther)];
+      break;
+    }
+  }
+  if (e.name != "Record Window End") {
+    if (ts < min_any_) min_any_ = ts;
+    if (ts > max_any_) max_any_ = ts;
+  }
+}
+
+void TraceBuilder::finish() {
+  for (auto& [thread, stack] : open_) {
+    for (const OpenBegin& ob : stack) m_.health.add(HealthReason::kUnclosedBegin, ob.offset);
+  }
+  open_.clear();
+  if (min_ts_ <= max_end_) {
+    m_.start_ns = min_ts_;
+    m_.end_ns = max_end_;
+    m_.has_span = true;
+  } else if (min_any_ <= max_any_) {
+    m_.start_ns = min_any_;
+    m_.end_ns = max_any_;
+    m_.has_span = true;
+  }
+  constexpr int64_t kDayNs = 86'400'000'000'000;
+  if (m_.has_span && record_window_end_ != INT64_MIN && record_window_end_ - m_.end_ns > kDayNs)
+    m_.health.add(HealthReason::kRecordWindowEnd, record_window_end_offset_);
+}
+
+}  // namespace ks

@@ -1,0 +1,40 @@
+// TraceBuilder: files decoded events into the TraceModel's tables. Stateful helpers live here:
+// the kind of each category (cached per interned id), B/E stacks per thread, the span.
+#pragma once
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "core/trace/event_decoder.h"
+#include "core/trace/trace_model.h"
+
+namespace ks {
+
+class TraceBuilder : public EventSink {
+ public:
+  explicit TraceBuilder(TraceModel& model) : m_(model) {}
+  void on_event(const RawEvent& e, uint64_t offset) override;
+  // Closes what is still open (unclosed B events), computes the span. Call once.
+  void finish();
+
+ private:
+  EventKind kind_of(StringId cat);
+  void add_slice(EventKind kind, const RawEvent& e, int64_t ts, int64_t dur);
+  void note_span(int64_t ts, int64_t end);
+
+  struct OpenBegin {
+    EventKind kind;
+    CpuOpRow row;
+    uint64_t offset;
+  };
+
+  TraceModel& m_;
+  std::vector<int8_t> kind_by_cat_;  // -1: not yet classified
+  std::map<std::pair<StringId, StringId>, std::vector<OpenBegin>> open_;
+  int64_t min_ts_ = INT64_MAX, max_end_ = INT64_MIN;
+  int64_t min_any_ = INT64_MAX, max_any_ = INT64_MIN;  // instants, counters: used when no slices
+  int64_t record_window_end_ = INT64_MIN;
+  uint64_t record_window_end_offset_ = 0;
+};
+
+}  // namespace ks

@@ -1,0 +1,178 @@
+// TraceModel: what the reader keeps of a trace. One table per event kind, rows of small fixed
+// records with interned strings (ids into `strings`), times as int64 nanoseconds. The later
+// views (operators, kernels, memory, modules, distributed) read only this, never the JSON.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/trace/trace_health.h"
+#include "core/util/string_pool.h"
+
+namespace ks {
+
+constexpr int64_t kNoId = std::numeric_limits<int64_t>::min();  // "arg absent"
+
+enum class EventKind : uint8_t {
+  kCpuOp, kUserAnnotation, kPythonFunction, kRuntime, kDriver, kKernel, kMemcpy, kMemset,
+  kGpuAnnotation, kMemory, kCounter, kFlow, kMetadata, kOther, kCount
+};
+const char* event_kind_name(EventKind k);
+
+// Columns every duration event has.
+struct SliceRow {
+  int64_t ts_ns = 0;
+  int64_t dur_ns = 0;
+  StringId name = 0;
+  StringId cat = 0;
+  StringId pid = 0;  // pid and tid as written: numbers or strings ("stream 7")
+  StringId tid = 0;
+  int64_t external_id = kNoId;
+  int64_t correlation = kNoId;
+};
+
+struct CpuOpRow {  // cpu_op / Operator, user_annotation, python_function, gpu annotations
+  SliceRow s;
+  StringId input_dims = 0;   // raw JSON text of "Input Dims" / "Input dims"
+  StringId input_type = 0;   // raw JSON text of "Input type"
+  StringId call_stack = 0;
+  StringId module_hierarchy = 0;
+  int64_t sequence_number = kNoId;
+  int64_t fwd_thread_id = kNoId;
+  int64_t python_id = kNoId;
+  int64_t python_parent_id = kNoId;
+  int64_t python_module_id = kNoId;
+  // collectives (record_param_comms, nccl:*)
+  StringId collective_name = 0;
+  StringId dtype = 0;
+  StringId process_group_name = 0;
+  StringId process_group_ranks = 0;  // raw JSON text
+  int64_t in_msg_nelems = kNoId;
+  int64_t out_msg_nelems = kNoId;
+  int64_t group_size = kNoId;
+};
+
+struct KernelRow {
+  SliceRow s;
+  int32_t device = -1;
+  int32_t stream = -1;
+  std::array<int32_t, 3> grid{{0, 0, 0}};
+  std::array<int32_t, 3> block{{0, 0, 0}};
+  int32_t registers_per_thread = -1;
+  int32_t shared_memory = -1;
+  float blocks_per_sm = std::numeric_limits<float>::quiet_NaN();
+  float warps_per_sm = std::numeric_limits<float>::quiet_NaN();
+  float occupancy_pct = std::numeric_limits<float>::quiet_NaN();  // est. achieved occupancy %
+};
+
+struct MemcpyRow {  // memcpy and memset
+  SliceRow s;
+  int32_t device = -1;
+  int32_t stream = -1;
+  int64_t bytes = -1;
+  double bandwidth_gbps = std::numeric_limits<double>::quiet_NaN();
+};
+
+struct MemoryRow {  // [memory] instant events
+  int64_t ts_ns = 0;
+  StringId pid = 0, tid = 0;
+  int32_t device_type = -1;
+  int32_t device_id = -1;
+  int64_t addr = 0;
+  int64_t bytes = 0;
+  int64_t total_allocated = -1;
+  int64_t total_reserved = -1;
+};
+
+struct CounterRow {  // one series value of a "C" event
+  int64_t ts_ns = 0;
+  StringId name = 0, series = 0, pid = 0;
+  double value = 0;
+};
+
+struct FlowRow {  // s / t / f
+  int64_t ts_ns = 0;
+  StringId cat = 0, name = 0, id = 0, pid = 0, tid = 0;
+  char phase = 's';
+  bool binding_enclosing = false;  // "bp": "e"
+};
+
+struct MetadataRow {  // "M": process_name, thread_name, sort indexes, labels
+  StringId name = 0, pid = 0, tid = 0, value = 0;
+};
+
+struct InstantRow {  // other instants and unrecognised slices
+  int64_t ts_ns = 0;
+  int64_t dur_ns = -1;  // -1: an instant
+  StringId name = 0, cat = 0, pid = 0, tid = 0;
+  char phase = 'i';
+};
+
+struct DeviceInfo {
+  int64_t id = -1;
+  std::string name;
+  int64_t memory_bytes = -1;
+  int compute_major = -1, compute_minor = -1;
+  int sms = -1;
+  int64_t max_threads_per_block = -1, max_threads_per_sm = -1, regs_per_block = -1,
+          regs_per_sm = -1, warp_size = -1, shared_mem_per_block = -1, shared_mem_per_sm = -1;
+};
+
+struct DistributedInfo {
+  bool present = false;
+  int64_t rank = -1;
+  int64_t world_size = -1;
+  std::string backend;
+  int64_t pg_count = -1;
+  std::string nccl_version;
+};
+
+struct TraceModel {
+  StringPool strings;
+
+  std::vector<CpuOpRow> cpu_ops;           // cpu_op / Operator
+  std::vector<CpuOpRow> user_annotations;  // user_annotation
+  std::vector<CpuOpRow> python_functions;  // python_function / python
+  std::vector<CpuOpRow> gpu_annotations;   // gpu_user_annotation
+  std::vector<SliceRow> runtimes;          // cuda_runtime / Runtime / *_runtime
+  std::vector<SliceRow> drivers;           // cuda_driver
+  std::vector<KernelRow> kernels;
+  std::vector<MemcpyRow> memcpys;
+  std::vector<MemcpyRow> memsets;
+  std::vector<MemoryRow> memory;
+  std::vector<CounterRow> counters;
+  std::vector<FlowRow> flows;
+  std::vector<MetadataRow> metadata;
+  std::vector<InstantRow> others;
+
+  // Raw counts as written in the file.
+  uint64_t event_count = 0;
+  std::vector<uint64_t> category_counts;  // by category string id
+  std::vector<uint64_t> phase_counts;     // by phase string id
+  std::array<uint64_t, static_cast<size_t>(EventKind::kCount)> kind_counts{};
+
+  // Top-level members.
+  std::optional<int64_t> schema_version;
+  std::string display_time_unit;
+  std::string trace_name;
+  std::optional<int64_t> base_time_ns;
+  std::string framework;
+  bool old_naming = false;  // PyTorch 1.8 categories (Operator, Runtime, Kernel, ...)
+  std::vector<DeviceInfo> devices;
+  DistributedInfo distributed;
+
+  // Time span of the work (duration events), ns.
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  bool has_span = false;
+
+  std::string format;  // "object" (Kineto) or "array" (bare Chrome trace)
+  uint64_t bytes_read = 0;
+  bool truncated = false;
+  TraceHealth health;
+};
+
+}  // namespace ks

@@ -1,0 +1,246 @@
+#include "core/trace/trace_reader.h"
+
+#include <cstring>
+
+#include "core/util/numbers.h"
+#include "simdjson.h"
+
+namespace ks {
+
+namespace od = simdjson::ondemand;
+using simdjson::error_code;
+using simdjson::SUCCESS;
+
+namespace {
+
+constexpr size_t kTailPadding = 64;  // the scanner reads whole 64-byte blocks at the end
+
+error_code member_int(od::value& v, int64_t& out) {
+  od::json_type t;
+  if (auto err = v.type().get(t)) return err;
+  if (t == od::json_type::number) {
+    if (auto n = parse_int(v.raw_json_token())) out = *n;
+  } else if (t == od::json_type::string) {
+    std::string_view s;
+    if (auto err = v.get_string().get(s)) return err;
+    if (auto n = parse_int(s)) out = *n;
+  }
+  return SUCCESS;
+}
+
+error_code member_string(od::value& v, std::string& out) {
+  od::json_type t;
+  if (auto err = v.type().get(t)) return err;
+  std::string_view s;
+  if (t == od::json_type::string) {
+    if (auto err = v.get_string().get(s)) return err;
+  } else if (t == od::json_type::number || t == od::json_type::boolean) {
+    s = trim_token(v.raw_json_token());
+  }
+  out.assign(s);
+  return SUCCESS;
+}
+
+// deviceProperties (PyTorch >= 1.9) or computeProperties (older): one object per GPU.
+error_code read_devices(od::value& v, std::vector<DeviceInfo>& out) {
+  od::array arr;
+  if (auto err = v.get_array().get(arr)) return err;
+  for (auto el : arr) {
+    od::object obj;
+    if (auto err = el.get_object().get(obj)) return err;
+    DeviceInfo d;
+    for (auto fr : obj) {
+      od::field f;
+      if (auto err = std::move(fr).get(f)) return err;
+      const std::string_view k = f.escaped_key();
+      od::value& fv = f.value();
+      int64_t n = -1;
+      error_code err = SUCCESS;
+      if (k == "name") err = member_string(fv, d.name);
+      else if (k == "id") err = member_int(fv, d.id);
+      else if (k == "totalGlobalMem") err = member_int(fv, d.memory_bytes);
+      else if (k == "computeMajor" || k == "major") { err = member_int(fv, n); d.compute_major = int(n); }
+      else if (k == "computeMinor" || k == "minor") { err = member_int(fv, n); d.compute_minor = int(n); }
+      else if (k == "numSms" || k == "multiProcessorCount") { err = member_int(fv, n); d.sms = int(n); }
+      else if (k == "maxThreadsPerBlock") err = member_int(fv, d.max_threads_per_block);
+      else if (k == "maxThreadsPerMultiprocessor" || k == "maxThreadsPerMultiProcessor") err = member_int(fv, d.max_threads_per_sm);
+      else if (k == "regsPerBlock") err = member_int(fv, d.regs_per_block);
+      else if (k == "regsPerMultiprocessor") err = member_int(fv, d.regs_per_sm);
+      else if (k == "warpSize") err = member_int(fv, d.warp_size);
+      else if (k == "sharedMemPerBlock") err = member_int(fv, d.shared_mem_per_block);
+      else if (k == "sharedMemPerMultiprocessor") err = member_int(fv, d.shared_mem_per_sm);
+      if (err) return err;
+    }
+    if (d.id < 0) d.id = static_cast<int64_t>(out.size());
+    out.push_back(std::move(d));
+  }
+  return SUCCESS;
+}
+
+error_code read_distributed(od::value& v, DistributedInfo& out) {
+  od::object obj;
+  if (auto err = v.get_object().get(obj)) return err;
+  out.present = true;
+  for (auto fr : obj) {
+    od::field f;
+    if (auto err = std::move(fr).get(f)) return err;
+    const std::string_view k = f.escaped_key();
+    od::value& fv = f.value();
+    error_code err = SUCCESS;
+    if (k == "rank") err = member_int(fv, out.rank);
+    else if (k == "world_size") err = member_int(fv, out.world_size);
+    else if (k == "backend") err = member_string(fv, out.backend);
+    else if (k == "pg_count") err = member_int(fv, out.pg_count);
+    else if (k == "nccl_version") err = member_string(fv, out.nccl_version);
+    if (err) return err;
+  }
+  return SUCCESS;
+}
+
+}  // namespace
+
+TraceReader::TraceReader() : model_(new TraceModel), builder_(*model_) {}
+TraceReader::~TraceReader() = default;
+
+void TraceReader::reserve(size_t n) {
+  const size_t need = size_ + n + kTailPadding;
+  if (need <= capacity_) return;
+  size_t cap = capacity_ ? capacity_ : size_t(1) << 16;
+  while (cap < need) cap *= 2;
+  std::unique_ptr<char[]> bigger(new char[cap]);
+  if (size_) std::memcpy(bigger.get(), buf_.get(), size_);
+  buf_ = std::move(bigger);
+  capacity_ = cap;
+}
+
+char* TraceReader::prepare(size_t n) {
+  reserve(n);
+  return buf_.get() + size_;
+}
+
+void TraceReader::commit(size_t n) {
+  if (finished_ || failed()) return;
+  size_ += n;
+  model_->bytes_read += n;
+  process(false);
+}
+
+void TraceReader::feed(const char* data, size_t n) {
+  std::memcpy(prepare(n), data, n);
+  commit(n);
+}
+
+void TraceReader::read_member(std::string_view key, std::string_view value) {
+  if (key == "traceEvents") {  // not an array (an array is read as events)
+    model_->health.add(HealthReason::kBadTopLevelMember, base_offset_);
+    return;
+  }
+  const bool known = key == "schemaVersion" || key == "displayTimeUnit" || key == "traceName" ||
+                     key == "baseTimeNanoseconds" || key == "Framework" ||
+                     key == "deviceProperties" || key == "computeProperties" ||
+                     key == "distributedInfo";
+  if (!known) return;
+  // Wrapped in [ ] so scalars parse like any value (On-Demand treats scalar documents apart).
+  std::string wrapped;
+  wrapped.reserve(value.size() + 2);
+  wrapped.push_back('[');
+  wrapped.append(value);
+  wrapped.push_back(']');
+  simdjson::padded_string text(wrapped);
+  od::parser parser;
+  od::document doc;
+  od::array arr;
+  od::value v;
+  error_code err = parser.iterate(text).get(doc);
+  if (!err) err = doc.get_array().get(arr);
+  if (!err) err = arr.at(0).get(v);
+  TraceModel& m = *model_;
+  if (!err) {
+    if (key == "schemaVersion") {
+      int64_t n = -1;
+      err = member_int(v, n);
+      if (!err && n >= 0) m.schema_version = n;
+    } else if (key == "displayTimeUnit") {
+      err = member_string(v, m.display_time_unit);
+    } else if (key == "traceName") {
+      err = member_string(v, m.trace_name);
+    } else if (key == "baseTimeNanoseconds") {
+      int64_t n = -1;
+      err = member_int(v, n);
+      if (!err && n >= 0) m.base_time_ns = n;
+    } else if (key == "Framework") {
+      err = member_string(v, m.framework);
+    } else if (key == "deviceProperties" || key == "computeProperties") {
+      std::vector<DeviceInfo> devices;
+      err = read_devices(v, devices);
+      if (!err && (key == "deviceProperties" || m.devices.empty())) m.devices = std::move(devices);
+    } else if (key == "distributedInfo") {
+      DistributedInfo d;
+      err = read_distributed(v, d);
+      if (!err) m.distributed = d;
+    }
+  }
+  if (err) m.health.add(HealthReason::kBadTopLevelMember, base_offset_);
+}
+
+void TraceReader::process(bool final) {
+  spans_.clear();
+  members_.clear();
+  if (final) {
+    reserve(0);
+    std::memset(buf_.get() + size_, ' ', kTailPadding);
+  }
+  scanner_.scan(buf_.get(), size_, final, base_offset_, spans_, members_, model_->health);
+  const char* b = buf_.get();
+  for (const auto& mem : members_) {
+    read_member({b + mem.key.begin, mem.key.end - mem.key.begin},
+                {b + mem.value.begin, mem.value.end - mem.value.begin});
+  }
+  if (!spans_.empty()) decoder_.decode(b, spans_, base_offset_, builder_, model_->health);
+  if (scanner_.failed()) {
+    error_ = scanner_.error();
+    return;
+  }
+  // Drop what is consumed; keep the unfinished tail at the front.
+  const size_t keep = scanner_.keep_from();
+  if (keep > 0) {
+    std::memmove(buf_.get(), buf_.get() + keep, size_ - keep);
+    size_ -= keep;
+    base_offset_ += keep;
+    scanner_.shift(keep);
+  }
+}
+
+void TraceReader::finish() {
+  if (finished_) return;
+  finished_ = true;
+  if (failed()) return;
+  process(true);
+  if (failed()) return;
+  TraceModel& m = *model_;
+  if (m.bytes_read == 0 || scanner_.root() == ChunkScanner::RootKind::kUnknown) {
+    error_ = m.bytes_read == 0 ? "The file is empty."
+                               : "The file holds only whitespace, so it is not a PyTorch profiler trace.";
+    return;
+  }
+  m.format = scanner_.root() == ChunkScanner::RootKind::kArray ? "array" : "object";
+  if (!scanner_.saw_trace_events()) {
+    error_ = scanner_.incomplete()
+                 ? "The file ends before any \"traceEvents\" list begins: it is not a complete "
+                   "PyTorch profiler trace (or not one at all)."
+                 : "This JSON file has no \"traceEvents\" list, so it is not a PyTorch profiler "
+                   "(Chrome trace) file.";
+    return;
+  }
+  if (scanner_.incomplete()) {
+    m.truncated = true;
+    m.health.add(HealthReason::kTruncated, base_offset_ + scanner_.keep_from());
+  }
+  builder_.finish();
+  if (m.event_count == 0 && scanner_.root() == ChunkScanner::RootKind::kArray &&
+      m.health.get(HealthReason::kNonObjectElement).count > 0) {
+    error_ = "This JSON array holds no trace events (objects), so it is not a Chrome trace.";
+  }
+}
+
+}  // namespace ks

@@ -1,0 +1,60 @@
+// TraceReader: the one entry point for reading a trace, chunk by chunk. The CLI and the wasm
+// Session feed it the same way: prepare(n) -> write up to n bytes -> commit(n), then finish().
+// Memory stays proportional to the chunk size plus the model, whatever the file size.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/trace/chunk_scanner.h"
+#include "core/trace/event_decoder.h"
+#include "core/trace/trace_builder.h"
+#include "core/trace/trace_model.h"
+
+namespace ks {
+
+class TraceReader {
+ public:
+  TraceReader();
+  ~TraceReader();
+  TraceReader(const TraceReader&) = delete;
+  TraceReader& operator=(const TraceReader&) = delete;
+
+  // Room for n more bytes; valid until the next call.
+  char* prepare(size_t n);
+  // n bytes were written at prepare()'s pointer: read every complete event.
+  void commit(size_t n);
+  // End of input. Idempotent.
+  void finish();
+  // Convenience: prepare + copy + commit.
+  void feed(const char* data, size_t n);
+
+  // True once the input is certainly not a trace (then stop feeding).
+  bool failed() const { return !error_.empty(); }
+  const std::string& error() const { return error_; }
+  bool finished() const { return finished_; }
+  const TraceModel& model() const { return *model_; }
+  TraceModel& model() { return *model_; }
+  // Bytes currently held (the unfinished tail plus room): for memory measurements.
+  size_t buffer_capacity() const { return capacity_; }
+
+ private:
+  void process(bool final);
+  void read_member(std::string_view key, std::string_view value);
+  void reserve(size_t n);
+
+  std::unique_ptr<TraceModel> model_;
+  TraceBuilder builder_;
+  ChunkScanner scanner_;
+  EventDecoder decoder_;
+  std::unique_ptr<char[]> buf_;
+  size_t size_ = 0, capacity_ = 0;
+  uint64_t base_offset_ = 0;
+  std::vector<ChunkScanner::Span> spans_;
+  std::vector<ChunkScanner::Member> members_;
+  std::string error_;
+  bool finished_ = false;
+};
+
+}  // namespace ks

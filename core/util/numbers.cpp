@@ -1,0 +1,100 @@
+#include "core/util/numbers.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+namespace ks {
+
+namespace {
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+}  // namespace
+
+std::string_view trim_token(std::string_view tok) {
+  while (!tok.empty() && (tok.front() == ' ' || tok.front() == '\t' || tok.front() == '\n' || tok.front() == '\r'))
+    tok.remove_prefix(1);
+  while (!tok.empty() && (tok.back() == ' ' || tok.back() == '\t' || tok.back() == '\n' || tok.back() == '\r'))
+    tok.remove_suffix(1);
+  if (tok.size() >= 2 && tok.front() == '"' && tok.back() == '"') tok = tok.substr(1, tok.size() - 2);
+  return tok;
+}
+
+std::optional<double> parse_double(std::string_view tok) {
+  tok = trim_token(tok);
+  if (tok.empty() || tok.size() > 64) return std::nullopt;
+  char buf[72];
+  tok.copy(buf, tok.size());
+  buf[tok.size()] = '\0';
+  char* end = nullptr;
+  const double v = std::strtod(buf, &end);
+  if (end != buf + tok.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<int64_t> parse_us_to_ns(std::string_view tok) {
+  tok = trim_token(tok);
+  size_t i = 0;
+  const bool neg = i < tok.size() && tok[i] == '-';
+  if (neg) ++i;
+  if (i >= tok.size() || !is_digit(tok[i])) return std::nullopt;
+  // integer part
+  uint64_t whole = 0;
+  for (; i < tok.size() && is_digit(tok[i]); ++i) {
+    if (whole > (UINT64_MAX - 9) / 10) return std::nullopt;
+    whole = whole * 10 + uint64_t(tok[i] - '0');
+  }
+  uint64_t frac_ns = 0;
+  if (i < tok.size() && tok[i] == '.') {
+    ++i;
+    int digits = 0;
+    bool round_up = false;
+    for (; i < tok.size() && is_digit(tok[i]); ++i, ++digits) {
+      if (digits < 3) {
+        frac_ns = frac_ns * 10 + uint64_t(tok[i] - '0');
+      } else if (digits == 3) {
+        round_up = tok[i] >= '5';
+      }
+    }
+    for (int d = digits; d < 3; ++d) frac_ns *= 10;
+    if (round_up) ++frac_ns;
+  }
+  if (i < tok.size()) {
+    if (tok[i] != 'e' && tok[i] != 'E') return std::nullopt;
+    const auto d = parse_double(tok);  // rare: exponent notation
+    if (!d) return std::nullopt;
+    const double ns = std::round(*d * 1000.0);
+    if (!(std::fabs(ns) < 9.2e18)) return std::nullopt;
+    return static_cast<int64_t>(ns);
+  }
+  if (whole > uint64_t(INT64_MAX) / 1000) return std::nullopt;
+  const uint64_t total = whole * 1000 + frac_ns;
+  if (total > uint64_t(INT64_MAX)) return std::nullopt;
+  return neg ? -static_cast<int64_t>(total) : static_cast<int64_t>(total);
+}
+
+std::optional<int64_t> parse_int(std::string_view tok) {
+  tok = trim_token(tok);
+  size_t i = 0;
+  const bool neg = i < tok.size() && tok[i] == '-';
+  if (neg) ++i;
+  if (i >= tok.size() || !is_digit(tok[i])) return std::nullopt;
+  uint64_t v = 0;
+  for (; i < tok.size() && is_digit(tok[i]); ++i) {
+    if (v > (uint64_t(INT64_MAX) - 9) / 10) return std::nullopt;
+    v = v * 10 + uint64_t(tok[i] - '0');
+  }
+  if (i < tok.size()) {
+    if (tok[i] == '.') {
+      ++i;
+      while (i < tok.size() && is_digit(tok[i])) ++i;
+    }
+    if (i < tok.size()) {
+      const auto d = parse_double(tok);
+      if (!d || std::fabs(*d) >= 9.2e18) return std::nullopt;
+      return static_cast<int64_t>(*d);
+    }
+  }
+  return neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+}
+
+}  // namespace ks

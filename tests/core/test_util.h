@@ -1,0 +1,40 @@
+// Helpers shared by the core tests: read fixtures from tests/data, feed them in any chunk size.
+#pragma once
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/analysis/summary.h"
+#include "core/trace/trace_reader.h"
+
+namespace kstest {
+
+inline std::string repo_path(const std::string& rel) {
+  const char* root = std::getenv("KS_REPO");
+  return (root && *root ? std::string(root) + "/" : std::string()) + rel;
+}
+
+inline std::string read_fixture(const std::string& name) {
+  std::ifstream in(repo_path("tests/data/" + name), std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Feeds `text` in chunks of `chunk` bytes and finishes.
+inline void feed_all(ks::TraceReader& r, const std::string& text, size_t chunk) {
+  for (size_t i = 0; i < text.size() && !r.failed(); i += chunk) {
+    const size_t n = std::min(chunk, text.size() - i);
+    r.feed(text.data() + i, n);
+  }
+  r.finish();
+}
+
+inline std::string summary_of(const std::string& text, size_t chunk) {
+  ks::TraceReader r;
+  feed_all(r, text, chunk);
+  return ks::summary_json(r.model(), "f", r.error());
+}
+
+}  // namespace kstest
