@@ -88,6 +88,7 @@ export async function openPage(browser, url) {
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(`console: ${m.text()}`);
   });
+  page.on('response', (r) => r.status() >= 400 && errors.push(`http ${r.status()}: ${r.url()}`));
   page.on('worker', (w) => w.on('console', (m) => m.type() === 'error' && errors.push(`worker: ${m.text()}`)));
   await page.goto(url);
   await page.waitForSelector('[data-testid=drop-zone]');
