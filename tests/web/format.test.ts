@@ -50,8 +50,9 @@ describe('formatDurationUs', () => {
 });
 
 describe('formatTimestampUs', () => {
-  it('shows ms with µs precision', () => {
+  it('shows relative timestamps as ms with µs precision, epoch ones as UTC clock time', () => {
     expect(formatTimestampUs(1234567.5)).toBe('1,234.568 ms');
+    expect(formatTimestampUs(1712195495403123.5)).toBe('2024-04-04 01:51:35.403 UTC');
     expect(formatTimestampUs(0)).toBe('0.000 ms');
     expect(formatTimestampUs(null)).toBe('—');
   });

@@ -36,11 +36,19 @@ export function formatDurationUs(us: number): string {
   return `${Math.floor(totalS / 60)} min ${totalS % 60} s`;
 }
 
-/** A timestamp in microseconds, shown in ms with µs precision: 1234567.5 -> "1,234.568 ms". */
+/**
+ * A timestamp in microseconds. Kineto writes epoch microseconds (PyTorch 2.x): those read best as
+ * a UTC clock time with ms; small relative timestamps (old or hand-made traces) as ms.
+ */
 export function formatTimestampUs(us: number | null | undefined): string {
   if (us == null || !Number.isFinite(us)) return '—';
+  if (us >= EPOCH_US_2001) {
+    return `${new Date(Math.floor(us / 1000)).toISOString().replace('T', ' ').replace('Z', '')} UTC`;
+  }
   return `${new Intl.NumberFormat('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 }).format(us / 1000)} ms`;
 }
+// 1e15 µs is 2001-09-09: anything later is an epoch timestamp, anything earlier a relative one.
+const EPOCH_US_2001 = 1e15;
 
 /** Seconds left for a progress bar: "3 s", "1 min 05 s", "—" when unknown. */
 export function formatEta(seconds: number | null): string {

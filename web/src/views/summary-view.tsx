@@ -45,11 +45,11 @@ export function SummaryView({ summary, fileSize }: { summary: Summary; fileSize:
           <dt>Duration</dt>
           <dd data-testid="span">{s.span_us == null ? '—' : formatDurationUs(s.span_us)}</dd>
         </div>
-        <div>
+        <div class="wide">
           <dt>Start</dt>
           <dd data-testid="start">{formatTimestampUs(s.start_us)}</dd>
         </div>
-        <div>
+        <div class="wide">
           <dt>End</dt>
           <dd data-testid="end">{formatTimestampUs(s.end_us)}</dd>
         </div>
