@@ -1,0 +1,62 @@
+// The wasm module in Node (the code the browser worker runs), fed like the worker feeds it,
+// against the independent count on every real trace; odd chunk sizes on the bundled sample.
+// usage: node tests/golden/wasm_session_test.mjs build/wasm/kinetoscope_node.js
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { traceFiles, independentCount, compare, report, readBytes } from './independent_count.mjs';
+
+const require = createRequire(import.meta.url);
+const createKinetoscope = require(path.resolve(process.argv[2]));
+const mod = await createKinetoscope();
+
+function load(bytes, chunk) {
+  const s = new mod.Session();
+  try {
+    for (let i = 0; i < bytes.length && !s.failed(); i += chunk) {
+      const part = bytes.subarray(i, Math.min(i + chunk, bytes.length));
+      const off = s.prepare(part.length);
+      mod.HEAPU8.set(part, off);  // HEAPU8 re-read after prepare: memory may have grown
+      s.commit(part.length);
+    }
+    s.finish();
+    return { summary: JSON.parse(s.summaryJson()), capacity: s.bufferCapacity() };
+  } finally {
+    s.delete();
+  }
+}
+
+const { files, haveShared } = traceFiles();
+if (!haveShared) console.log('../shared/traces is absent: checking the bundled sample only');
+const results = [];
+let skipped = 0;
+for (const file of files) {
+  const count = independentCount(file);
+  if (!count) { skipped++; continue; }
+  const bytes = readBytes(file);
+  const { summary, capacity } = load(bytes, 4 << 20);
+  const diffs = compare(summary, count);
+  // the reader keeps the unfinished tail, not the file
+  if (bytes.length > (16 << 20) && capacity > (16 << 20)) diffs.push(`buffer grew to ${capacity} bytes`);
+  results.push({ name: `wasm ${path.basename(path.dirname(file))}/${path.basename(file)}`, diffs });
+}
+// Chunk sizes that split everything everywhere give the very same summary.
+if (files.length) {
+  const bytes = readBytes(files[0]);
+  const whole = JSON.stringify(load(bytes, bytes.length).summary);
+  for (const chunk of [1 << 20, 65537, 4093, 777]) {
+    const got = JSON.stringify(load(bytes, chunk).summary);
+    results.push({ name: `wasm chunk ${chunk} = whole file`, diffs: got === whole ? [] : [`differs: ${got.slice(0, 300)}`] });
+  }
+}
+// Not a trace: one sentence, reading stops at once.
+{
+  const s = new mod.Session();
+  const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10]);
+  const off = s.prepare(png.length);
+  mod.HEAPU8.set(png, off);
+  s.commit(png.length);
+  const diffs = s.failed() && /not JSON/.test(s.error()) ? [] : [`failed=${s.failed()} error=${s.error()}`];
+  s.delete();
+  results.push({ name: 'wasm PNG fails on its first bytes', diffs });
+}
+report(results, skipped);
