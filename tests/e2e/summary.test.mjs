@@ -203,10 +203,12 @@ describe('cancel', () => {
       await pickFiles(page, [big]);
       await page.waitForSelector('[data-testid=progress]');
       // Wait for a real progress event, then cancel while the load is running.
+      // (the first event may come before a rate can be measured, so wait for one that has it).
       await page.waitForFunction(() => {
         const bar = document.querySelector('[data-testid=progress] [role=progressbar]');
         const v = Number(bar?.getAttribute('aria-valuenow'));
-        return v > 0 && v < 90;
+        const rate = document.querySelector('[data-testid=progress-rate]')?.textContent ?? '';
+        return v > 0 && v < 90 && /MB\/s$/.test(rate);
       });
       const rate = await page.textContent('[data-testid=progress-rate]');
       assert.match(rate, /^\d+\.\d MB\/s$/);
