@@ -5,13 +5,36 @@
 namespace ks {
 
 namespace {
+
 constexpr size_t kBlockSize = 64 * 1024;
+
+inline uint64_t mix(uint64_t x) {
+  x ^= x >> 32;
+  x *= 0xd6e8feb86659fd93ULL;
+  x ^= x >> 32;
+  return x;
 }
 
-StringPool::StringPool() {
-  views_.emplace_back();
-  ids_.emplace(std::string_view(), 0);
+// 8 bytes at a time; the length is folded in so prefixes differ.
+inline uint64_t hash_bytes(std::string_view s) {
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ s.size();
+  const char* p = s.data();
+  size_t n = s.size();
+  while (n >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = mix(h ^ w) * 0x9E3779B97F4A7C15ULL;
+    p += 8;
+    n -= 8;
+  }
+  uint64_t w = 0;
+  std::memcpy(&w, p, n);
+  return mix(h ^ w ^ (uint64_t(n) << 56));
 }
+
+}  // namespace
+
+StringPool::StringPool() : slots_(1024) { views_.emplace_back(); }
 
 std::string_view StringPool::store(std::string_view s) {
   if (s.size() > kBlockSize / 4) {  // big strings (call stacks) get a block of their own
@@ -32,13 +55,30 @@ std::string_view StringPool::store(std::string_view s) {
   return {dst, s.size()};
 }
 
-StringId StringPool::intern(std::string_view s) {
-  auto it = ids_.find(s);
-  if (it != ids_.end()) return it->second;
-  std::string_view kept = store(s);
-  StringId id = static_cast<StringId>(views_.size());
-  views_.push_back(kept);
-  ids_.emplace(kept, id);
+void StringPool::grow() {
+  std::vector<Slot> old(slots_.size() * 2);
+  old.swap(slots_);
+  const size_t mask = slots_.size() - 1;
+  for (const Slot& s : old) {
+    if (!s.id) continue;
+    size_t i = s.hash & mask;
+    while (slots_[i].id) i = (i + 1) & mask;
+    slots_[i] = s;
+  }
+}
+
+StringId StringPool::intern_nonempty(std::string_view s) {
+  const uint64_t h = hash_bytes(s);
+  const size_t mask = slots_.size() - 1;
+  size_t i = h & mask;
+  while (slots_[i].id) {
+    if (slots_[i].hash == h && views_[slots_[i].id] == s) return slots_[i].id;
+    i = (i + 1) & mask;
+  }
+  const StringId id = static_cast<StringId>(views_.size());
+  views_.push_back(store(s));
+  slots_[i] = {h, id};
+  if (views_.size() * 2 > slots_.size()) grow();
   return id;
 }
 
