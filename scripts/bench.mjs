@@ -243,6 +243,8 @@ const LABEL = {
   baseline: 'baseline: `file.text()` + `JSON.parse` in Chromium',
 };
 
+const loadAtStart = os.loadavg()[0].toFixed(2);
+
 async function main() {
   const needWeb = opts.only.includes('page');
   if (needWeb && !fs.existsSync(path.join(root, 'web', 'dist', 'index.html'))) {
@@ -267,7 +269,7 @@ async function main() {
             r = await benchBaseline(file, srv.url);
           } else throw new Error(`unknown --only ${kind}`);
           log(`${size} ${kind} run ${i + 1}: ${r.error ? `FAILS (${r.error})` : `${r.seconds.toFixed(2)} s`}` +
-            `${Number.isFinite(r.mem) ? `, ${fmtMB(r.mem)} ${r.memNote || ''}` : ''}${r.mem2 ? ` / ${fmtMB(r.mem2)}` : ''}` +
+            `${Number.isFinite(r.mem) ? `, ${fmtMB(r.mem)}${r.mem2 ? ` / ${fmtMB(r.mem2)}` : ''} ${r.memNote || ''}` : ''}` +
             `${Number.isFinite(r.events) ? `, ${r.events} events` : ''}`);
           results.push(r);
           if (r.error && i === 0 && (kind === 'baseline' || /missing/.test(r.error))) break; // deterministic failure
@@ -301,9 +303,11 @@ async function main() {
   }
 
   const cpu = (os.cpus()[0]?.model || 'cpu').trim();
+  const rev = spawnSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout?.trim();
   const out = [];
   out.push(`Kinetoscope load benchmark — ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores (${cpu}), ` +
-    `${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, medians of ${opts.runs} run(s)`);
+    `${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, commit ${rev || '?'}, ` +
+    `medians of ${opts.runs} run(s), load average at start ${loadAtStart}`);
   out.push('');
   out.push('| trace | path | MB/s | time (s) | peak memory | events | note |');
   out.push('|---|---|---:|---:|---|---:|---|');
