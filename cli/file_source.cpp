@@ -16,16 +16,18 @@ struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
 
-std::string read_gzip(std::FILE* f, TraceReader& reader, size_t chunk) {
+void read_gzip(std::FILE* f, TraceReader& reader, size_t chunk) {
   z_stream zs{};
-  if (inflateInit2(&zs, 15 + 32) != Z_OK) return "Could not start gzip decompression.";
+  if (inflateInit2(&zs, 15 + 32) != Z_OK) {
+    reader.note_input_error(TraceReader::InputError::kGzip);
+    return;
+  }
   std::vector<unsigned char> in(1 << 20);
-  std::string problem;
   bool stream_end = false;
   while (!reader.failed()) {
     const size_t got = std::fread(in.data(), 1, in.size(), f);
     if (got == 0) {
-      if (!stream_end) problem = "The gzip data ends early (the file is cut off); what was complete has been read.";
+      if (!stream_end) reader.note_input_error(TraceReader::InputError::kGzip);  // cut off
       break;
     }
     zs.next_in = in.data();
@@ -44,15 +46,13 @@ std::string read_gzip(std::FILE* f, TraceReader& reader, size_t chunk) {
       if (rc == Z_STREAM_END) {
         stream_end = true;
       } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-        problem = "The gzip data is corrupt after " + std::to_string(zs.total_out) +
-                  " bytes; what came before was read.";
+        reader.note_input_error(TraceReader::InputError::kGzip);  // corrupt
         inflateEnd(&zs);
-        return problem;
+        return;
       }
     }
   }
   inflateEnd(&zs);
-  return problem;
 }
 
 }  // namespace
@@ -63,9 +63,8 @@ std::string read_file_into(const std::string& path, TraceReader& reader, size_t 
   unsigned char magic[2] = {0, 0};
   const size_t n = std::fread(magic, 1, 2, f.get());
   std::rewind(f.get());
-  std::string problem;
   if (n == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
-    problem = read_gzip(f.get(), reader, chunk);
+    read_gzip(f.get(), reader, chunk);
   } else {
     while (!reader.failed()) {
       char* dst = reader.prepare(chunk);
@@ -73,10 +72,10 @@ std::string read_file_into(const std::string& path, TraceReader& reader, size_t 
       if (got == 0) break;
       reader.commit(got);
     }
-    if (std::ferror(f.get())) problem = "Reading " + path + " failed: " + std::strerror(errno) + ".";
+    if (std::ferror(f.get())) reader.note_input_error(TraceReader::InputError::kRead);
   }
   reader.finish();
-  return problem;
+  return "";
 }
 
 }  // namespace ks

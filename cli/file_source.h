@@ -7,8 +7,8 @@
 
 namespace ks {
 
-// Returns an empty string on success, else one sentence about the I/O or gzip problem (the
-// reader then holds whatever was complete before it).
+// Returns an empty string when the file could be opened, else one sentence. A gzip or read
+// failure part-way is recorded in the reader's health (what came before stays loaded).
 std::string read_file_into(const std::string& path, TraceReader& reader, size_t chunk_bytes = 4 << 20);
 
 }  // namespace ks

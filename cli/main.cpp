@@ -7,7 +7,6 @@
 
 #include "cli/file_source.h"
 #include "core/analysis/summary.h"
-#include "core/util/json_writer.h"
 
 namespace {
 
@@ -45,24 +44,14 @@ int run_summary(int argc, char** argv) {
   int status = 0;
   for (const std::string& path : files) {
     ks::TraceReader reader;
-    const std::string io_problem = ks::read_file_into(path, reader, chunk);
-    std::string error = reader.error();
-    if (error.empty() && !io_problem.empty() && reader.model().event_count == 0) error = io_problem;
+    const std::string open_problem = ks::read_file_into(path, reader, chunk);
+    const std::string error = open_problem.empty() ? reader.error() : open_problem;
     if (!error.empty()) status = 1;
     const std::string name = base_name(path);
     if (json) {
-      std::string line = ks::summary_json(reader.model(), name, error);
-      if (!io_problem.empty() && error.empty()) {
-        // keep the object one line: add the I/O note as an extra member
-        line.pop_back();
-        std::string note;
-        ks::append_json_escaped(note, io_problem);
-        line += ",\"io_problem\":" + note + "}";
-      }
-      std::printf("%s\n", line.c_str());
+      std::printf("%s\n", ks::summary_json(reader.model(), name, error).c_str());
     } else {
       std::fputs(ks::summary_text(reader.model(), name, error).c_str(), stdout);
-      if (!io_problem.empty() && error.empty()) std::printf("  note: %s\n", io_problem.c_str());
     }
   }
   return status;

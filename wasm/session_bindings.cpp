@@ -16,6 +16,10 @@ class Session {
   double prepare(double n) { return static_cast<double>(reinterpret_cast<uintptr_t>(reader_.prepare(static_cast<size_t>(n)))); }
   void commit(double n) { reader_.commit(static_cast<size_t>(n)); }
   void finish() { reader_.finish(); }
+  // The stream around the JSON failed part-way (gzip corrupt or cut off, or a read error).
+  void inputError(bool gzip) {
+    reader_.note_input_error(gzip ? ks::TraceReader::InputError::kGzip : ks::TraceReader::InputError::kRead);
+  }
   bool failed() const { return reader_.failed(); }
   std::string error() const { return reader_.error(); }
   std::string summaryJson() const { return ks::summary_json(reader_.model(), "", reader_.error()); }
@@ -35,6 +39,7 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("prepare", &Session::prepare)
       .function("commit", &Session::commit)
       .function("finish", &Session::finish)
+      .function("inputError", &Session::inputError)
       .function("failed", &Session::failed)
       .function("error", &Session::error)
       .function("summaryJson", &Session::summaryJson)

@@ -36,6 +36,11 @@ constexpr HealthReasonInfo kInfos[] = {
     {"record-window-end", S::kInfo,
      "The 'Record Window End' marker lies more than 24 h after the last event; it was left out "
      "of the time span."},
+    {"gzip-error", S::kError,
+     "The gzip stream is corrupt or cut off; everything decompressed before that point was "
+     "loaded."},
+    {"read-error", S::kError,
+     "Reading the file failed part-way; everything read before that point was loaded."},
 };
 static_assert(sizeof(kInfos) / sizeof(kInfos[0]) == static_cast<size_t>(HealthReason::kCount));
 }  // namespace

@@ -27,6 +27,8 @@ enum class HealthReason : uint8_t {
   kBadTopLevelMember,    // deviceProperties & co. that could not be read
   kTrailingData,         // bytes after the end of the trace
   kRecordWindowEnd,      // the 'Record Window End' marker far after the trace
+  kGzipError,            // the gzip stream around the JSON is corrupt or cut off
+  kReadError,            // reading the file itself failed part-way
   kCount
 };
 

@@ -125,6 +125,14 @@ void TraceReader::commit(size_t n) {
   process(false);
 }
 
+void TraceReader::note_input_error(InputError e) {
+  if (input_error_) return;
+  input_error_ = true;
+  input_error_kind_ = e;
+  model_->health.add(e == InputError::kGzip ? HealthReason::kGzipError : HealthReason::kReadError,
+                     model_->bytes_read);
+}
+
 void TraceReader::feed(const char* data, size_t n) {
   std::memcpy(prepare(n), data, n);
   commit(n);
@@ -218,6 +226,12 @@ void TraceReader::finish() {
   process(true);
   if (failed()) return;
   TraceModel& m = *model_;
+  if (m.bytes_read == 0 && input_error_) {
+    error_ = input_error_kind_ == InputError::kGzip
+                 ? "The file starts like a gzip file but could not be decompressed."
+                 : "The file could not be read.";
+    return;
+  }
   if (m.bytes_read == 0 || scanner_.root() == ChunkScanner::RootKind::kUnknown) {
     error_ = m.bytes_read == 0 ? "The file is empty."
                                : "The file holds only whitespace, so it is not a PyTorch profiler trace.";

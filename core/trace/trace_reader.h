@@ -27,6 +27,10 @@ class TraceReader {
   void commit(size_t n);
   // End of input. Idempotent.
   void finish();
+  // The bytes around the JSON failed (gzip corrupt or cut off, read error): recorded in health
+  // at the current offset; call before finish(). Nothing read is lost.
+  enum class InputError { kGzip, kRead };
+  void note_input_error(InputError e);
   // Convenience: prepare + copy + commit.
   void feed(const char* data, size_t n);
 
@@ -55,6 +59,8 @@ class TraceReader {
   std::vector<ChunkScanner::Member> members_;
   std::string error_;
   bool finished_ = false;
+  bool input_error_ = false;
+  InputError input_error_kind_ = InputError::kRead;
 };
 
 }  // namespace ks

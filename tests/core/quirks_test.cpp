@@ -170,3 +170,21 @@ TEST_CASE("empty input", "[quirks]") {
   r.finish();
   CHECK(r.error() == "The file is empty.");
 }
+
+TEST_CASE("an input error part-way keeps what was read and says so", "[quirks]") {
+  const std::string text = kstest::read_fixture("string-pid-and-tid.json");
+  ks::TraceReader r;
+  r.feed(text.data(), 300);
+  r.note_input_error(ks::TraceReader::InputError::kGzip);
+  r.finish();
+  CHECK(r.error().empty());
+  CHECK(r.model().event_count == 1);
+  CHECK(r.model().health.get(HealthReason::kGzipError).count == 1);
+  CHECK(r.model().health.get(HealthReason::kGzipError).sample_offset == 300);
+  CHECK(r.model().health.get(HealthReason::kTruncated).count == 1);
+
+  ks::TraceReader nothing;
+  nothing.note_input_error(ks::TraceReader::InputError::kGzip);
+  nothing.finish();
+  CHECK(nothing.error() == "The file starts like a gzip file but could not be decompressed.");
+}

@@ -23,5 +23,25 @@ for (const file of files) {
   if (summary.file !== path.basename(file)) diffs.push(`file: ${summary.file}`);
   results.push({ name: path.relative(path.resolve('..'), file), diffs });
 }
+// A gzip file cut off mid-way: what was decompressed loads, health names both problems.
+{
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const { execFileSync: run } = await import('node:child_process');
+  const src = files.find((f) => f.endsWith('.gz'));
+  if (src) {
+    const gz = fs.readFileSync(src);
+    const cut = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ks-')), 'cut.json.gz');
+    fs.writeFileSync(cut, gz.subarray(0, Math.floor(gz.length * 0.6)));
+    const s = JSON.parse(run(cli, ['summary', '--json', cut], { encoding: 'utf8' }));
+    const reasons = Object.fromEntries(s.health.map((h) => [h.reason, h.count]));
+    const full = independentCount(src);
+    const diffs = [];
+    if (!s.ok) diffs.push(`not ok: ${s.error}`);
+    if (!(s.events > 0 && s.events < full.events)) diffs.push(`events ${s.events} of ${full.events}`);
+    if (reasons['gzip-error'] !== 1 || reasons.truncated !== 1) diffs.push(`health ${JSON.stringify(reasons)}`);
+    results.push({ name: `cut gzip ${path.basename(src)}: partial load, gzip-error + truncated`, diffs });
+  }
+}
 if (!results.length) results.push({ name: 'at least one trace to check', diffs: ['no trace found'] });
 report(results, skipped);

@@ -6,6 +6,8 @@ declare module '*/generated/kinetoscope_web.mjs' {
     commit(n: number): void;
     failed(): boolean;
     finish(): void;
+    /** The stream around the JSON failed part-way (gzip corrupt or cut off, or a read error). */
+    inputError(gzip: boolean): void;
     summaryJson(): string;
     delete(): void;
   }

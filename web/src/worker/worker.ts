@@ -9,7 +9,6 @@ import { isGzip } from '../lib/gzip';
 import { Throttle } from '../lib/progress';
 import type { Summary } from '../lib/summary';
 import { ChunkFeeder } from './feeder';
-import { addStreamError } from './stream-error';
 import { ABORT, toWireError, type LoadProgress, type Request, type Response } from './protocol';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -115,11 +114,13 @@ async function loadFile(id: number, file: File, job: Job): Promise<Summary> {
     feeder.flush();
     post({ kind: 'progress', id, progress: { ...progress(), bytesRead: streamError ? bytesRead : file.size } });
 
+    // A corrupt or cut-off gzip stream: the core records it in health (as the CLI does) and
+    // keeps every event decompressed before it.
+    if (streamError) session.inputError(gzipped);
     session.finish();
     // The summary is a small JSON object the core writes, not trace bytes.
     const summary = JSON.parse(session.summaryJson()) as Summary;
     summary.file = file.name;
-    if (streamError) addStreamError(summary, streamError, gzipped, feeder.fed);
     return summary;
   } finally {
     session.delete();
