@@ -203,6 +203,7 @@ void ChunkScanner::scan(const char* buf, size_t size, bool final, uint64_t base_
   auto malformed_top_level = [&]() {
     if (saw_trace_events_) {
       health.add(HealthReason::kTrailingData, base_offset + pos_);
+      trailing_reported_ = true;
       mode_ = Mode::kDone;
       pos_ = size;
     } else {
@@ -219,13 +220,18 @@ void ChunkScanner::scan(const char* buf, size_t size, bool final, uint64_t base_
     switch (mode_) {
       case Mode::kFailed: return;
       case Mode::kDone:
-        health.add(HealthReason::kTrailingData, base_offset + pos_);
+        if (!trailing_reported_) health.add(HealthReason::kTrailingData, base_offset + pos_);
+        trailing_reported_ = true;
         pos_ = size;
         return;
       case Mode::kStart:
-        if (static_cast<unsigned char>(c) == 0xEF && pos_ + 2 < size) {  // UTF-8 byte order mark
-          pos_ += 3;
-          break;
+        if (static_cast<unsigned char>(c) == 0xEF) {  // a UTF-8 byte order mark, EF BB BF
+          if (pos_ + 3 > size && !final) return;     // wait for all three bytes
+          if (pos_ + 3 <= size && static_cast<unsigned char>(buf[pos_ + 1]) == 0xBB &&
+              static_cast<unsigned char>(buf[pos_ + 2]) == 0xBF) {
+            pos_ += 3;
+            break;
+          }
         }
         if (c == '{') {
           root_ = RootKind::kObject;

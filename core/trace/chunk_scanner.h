@@ -75,6 +75,7 @@ class ChunkScanner {
   size_t value_start_ = 0;
   bool key_is_trace_events_ = false;
   bool saw_trace_events_ = false;
+  bool trailing_reported_ = false;
   bool string_escape_ = false;  // byte-wise string skip: previous byte was a backslash
   std::string error_;
 };

@@ -138,9 +138,9 @@ void TraceReader::feed(const char* data, size_t n) {
   commit(n);
 }
 
-void TraceReader::read_member(std::string_view key, std::string_view value) {
+void TraceReader::read_member(std::string_view key, std::string_view value, uint64_t offset) {
   if (key == "traceEvents") {  // not an array (an array is read as events)
-    model_->health.add(HealthReason::kBadTopLevelMember, base_offset_);
+    model_->health.add(HealthReason::kBadTopLevelMember, offset);
     return;
   }
   const bool known = key == "schemaVersion" || key == "displayTimeUnit" || key == "traceName" ||
@@ -188,7 +188,7 @@ void TraceReader::read_member(std::string_view key, std::string_view value) {
       if (!err) m.distributed = d;
     }
   }
-  if (err) m.health.add(HealthReason::kBadTopLevelMember, base_offset_);
+  if (err) m.health.add(HealthReason::kBadTopLevelMember, offset);
 }
 
 void TraceReader::process(bool final) {
@@ -202,7 +202,8 @@ void TraceReader::process(bool final) {
   const char* b = buf_.get();
   for (const auto& mem : members_) {
     read_member({b + mem.key.begin, mem.key.end - mem.key.begin},
-                {b + mem.value.begin, mem.value.end - mem.value.begin});
+                {b + mem.value.begin, mem.value.end - mem.value.begin},
+                base_offset_ + mem.value.begin);
   }
   if (!spans_.empty()) decoder_.decode(b, spans_, base_offset_, builder_, model_->health);
   if (scanner_.failed()) {

@@ -45,7 +45,7 @@ class TraceReader {
 
  private:
   void process(bool final);
-  void read_member(std::string_view key, std::string_view value);
+  void read_member(std::string_view key, std::string_view value, uint64_t offset);
   void reserve(size_t n);
 
   std::unique_ptr<TraceModel> model_;

@@ -188,3 +188,17 @@ TEST_CASE("an input error part-way keeps what was read and says so", "[quirks]")
   nothing.finish();
   CHECK(nothing.error() == "The file starts like a gzip file but could not be decompressed.");
 }
+
+TEST_CASE("utf8-bom: a byte order mark before the JSON is skipped", "[quirks]") {
+  Loaded l("utf8-bom.json", 1);  // found by the fuzzer: BOM bytes split across chunks
+  REQUIRE(l.reader.error().empty());
+  CHECK(l.m().cpu_ops.size() == 1);
+}
+
+TEST_CASE("trailing-data-after-trace: junk after the root is one health entry", "[quirks]") {
+  Loaded l("trailing-data-after-trace.json", 5);  // found by the fuzzer: once per chunk before
+  REQUIRE(l.reader.error().empty());
+  CHECK(l.m().cpu_ops.size() == 1);
+  CHECK(l.health(HealthReason::kTrailingData) == 1);
+  CHECK(l.m().health.get(HealthReason::kTrailingData).sample_offset == 86);  // the first "]" after the newline
+}
