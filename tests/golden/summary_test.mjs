@@ -43,5 +43,20 @@ for (const file of files) {
     results.push({ name: `cut gzip ${path.basename(src)}: partial load, gzip-error + truncated`, diffs });
   }
 }
+// gzip is recognised by content, not by name (tb_plugin goes by the .gz suffix).
+{
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const { execFileSync: run } = await import('node:child_process');
+  const src = files.find((f) => f.endsWith('.gz'));
+  if (src) {
+    const misnamed = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ks-')), 'gzipped-but-named.json');
+    fs.copyFileSync(src, misnamed);
+    const s = JSON.parse(run(cli, ['summary', '--json', misnamed], { encoding: 'utf8' }));
+    const full = independentCount(src);
+    results.push({ name: `gzip named .json is read by content (${path.basename(src)})`,
+      diffs: s.ok && s.events === full.events ? [] : [`ok=${s.ok} events=${s.events} error=${s.error}`] });
+  }
+}
 if (!results.length) results.push({ name: 'at least one trace to check', diffs: ['no trace found'] });
 report(results, skipped);
