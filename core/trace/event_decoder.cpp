@@ -140,11 +140,9 @@ error_code decode_args(od::value& v, RawArgs& a) {
       od::json_type ft;
       if ((err = fv.type().get(ft))) return err;
       if (ft == od::json_type::number && a.numeric_count < RawArgs::kMaxNumeric) {
-        if (auto d = parse_double(fv.raw_json_token())) {
-          a.numeric_keys[size_t(a.numeric_count)] = k;
-          a.numeric_values[size_t(a.numeric_count)] = *d;
-          ++a.numeric_count;
-        }
+        a.numeric_keys[size_t(a.numeric_count)] = k;
+        a.numeric_tokens[size_t(a.numeric_count)] = fv.raw_json_token();
+        ++a.numeric_count;
       }
     }
     if (err) return err;

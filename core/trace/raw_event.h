@@ -30,10 +30,11 @@ struct RawArgs {
   int64_t in_msg_nelems = kNoId, out_msg_nelems = kNoId, group_size = kNoId;
   // metadata ("M": args.name / args.labels / args.sort_index)
   std::string_view meta_value;
-  // numeric members, for counters ("C")
+  // Other numeric members, for counters ("C"): kept as text and parsed only for counters
+  // (the phase may come after args, and strtod is slow in wasm).
   static constexpr int kMaxNumeric = 16;
   std::array<std::string_view, kMaxNumeric> numeric_keys;
-  std::array<double, kMaxNumeric> numeric_values{};
+  std::array<std::string_view, kMaxNumeric> numeric_tokens;
   int numeric_count = 0;
 };
 

@@ -289,12 +289,14 @@ void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
     case 'C': {
       const StringId name = sp.intern(e.name), pid = sp.intern(e.pid);
       for (int i = 0; i < e.args.numeric_count; ++i) {
+        const auto value = parse_double(e.args.numeric_tokens[size_t(i)]);
+        if (!value) continue;
         CounterRow r;
         r.ts_ns = ts;
         r.name = name;
         r.pid = pid;
         r.series = sp.intern(e.args.numeric_keys[size_t(i)]);
-        r.value = e.args.numeric_values[size_t(i)];
+        r.value = *value;
         m_.counters.push_back(r);
       }
       ++m_.kind_counts[static_cast<size_t>(EventKind::kCounter)];
