@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "core/trace/ondemand_values.h"
 #include "core/util/numbers.h"
 #include "simdjson.h"
 
@@ -15,53 +16,7 @@ using simdjson::SUCCESS;
 
 namespace {
 
-// The text of a scalar: strings unescaped, numbers/bools as written, null as "".
-error_code scalar_text(od::value& v, std::string_view& out) {
-  od::json_type t;
-  if (auto err = v.type().get(t)) return err;
-  switch (t) {
-    case od::json_type::string: return v.get_string().get(out);
-    case od::json_type::null: out = {}; return SUCCESS;
-    case od::json_type::number:
-    case od::json_type::boolean: out = trim_token(v.raw_json_token()); return SUCCESS;
-    default: out = {}; return SUCCESS;  // objects/arrays are skipped by the iterator
-  }
-}
-
-// A number token (numbers, or numbers written as strings); empty when neither.
-error_code number_token(od::value& v, std::string_view& out, bool& present) {
-  od::json_type t;
-  if (auto err = v.type().get(t)) return err;
-  present = false;
-  if (t == od::json_type::number) {
-    out = v.raw_json_token();
-    present = true;
-  } else if (t == od::json_type::string) {
-    if (auto err = v.get_string().get(out)) return err;
-    present = true;
-  }
-  return SUCCESS;
-}
-
-error_code get_int(od::value& v, int64_t& out) {
-  std::string_view tok;
-  bool present = false;
-  if (auto err = number_token(v, tok, present)) return err;
-  if (present) {
-    if (auto n = parse_int(tok)) out = *n;
-  }
-  return SUCCESS;
-}
-
-error_code get_double(od::value& v, double& out) {
-  std::string_view tok;
-  bool present = false;
-  if (auto err = number_token(v, tok, present)) return err;
-  if (present) {
-    if (auto d = parse_double(tok)) out = *d;
-  }
-  return SUCCESS;
-}
+using namespace ondemand_values;
 
 error_code get_dim3(od::value& v, std::array<int32_t, 3>& out) {
   od::json_type t;

@@ -159,6 +159,19 @@ void TraceBuilder::add_slice(EventKind kind, const RawEvent& e, int64_t ts, int6
   note_span(ts, ts + dur);
 }
 
+void TraceBuilder::add_instant(const RawEvent& e, StringId cat, int64_t ts, char phase) {
+  StringPool& sp = m_.strings;
+  InstantRow r;
+  r.ts_ns = ts;
+  r.name = sp.intern(e.name);
+  r.cat = cat;
+  r.pid = sp.intern(e.pid);
+  r.tid = sp.intern(e.tid);
+  r.phase = phase;
+  m_.others.push_back(r);
+  ++m_.kind_counts[static_cast<size_t>(EventKind::kOther)];
+}
+
 void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
   StringPool& sp = m_.strings;
   ++m_.event_count;
@@ -274,15 +287,7 @@ void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
           record_window_end_ = ts;
           record_window_end_offset_ = offset;
         }
-        InstantRow r;
-        r.ts_ns = ts;
-        r.name = sp.intern(e.name);
-        r.cat = cat;
-        r.pid = sp.intern(e.pid);
-        r.tid = sp.intern(e.tid);
-        r.phase = ph;
-        m_.others.push_back(r);
-        ++m_.kind_counts[static_cast<size_t>(EventKind::kOther)];
+        add_instant(e, cat, ts, ph);
       }
       break;
     }
@@ -318,18 +323,9 @@ void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
       ++m_.kind_counts[static_cast<size_t>(EventKind::kFlow)];
       break;
     }
-    default: {
-      InstantRow r;
-      r.ts_ns = ts;
-      r.name = sp.intern(e.name);
-      r.cat = cat;
-      r.pid = sp.intern(e.pid);
-      r.tid = sp.intern(e.tid);
-      r.phase = ph;
-      m_.others.push_back(r);
-      ++m_.kind_counts[static_cast<size_t>(EventKind::kOther)];
+    default:
+      add_instant(e, cat, ts, ph);
       break;
-    }
   }
   if (e.name != "Record Window End") {
     if (ts < min_any_) min_any_ = ts;

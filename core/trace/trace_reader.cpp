@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "core/util/numbers.h"
+#include "core/trace/ondemand_values.h"
 #include "simdjson.h"
 
 namespace ks {
@@ -15,28 +15,11 @@ namespace {
 
 constexpr size_t kTailPadding = 64;  // the scanner reads whole 64-byte blocks at the end
 
-error_code member_int(od::value& v, int64_t& out) {
-  od::json_type t;
-  if (auto err = v.type().get(t)) return err;
-  if (t == od::json_type::number) {
-    if (auto n = parse_int(v.raw_json_token())) out = *n;
-  } else if (t == od::json_type::string) {
-    std::string_view s;
-    if (auto err = v.get_string().get(s)) return err;
-    if (auto n = parse_int(s)) out = *n;
-  }
-  return SUCCESS;
-}
+using ondemand_values::get_int;
 
-error_code member_string(od::value& v, std::string& out) {
-  od::json_type t;
-  if (auto err = v.type().get(t)) return err;
+error_code get_text(od::value& v, std::string& out) {
   std::string_view s;
-  if (t == od::json_type::string) {
-    if (auto err = v.get_string().get(s)) return err;
-  } else if (t == od::json_type::number || t == od::json_type::boolean) {
-    s = trim_token(v.raw_json_token());
-  }
+  if (auto err = ondemand_values::scalar_text(v, s)) return err;
   out.assign(s);
   return SUCCESS;
 }
@@ -56,19 +39,19 @@ error_code read_devices(od::value& v, std::vector<DeviceInfo>& out) {
       od::value& fv = f.value();
       int64_t n = -1;
       error_code err = SUCCESS;
-      if (k == "name") err = member_string(fv, d.name);
-      else if (k == "id") err = member_int(fv, d.id);
-      else if (k == "totalGlobalMem") err = member_int(fv, d.memory_bytes);
-      else if (k == "computeMajor" || k == "major") { err = member_int(fv, n); d.compute_major = int(n); }
-      else if (k == "computeMinor" || k == "minor") { err = member_int(fv, n); d.compute_minor = int(n); }
-      else if (k == "numSms" || k == "multiProcessorCount") { err = member_int(fv, n); d.sms = int(n); }
-      else if (k == "maxThreadsPerBlock") err = member_int(fv, d.max_threads_per_block);
-      else if (k == "maxThreadsPerMultiprocessor" || k == "maxThreadsPerMultiProcessor") err = member_int(fv, d.max_threads_per_sm);
-      else if (k == "regsPerBlock") err = member_int(fv, d.regs_per_block);
-      else if (k == "regsPerMultiprocessor") err = member_int(fv, d.regs_per_sm);
-      else if (k == "warpSize") err = member_int(fv, d.warp_size);
-      else if (k == "sharedMemPerBlock") err = member_int(fv, d.shared_mem_per_block);
-      else if (k == "sharedMemPerMultiprocessor") err = member_int(fv, d.shared_mem_per_sm);
+      if (k == "name") err = get_text(fv, d.name);
+      else if (k == "id") err = get_int(fv, d.id);
+      else if (k == "totalGlobalMem") err = get_int(fv, d.memory_bytes);
+      else if (k == "computeMajor" || k == "major") { err = get_int(fv, n); d.compute_major = int(n); }
+      else if (k == "computeMinor" || k == "minor") { err = get_int(fv, n); d.compute_minor = int(n); }
+      else if (k == "numSms" || k == "multiProcessorCount") { err = get_int(fv, n); d.sms = int(n); }
+      else if (k == "maxThreadsPerBlock") err = get_int(fv, d.max_threads_per_block);
+      else if (k == "maxThreadsPerMultiprocessor" || k == "maxThreadsPerMultiProcessor") err = get_int(fv, d.max_threads_per_sm);
+      else if (k == "regsPerBlock") err = get_int(fv, d.regs_per_block);
+      else if (k == "regsPerMultiprocessor") err = get_int(fv, d.regs_per_sm);
+      else if (k == "warpSize") err = get_int(fv, d.warp_size);
+      else if (k == "sharedMemPerBlock") err = get_int(fv, d.shared_mem_per_block);
+      else if (k == "sharedMemPerMultiprocessor") err = get_int(fv, d.shared_mem_per_sm);
       if (err) return err;
     }
     if (d.id < 0) d.id = static_cast<int64_t>(out.size());
@@ -87,11 +70,11 @@ error_code read_distributed(od::value& v, DistributedInfo& out) {
     const std::string_view k = f.escaped_key();
     od::value& fv = f.value();
     error_code err = SUCCESS;
-    if (k == "rank") err = member_int(fv, out.rank);
-    else if (k == "world_size") err = member_int(fv, out.world_size);
-    else if (k == "backend") err = member_string(fv, out.backend);
-    else if (k == "pg_count") err = member_int(fv, out.pg_count);
-    else if (k == "nccl_version") err = member_string(fv, out.nccl_version);
+    if (k == "rank") err = get_int(fv, out.rank);
+    else if (k == "world_size") err = get_int(fv, out.world_size);
+    else if (k == "backend") err = get_text(fv, out.backend);
+    else if (k == "pg_count") err = get_int(fv, out.pg_count);
+    else if (k == "nccl_version") err = get_text(fv, out.nccl_version);
     if (err) return err;
   }
   return SUCCESS;
@@ -166,18 +149,18 @@ void TraceReader::read_member(std::string_view key, std::string_view value, uint
   if (!err) {
     if (key == "schemaVersion") {
       int64_t n = -1;
-      err = member_int(v, n);
+      err = get_int(v, n);
       if (!err && n >= 0) m.schema_version = n;
     } else if (key == "displayTimeUnit") {
-      err = member_string(v, m.display_time_unit);
+      err = get_text(v, m.display_time_unit);
     } else if (key == "traceName") {
-      err = member_string(v, m.trace_name);
+      err = get_text(v, m.trace_name);
     } else if (key == "baseTimeNanoseconds") {
       int64_t n = -1;
-      err = member_int(v, n);
+      err = get_int(v, n);
       if (!err && n >= 0) m.base_time_ns = n;
     } else if (key == "Framework") {
-      err = member_string(v, m.framework);
+      err = get_text(v, m.framework);
     } else if (key == "deviceProperties" || key == "computeProperties") {
       std::vector<DeviceInfo> devices;
       err = read_devices(v, devices);
