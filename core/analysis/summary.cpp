@@ -89,6 +89,7 @@ std::string summary_json(const TraceModel& m, std::string_view file_name, std::s
   w.key("end_us").value(m.has_span ? double(m.end_ns) / 1e3 : 0.0);
   w.key("span_us").value(m.has_span ? double(m.end_ns - m.start_ns) / 1e3 : 0.0);
   w.key("bytes").value(m.bytes_read);
+  w.key("model_bytes").value(static_cast<uint64_t>(m.table_bytes()));
   w.key("truncated").value(m.truncated);
   w.key("health").begin_array();
   for (size_t r = 0; r < static_cast<size_t>(HealthReason::kCount); ++r) {

@@ -87,7 +87,6 @@ void TraceBuilder::add_slice(EventKind kind, const RawEvent& e, int64_t ts, int6
   switch (kind) {
     case EventKind::kCpuOp:
     case EventKind::kUserAnnotation:
-    case EventKind::kPythonFunction:
     case EventKind::kGpuAnnotation: {
       CpuOpRow r;
       r.s = s;
@@ -97,21 +96,20 @@ void TraceBuilder::add_slice(EventKind kind, const RawEvent& e, int64_t ts, int6
       r.module_hierarchy = sp.intern(a.module_hierarchy);
       r.sequence_number = a.sequence_number;
       r.fwd_thread_id = a.fwd_thread_id;
+      auto& table = kind == EventKind::kCpuOp            ? m_.cpu_ops
+                    : kind == EventKind::kUserAnnotation ? m_.user_annotations
+                                                         : m_.gpu_annotations;
+      add_collective(kind, table.size(), a);
+      table.push_back(r);
+      break;
+    }
+    case EventKind::kPythonFunction: {
+      PythonFunctionRow r;
+      r.s = s;
       r.python_id = a.python_id;
       r.python_parent_id = a.python_parent_id;
       r.python_module_id = a.python_module_id;
-      r.collective_name = sp.intern(a.collective_name);
-      r.dtype = sp.intern(a.dtype);
-      r.process_group_name = sp.intern(a.process_group_name);
-      r.process_group_ranks = sp.intern(a.process_group_ranks);
-      r.in_msg_nelems = a.in_msg_nelems;
-      r.out_msg_nelems = a.out_msg_nelems;
-      r.group_size = a.group_size;
-      auto& table = kind == EventKind::kCpuOp            ? m_.cpu_ops
-                    : kind == EventKind::kUserAnnotation ? m_.user_annotations
-                    : kind == EventKind::kPythonFunction ? m_.python_functions
-                                                         : m_.gpu_annotations;
-      table.push_back(r);
+      m_.python_functions.push_back(r);
       break;
     }
     case EventKind::kRuntime: m_.runtimes.push_back(s); break;
@@ -128,6 +126,7 @@ void TraceBuilder::add_slice(EventKind kind, const RawEvent& e, int64_t ts, int6
       r.blocks_per_sm = static_cast<float>(a.blocks_per_sm);
       r.warps_per_sm = static_cast<float>(a.warps_per_sm);
       r.occupancy_pct = static_cast<float>(a.occupancy_pct);
+      add_collective(kind, m_.kernels.size(), a);
       m_.kernels.push_back(r);
       break;
     }
@@ -157,6 +156,22 @@ void TraceBuilder::add_slice(EventKind kind, const RawEvent& e, int64_t ts, int6
   }
   ++m_.kind_counts[static_cast<size_t>(kind)];
   note_span(ts, ts + dur);
+}
+
+void TraceBuilder::add_collective(EventKind kind, size_t row, const RawArgs& a) {
+  if (a.collective_name.empty() && a.in_msg_nelems == kNoId && a.process_group_name.empty()) return;
+  StringPool& sp = m_.strings;
+  CollectiveRow c;
+  c.kind = kind;
+  c.row = static_cast<uint32_t>(row);
+  c.collective_name = sp.intern(a.collective_name);
+  c.dtype = sp.intern(a.dtype);
+  c.process_group_name = sp.intern(a.process_group_name);
+  c.process_group_ranks = sp.intern(a.process_group_ranks);
+  c.in_msg_nelems = a.in_msg_nelems;
+  c.out_msg_nelems = a.out_msg_nelems;
+  c.group_size = a.group_size;
+  m_.collectives.push_back(c);
 }
 
 void TraceBuilder::add_instant(const RawEvent& e, StringId cat, int64_t ts, char phase) {

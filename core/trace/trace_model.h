@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/trace/trace_health.h"
+#include "core/util/chunked_table.h"
 #include "core/util/string_pool.h"
 
 namespace ks {
@@ -34,7 +35,7 @@ struct SliceRow {
   int64_t correlation = kNoId;
 };
 
-struct CpuOpRow {  // cpu_op / Operator, user_annotation, python_function, gpu annotations
+struct CpuOpRow {  // cpu_op / Operator, user_annotation, gpu_user_annotation
   SliceRow s;
   StringId input_dims = 0;   // raw JSON text of "Input Dims" / "Input dims"
   StringId input_type = 0;   // raw JSON text of "Input type"
@@ -42,10 +43,20 @@ struct CpuOpRow {  // cpu_op / Operator, user_annotation, python_function, gpu a
   StringId module_hierarchy = 0;
   int64_t sequence_number = kNoId;
   int64_t fwd_thread_id = kNoId;
+};
+
+struct PythonFunctionRow {  // python_function / python
+  SliceRow s;
   int64_t python_id = kNoId;
   int64_t python_parent_id = kNoId;
-  int64_t python_module_id = kNoId;
-  // collectives (record_param_comms, nccl:*)
+  int64_t python_module_id = kNoId;  // present: a module (nn.Module.forward) frame
+};
+
+// Collective arguments (record_param_comms, nccl:* ops and kernels), for the few rows that have
+// them: `kind` and `row` say which table row they belong to.
+struct CollectiveRow {
+  EventKind kind = EventKind::kCpuOp;
+  uint32_t row = 0;
   StringId collective_name = 0;
   StringId dtype = 0;
   StringId process_group_name = 0;
@@ -133,20 +144,29 @@ struct DistributedInfo {
 struct TraceModel {
   StringPool strings;
 
-  std::vector<CpuOpRow> cpu_ops;           // cpu_op / Operator
-  std::vector<CpuOpRow> user_annotations;  // user_annotation
-  std::vector<CpuOpRow> python_functions;  // python_function / python
-  std::vector<CpuOpRow> gpu_annotations;   // gpu_user_annotation
-  std::vector<SliceRow> runtimes;          // cuda_runtime / Runtime / *_runtime
-  std::vector<SliceRow> drivers;           // cuda_driver
-  std::vector<KernelRow> kernels;
-  std::vector<MemcpyRow> memcpys;
-  std::vector<MemcpyRow> memsets;
-  std::vector<MemoryRow> memory;
-  std::vector<CounterRow> counters;
-  std::vector<FlowRow> flows;
-  std::vector<MetadataRow> metadata;
-  std::vector<InstantRow> others;
+  ChunkedTable<CpuOpRow> cpu_ops;                     // cpu_op / Operator
+  ChunkedTable<CpuOpRow> user_annotations;            // user_annotation
+  ChunkedTable<PythonFunctionRow> python_functions;   // python_function / python
+  ChunkedTable<CpuOpRow> gpu_annotations;             // gpu_user_annotation
+  ChunkedTable<SliceRow> runtimes;                    // cuda_runtime / Runtime / *_runtime
+  ChunkedTable<SliceRow> drivers;                     // cuda_driver
+  ChunkedTable<KernelRow> kernels;
+  ChunkedTable<MemcpyRow> memcpys;
+  ChunkedTable<MemcpyRow> memsets;
+  ChunkedTable<MemoryRow> memory;
+  ChunkedTable<CounterRow> counters;
+  ChunkedTable<FlowRow> flows;
+  ChunkedTable<MetadataRow> metadata;
+  ChunkedTable<InstantRow> others;
+  ChunkedTable<CollectiveRow> collectives;
+
+  // Bytes held by the tables and strings (for the summary and the memory benchmark).
+  size_t table_bytes() const {
+    return cpu_ops.bytes() + user_annotations.bytes() + python_functions.bytes() +
+           gpu_annotations.bytes() + runtimes.bytes() + drivers.bytes() + kernels.bytes() +
+           memcpys.bytes() + memsets.bytes() + memory.bytes() + counters.bytes() + flows.bytes() +
+           metadata.bytes() + others.bytes() + collectives.bytes() + strings.bytes();
+  }
 
   // Raw counts as written in the file.
   uint64_t event_count = 0;

@@ -202,3 +202,42 @@ TEST_CASE("trailing-data-after-trace: junk after the root is one health entry", 
   CHECK(l.health(HealthReason::kTrailingData) == 1);
   CHECK(l.m().health.get(HealthReason::kTrailingData).sample_offset == 86);  // the first "]" after the newline
 }
+
+TEST_CASE("collective args and python ids go to their own tables", "[quirks]") {
+  const std::string text = R"({"traceEvents":[
+{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":1},
+{"ph":"X","cat":"cpu_op","name":"record_param_comms","pid":1,"tid":1,"ts":2,"dur":1,"args":{"Collective name":"allreduce","dtype":"Float","In msg nelems":1024,"Out msg nelems":1024,"Group size":8,"Process Group Name":"0","Process Group Ranks":[0,1]}},
+{"ph":"X","cat":"kernel","name":"ncclKernel_AllReduce","pid":0,"tid":7,"ts":3,"dur":5,"args":{"Collective name":"allreduce","In msg nelems":1024}},
+{"ph":"X","cat":"python_function","name":"nn.Module: Linear_0","pid":1,"tid":1,"ts":1,"dur":3,"args":{"Python id":5,"Python parent id":2,"Python module id":0}}
+]})";
+  ks::TraceReader r;
+  kstest::feed_all(r, text, 13);
+  const ks::TraceModel& m = r.model();
+  REQUIRE(m.collectives.size() == 2);
+  CHECK(m.collectives[0].kind == ks::EventKind::kCpuOp);
+  CHECK(m.collectives[0].row == 1);
+  CHECK(m.strings.get(m.collectives[0].collective_name) == "allreduce");
+  CHECK(m.strings.get(m.collectives[0].dtype) == "Float");
+  CHECK(m.strings.get(m.collectives[0].process_group_ranks) == "[0,1]");
+  CHECK(m.collectives[0].group_size == 8);
+  CHECK(m.collectives[1].kind == ks::EventKind::kKernel);
+  CHECK(m.collectives[1].row == 0);
+  CHECK(m.collectives[1].in_msg_nelems == 1024);
+  REQUIRE(m.python_functions.size() == 1);
+  CHECK(m.python_functions[0].python_id == 5);
+  CHECK(m.python_functions[0].python_parent_id == 2);
+  CHECK(m.python_functions[0].python_module_id == 0);
+}
+
+TEST_CASE("chunked tables keep rows in place across blocks", "[model]") {
+  ks::ChunkedTable<int64_t, 4> t;
+  for (int64_t i = 0; i < 11; ++i) t.push_back(i * 3);
+  CHECK(t.size() == 11);
+  CHECK(t[0] == 0);
+  CHECK(t[4] == 12);
+  CHECK(t[10] == 30);
+  CHECK(t.bytes() == 3 * 4 * sizeof(int64_t));
+  int64_t sum = 0;
+  for (int64_t v : t) sum += v;
+  CHECK(sum == 3 * 55);
+}
