@@ -255,6 +255,15 @@ struct EventDecoder::Impl {
       }
       RawEvent e;
       if (decode_object(obj, e)) return k;
+      // On-Demand trusts structure it has not validated, so around a malformed event it can
+      // see other boundaries than the scanner's. An event counts only where both agree; else
+      // the rest goes one by one, so a neighbour never changes how an event is read.
+      const char* at = nullptr;
+      if (doc.current_location().get(at) ||
+          at != batch.data() + 1 + (spans[first + k].end - begin)) {
+        give_up = true;
+        return k;
+      }
       sink.on_event(e, base + spans[first + k].begin);
       ++k;
     }

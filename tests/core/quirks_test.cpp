@@ -241,3 +241,13 @@ TEST_CASE("chunked tables keep rows in place across blocks", "[model]") {
   for (int64_t v : t) sum += v;
   CHECK(sum == 3 * 55);
 }
+
+TEST_CASE("extra-brace-after-malformed-event: a neighbour never changes how an event reads", "[quirks]") {
+  for (size_t chunk : {size_t(8), size_t(100000)}) {
+    Loaded l("extra-brace-after-malformed-event.json", chunk);
+    REQUIRE(l.reader.error().empty());
+    CHECK(l.m().event_count == 0);  // all three events are malformed
+    CHECK(l.health(HealthReason::kMalformedEvent) == 3);
+    CHECK(l.health(HealthReason::kJunkBetweenEvents) == 2);
+  }
+}

@@ -11,7 +11,8 @@ const char* const kFixtures[] = {
     "ns-fractional-timestamps.json", "members-after-trace-events.json",
     "bare-array-pytorch-1.8.json", "begin-end-pairs.json",          "truncated-mid-event.json",
     "malformed-event-in-middle.json", "big-ints-and-non-ascii.json", "not-a-trace.json",
-    "not-json.png", "utf8-bom.json", "trailing-data-after-trace.json"};
+    "not-json.png", "utf8-bom.json", "trailing-data-after-trace.json",
+    "extra-brace-after-malformed-event.json"};
 }
 
 TEST_CASE("every chunk size from 1 byte gives the same summary", "[reader]") {
