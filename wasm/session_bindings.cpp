@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/analysis/summary.h"
+#include "core/trace/model_columns.h"
 #include "core/trace/trace_reader.h"
 
 namespace {
@@ -25,6 +26,37 @@ class Session {
   std::string summaryJson() const { return ks::summary_json(reader_.model(), "", reader_.error()); }
   double bytesRead() const { return static_cast<double>(reader_.model().bytes_read); }
   double eventCount() const { return static_cast<double>(reader_.model().event_count); }
+  // One model table as {column name: typed array} (copies, so they survive memory growth).
+  emscripten::val columns(const std::string& kind) const {
+    emscripten::val out = emscripten::val::object();
+    for (const ks::Column& c : ks::table_columns(reader_.model(), kind)) {
+      switch (c.type) {
+        case ks::Column::Type::kF64:
+          out.set(c.name, emscripten::val::global("Float64Array").new_(emscripten::typed_memory_view(c.f64.size(), c.f64.data())));
+          break;
+        case ks::Column::Type::kI32:
+          out.set(c.name, emscripten::val::global("Int32Array").new_(emscripten::typed_memory_view(c.i32.size(), c.i32.data())));
+          break;
+        case ks::Column::Type::kU32:
+          out.set(c.name, emscripten::val::global("Uint32Array").new_(emscripten::typed_memory_view(c.u32.size(), c.u32.data())));
+          break;
+      }
+    }
+    return out;
+  }
+  // The string table from id `from` on (ids in u32 columns index it); call again for new ones.
+  emscripten::val strings(double from) const {
+    const ks::StringPool& sp = reader_.model().strings;
+    emscripten::val out = emscripten::val::array();
+    for (size_t i = static_cast<size_t>(from), k = 0; i < sp.size(); ++i, ++k) {
+      const std::string_view s = sp.get(static_cast<ks::StringId>(i));
+      out.set(k, emscripten::val(std::string(s)));  // std::string crosses as UTF-8
+    }
+    return out;
+  }
+  // Trace start in ns (column times are relative to it), split to stay exact in doubles.
+  double startNsHigh() const { return static_cast<double>(reader_.model().start_ns / 1000000000); }
+  double startNsLow() const { return static_cast<double>(reader_.model().start_ns % 1000000000); }
   double bufferCapacity() const { return static_cast<double>(reader_.buffer_capacity()); }
 
  private:
@@ -45,5 +77,9 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("summaryJson", &Session::summaryJson)
       .function("bytesRead", &Session::bytesRead)
       .function("eventCount", &Session::eventCount)
+      .function("columns", &Session::columns)
+      .function("strings", &Session::strings)
+      .function("startNsHigh", &Session::startNsHigh)
+      .function("startNsLow", &Session::startNsLow)
       .function("bufferCapacity", &Session::bufferCapacity);
 }

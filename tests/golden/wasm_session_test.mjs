@@ -48,6 +48,49 @@ if (files.length) {
     results.push({ name: `wasm chunk ${chunk} = whole file`, diffs: got === whole ? [] : [`differs: ${got.slice(0, 300)}`] });
   }
 }
+// Columns: the kernel and cpu_op tables cross as typed arrays plus the string table, and
+// agree with the independent count of the same events.
+for (const file of files.slice(0, 12)) {
+  const count = independentCount(file);
+  if (!count || !count.ok) continue;
+  const doc = JSON.parse(readBytes(file).toString('utf8'));
+  const events = (Array.isArray(doc) ? doc : doc.traceEvents).filter((e) => e && e.ph === 'X');
+  const s = new mod.Session();
+  const bytes = readBytes(file);
+  const off = s.prepare(bytes.length);
+  mod.HEAPU8.set(bytes, off);
+  s.commit(bytes.length);
+  s.finish();
+  const strings = s.strings(0);
+  const start = Number(JSON.parse(s.summaryJson()).start_us);
+  const diffs = [];
+  for (const [kind, cats] of [['kernel', ['kernel']], ['cpu_op', ['cpu_op', 'operator']]]) {
+    const cols = s.columns(kind);
+    const mine = events.filter((e) => cats.includes(String(e.cat).toLowerCase()));
+    if (!(cols.ts instanceof Float64Array) || !(cols.name instanceof Uint32Array)) diffs.push(`${kind}: not typed arrays`);
+    if (cols.ts.length !== mine.length) { diffs.push(`${kind}: ${cols.ts.length} rows, expected ${mine.length}`); continue; }
+    const durSum = cols.dur.reduce((a, b) => a + b, 0) / 1000;
+    const expectedDur = mine.reduce((a, e) => a + Number(e.dur || 0), 0);
+    if (Math.abs(durSum - expectedDur) > 1e-6 * Math.max(1, expectedDur) + 0.01) diffs.push(`${kind}: dur sum ${durSum} vs ${expectedDur}`);
+    if (mine.length) {
+      const names = new Set(mine.map((e) => String(e.name)));
+      const shown = new Set(Array.from(cols.name, (id) => strings[id]));
+      if ([...names].some((n) => !shown.has(n))) diffs.push(`${kind}: names differ`);
+      const minTs = Math.min(...mine.map((e) => Number(e.ts)));
+      if (Math.abs(start + Math.min(...cols.ts) / 1000 - minTs) > 0.5) diffs.push(`${kind}: first ts differs`);
+    }
+  }
+  if (count.categories.kernel) {
+    const k = s.columns('kernel');
+    const first = events.find((e) => e.cat === 'kernel' && Array.isArray(e.args?.grid));
+    if (first) {
+      const i = Array.from(k.name, (id) => strings[id]).indexOf(String(first.name));
+      if (i < 0 || !(k.grid_x instanceof Int32Array)) diffs.push('kernel grid column missing');
+    }
+  }
+  s.delete();
+  results.push({ name: `wasm columns ${path.basename(file)}`, diffs });
+}
 // Not a trace: one sentence, reading stops at once.
 {
   const s = new mod.Session();
