@@ -25,6 +25,25 @@ export type Response =
   | { kind: 'result'; id: number; summary: Summary }
   | { kind: 'error'; id: number; error: WireError };
 
+// Between the trace worker and its reader worker, which reads the file (and gunzips it) on its
+// own thread so that file I/O and decompression overlap parsing. Chunks are ArrayBuffers moved
+// (transferred, not copied) to the trace worker; the reader runs at most `credit` chunks ahead and
+// each `more` grants another. The bytes stay bytes.
+export type ReaderRequest =
+  | { kind: 'start'; file: File; gzip: boolean; chunkBytes: number; credit: number }
+  | { kind: 'more'; n: number };
+
+export type ReaderResponse =
+  | { kind: 'chunk'; bytes: Uint8Array; bytesRead: number } // bytes own their whole buffer
+  | { kind: 'end'; bytesRead: number }
+  | { kind: 'error'; error: WireError; bytesRead: number }; // the input failed part-way (e.g. bad gzip)
+
+/** A Worker, a worker's global scope or a MessagePort, as the reader protocol uses them. */
+export interface Port {
+  postMessage(message: unknown, transfer?: Transferable[]): void;
+  addEventListener(type: 'message', listener: (ev: MessageEvent) => void): void;
+}
+
 /** Name of the error a cancelled call rejects with. */
 export const ABORT = 'AbortError';
 

@@ -1,14 +1,15 @@
 /// <reference lib="webworker" />
 // The trace worker: streams each File into a wasm Session and answers with its summary.
 // Trace bytes never become a JS string (V8 caps strings at ~512 MB and Chromium then silently
-// yields ""): they go file.stream() [-> DecompressionStream] -> staging buffer -> wasm heap.
+// yields ""): a reader worker reads them (slice().arrayBuffer(), or file.stream() ->
+// DecompressionStream for gzip) and transfers 4 MB chunks here, copied once into the wasm heap.
 import createKinetoscope from '../generated/kinetoscope_web.mjs';
 import type { KinetoscopeModule, KinetoscopeSession } from '../generated/kinetoscope_web.mjs';
 import wasmUrl from '../generated/kinetoscope_web.wasm?url';
 import { isGzip } from '../lib/gzip';
 import { Throttle } from '../lib/progress';
 import type { Summary } from '../lib/summary';
-import { ChunkFeeder } from './feeder';
+import { ChunkFeeder, InputError, LocalChunks, MAX_CHUNK, RemoteChunks, type ChunkSource } from './feeder';
 import { ABORT, toWireError, type LoadProgress, type Request, type Response } from './protocol';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -25,7 +26,7 @@ function getModule(): Promise<KinetoscopeModule> {
 
 interface Job {
   cancelled: boolean;
-  reader: ReadableStreamDefaultReader<Uint8Array> | null;
+  source: ChunkSource | null;
 }
 const jobs = new Map<number, Job>();
 
@@ -36,7 +37,7 @@ function post(res: Response): void {
 self.addEventListener('message', (ev: MessageEvent<Request>) => {
   const req = ev.data;
   if (req.kind === 'load') {
-    const job: Job = { cancelled: false, reader: null };
+    const job: Job = { cancelled: false, source: null };
     jobs.set(req.id, job);
     loadFile(req.id, req.file, job)
       .then((summary) => post({ kind: 'result', id: req.id, summary }))
@@ -50,8 +51,8 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
     const job = jobs.get(req.target);
     if (job) {
       job.cancelled = true;
-      // Resolves the pending read() with done, so the load loop ends at once.
-      job.reader?.cancel().catch(() => {});
+      // Resolves the pending next() with null, so the load loop ends at once.
+      job.source?.close();
     }
   }
 });
@@ -62,67 +63,76 @@ function abortError(): Error {
   return e;
 }
 
+/** Chunks of the file from a reader worker of its own, or read here if none can be started. */
+function openSource(file: File, gzip: boolean): ChunkSource {
+  let worker: Worker;
+  try {
+    worker = new Worker(new URL('./reader.ts', import.meta.url), { type: 'module' });
+  } catch {
+    return new LocalChunks(file, gzip, MAX_CHUNK);
+  }
+  const source = new RemoteChunks(worker, file, gzip, MAX_CHUNK, 3, () => worker.terminate());
+  worker.addEventListener('error', (ev) => {
+    ev.preventDefault();
+    source.fail(new Error(`The file reader stopped: ${ev.message || 'worker error'}`));
+  });
+  return source;
+}
+
 async function loadFile(id: number, file: File, job: Job): Promise<Summary> {
   const t0 = performance.now();
-  const mod = await getModule();
-  if (job.cancelled) throw abortError();
-
   const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
   const gzipped = isGzip(head);
+  if (job.cancelled) throw abortError();
 
-  // Count compressed bytes before decompression: that is what file.size measures.
-  let bytesRead = 0;
-  let stream: ReadableStream<Uint8Array> = file.stream().pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, ctl) {
-        bytesRead += chunk.byteLength;
-        ctl.enqueue(chunk);
-      },
-    }),
-  );
-  if (gzipped) {
-    stream = stream.pipeThrough(new DecompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>);
-  }
-  const reader = stream.getReader();
-  job.reader = reader;
-
-  const session: KinetoscopeSession = new mod.Session();
+  // Start reading before the module is ready (compiled once per worker, streaming): I/O overlaps it.
+  const source = openSource(file, gzipped);
+  job.source = source;
+  let session: KinetoscopeSession | null = null;
   try {
+    const mod = await getModule();
+    if (job.cancelled) throw abortError();
+    session = new mod.Session();
     const feeder = new ChunkFeeder(mod, session);
     const throttle = new Throttle(100);
+    let bytesRead = 0;
     const progress = (): LoadProgress => ({
       bytesRead,
       totalBytes: file.size,
       decodedBytes: feeder.fed,
       elapsedMs: performance.now() - t0,
     });
-    let streamError: unknown = null;
+    let inputError: InputError | null = null;
     try {
       for (;;) {
-        const { done, value } = await reader.read();
-        if (done || job.cancelled) break;
-        feeder.push(value);
+        const chunk = await source.next();
+        if (!chunk || job.cancelled) break;
+        bytesRead = chunk.bytesRead;
+        feeder.feed(chunk.bytes);
         if (feeder.stopped) break; // certainly not a trace: reading on is wasted work
         if (throttle.ready(performance.now())) post({ kind: 'progress', id, progress: progress() });
       }
     } catch (e) {
-      // A corrupt or cut-off gzip stream errors here; keep what was read and report it.
-      streamError = e;
+      // A corrupt or cut-off gzip stream fails here, after every byte decoded before it was fed;
+      // keep what was read and report it. Anything else (the reader died) fails the load.
+      if (!(e instanceof InputError)) throw e;
+      inputError = e;
+      bytesRead = e.bytesRead;
     }
     if (job.cancelled) throw abortError();
-    if (feeder.stopped || streamError) reader.cancel().catch(() => {});
-    feeder.flush();
-    post({ kind: 'progress', id, progress: { ...progress(), bytesRead: streamError ? bytesRead : file.size } });
+    source.close();
+    post({ kind: 'progress', id, progress: { ...progress(), bytesRead: inputError ? bytesRead : file.size } });
 
     // A corrupt or cut-off gzip stream: the core records it in health (as the CLI does) and
     // keeps every event decompressed before it.
-    if (streamError) session.inputError(gzipped);
+    if (inputError) session.inputError(gzipped);
     session.finish();
     // The summary is a small JSON object the core writes, not trace bytes.
     const summary = JSON.parse(session.summaryJson()) as Summary;
     summary.file = file.name;
     return summary;
   } finally {
-    session.delete();
+    source.close();
+    session?.delete();
   }
 }
