@@ -174,12 +174,18 @@ function sampler(rootPid) {
 
 const numberIn = (t) => { const d = String(t || '').replace(/[^\d]/g, ''); return d ? Number(d) : NaN; };
 
-async function benchPage(file, url) {
+// A fresh context and page on the shared browser; `crashed()` tells whether the tab died.
+async function openPage() {
   const { browser: b, pid } = await browser();
   const ctx = await b.newContext();
   const page = await ctx.newPage();
   let crashed = false;
   page.on('crash', () => { crashed = true; });
+  return { pid, ctx, page, crashed: () => crashed };
+}
+
+async function benchPage(file, url) {
+  const { pid, ctx, page, crashed: tabCrashed } = await openPage();
   try {
     await page.goto(url, { waitUntil: 'load' });
     const input = page.locator('input[type=file]').first();
@@ -203,23 +209,19 @@ async function benchPage(file, url) {
       new Promise((res) => page.once('crash', () => res('crash'))),
     ]).catch((e) => `timeout: ${e.message.split('\n')[0]}`);
     const mem = stop();
-    if (r !== 'ok' || crashed) return { error: crashed || r === 'crash' ? 'tab crashed' : r, mem };
+    if (r !== 'ok' || tabCrashed()) return { error: tabCrashed() || r === 'crash' ? 'tab crashed' : r, mem };
     const { t0, t1, text } = await page.evaluate(() => ({ t0: window.__ksT0, t1: window.__ksT1,
       text: document.querySelector('[data-testid="events-total"]').textContent }));
     return { seconds: (t1 - t0) / 1000, mem, memNote: 'renderer RSS', events: numberIn(text) };
   } catch (e) {
-    return { error: crashed ? 'tab crashed' : e.message.split('\n')[0] };
+    return { error: tabCrashed() ? 'tab crashed' : e.message.split('\n')[0] };
   } finally {
     await ctx.close().catch(() => {});
   }
 }
 
 async function benchBaseline(file, url) {
-  const { browser: b, pid } = await browser();
-  const ctx = await b.newContext();
-  const page = await ctx.newPage();
-  let crashed = false;
-  page.on('crash', () => { crashed = true; });
+  const { pid, ctx, page, crashed: tabCrashed } = await openPage();
   try {
     await page.goto(`${url}__kinetoscope_bench_blank`).catch(() => {}); // same origin, 404 page
     await page.setContent('<input type="file" id="f">');
@@ -242,7 +244,7 @@ async function benchBaseline(file, url) {
     const r = await Promise.race([done,
       new Promise((res) => page.once('crash', () => res({ error: 'tab crashed' }))),
       new Promise((res) => setTimeout(() => res({ error: `no result after ${Math.round(limit / 1000)} s` }), limit).unref())])
-      .catch((e) => ({ error: crashed ? 'tab crashed' : e.message.split('\n')[0] }));
+      .catch((e) => ({ error: tabCrashed() ? 'tab crashed' : e.message.split('\n')[0] }));
     r.mem = stop();
     r.memNote = 'renderer RSS';
     return r;
