@@ -1,10 +1,13 @@
 // `kinetoscope summary --json` on every real trace, against the independent count.
-// usage: node tests/golden/summary_test.mjs build/native/kinetoscope
+// Also: the summary of every fixture in tests/data against its checked-in golden
+// (tests/golden/summary/<fixture>.summary.json); `--update` rewrites those, to be reviewed like code.
+// usage: node tests/golden/summary_test.mjs build/native/kinetoscope [--update]
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { traceFiles, independentCount, compare, report } from './independent_count.mjs';
+import { repo, traceFiles, independentCount, compare, report } from './independent_count.mjs';
 
 const cli = process.argv[2];
+const update = process.argv.includes('--update');
 const { files, haveShared } = traceFiles();
 if (!haveShared) console.log('../shared/traces is absent: checking the bundled sample only');
 const results = [];
@@ -56,6 +59,31 @@ for (const file of files) {
     const full = independentCount(src);
     results.push({ name: `gzip named .json is read by content (${path.basename(src)})`,
       diffs: s.ok && s.events === full.events ? [] : [`ok=${s.ok} events=${s.events} error=${s.error}`] });
+  }
+}
+// Checked-in goldens for the fixtures: the whole summary object, model_bytes aside (it is the
+// table layout's, not the trace's).
+{
+  const fs = await import('node:fs');
+  const { execFileSync: run } = await import('node:child_process');
+  const dataDir = path.join(repo, 'tests/data');
+  const goldenDir = path.join(repo, 'tests/golden/summary');
+  fs.mkdirSync(goldenDir, { recursive: true });
+  for (const name of fs.readdirSync(dataDir).filter((n) => !n.endsWith('.md')).sort()) {
+    let out;
+    try {
+      out = run(cli, ['summary', '--json', path.join(dataDir, name)], { encoding: 'utf8' });
+    } catch (err) {
+      out = err.stdout;
+    }
+    const got = JSON.parse(out);
+    delete got.model_bytes;
+    const text = JSON.stringify(got, null, 1) + '\n';
+    const golden = path.join(goldenDir, `${name.replace(/\.json$/, "")}.summary.json`);
+    if (update) fs.writeFileSync(golden, text);
+    const want = fs.existsSync(golden) ? fs.readFileSync(golden, 'utf8') : null;
+    results.push({ name: `golden ${path.relative(repo, golden)}`,
+      diffs: want === text ? [] : [want === null ? 'no golden (run with --update)' : `differs:\n${text}`] });
   }
 }
 if (!results.length) results.push({ name: 'at least one trace to check', diffs: ['no trace found'] });

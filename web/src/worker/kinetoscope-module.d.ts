@@ -9,6 +9,17 @@ declare module '*/generated/kinetoscope_web.mjs' {
     /** The stream around the JSON failed part-way (gzip corrupt or cut off, or a read error). */
     inputError(gzip: boolean): void;
     summaryJson(): string;
+    error(): string;
+    /** One model table as columns (see docs/contracts.md): typed arrays, string ids index strings(). */
+    columns(kind: string): Record<string, Float64Array | Int32Array | Uint32Array>;
+    /** The string table from id `from` on. */
+    strings(from: number): string[];
+    /** Trace start in ns = startNsHigh() * 1e9 + startNsLow(); column times are relative to it. */
+    startNsHigh(): number;
+    startNsLow(): number;
+    bytesRead(): number;
+    eventCount(): number;
+    bufferCapacity(): number;
     delete(): void;
   }
   export interface KinetoscopeModule {
