@@ -21,7 +21,9 @@ export function HealthTable({ rows }: { rows: HealthRow[] }) {
           <th>Reason</th>
           <th>Severity</th>
           <th class="num">Count</th>
-          <th class="num">Sample byte offset</th>
+          <th class="num" title="Where the first such event starts, in bytes of the JSON text (after gzip decompression)">
+            First at byte (JSON)
+          </th>
           <th>Message</th>
         </tr>
       </thead>
