@@ -26,6 +26,7 @@ export function traceFiles() {
   const sharedTraces = path.join(shared, 'traces');
   const haveShared = fs.existsSync(sharedTraces);
   if (haveShared) walk(sharedTraces);
+  else console.log('../shared/traces is absent: checking the bundled sample only');
   return { files, haveShared };
 }
 

@@ -8,8 +8,7 @@ import { repo, traceFiles, independentCount, compare, report } from './independe
 
 const cli = process.argv[2];
 const update = process.argv.includes('--update');
-const { files, haveShared } = traceFiles();
-if (!haveShared) console.log('../shared/traces is absent: checking the bundled sample only');
+const { files } = traceFiles();
 const results = [];
 let skipped = 0;
 for (const file of files) {

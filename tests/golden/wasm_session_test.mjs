@@ -25,8 +25,7 @@ function load(bytes, chunk) {
   }
 }
 
-const { files, haveShared } = traceFiles();
-if (!haveShared) console.log('../shared/traces is absent: checking the bundled sample only');
+const { files } = traceFiles();
 const results = [];
 let skipped = 0;
 for (const file of files) {
