@@ -271,8 +271,7 @@ struct EventDecoder::Impl {
     return k;
   }
 
-  bool parse_one(std::string_view text, size_t text_len_with_pad_start, RawEvent& e) {
-    (void)text_len_with_pad_start;
+  bool parse_one(std::string_view text, RawEvent& e) {
     single.assign(text.data(), text.size());
     pad(single);
     od::document doc;
@@ -289,7 +288,7 @@ struct EventDecoder::Impl {
     const uint64_t offset = base + span.begin;
     {
       RawEvent e;
-      if (parse_one(text, 0, e)) {
+      if (parse_one(text, e)) {
         sink.on_event(e, offset);
         return;
       }
@@ -298,7 +297,7 @@ struct EventDecoder::Impl {
     std::string fixed;
     repair(text, fixed, flags);
     RawEvent e;
-    if ((flags.bare_na || flags.control_chars || flags.invalid_utf8) && parse_one(fixed, 0, e)) {
+    if ((flags.bare_na || flags.control_chars || flags.invalid_utf8) && parse_one(fixed, e)) {
       if (flags.bare_na) health.add(HealthReason::kRepairedBareNA, offset);
       if (flags.control_chars) health.add(HealthReason::kRepairedControlChars, offset);
       if (flags.invalid_utf8) health.add(HealthReason::kRepairedInvalidUtf8, offset);
