@@ -1,0 +1,149 @@
+#include "core/analysis/step_breakdown.h"
+
+#include <unordered_set>
+
+#include "core/util/json_writer.h"
+
+namespace ks {
+
+namespace {
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool ends_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+}  // namespace
+
+const char* role_name(Role r) {
+  static const char* const kNames[] = {"kernel",  "memcpy",     "memset",   "communication",
+                                       "runtime", "dataloader", "cpu_exec", "other"};
+  return kNames[static_cast<size_t>(r)];
+}
+
+bool is_communication_op(std::string_view name) {
+  for (std::string_view lib : {"nccl:", "gloo:"}) {
+    if (!starts_with(name, lib)) continue;
+    const std::string_view op = name.substr(lib.size());
+    return op == "broadcast" || op == "reduce" || op == "all_reduce" || op == "all_gather" ||
+           op == "reduce_scatter";
+  }
+  return false;
+}
+
+bool is_dataloader_op(std::string_view name) {
+  return (starts_with(name, "enumerate(DataLoader)#") && ends_with(name, ".__next__")) ||
+         starts_with(name, "enumerate(DataPipe)#");
+}
+
+StepBreakdown step_breakdown(const TraceModel& m, const StepsResult& found, const StepOptions& options) {
+  StepBreakdown out;
+  std::array<Ranges, kRoleCount> ranges;
+  auto add = [&](Role r, const SliceRow& s) { ranges[size_t(r)].push_back({s.ts_ns, s.ts_ns + s.dur_ns}); };
+
+  // Kernels launched by a collective op (same external id) are Communication.
+  std::unordered_set<int64_t> comm_ids;
+  auto collect_comm = [&](const auto& table) {
+    for (const auto& r : table)
+      if (is_communication_op(m.strings.get(r.s.name))) comm_ids.insert(r.s.external_id);
+  };
+  collect_comm(m.cpu_ops);
+  collect_comm(m.user_annotations);
+  collect_comm(m.gpu_annotations);
+  for (const PythonFunctionRow& r : m.python_functions)
+    if (m.strings.get(r.s.cat) == "python" && is_communication_op(m.strings.get(r.s.name)))
+      comm_ids.insert(r.s.external_id);
+
+  for (const KernelRow& k : m.kernels)
+    add(k.s.external_id != kNoId && comm_ids.count(k.s.external_id) ? Role::kCommunication : Role::kKernel, k.s);
+  for (const MemcpyRow& r : m.memcpys) add(Role::kMemcpy, r.s);
+  for (const MemcpyRow& r : m.memsets) add(Role::kMemset, r.s);
+  for (const SliceRow& r : m.runtimes) add(Role::kRuntime, r);
+  auto host = [&](const SliceRow& s, bool dataloader_allowed) {
+    const std::string_view name = m.strings.get(s.name);
+    if (starts_with(name, "ProfilerStep#")) return;  // a step, not a role
+    if (dataloader_allowed && is_dataloader_op(name)) add(Role::kDataLoader, s);
+    else if (is_communication_op(name)) add(Role::kCommunication, s);
+    else add(Role::kCpuExec, s);
+  };
+  for (const CpuOpRow& r : m.cpu_ops) host(r.s, true);
+  for (const CpuOpRow& r : m.user_annotations) host(r.s, true);
+  if (options.tb_plugin_gpu_annotations)
+    for (const CpuOpRow& r : m.gpu_annotations) host(r.s, true);
+  for (const PythonFunctionRow& r : m.python_functions)
+    if (m.strings.get(r.s.cat) == "python") host(r.s, false);
+
+  Ranges steps;
+  for (const Step& s : found.steps) steps.push_back({s.start_ns, s.end_ns});
+  // Priority: each role keeps only the time no earlier role took. tb_plugin's quirk is kept:
+  // when earlier roles covered every step completely, the next role starts over from all steps.
+  std::array<Ranges, kRoleCount> counted;
+  Ranges slots;
+  for (size_t r = 0; r < size_t(Role::kOther); ++r) {
+    ranges[r] = merge_ranges(std::move(ranges[r]));
+    out.roles[r] = {ranges[r].size(), ranges_sum(ranges[r])};
+    if (!slots.empty()) {
+      counted[r] = intersect_ranges(slots, ranges[r]);
+    } else {
+      counted[r] = ranges[r];
+      slots = merge_ranges(steps);
+    }
+    slots = subtract_ranges(slots, counted[r]);
+  }
+  counted[size_t(Role::kOther)] = slots;
+
+  for (const Step& s : found.steps) {
+    StepCosts c;
+    c.step = s;
+    c.total_ns = s.end_ns - s.start_ns;
+    const Ranges window{{s.start_ns, s.end_ns}};
+    for (size_t r = 0; r < kRoleCount; ++r) c.ns[r] = ranges_sum(intersect_ranges(window, counted[r]));
+    out.steps.push_back(c);
+  }
+  if (!out.steps.empty()) {
+    const double n = double(out.steps.size());
+    for (const StepCosts& c : out.steps) {
+      for (size_t r = 0; r < kRoleCount; ++r) out.average_ns[r] += double(c.ns[r]) / n;
+      out.average_total_ns += double(c.total_ns) / n;
+    }
+  }
+  return out;
+}
+
+std::string step_breakdown_json(const StepBreakdown& b, std::string_view file_name) {
+  JsonWriter w;
+  auto costs = [&](const std::array<double, kRoleCount>& ns, double total_ns) {
+    w.key("total_us").value(total_ns / 1e3);
+    for (size_t r = 0; r < kRoleCount; ++r)
+      w.key(std::string(role_name(Role(r))) + "_us").value(ns[r] / 1e3);
+  };
+  w.begin_object();
+  w.key("file").value(file_name);
+  w.key("steps").begin_array();
+  for (const StepCosts& c : b.steps) {
+    w.begin_object();
+    w.key("name").value(c.step.name);
+    w.key("start_us").value(double(c.step.start_ns) / 1e3);
+    w.key("end_us").value(double(c.step.end_ns) / 1e3);
+    std::array<double, kRoleCount> ns{};
+    for (size_t r = 0; r < kRoleCount; ++r) ns[r] = double(c.ns[r]);
+    costs(ns, double(c.total_ns));
+    w.end_object();
+  }
+  w.end_array();
+  w.key("average").begin_object();
+  costs(b.average_ns, b.average_total_ns);
+  w.end_object();
+  w.key("roles").begin_object();
+  for (size_t r = 0; r < size_t(Role::kOther); ++r) {
+    w.key(role_name(Role(r))).begin_object();
+    w.key("merged").value(uint64_t(b.roles[r].merged));
+    w.key("sum_us").value(double(b.roles[r].sum_ns) / 1e3);
+    w.end_object();
+  }
+  w.end_object();
+  w.end_object();
+  return w.take();
+}
+
+}  // namespace ks

@@ -1,0 +1,48 @@
+// The step-time breakdown of the Overview (tb_plugin spec §7): every moment of each step goes to
+// the first role that is busy then, in the order Kernel, Memcpy, Memset, Communication, Runtime,
+// DataLoader, CPU Exec, and Other for the rest.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/analysis/steps.h"
+
+namespace ks {
+
+enum class Role : uint8_t { kKernel, kMemcpy, kMemset, kCommunication, kRuntime, kDataLoader, kCpuExec, kOther, kCount };
+constexpr size_t kRoleCount = static_cast<size_t>(Role::kCount);
+const char* role_name(Role r);  // "kernel", "memcpy", ..., "cpu_exec", "other"
+
+struct StepCosts {
+  Step step;
+  std::array<int64_t, kRoleCount> ns{};
+  int64_t total_ns = 0;
+};
+
+struct RoleRanges {
+  size_t merged = 0;  // merged ranges over the whole trace
+  int64_t sum_ns = 0;
+};
+
+struct StepBreakdown {
+  std::vector<StepCosts> steps;
+  std::array<double, kRoleCount> average_ns{};  // per step
+  double average_total_ns = 0;
+  std::array<RoleRanges, kRoleCount> roles{};   // Other has none
+};
+
+StepBreakdown step_breakdown(const TraceModel& m, const StepsResult& steps, const StepOptions& options = {});
+
+// The breakdown as JSON: {"steps": [{"name", "start_us", "end_us", "total_us", "kernel_us", ...,
+// "other_us"}], "average": {same keys but name}, "roles": {"kernel": {"merged", "sum_us"}, ...}}.
+std::string step_breakdown_json(const StepBreakdown& b, std::string_view file_name);
+
+// Names of the collectives tb_plugin counts as communication (nccl:/gloo: broadcast, reduce,
+// all_reduce, all_gather, reduce_scatter).
+bool is_communication_op(std::string_view name);
+// enumerate(DataLoader)#...__next__ or enumerate(DataPipe)#...
+bool is_dataloader_op(std::string_view name);
+
+}  // namespace ks

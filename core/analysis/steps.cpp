@@ -1,0 +1,180 @@
+#include "core/analysis/steps.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+namespace ks {
+
+namespace {
+
+const SliceRow& device_slice(const TraceModel& m, DeviceRef d) {
+  switch (d.kind) {
+    case EventKind::kKernel: return m.kernels[d.row].s;
+    case EventKind::kMemcpy: return m.memcpys[d.row].s;
+    default: return m.memsets[d.row].s;
+  }
+}
+
+bool step_number(std::string_view name, std::string& number) {
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  if (name.substr(0, kPrefix.size()) != kPrefix) return false;
+  number.assign(name.substr(kPrefix.size()));
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::vector<DeviceRef>> device_nodes_by_runtime(const TraceModel& m) {
+  // One walk in time order (runtimes before device work at equal times): device work joins the
+  // runtime already registered under its correlation id, else waits for the runtime that comes
+  // with that id later (tb_plugin's pending list).
+  struct Item {
+    int64_t ts;
+    int order;  // 0 runtime, 1 device
+    DeviceRef ref;
+  };
+  std::vector<Item> items;
+  items.reserve(m.runtimes.size() + m.kernels.size() + m.memcpys.size() + m.memsets.size());
+  for (size_t i = 0; i < m.runtimes.size(); ++i)
+    items.push_back({m.runtimes[i].ts_ns, 0, {EventKind::kRuntime, uint32_t(i)}});
+  for (size_t i = 0; i < m.kernels.size(); ++i) items.push_back({m.kernels[i].s.ts_ns, 1, {EventKind::kKernel, uint32_t(i)}});
+  for (size_t i = 0; i < m.memcpys.size(); ++i) items.push_back({m.memcpys[i].s.ts_ns, 1, {EventKind::kMemcpy, uint32_t(i)}});
+  for (size_t i = 0; i < m.memsets.size(); ++i) items.push_back({m.memsets[i].s.ts_ns, 1, {EventKind::kMemset, uint32_t(i)}});
+  std::stable_sort(items.begin(), items.end(),
+                   [](const Item& a, const Item& b) { return a.ts != b.ts ? a.ts < b.ts : a.order < b.order; });
+  std::vector<std::vector<DeviceRef>> out(m.runtimes.size());
+  std::unordered_map<int64_t, uint32_t> runtime_by_corr;
+  std::unordered_map<int64_t, std::vector<DeviceRef>> pending;
+  for (const Item& it : items) {
+    if (it.ref.kind == EventKind::kRuntime) {
+      const int64_t corr = m.runtimes[it.ref.row].correlation;
+      auto p = pending.find(corr);
+      if (p != pending.end()) {
+        out[it.ref.row] = std::move(p->second);
+        pending.erase(p);
+      }
+      runtime_by_corr[corr] = it.ref.row;
+    } else {
+      const int64_t corr = device_slice(m, it.ref).correlation;
+      auto r = runtime_by_corr.find(corr);
+      if (r != runtime_by_corr.end()) out[r->second].push_back(it.ref);
+      else pending[corr].push_back(it.ref);
+    }
+  }
+  return out;
+}
+
+StepsResult find_steps(const TraceModel& m, const StepOptions& options) {
+  StepsResult result;
+  // 6.1 detection: ProfilerStep#N as cpu_op or user_annotation (and, tb_plugin-style, on GPU
+  // streams), in time order, ties in table order.
+  struct Found {
+    int64_t ts, end;
+    std::string name;
+  };
+  std::vector<Found> found;
+  std::string number;
+  auto scan = [&](const ChunkedTable<CpuOpRow>& t) {
+    for (const CpuOpRow& r : t)
+      if (step_number(m.strings.get(r.s.name), number)) found.push_back({r.s.ts_ns, r.s.ts_ns + r.s.dur_ns, number});
+  };
+  scan(m.cpu_ops);
+  scan(m.user_annotations);
+  if (options.tb_plugin_gpu_annotations) scan(m.gpu_annotations);
+  std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.ts < b.ts; });
+
+  if (found.empty()) {
+    // One step over the host work: cpu ops and "python" events (not python_function).
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (const CpuOpRow& r : m.cpu_ops) { lo = std::min(lo, r.s.ts_ns); hi = std::max(hi, r.s.ts_ns + r.s.dur_ns); }
+    for (const PythonFunctionRow& r : m.python_functions) {
+      if (m.strings.get(r.s.cat) != "python") continue;
+      lo = std::min(lo, r.s.ts_ns);
+      hi = std::max(hi, r.s.ts_ns + r.s.dur_ns);
+    }
+    if (lo > hi) return result;
+    found.push_back({lo, hi, "0"});  // device-adjusted below like any step
+  } else {
+    result.from_profiler_steps = true;
+  }
+
+  // 6.2 device adjustment.
+  const auto devices = device_nodes_by_runtime(m);
+  std::vector<uint32_t> order(m.runtimes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return m.runtimes[a].ts_ns < m.runtimes[b].ts_ns; });
+  const size_t n = found.size();
+  std::vector<int64_t> dev_min(n, INT64_MAX), dev_max(n, INT64_MIN);
+  std::vector<size_t> matched(n, 0);
+  std::vector<char> kernel_matched(m.kernels.size()), memcpy_matched(m.memcpys.size()), memset_matched(m.memsets.size());
+  auto mark = [&](DeviceRef d) -> char& {
+    return d.kind == EventKind::kKernel ? kernel_matched[d.row]
+           : d.kind == EventKind::kMemcpy ? memcpy_matched[d.row] : memset_matched[d.row];
+  };
+  size_t any_matched = 0;
+  {
+    size_t s = 0, r = 0;
+    while (s < n && r < order.size()) {
+      const SliceRow& rt = m.runtimes[order[r]];
+      const int64_t rs = rt.ts_ns, re = rt.ts_ns + rt.dur_ns;
+      if (rs < found[s].ts) {
+        ++r;
+      } else if (re <= found[s].end) {
+        for (DeviceRef d : devices[order[r]]) {
+          const SliceRow& ds = device_slice(m, d);
+          dev_min[s] = std::min(dev_min[s], ds.ts_ns);
+          dev_max[s] = std::max(dev_max[s], ds.ts_ns + ds.dur_ns);
+          mark(d) = 1;
+          ++matched[s];
+          ++any_matched;
+        }
+        ++r;
+      } else if (rs < found[s].end) {
+        ++r;  // straddles the step's end
+      } else {
+        ++s;
+      }
+    }
+  }
+  std::vector<Step> steps;
+  for (const Found& f : found) steps.push_back({f.name, f.ts, f.end});
+  if (any_matched == 0) {
+    result.steps = std::move(steps);
+    return result;
+  }
+  int64_t prev_end = found[0].ts;
+  if (matched[0] > 0) {  // older GPU work still running when the first step began
+    auto older = [&](const SliceRow& d, char was_matched) {
+      const int64_t end = d.ts_ns + d.dur_ns;
+      if (!was_matched && end < dev_min[0]) prev_end = std::max(prev_end, end);
+    };
+    for (size_t i = 0; i < m.kernels.size(); ++i) older(m.kernels[i].s, kernel_matched[i]);
+    for (size_t i = 0; i < m.memcpys.size(); ++i) older(m.memcpys[i].s, memcpy_matched[i]);
+    for (size_t i = 0; i < m.memsets.size(); ++i) older(m.memsets[i].s, memset_matched[i]);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t start = std::max(prev_end, found[i].ts);
+    int64_t end = matched[i] > 0 ? std::max(found[i].end, dev_max[i]) : std::max(found[i].end, start);
+    if (end < start) end = start;
+    steps[i].start_ns = start;
+    steps[i].end_ns = end;
+    prev_end = end;
+  }
+  // Trim trailing steps whose GPU work is missing (cut off by the end of the capture).
+  if (n >= 2) {
+    size_t k = n;
+    for (size_t i = n; i-- > 0;)
+      if (matched[i] > 0) { k = i; break; }
+    if (k < n) {
+      size_t keep = k + 1;
+      if (k > 0 && 0.8 * double(matched[k - 1]) > double(matched[k])) keep = k;
+      steps.resize(keep);
+    }
+  }
+  result.steps = std::move(steps);
+  return result;
+}
+
+}  // namespace ks

@@ -1,0 +1,41 @@
+// Steps: the iterations every Overview number is per (tb_plugin spec §6). Detected from
+// ProfilerStep#N ranges, extended to the end of the GPU work launched inside each step, made
+// consecutive, and trimmed of trailing steps whose GPU work is missing.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/trace/trace_model.h"
+#include "core/util/intervals.h"
+
+namespace ks {
+
+struct StepOptions {
+  // tb_plugin also makes steps of ProfilerStep#N on GPU streams (gpu_user_annotation), giving a
+  // second, overlapping step N, and counts GPU annotations as CPU Exec. Off by default (see
+  // docs/compatibility.md); on to reproduce tb_plugin's numbers.
+  bool tb_plugin_gpu_annotations = false;
+};
+
+struct Step {
+  std::string name;  // the N of ProfilerStep#N ("0" for the whole trace when there is none)
+  int64_t start_ns = 0, end_ns = 0;
+};
+
+struct StepsResult {
+  std::vector<Step> steps;
+  bool from_profiler_steps = false;
+};
+
+// Device activity (kernels, memcpy, memset) launched by each runtime call, by correlation id,
+// as tb_plugin links them (spec §4). Indexes into the model's tables.
+struct DeviceRef {
+  EventKind kind;
+  uint32_t row;
+};
+std::vector<std::vector<DeviceRef>> device_nodes_by_runtime(const TraceModel& m);
+
+StepsResult find_steps(const TraceModel& m, const StepOptions& options = {});
+
+}  // namespace ks

@@ -1,0 +1,57 @@
+#include "core/util/intervals.h"
+
+#include <algorithm>
+
+namespace ks {
+
+Ranges merge_ranges(Ranges v) {
+  std::stable_sort(v.begin(), v.end(), [](const Range& a, const Range& b) { return a.start < b.start; });
+  Ranges out;
+  for (const Range& r : v) {
+    if (out.empty()) {
+      out.push_back(r);
+    } else if (r.end > out.back().end) {
+      if (r.start <= out.back().end) out.back().end = r.end;
+      else out.push_back(r);
+    }
+  }
+  return out;
+}
+
+Ranges intersect_ranges(const Ranges& a, const Ranges& b) {
+  Ranges out;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const int64_t s = std::max(a[i].start, b[j].start), e = std::min(a[i].end, b[j].end);
+    if (s < e) out.push_back({s, e});
+    if (a[i].end < b[j].end) ++i;
+    else ++j;
+  }
+  return out;
+}
+
+Ranges subtract_ranges(const Ranges& a, const Ranges& b) {
+  Ranges out;
+  size_t j = 0;
+  for (const Range& r : a) {
+    int64_t cur = r.start;
+    while (j < b.size() && b[j].end <= cur) ++j;
+    size_t k = j;
+    while (k < b.size() && b[k].start < r.end) {
+      if (b[k].start > cur) out.push_back({cur, b[k].start});
+      cur = std::max(cur, b[k].end);
+      if (b[k].end > r.end) break;
+      ++k;
+    }
+    if (cur < r.end) out.push_back({cur, r.end});
+  }
+  return out;
+}
+
+int64_t ranges_sum(const Ranges& v) {
+  int64_t s = 0;
+  for (const Range& r : v) s += r.end - r.start;
+  return s;
+}
+
+}  // namespace ks
