@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/analysis/step_breakdown.h"
 #include "core/analysis/summary.h"
 #include "core/trace/model_columns.h"
 #include "core/trace/trace_reader.h"
@@ -24,6 +25,13 @@ class Session {
   bool failed() const { return reader_.failed(); }
   std::string error() const { return reader_.error(); }
   std::string summaryJson() const { return ks::summary_json(reader_.model(), "", reader_.error()); }
+  // Steps and the step-time breakdown (the JSON of `kinetoscope steps --json`).
+  std::string stepBreakdownJson(bool tbPlugin) const {
+    ks::StepOptions options;
+    options.tb_plugin_gpu_annotations = tbPlugin;
+    const ks::StepsResult steps = ks::find_steps(reader_.model(), options);
+    return ks::step_breakdown_json(ks::step_breakdown(reader_.model(), steps, options), "");
+  }
   double bytesRead() const { return static_cast<double>(reader_.model().bytes_read); }
   double eventCount() const { return static_cast<double>(reader_.model().event_count); }
   // One model table as {column name: typed array} (copies, so they survive memory growth).
@@ -75,6 +83,7 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("failed", &Session::failed)
       .function("error", &Session::error)
       .function("summaryJson", &Session::summaryJson)
+      .function("stepBreakdownJson", &Session::stepBreakdownJson)
       .function("bytesRead", &Session::bytesRead)
       .function("eventCount", &Session::eventCount)
       .function("columns", &Session::columns)

@@ -90,6 +90,33 @@ for (const file of files.slice(0, 12)) {
   s.delete();
   results.push({ name: `wasm columns ${path.basename(file)}`, diffs });
 }
+// The step-time breakdown from the wasm Session equals the native CLI's, number for number.
+{
+  const { execFileSync } = await import('node:child_process');
+  const cli = path.resolve('build/native/kinetoscope');
+  const fs = await import('node:fs');
+  for (const file of files.filter((f) => /resnet50|rank-0|v100|nccl_data/.test(f)).slice(0, 4)) {
+    const bytes = readBytes(file);
+    const s = new mod.Session();
+    for (let i = 0; i < bytes.length; i += 4 << 20) {
+      const part = bytes.subarray(i, Math.min(i + (4 << 20), bytes.length));
+      const off = s.prepare(part.length);
+      mod.HEAPU8.set(part, off);
+      s.commit(part.length);
+    }
+    s.finish();
+    const mine = JSON.parse(s.stepBreakdownJson(false));
+    s.delete();
+    const diffs = [];
+    if (!mine.steps.length) diffs.push('no steps');
+    if (fs.existsSync(cli)) {
+      const native = JSON.parse(execFileSync(cli, ['steps', '--json', file], { encoding: 'utf8' }));
+      native.file = '';
+      if (JSON.stringify(native) !== JSON.stringify(mine)) diffs.push('differs from the native CLI');
+    }
+    results.push({ name: `wasm steps = native steps ${path.basename(file)}`, diffs });
+  }
+}
 // Not a trace: one sentence, reading stops at once.
 {
   const s = new mod.Session();
