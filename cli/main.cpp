@@ -6,16 +6,24 @@
 #include <vector>
 
 #include "cli/file_source.h"
+#include "core/analysis/step_breakdown.h"
 #include "core/analysis/summary.h"
 
 namespace {
 
 const char kUsage[] =
     "usage: kinetoscope summary [--json] [--chunk-bytes N] TRACE...\n"
+    "       kinetoscope steps [--json] [--tb-plugin] TRACE...\n"
     "\n"
     "  summary   what each trace holds: schema, devices, distributed info, time span,\n"
     "            events per category and phase, and trace health (skipped/repaired events).\n"
     "            --json prints one JSON object per file, one per line.\n"
+    "\n"
+    "  steps     the steps (ProfilerStep#N, extended to the end of their GPU work) and the\n"
+    "            step-time breakdown: kernel, memcpy, memset, communication, runtime,\n"
+    "            dataloader, CPU exec, other, per step and on average (times in us).\n"
+    "            --tb-plugin also counts ProfilerStep and annotation ranges on GPU streams,\n"
+    "            as tb_plugin does (see docs/compatibility.md).\n"
     "\n"
     "TRACE is a PyTorch profiler trace (*.pt.trace.json or .json.gz; gzip is detected by content).\n";
 
@@ -57,6 +65,56 @@ int run_summary(int argc, char** argv) {
   return status;
 }
 
+int run_steps(int argc, char** argv) {
+  bool json = false;
+  ks::StepOptions options;
+  std::vector<std::string> files;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--json") json = true;
+    else if (a == "--tb-plugin") options.tb_plugin_gpu_annotations = true;
+    else if (a.size() > 1 && a[0] == '-') {
+      std::fprintf(stderr, "kinetoscope steps: unknown option %s\n%s", a.c_str(), kUsage);
+      return 2;
+    } else files.push_back(a);
+  }
+  if (files.empty()) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  int status = 0;
+  for (const std::string& path : files) {
+    ks::TraceReader reader;
+    const std::string open_problem = ks::read_file_into(path, reader);
+    const std::string error = open_problem.empty() ? reader.error() : open_problem;
+    const std::string name = base_name(path);
+    if (!error.empty()) {
+      status = 1;
+      std::fprintf(stderr, "%s: %s\n", name.c_str(), error.c_str());
+      continue;
+    }
+    const ks::StepsResult steps = ks::find_steps(reader.model(), options);
+    const ks::StepBreakdown b = ks::step_breakdown(reader.model(), steps, options);
+    if (json) {
+      std::printf("%s\n", ks::step_breakdown_json(b, name).c_str());
+      continue;
+    }
+    std::printf("%s: %zu step%s%s (us)\n", name.c_str(), b.steps.size(), b.steps.size() == 1 ? "" : "s",
+                steps.from_profiler_steps ? "" : ", no ProfilerStep: the whole trace");
+    std::printf("  %-8s %12s", "step", "total");
+    for (size_t r = 0; r < ks::kRoleCount; ++r) std::printf(" %13s", ks::role_name(ks::Role(r)));
+    std::printf("\n");
+    auto row = [&](const std::string& label, double total, const auto& ns) {
+      std::printf("  %-8s %12.1f", label.c_str(), total / 1e3);
+      for (size_t r = 0; r < ks::kRoleCount; ++r) std::printf(" %13.1f", double(ns[r]) / 1e3);
+      std::printf("\n");
+    };
+    for (const ks::StepCosts& c : b.steps) row(c.step.name, double(c.total_ns), c.ns);
+    row("average", b.average_total_ns, b.average_ns);
+  }
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -65,6 +123,7 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   if (!std::strcmp(argv[1], "summary")) return run_summary(argc - 2, argv + 2);
+  if (!std::strcmp(argv[1], "steps")) return run_steps(argc - 2, argv + 2);
   std::fprintf(stderr, "kinetoscope: unknown command %s\n%s", argv[1], kUsage);
   return 2;
 }
