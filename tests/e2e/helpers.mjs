@@ -148,7 +148,13 @@ export async function readCard(page, name) {
     const q = (id) => root.querySelector(`[data-testid="${id}"]`);
     const table = (stem) => {
       const out = {};
-      for (const row of root.querySelectorAll(`[data-testid="${stem}-row"]`)) {
+      const rows = root.querySelectorAll(`[data-testid="${stem}-row"]`);
+      // The tables render only the rows in view: a table taller than its window cannot be read here.
+      const el = root.querySelector(`[data-testid="${stem}-table"]`);
+      if (el && rows.length !== Number(el.getAttribute('aria-rowcount')) - 1) {
+        throw new Error(`${stem} table: ${rows.length} of ${Number(el.getAttribute('aria-rowcount')) - 1} rows rendered`);
+      }
+      for (const row of rows) {
         const name = row.getAttribute('data-name');
         out[name] = num(row.querySelector(`[data-testid="${stem}-count-${CSS.escape(name)}"]`));
       }
@@ -224,4 +230,45 @@ export function handMadeTrace() {
     displayTimeUnit: 'ms',
     baseTimeNanoseconds: 1700000000000000000,
   };
+}
+
+/** The rows a data table renders, in page order: key, every cell's text, selected or not. */
+export async function readTableRows(page, scope, stem) {
+  return page.$eval(scope, (root, stem) => {
+    const out = [];
+    for (const row of root.querySelectorAll(`[data-testid="${stem}-row"]`)) {
+      out.push({
+        name: row.getAttribute('data-name'),
+        cells: [...row.querySelectorAll('td')].map((td) => td.textContent),
+        selected: row.getAttribute('aria-selected') === 'true',
+      });
+    }
+    return out;
+  }, stem);
+}
+
+/** RFC 4180 CSV text as rows of fields (quoted fields may hold commas, quotes and newlines). */
+export function parseCsv(text) {
+  const rows = [];
+  let row = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
+      else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') row.push(field), (field = '');
+    else if (c === '\n' || c === '\r') {
+      if (c === '\r' && text[i + 1] === '\n') i++;
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else field += c;
+  }
+  if (field || row.length) row.push(field), rows.push(row);
+  return rows;
 }

@@ -1,6 +1,7 @@
 import { CountTable } from '../components/count-table';
 import { HealthTable } from '../components/health-table';
 import { formatBytes, formatCount, formatDeviceMemory, formatDurationUs, formatTimestampUs } from '../lib/format';
+import { csvStem } from '../lib/download';
 import { formatLabel, namingLabel, type Summary } from '../lib/summary';
 
 // One card per loaded file. Every string from the trace is rendered as a text node, never as HTML.
@@ -17,6 +18,7 @@ export function SummaryView({ summary, fileSize }: { summary: Summary; fileSize:
     );
   }
   const schema = s.schema;
+  const csvBase = csvStem(s.file || schema?.trace_name || 'trace');
   return (
     <div class="card-body">
       <p class="meta" data-testid="format-line">
@@ -117,13 +119,19 @@ export function SummaryView({ summary, fileSize }: { summary: Summary; fileSize:
       <div class="grid2">
         <div>
           <h3>Events per category</h3>
-          <CountTable title="Category" stem="category" counts={s.categories} emptyLabel="(no category)" />
+          <CountTable
+            title="Category"
+            stem="category"
+            counts={s.categories}
+            emptyLabel="(no category)"
+            csvName={`${csvBase}-categories.csv`}
+          />
         </div>
         <div>
           <h3>Events per phase</h3>
-          <CountTable title="Phase" stem="phase" counts={s.phases} emptyLabel="(no phase)" />
+          <CountTable title="Phase" stem="phase" counts={s.phases} emptyLabel="(no phase)" csvName={`${csvBase}-phases.csv`} />
           <h3>Events per kind</h3>
-          <CountTable title="Kind" stem="kind" counts={s.kinds} hideZero />
+          <CountTable title="Kind" stem="kind" counts={s.kinds} hideZero csvName={`${csvBase}-kinds.csv`} />
         </div>
       </div>
 

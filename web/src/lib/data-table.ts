@@ -1,0 +1,272 @@
+// The model behind every data table (components/data-table.tsx), kept free of the DOM so it can be
+// tested on its own.
+//
+// A table is a row count, a stable key per row and columns that read a raw value by row index.
+// Rows are never materialised as objects: a column source (the Int32Array/Float64Array/Uint32Array
+// columns plus the string table of docs/contracts.md `columns(kind)` / `strings(0)`) is read in
+// place, and what the table shows is an Int32Array of row indices, sorted, then filtered. Row
+// objects work the same way through `rowsModel`, which only wraps the array.
+import { formatBytes, formatCount, formatDurationUs } from './format';
+
+export type ColumnType = 'text' | 'number';
+export type RowKey = string | number;
+
+/** Units a number column can be shown in; the raw value (for sorting and CSV) is in this unit. */
+export type NumberUnit = 'count' | 'ns' | 'us' | 'ms' | 'bytes' | 'percent';
+
+export interface Column {
+  id: string;
+  label: string;
+  type: ColumnType;
+  /** Raw value of source row i: sorts it, searches it (text) and goes into the CSV unformatted. */
+  value: (row: number) => string | number;
+  /** Unit of a number column: picks the default formatter and is named in the CSV header. */
+  unit?: NumberUnit;
+  /** Display text of a raw value; the default comes from `unit` (numbers) or is the text itself. */
+  format?(v: string | number, row: number): string;
+  /** Text columns are searched unless this is false; number columns never are. */
+  searchable?: boolean;
+  /** CSS width of the column (the table has a fixed layout so rows keep their height). */
+  width?: string;
+}
+
+export interface TableModel {
+  rowCount: number;
+  /** A key that stays with the row through sorting and filtering (selection is kept by it). */
+  rowKey: (row: number) => RowKey;
+  columns: readonly Column[];
+}
+
+export type SortDir = 'asc' | 'desc';
+export interface SortState {
+  column: string;
+  dir: SortDir;
+}
+
+// --- sources -----------------------------------------------------------------------------
+
+/** A model over row objects: `get` of each column reads the object, the rest works by index. */
+export function rowsModel<R>(
+  rows: readonly R[],
+  key: (r: R, i: number) => RowKey,
+  columns: readonly (Omit<Column, 'value'> & { get: (r: R) => string | number })[],
+): TableModel {
+  return {
+    rowCount: rows.length,
+    rowKey: (i) => key(rows[i], i),
+    columns: columns.map(({ get, ...c }) => ({ ...c, value: (i: number) => get(rows[i]) })),
+  };
+}
+
+/** A text column read through a string table: `ids[i]` indexes `strings` (as `columns(kind)`). */
+export function stringColumn(ids: ArrayLike<number>, strings: readonly string[]): (row: number) => string {
+  return (i) => strings[ids[i]] ?? '';
+}
+
+/** A number column read from a typed array. */
+export function numberColumn(values: ArrayLike<number>): (row: number) => number {
+  return (i) => values[i];
+}
+
+// --- formatting --------------------------------------------------------------------------
+
+const pctFmt = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+
+/** How a number is shown in a column of this unit: "1,234", "12.5 ms", "1.5 KiB", "12.3%". */
+export function formatNumber(v: number, unit: NumberUnit = 'count'): string {
+  if (!Number.isFinite(v)) return '—';
+  switch (unit) {
+    case 'count':
+      return formatCount(v);
+    case 'ns':
+      return formatDurationUs(v / 1000);
+    case 'us':
+      return formatDurationUs(v);
+    case 'ms':
+      return formatDurationUs(v * 1000);
+    case 'bytes':
+      return formatBytes(v);
+    case 'percent':
+      return `${pctFmt.format(v)}%`;
+  }
+}
+
+/** What a cell shows for source row i. */
+export function cellText(col: Column, row: number): string {
+  const v = col.value(row);
+  if (col.format) return col.format(v, row);
+  if (col.type === 'number') return formatNumber(typeof v === 'number' ? v : Number(v), col.unit);
+  return String(v ?? '');
+}
+
+// --- sort and filter ---------------------------------------------------------------------
+
+/** 0..n-1: every row, in source order. */
+export function allRows(n: number): Int32Array {
+  const out = new Int32Array(n);
+  for (let i = 0; i < n; i++) out[i] = i;
+  return out;
+}
+
+/**
+ * `rows` sorted by one column, as a new array. Stable: equal values keep their order in `rows`,
+ * in both directions (so descending is not the reverse of ascending when there are ties).
+ * NaN and missing numbers go last in both directions: a gap is never "the largest". Text
+ * compares by UTF-16 code units, which is fast, locale-free and reproducible.
+ * The values are read once into a flat array, so the comparator touches no accessors.
+ */
+export function sortRows(model: TableModel, rows: Int32Array, sort: SortState | null): Int32Array {
+  const out = Int32Array.from(rows);
+  const col = sort && model.columns.find((c) => c.id === sort.column);
+  if (!col || out.length < 2) return out;
+  const n = out.length;
+  const sign = sort!.dir === 'desc' ? -1 : 1;
+  // Position in `rows` breaks ties: the stable part does not rely on the engine's sort.
+  const pos = new Int32Array(model.rowCount);
+  for (let k = 0; k < n; k++) pos[out[k]] = k;
+  let cmp: (a: number, b: number) => number;
+  if (col.type === 'number') {
+    const keys = new Float64Array(model.rowCount);
+    for (let k = 0; k < n; k++) {
+      const v = col.value(out[k]);
+      keys[out[k]] = typeof v === 'number' ? v : v === '' || v == null ? NaN : Number(v);
+    }
+    cmp = (a, b) => {
+      const x = keys[a];
+      const y = keys[b];
+      const xn = x !== x;
+      const yn = y !== y;
+      if (xn || yn) return xn && yn ? pos[a] - pos[b] : xn ? 1 : -1;
+      return x < y ? -sign : x > y ? sign : pos[a] - pos[b];
+    };
+  } else {
+    const keys: string[] = new Array(model.rowCount);
+    for (let k = 0; k < n; k++) keys[out[k]] = String(col.value(out[k]) ?? '');
+    cmp = (a, b) => {
+      const x = keys[a];
+      const y = keys[b];
+      return x < y ? -sign : x > y ? sign : pos[a] - pos[b];
+    };
+  }
+  out.sort(cmp);
+  return out;
+}
+
+/**
+ * The rows whose searchable text columns contain `query`, ignoring case, in the order of `rows`.
+ * An empty (or all-space) query keeps every row and returns `rows` itself.
+ */
+export function filterRows(model: TableModel, rows: Int32Array, query: string): Int32Array {
+  const q = query.trim().toLowerCase();
+  if (!q) return rows;
+  const cols = model.columns.filter((c) => c.type === 'text' && c.searchable !== false);
+  const out = new Int32Array(rows.length);
+  let m = 0;
+  for (let k = 0; k < rows.length; k++) {
+    const i = rows[k];
+    for (let c = 0; c < cols.length; c++) {
+      if (String(cols[c].value(i) ?? '').toLowerCase().includes(q)) {
+        out[m++] = i;
+        break;
+      }
+    }
+  }
+  return out.slice(0, m);
+}
+
+/** The next header click: a new column starts ascending for text, descending for numbers. */
+export function nextSort(current: SortState | null, col: Column): SortState {
+  if (current?.column === col.id) return { column: col.id, dir: current.dir === 'asc' ? 'desc' : 'asc' };
+  return { column: col.id, dir: col.type === 'number' ? 'desc' : 'asc' };
+}
+
+// --- selection ---------------------------------------------------------------------------
+
+/** Where the row with `key` is shown, or -1 when it is filtered out (or there is none). */
+export function positionOfKey(model: TableModel, shown: Int32Array, key: RowKey | null): number {
+  if (key == null) return -1;
+  for (let k = 0; k < shown.length; k++) if (model.rowKey(shown[k]) === key) return k;
+  return -1;
+}
+
+/**
+ * The key selected after moving by `delta` (Up = -1, Down = +1) from `key`, clamped to the shown
+ * rows. With no selected row shown, Down starts at the first row and Up at the last.
+ */
+export function moveSelection(model: TableModel, shown: Int32Array, key: RowKey | null, delta: number): RowKey | null {
+  if (!shown.length) return key;
+  const at = positionOfKey(model, shown, key);
+  const next = at < 0 ? (delta > 0 ? 0 : shown.length - 1) : Math.min(shown.length - 1, Math.max(0, at + delta));
+  return model.rowKey(shown[next]);
+}
+
+// --- windowing ---------------------------------------------------------------------------
+
+export interface Window {
+  /** First shown position to render (inclusive) and the end (exclusive). */
+  start: number;
+  end: number;
+  /** Heights of the empty space above and below the rendered rows. */
+  padTop: number;
+  padBottom: number;
+}
+
+/**
+ * Which rows to render in a scroll container of `viewport` px scrolled by `scrollTop`, with rows
+ * of a fixed `rowHeight` starting `headerHeight` px into the scrolled content (a sticky header
+ * sits above them), plus `overscan` rows each side so fast scrolling shows no blank edge.
+ */
+export function visibleWindow(
+  count: number,
+  rowHeight: number,
+  scrollTop: number,
+  viewport: number,
+  overscan = 6,
+  headerHeight = 0,
+): Window {
+  const top = scrollTop - headerHeight; // the rows' own coordinate: 0 is the first row's top
+  const first = Math.min(count, Math.max(0, Math.floor(top / rowHeight)));
+  const last = Math.min(count, Math.max(0, Math.ceil((top + Math.max(0, viewport)) / rowHeight)));
+  const start = Math.max(0, first - overscan);
+  const end = Math.min(count, last + overscan);
+  return { start, end, padTop: start * rowHeight, padBottom: (count - end) * rowHeight };
+}
+
+/**
+ * The scrollTop that brings shown position `pos` fully into view below the sticky header,
+ * moving as little as possible (unchanged when it is already visible).
+ */
+export function scrollToShow(pos: number, rowHeight: number, scrollTop: number, viewport: number, headerHeight = 0): number {
+  const rowTop = pos * rowHeight; // relative to the first row
+  const visibleTop = scrollTop; // the row under the sticky header's bottom edge
+  const visibleBottom = scrollTop + viewport - headerHeight;
+  if (rowTop < visibleTop) return rowTop;
+  if (rowTop + rowHeight > visibleBottom) return rowTop + rowHeight - (viewport - headerHeight);
+  return scrollTop;
+}
+
+// --- CSV ---------------------------------------------------------------------------------
+
+/** One CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF; quotes doubled. */
+export function csvField(v: string | number | null | undefined): string {
+  if (v == null) return '';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
+  return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+}
+
+/** The header label of a column in the CSV: the raw values' unit is named ("Duration (ns)"). */
+export function csvHeader(col: Column): string {
+  return col.type === 'number' && col.unit && col.unit !== 'count'
+    ? `${col.label} (${col.unit === 'percent' ? '%' : col.unit})`
+    : col.label;
+}
+
+/** Exactly the rows shown (every one, not only the rendered ones), in shown order, raw values. */
+export function toCsv(model: TableModel, shown: Int32Array): string {
+  const lines = [model.columns.map((c) => csvField(csvHeader(c))).join(',')];
+  for (let k = 0; k < shown.length; k++) {
+    const i = shown[k];
+    lines.push(model.columns.map((c) => csvField(c.value(i))).join(','));
+  }
+  return lines.join('\r\n') + '\r\n';
+}
