@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/file_source.h"
+#include "core/analysis/gpu_metrics.h"
 #include "core/analysis/step_breakdown.h"
 #include "core/analysis/summary.h"
 
@@ -14,6 +15,7 @@ namespace {
 const char kUsage[] =
     "usage: kinetoscope summary [--json] [--chunk-bytes N] TRACE...\n"
     "       kinetoscope steps [--json] [--tb-plugin] TRACE...\n"
+    "       kinetoscope gpus [--json] [--tb-plugin] TRACE...\n"
     "\n"
     "  summary   what each trace holds: schema, devices, distributed info, time span,\n"
     "            events per category and phase, and trace health (skipped/repaired events).\n"
@@ -24,6 +26,9 @@ const char kUsage[] =
     "            dataloader, CPU exec, other, per step and on average (times in us).\n"
     "            --tb-plugin also counts ProfilerStep and annotation ranges on GPU streams,\n"
     "            as tb_plugin does (see docs/compatibility.md).\n"
+    "\n"
+    "  gpus      per GPU over the steps: utilization, est. SM efficiency, est. achieved\n"
+    "            occupancy, and the utilization timeline (--json).\n"
     "\n"
     "TRACE is a PyTorch profiler trace (*.pt.trace.json or .json.gz; gzip is detected by content).\n";
 
@@ -65,7 +70,8 @@ int run_summary(int argc, char** argv) {
   return status;
 }
 
-int run_steps(int argc, char** argv) {
+int run_step_views(const char* command, int argc, char** argv) {
+  const bool gpus = !std::strcmp(command, "gpus");
   bool json = false;
   ks::StepOptions options;
   std::vector<std::string> files;
@@ -74,7 +80,7 @@ int run_steps(int argc, char** argv) {
     if (a == "--json") json = true;
     else if (a == "--tb-plugin") options.tb_plugin_gpu_annotations = true;
     else if (a.size() > 1 && a[0] == '-') {
-      std::fprintf(stderr, "kinetoscope steps: unknown option %s\n%s", a.c_str(), kUsage);
+      std::fprintf(stderr, "kinetoscope %s: unknown option %s\n%s", command, a.c_str(), kUsage);
       return 2;
     } else files.push_back(a);
   }
@@ -94,6 +100,22 @@ int run_steps(int argc, char** argv) {
       continue;
     }
     const ks::StepsResult steps = ks::find_steps(reader.model(), options);
+    if (gpus) {
+      const ks::GpuMetricsResult g = ks::gpu_metrics(reader.model(), steps);
+      if (json) {
+        std::printf("%s\n", ks::gpu_metrics_json(g, name).c_str());
+        continue;
+      }
+      std::printf("%s: %zu GPU%s with kernels, over the steps' window\n", name.c_str(), g.gpus.size(),
+                  g.gpus.size() == 1 ? "" : "s");
+      for (const ks::GpuMetrics& m : g.gpus) {
+        std::printf("  GPU %d: utilization %.2f %%", m.device, m.utilization * 100);
+        if (m.sm_efficiency) std::printf(", est. SM efficiency %.2f %%", *m.sm_efficiency * 100);
+        if (m.occupancy_pct) std::printf(", est. achieved occupancy %.2f %%", *m.occupancy_pct);
+        std::printf("\n");
+      }
+      continue;
+    }
     const ks::StepBreakdown b = ks::step_breakdown(reader.model(), steps, options);
     if (json) {
       std::printf("%s\n", ks::step_breakdown_json(b, name).c_str());
@@ -123,7 +145,8 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   if (!std::strcmp(argv[1], "summary")) return run_summary(argc - 2, argv + 2);
-  if (!std::strcmp(argv[1], "steps")) return run_steps(argc - 2, argv + 2);
+  if (!std::strcmp(argv[1], "steps") || !std::strcmp(argv[1], "gpus"))
+    return run_step_views(argv[1], argc - 2, argv + 2);
   std::fprintf(stderr, "kinetoscope: unknown command %s\n%s", argv[1], kUsage);
   return 2;
 }

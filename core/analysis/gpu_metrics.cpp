@@ -1,0 +1,164 @@
+#include "core/analysis/gpu_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/util/intervals.h"
+#include "core/util/json_writer.h"
+
+namespace ks {
+
+namespace {
+
+// The timeline's window: the "PyTorch Profiler (0)" trace range, else every event tb_plugin keeps.
+std::pair<int64_t, int64_t> global_window(const TraceModel& m) {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  bool from_trace = false;
+  for (const InstantRow& r : m.others) {
+    if (r.dur_ns >= 0 && m.strings.get(r.name) == "PyTorch Profiler (0)") {
+      lo = r.ts_ns;
+      hi = r.ts_ns + r.dur_ns;
+      from_trace = true;
+    }
+  }
+  if (from_trace) return {lo, hi};
+  auto span = [&](const SliceRow& s) { lo = std::min(lo, s.ts_ns); hi = std::max(hi, s.ts_ns + s.dur_ns); };
+  for (const auto& r : m.cpu_ops) span(r.s);
+  for (const auto& r : m.user_annotations) span(r.s);
+  for (const auto& r : m.gpu_annotations) span(r.s);
+  for (const auto& r : m.python_functions) span(r.s);
+  for (const auto& r : m.runtimes) span(r);
+  for (const auto& r : m.kernels) span(r.s);
+  for (const auto& r : m.memcpys) span(r.s);
+  for (const auto& r : m.memsets) span(r.s);
+  for (const InstantRow& r : m.others) {
+    const std::string_view cat = m.strings.get(r.cat);
+    if (r.dur_ns >= 0 && (cat == "Trace" || cat == "trace")) {
+      lo = std::min(lo, r.ts_ns);
+      hi = std::max(hi, r.ts_ns + r.dur_ns);
+    }
+  }
+  return {lo, hi};
+}
+
+}  // namespace
+
+GpuMetricsResult gpu_metrics(const TraceModel& m, const StepsResult& steps) {
+  GpuMetricsResult out;
+  if (steps.steps.empty()) return out;
+  const int64_t S = steps.steps.front().start_ns, E = steps.steps.back().end_ns;
+  out.window_start_ns = S;
+  out.window_end_ns = E;
+  const double window = double(E - S);
+  std::map<int, std::vector<const KernelRow*>> by_device;
+  for (const KernelRow& k : m.kernels)
+    if (k.device >= 0) by_device[k.device].push_back(&k);
+
+  const auto [gs, ge] = global_window(m);
+  int64_t bucket = 1000;  // 1 us, grown by 10x until at most ~100 buckets
+  while (ge > gs && double(ge - gs) / double(bucket) > 100) bucket *= 10;
+  const int64_t n_buckets = ge > gs ? (ge - gs) / bucket : 0;
+  out.bucket_ns = bucket;
+
+  for (const auto& [device, kernels] : by_device) {
+    GpuMetrics g;
+    g.device = device;
+    Ranges busy;
+    for (const KernelRow* k : kernels) busy.push_back({k->s.ts_ns, k->s.ts_ns + k->s.dur_ns});
+    busy = merge_ranges(std::move(busy));
+    if (window > 0) g.utilization = double(ranges_sum(intersect_ranges(busy, {{S, E}}))) / window;
+
+    // Est. SM efficiency: sweep over kernel starts/ends, starts first at equal times.
+    struct Edge {
+      int64_t t;
+      bool start;
+      double v;
+    };
+    std::vector<Edge> edges;
+    for (const KernelRow* k : kernels) {
+      const double v = k->blocks_per_sm;
+      if (!(v > 0)) continue;
+      ++g.blocks_per_sm_count;
+      edges.push_back({k->s.ts_ns, true, v});
+      edges.push_back({k->s.ts_ns + k->s.dur_ns, false, v});
+    }
+    std::stable_sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
+      return a.t != b.t ? a.t < b.t : (a.start && !b.start);
+    });
+    if (!edges.empty()) {
+      double acc = edges[0].v, weighted = 0;
+      bool any = false;
+      for (size_t i = 1; i < edges.size(); ++i) {
+        const int64_t a = edges[i - 1].t, b = edges[i].t;
+        if (b > a && acc > 0) {
+          const int64_t cs = std::max(a, S), ce = std::min(b, E);
+          if (cs < ce) {
+            weighted += double(ce - cs) * std::min(acc, 1.0);
+            any = true;
+          }
+        }
+        acc += edges[i].start ? edges[i].v : -edges[i].v;
+      }
+      if (any && window > 0) g.sm_efficiency = weighted / window;
+    }
+
+    // Est. achieved occupancy: duration-weighted over the window, kernels not merged.
+    double num = 0, den = 0;
+    for (const KernelRow* k : kernels) {
+      const double o = k->occupancy_pct;
+      if (!(o >= 0)) continue;
+      ++g.occupancy_count;
+      const int64_t cs = std::max(k->s.ts_ns, S), ce = std::min(k->s.ts_ns + k->s.dur_ns, E);
+      if (cs < ce) {
+        num += o * double(ce - cs);
+        den += double(ce - cs);
+      }
+    }
+    if (den > 0) g.occupancy_pct = num / den;
+
+    // Utilization timeline.
+    for (int64_t i = 0; i < n_buckets; ++i) {
+      const int64_t bs = gs + i * bucket, be = i + 1 == n_buckets ? ge : bs + bucket;
+      g.timeline.emplace_back(bs, double(ranges_sum(intersect_ranges(busy, {{bs, be}}))) / double(be - bs));
+    }
+    if (n_buckets > 0) g.timeline.emplace_back(ge, 0.0);
+    out.gpus.push_back(std::move(g));
+  }
+  return out;
+}
+
+std::string gpu_metrics_json(const GpuMetricsResult& r, std::string_view file_name) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("file").value(file_name);
+  w.key("window_start_us").value(double(r.window_start_ns) / 1e3);
+  w.key("window_end_us").value(double(r.window_end_ns) / 1e3);
+  w.key("bucket_us").value(double(r.bucket_ns) / 1e3);
+  w.key("gpus").begin_array();
+  for (const GpuMetrics& g : r.gpus) {
+    w.begin_object();
+    w.key("device").value(int64_t(g.device));
+    w.key("utilization_pct").value(g.utilization * 100);
+    w.key("sm_efficiency_pct");
+    if (g.sm_efficiency) w.value(*g.sm_efficiency * 100); else w.null();
+    w.key("achieved_occupancy_pct");
+    if (g.occupancy_pct) w.value(*g.occupancy_pct); else w.null();
+    w.key("blocks_per_sm_count").value(uint64_t(g.blocks_per_sm_count));
+    w.key("occupancy_count").value(uint64_t(g.occupancy_count));
+    w.key("timeline").begin_array();
+    for (const auto& [t, v] : g.timeline) {
+      w.begin_array();
+      w.value(double(t) / 1e3);
+      w.value(v);
+      w.end_array();
+    }
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return w.take();
+}
+
+}  // namespace ks

@@ -1,0 +1,33 @@
+// GPU metrics of the Overview (tb_plugin spec §9), per GPU over the steps' window: utilization
+// (time any kernel runs), est. SM efficiency (blocks per SM, capped at 1, summed over concurrent
+// kernels) and est. achieved occupancy (duration-weighted), plus the utilization timeline.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/analysis/steps.h"
+
+namespace ks {
+
+struct GpuMetrics {
+  int device = 0;
+  double utilization = 0;                // 0..1
+  std::optional<double> sm_efficiency;   // 0..1, when some kernel had "blocks per SM"
+  std::optional<double> occupancy_pct;   // 0..100, when some kernel had "est. achieved occupancy %"
+  size_t blocks_per_sm_count = 0, occupancy_count = 0;  // kernels that gave a value
+  std::vector<std::pair<int64_t, double>> timeline;      // (bucket start ns, utilization), then (end, 0)
+};
+
+struct GpuMetricsResult {
+  std::vector<GpuMetrics> gpus;  // by device id
+  int64_t window_start_ns = 0, window_end_ns = 0;  // [first step start, last step end]
+  int64_t bucket_ns = 0;                            // timeline bucket size
+};
+
+GpuMetricsResult gpu_metrics(const TraceModel& m, const StepsResult& steps);
+std::string gpu_metrics_json(const GpuMetricsResult& r, std::string_view file_name);
+
+}  // namespace ks
