@@ -85,6 +85,15 @@ export function DataTable({
   const sorted = useMemo(() => sortRows(model, allRows(model.rowCount), sort), [model, sort]);
   const shown = useMemo(() => filterRows(model, sorted, query), [model, sorted, query]);
 
+  // A new search starts at the top of its results, not somewhere in the middle of them.
+  useEffect(() => {
+    const el = scroller.current;
+    if (el && el.scrollTop) {
+      el.scrollTop = 0;
+      setScrollTop(0);
+    }
+  }, [query]);
+
   useLayoutEffect(() => {
     const el = scroller.current;
     if (!el) return;
