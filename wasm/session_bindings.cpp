@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/analysis/gpu_metrics.h"
 #include "core/analysis/step_breakdown.h"
 #include "core/analysis/summary.h"
 #include "core/trace/model_columns.h"
@@ -31,6 +32,12 @@ class Session {
     options.tb_plugin_gpu_annotations = tbPlugin;
     const ks::StepsResult steps = ks::find_steps(reader_.model(), options);
     return ks::step_breakdown_json(ks::step_breakdown(reader_.model(), steps, options), "");
+  }
+  // GPU metrics over the steps (the JSON of `kinetoscope gpus --json`).
+  std::string gpuMetricsJson(bool tbPlugin) const {
+    ks::StepOptions options;
+    options.tb_plugin_gpu_annotations = tbPlugin;
+    return ks::gpu_metrics_json(ks::gpu_metrics(reader_.model(), ks::find_steps(reader_.model(), options)), "");
   }
   double bytesRead() const { return static_cast<double>(reader_.model().bytes_read); }
   double eventCount() const { return static_cast<double>(reader_.model().event_count); }
@@ -84,6 +91,7 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("error", &Session::error)
       .function("summaryJson", &Session::summaryJson)
       .function("stepBreakdownJson", &Session::stepBreakdownJson)
+      .function("gpuMetricsJson", &Session::gpuMetricsJson)
       .function("bytesRead", &Session::bytesRead)
       .function("eventCount", &Session::eventCount)
       .function("columns", &Session::columns)

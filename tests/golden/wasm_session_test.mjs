@@ -105,16 +105,18 @@ for (const file of files.slice(0, 12)) {
       s.commit(part.length);
     }
     s.finish();
-    const mine = JSON.parse(s.stepBreakdownJson(false));
+    const mine = { steps: JSON.parse(s.stepBreakdownJson(false)), gpus: JSON.parse(s.gpuMetricsJson(false)) };
     s.delete();
     const diffs = [];
-    if (!mine.steps.length) diffs.push('no steps');
+    if (!mine.steps.steps.length) diffs.push('no steps');
     if (fs.existsSync(cli)) {
-      const native = JSON.parse(execFileSync(cli, ['steps', '--json', file], { encoding: 'utf8' }));
-      native.file = '';
-      if (JSON.stringify(native) !== JSON.stringify(mine)) diffs.push('differs from the native CLI');
+      for (const command of ['steps', 'gpus']) {
+        const native = JSON.parse(execFileSync(cli, [command, '--json', file], { encoding: 'utf8' }));
+        native.file = '';
+        if (JSON.stringify(native) !== JSON.stringify(mine[command])) diffs.push(`${command} differ from the native CLI`);
+      }
     }
-    results.push({ name: `wasm steps = native steps ${path.basename(file)}`, diffs });
+    results.push({ name: `wasm steps and gpus = native ${path.basename(file)}`, diffs });
   }
 }
 // Not a trace: one sentence, reading stops at once.
