@@ -49,11 +49,7 @@ error_code decode_args(od::value& v, RawArgs& a) {
   if (t != od::json_type::object) return SUCCESS;
   od::object obj;
   if (auto err = v.get_object().get(obj)) return err;
-  for (auto fr : obj) {
-    od::field f;
-    if (auto err = std::move(fr).get(f)) return err;
-    const std::string_view k = f.escaped_key();
-    od::value& fv = f.value();
+  return for_each_field(obj, [&](std::string_view k, od::value& fv) -> error_code {
     error_code err = SUCCESS;
     if (k == "External id" || k == "external id") err = get_int(fv, a.external_id);
     else if (k == "correlation") err = get_int(fv, a.correlation);
@@ -100,17 +96,12 @@ error_code decode_args(od::value& v, RawArgs& a) {
         ++a.numeric_count;
       }
     }
-    if (err) return err;
-  }
-  return SUCCESS;
+    return err;
+  });
 }
 
 error_code decode_object(od::object obj, RawEvent& e) {
-  for (auto fr : obj) {
-    od::field f;
-    if (auto err = std::move(fr).get(f)) return err;
-    const std::string_view k = f.escaped_key();
-    od::value& v = f.value();
+  return for_each_field(obj, [&](std::string_view k, od::value& v) -> error_code {
     error_code err = SUCCESS;
     if (k == "ph") {
       err = scalar_text(v, e.ph);
@@ -136,9 +127,8 @@ error_code decode_object(od::object obj, RawEvent& e) {
     } else if (k == "args") {
       err = decode_args(v, e.args);
     }
-    if (err) return err;
-  }
-  return SUCCESS;
+    return err;
+  });
 }
 
 // Rewrites one event so a strict parser reads what its writer meant: bare N/A becomes "N/A",

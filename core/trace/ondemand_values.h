@@ -3,6 +3,7 @@
 // top-level member reader.
 #pragma once
 #include <string_view>
+#include <utility>
 
 #include "core/util/numbers.h"
 #include "simdjson.h"
@@ -57,6 +58,17 @@ inline error_code get_double(od::value& v, double& out) {
   if (auto err = number_token(v, tok, present)) return err;
   if (present) {
     if (auto d = parse_double(tok)) out = *d;
+  }
+  return SUCCESS;
+}
+
+// Calls f(key as written, value) for each member of obj, stopping at the first error.
+template <typename F>
+inline error_code for_each_field(od::object obj, F&& f) {
+  for (auto member : obj) {
+    od::field field;
+    if (auto err = std::move(member).get(field)) return err;
+    if (auto err = f(field.escaped_key(), field.value())) return err;
   }
   return SUCCESS;
 }

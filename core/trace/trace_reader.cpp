@@ -15,6 +15,7 @@ namespace {
 
 constexpr size_t kTailPadding = 64;  // the scanner reads whole 64-byte blocks at the end
 
+using ondemand_values::for_each_field;
 using ondemand_values::get_int;
 
 error_code get_text(od::value& v, std::string& out) {
@@ -32,11 +33,7 @@ error_code read_devices(od::value& v, std::vector<DeviceInfo>& out) {
     od::object obj;
     if (auto err = el.get_object().get(obj)) return err;
     DeviceInfo d;
-    for (auto fr : obj) {
-      od::field f;
-      if (auto err = std::move(fr).get(f)) return err;
-      const std::string_view k = f.escaped_key();
-      od::value& fv = f.value();
+    if (auto failed = for_each_field(obj, [&](std::string_view k, od::value& fv) -> error_code {
       int64_t n = -1;
       error_code err = SUCCESS;
       if (k == "name") err = get_text(fv, d.name);
@@ -52,8 +49,9 @@ error_code read_devices(od::value& v, std::vector<DeviceInfo>& out) {
       else if (k == "warpSize") err = get_int(fv, d.warp_size);
       else if (k == "sharedMemPerBlock") err = get_int(fv, d.shared_mem_per_block);
       else if (k == "sharedMemPerMultiprocessor") err = get_int(fv, d.shared_mem_per_sm);
-      if (err) return err;
-    }
+      return err;
+    }))
+      return failed;
     if (d.id < 0) d.id = static_cast<int64_t>(out.size());
     out.push_back(std::move(d));
   }
@@ -64,20 +62,15 @@ error_code read_distributed(od::value& v, DistributedInfo& out) {
   od::object obj;
   if (auto err = v.get_object().get(obj)) return err;
   out.present = true;
-  for (auto fr : obj) {
-    od::field f;
-    if (auto err = std::move(fr).get(f)) return err;
-    const std::string_view k = f.escaped_key();
-    od::value& fv = f.value();
+  return for_each_field(obj, [&](std::string_view k, od::value& fv) -> error_code {
     error_code err = SUCCESS;
     if (k == "rank") err = get_int(fv, out.rank);
     else if (k == "world_size") err = get_int(fv, out.world_size);
     else if (k == "backend") err = get_text(fv, out.backend);
     else if (k == "pg_count") err = get_int(fv, out.pg_count);
     else if (k == "nccl_version") err = get_text(fv, out.nccl_version);
-    if (err) return err;
-  }
-  return SUCCESS;
+    return err;
+  });
 }
 
 }  // namespace
