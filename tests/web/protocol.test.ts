@@ -43,8 +43,8 @@ describe('TraceClient', () => {
     // Answer out of order.
     w.reply({ kind: 'result', id: b.id, summary: summary(7) });
     w.reply({ kind: 'result', id: a.id, summary: summary(3) });
-    await expect(a.promise).resolves.toMatchObject({ events: 3 });
-    await expect(b.promise).resolves.toMatchObject({ events: 7 });
+    await expect(a.promise).resolves.toMatchObject({ summary: { events: 3 }, overview: null });
+    await expect(b.promise).resolves.toMatchObject({ summary: { events: 7 }, overview: null });
     expect(c.inFlight).toBe(0);
   });
 

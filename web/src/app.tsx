@@ -3,8 +3,10 @@ import { DropZone } from './components/drop-zone';
 import { ErrorBoundary } from './components/error-boundary';
 import { ProgressBar } from './components/progress-bar';
 import { formatBytes } from './lib/format';
+import type { Overview } from './lib/overview';
 import type { Summary } from './lib/summary';
 import { ABORT, TraceClient, type LoadProgress } from './worker/protocol';
+import { OverviewView } from './views/overview-view';
 import { SummaryView } from './views/summary-view';
 
 type Status = 'queued' | 'loading' | 'done' | 'failed' | 'cancelled';
@@ -14,6 +16,7 @@ interface Entry {
   file: File;
   status: Status;
   summary?: Summary;
+  overview?: Overview | null;
   error?: string;
 }
 
@@ -62,8 +65,8 @@ export function App() {
         const call = client().load(entry.file, setProgress);
         current.current = { entry, callId: call.id };
         try {
-          const summary = await call.promise;
-          update(entry.key, { status: summary.ok ? 'done' : 'failed', summary });
+          const { summary, overview } = await call.promise;
+          update(entry.key, { status: summary.ok ? 'done' : 'failed', summary, overview });
         } catch (e) {
           const err = e as Error;
           if (err.name === ABORT) update(entry.key, { status: 'cancelled' });
@@ -166,6 +169,11 @@ function FileCard({ entry }: { entry: Entry }) {
         </span>
       </header>
       {entry.summary && <SummaryView summary={entry.summary} fileSize={entry.file.size} />}
+      {entry.summary?.ok && entry.overview && (
+        <ErrorBoundary>
+          <OverviewView overview={entry.overview} summary={entry.summary} />
+        </ErrorBoundary>
+      )}
       {!entry.summary && entry.error && (
         <p class="file-error" data-testid="file-error" role="alert">
           {entry.error}

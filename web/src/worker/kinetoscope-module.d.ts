@@ -9,6 +9,10 @@ declare module '*/generated/kinetoscope_web.mjs' {
     /** The stream around the JSON failed part-way (gzip corrupt or cut off, or a read error). */
     inputError(gzip: boolean): void;
     summaryJson(): string;
+    /** Steps and their time breakdown, as `kinetoscope steps --json` (true: as tb_plugin counts). */
+    stepBreakdownJson(tbPlugin: boolean): string;
+    /** GPU utilization, est. SM efficiency and occupancy, timeline, as `kinetoscope gpus --json`. */
+    gpuMetricsJson(tbPlugin: boolean): string;
     error(): string;
     /** One model table as columns (see docs/contracts.md): typed arrays, string ids index strings(). */
     columns(kind: string): Record<string, Float64Array | Int32Array | Uint32Array>;

@@ -2,6 +2,7 @@
 // Every request carries an id; every response names the id it answers. A call is a promise that
 // settles on the `result` or `error` response of its id; `progress` responses stream in between.
 // Errors cross as plain {name, message}: Error objects do not survive structured clone everywhere.
+import type { Overview } from '../lib/overview';
 import type { Summary } from '../lib/summary';
 
 export interface LoadProgress {
@@ -22,7 +23,7 @@ export type Request =
 
 export type Response =
   | { kind: 'progress'; id: number; progress: LoadProgress }
-  | { kind: 'result'; id: number; summary: Summary }
+  | { kind: 'result'; id: number; summary: Summary; overview?: Overview | null }
   | { kind: 'error'; id: number; error: WireError };
 
 // Between the trace worker and its reader worker, which reads the file (and gunzips it) on its
@@ -69,8 +70,14 @@ export interface Endpoint {
   addEventListener(type: 'message', listener: (ev: MessageEvent) => void): void;
 }
 
+/** What a load answers: the summary, and the overview when the summary is ok. */
+export interface LoadResult {
+  summary: Summary;
+  overview: Overview | null;
+}
+
 interface Pending {
-  resolve(s: Summary): void;
+  resolve(r: LoadResult): void;
   reject(e: Error): void;
   onProgress?: (p: LoadProgress) => void;
 }
@@ -88,9 +95,9 @@ export class TraceClient {
     endpoint.addEventListener('message', (ev) => this.onResponse(ev.data as Response));
   }
 
-  load(file: File, onProgress?: (p: LoadProgress) => void): Call<Summary> {
+  load(file: File, onProgress?: (p: LoadProgress) => void): Call<LoadResult> {
     const id = this.nextId++;
-    const promise = new Promise<Summary>((resolve, reject) => {
+    const promise = new Promise<LoadResult>((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onProgress });
     });
     const req: Request = { kind: 'load', id, file };
@@ -125,7 +132,7 @@ export class TraceClient {
         break;
       case 'result':
         this.pending.delete(res.id);
-        p.resolve(res.summary);
+        p.resolve({ summary: res.summary, overview: res.overview ?? null });
         break;
       case 'error':
         this.pending.delete(res.id);

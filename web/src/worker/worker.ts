@@ -8,9 +8,10 @@ import type { KinetoscopeModule, KinetoscopeSession } from '../generated/kinetos
 import wasmUrl from '../generated/kinetoscope_web.wasm?url';
 import { isGzip } from '../lib/gzip';
 import { Throttle } from '../lib/progress';
+import type { GpuMetrics, Overview, StepBreakdown } from '../lib/overview';
 import type { Summary } from '../lib/summary';
 import { ChunkFeeder, InputError, LocalChunks, MAX_CHUNK, RemoteChunks, type ChunkSource } from './feeder';
-import { ABORT, toWireError, type LoadProgress, type Request, type Response } from './protocol';
+import { ABORT, toWireError, type LoadProgress, type LoadResult, type Request, type Response } from './protocol';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -40,7 +41,7 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
     const job: Job = { cancelled: false, source: null };
     jobs.set(req.id, job);
     loadFile(req.id, req.file, job)
-      .then((summary) => post({ kind: 'result', id: req.id, summary }))
+      .then(({ summary, overview }) => post({ kind: 'result', id: req.id, summary, overview }))
       .catch((e) => {
         // A wasm trap (abort, out of memory) leaves the module in an unknown state: start afresh.
         if (e instanceof WebAssembly.RuntimeError || (e as Error)?.name === 'RuntimeError') modulePromise = null;
@@ -79,7 +80,7 @@ function openSource(file: File, gzip: boolean): ChunkSource {
   return source;
 }
 
-async function loadFile(id: number, file: File, job: Job): Promise<Summary> {
+async function loadFile(id: number, file: File, job: Job): Promise<LoadResult> {
   const t0 = performance.now();
   const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
   const gzipped = isGzip(head);
@@ -130,9 +131,22 @@ async function loadFile(id: number, file: File, job: Job): Promise<Summary> {
     // The summary is a small JSON object the core writes, not trace bytes.
     const summary = JSON.parse(session.summaryJson()) as Summary;
     summary.file = file.name;
-    return summary;
+    return { summary, overview: summary.ok ? overviewOf(session) : null };
   } finally {
     source.close();
     session?.delete();
+  }
+}
+
+/** The overview's inputs: small JSON objects the core writes (steps, GPU metrics). */
+function overviewOf(session: KinetoscopeSession): Overview {
+  try {
+    const steps = JSON.parse(session.stepBreakdownJson(false)) as StepBreakdown;
+    const gpus = JSON.parse(session.gpuMetricsJson(false)) as GpuMetrics;
+    return { steps, gpus };
+  } catch (e) {
+    // A trap leaves the module unusable: let it fail the load (and restart the module).
+    if (e instanceof WebAssembly.RuntimeError) throw e;
+    return { steps: null, gpus: null, error: `The overview could not be computed (${(e as Error)?.message ?? e}).` };
   }
 }

@@ -1,0 +1,183 @@
+// Browser tests of the Overview (step-time breakdown, GPU summary): what the page shows for real
+// traces must match the native CLI (`kinetoscope steps --json`, `gpus --json`, `summary --json`).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { card, hasShared, launch, openPage, pickFiles, repo, sampleTrace, serveDist, settled, sharedTraces, tmpDir } from './helpers.mjs';
+
+const cli = path.join(repo, 'build', 'native', 'kinetoscope');
+const ROLES = ['kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other'];
+const resnet = path.join(sharedTraces, 'resnet50_num_workers_0', 'worker0.1623143089861.pt.trace.json.gz');
+
+let server;
+let browser;
+let tmp;
+
+before(async () => {
+  assert.ok(fs.existsSync(cli), `${cli} is missing: run scripts/build`);
+  server = await serveDist();
+  browser = await launch();
+  tmp = tmpDir();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+function runCli(cmd, file) {
+  return JSON.parse(execFileSync(cli, [cmd, '--json', file], { encoding: 'utf8', maxBuffer: 64 << 20 }).trim().split('\n')[0]);
+}
+
+async function withPage(fn) {
+  const { page, context, errors } = await openPage(browser, server.url);
+  try {
+    await fn(page);
+    assert.equal(await page.$('[data-testid=app-error]'), null, 'the error boundary was shown');
+    assert.deepEqual(errors, [], 'no uncaught errors or console errors');
+  } finally {
+    await context.close();
+  }
+}
+
+/** The numbers of the testids in `ids` inside the card of `name` (null when absent). */
+function readNums(page, name, ids) {
+  return page.$eval(
+    card(name),
+    (root, ids) => {
+      const out = {};
+      for (const id of ids) {
+        const el = root.querySelector(`[data-testid="${CSS.escape(id)}"]`);
+        out[id] = el ? Number(el.textContent.replace(/[^0-9.-]/g, '')) : null;
+      }
+      return out;
+    },
+    ids,
+  );
+}
+
+/** Displayed whole µs are within rounding (0.5 us) of the CLI's value. */
+function assertUs(shown, expected, label) {
+  assert.notEqual(shown, null, `${label}: not shown`);
+  assert.ok(Math.abs(shown - expected) <= 0.5 + 1e-9, `${label}: page ${shown} us, CLI ${expected} us`);
+}
+
+/** Displayed percentages have two decimals. */
+function assertPct(shown, expected, label) {
+  assert.notEqual(shown, null, `${label}: not shown`);
+  assert.ok(Math.abs(shown - expected) <= 0.005 + 1e-9, `${label}: page ${shown} %, CLI ${expected} %`);
+}
+
+async function checkOverview(page, name, file) {
+  const steps = runCli('steps', file);
+  const gpus = runCli('gpus', file);
+  const summary = runCli('summary', file);
+  const root = card(name);
+  await page.waitForSelector(`${root} [data-testid=overview-card]`);
+  assert.ok(steps.steps.length >= 2, `${name}: the trace has steps`);
+
+  // Average (All steps).
+  const valueIds = [...ROLES.map((r) => `step-value-${r}`), 'step-value-total'];
+  const avg = await readNums(page, name, ['avg-total', 'avg-kernel', ...valueIds]);
+  assertUs(avg['avg-total'], steps.average.total_us, `${name}: average total`);
+  assertUs(avg['avg-kernel'], steps.average.kernel_us, `${name}: average kernel`);
+  for (const r of ROLES) assertUs(avg[`step-value-${r}`], steps.average[`${r}_us`], `${name}: average ${r}`);
+  assertUs(avg['step-value-total'], steps.average.total_us, `${name}: average total (detail)`);
+
+  // One bar per step plus the average, each with a hover text naming a category.
+  const bars = await page.$$eval(`${root} .ov-bar-row`, (rows) => rows.length);
+  assert.equal(bars, steps.steps.length + 1, `${name}: bars`);
+
+  // Each step: its row in the step table, then its values once selected.
+  const optionCount = await page.$eval(`${root} [data-testid=step-select]`, (s) => s.options.length);
+  assert.equal(optionCount, steps.steps.length + 1, `${name}: step options`);
+  for (let i = 0; i < steps.steps.length; i++) {
+    const st = steps.steps[i];
+    const row = await page.$eval(`${root} [data-testid="step-row-${st.name}"]`, (tr) =>
+      [...tr.querySelectorAll('td')].map((td) => td.textContent),
+    );
+    assert.equal(row[0], st.name, `${name}: step row name`);
+    assertUs(Number(row[1].replace(/[^0-9.-]/g, '')), st.total_us, `${name}: step ${st.name} total (row)`);
+    assertUs(Number(row[2].replace(/[^0-9.-]/g, '')), st.kernel_us, `${name}: step ${st.name} kernel (row)`);
+
+    await page.selectOption(`${root} [data-testid=step-select]`, { value: String(i) });
+    await page.waitForFunction(
+      ([sel, n]) => document.querySelector(`${sel} [data-testid=step-detail] caption`)?.textContent === `Step ${n}`,
+      [root, st.name],
+    );
+    const v = await readNums(page, name, [...valueIds, 'step-pct-kernel']);
+    for (const r of ROLES) assertUs(v[`step-value-${r}`], st[`${r}_us`], `${name}: step ${st.name} ${r}`);
+    assertUs(v['step-value-total'], st.total_us, `${name}: step ${st.name} total`);
+    assertPct(v['step-pct-kernel'], (st.kernel_us / st.total_us) * 100, `${name}: step ${st.name} kernel %`);
+  }
+  await page.selectOption(`${root} [data-testid=step-select]`, { value: 'all' });
+  const back = await readNums(page, name, ['step-value-kernel']);
+  assertUs(back['step-value-kernel'], steps.average.kernel_us, `${name}: back to the average`);
+
+  // Hovering a segment of the average bar shows its value and share.
+  await page.hover(`${root} .ov-bar-row:last-child .ov-seg[data-role=kernel]`);
+  const hover = await page.textContent(`${root} [data-testid=step-hover]`);
+  const kpct = ((steps.average.kernel_us / steps.average.total_us) * 100).toFixed(2);
+  assert.match(hover, new RegExp(`^Kernel: .* us .*${kpct.replace('.', '\\.')} % of the average step$`), `${name}: hover text`);
+
+  // GPU summary.
+  assert.ok(gpus.gpus.length >= 1, `${name}: the trace has GPU kernels`);
+  for (const g of gpus.gpus) {
+    const d = g.device;
+    const ids = [`gpu-util-${d}`, `gpu-sm-eff-${d}`, `gpu-occupancy-${d}`];
+    const shown = await readNums(page, name, ids);
+    assertPct(shown[`gpu-util-${d}`], g.utilization_pct, `${name}: GPU ${d} utilization`);
+    if (g.sm_efficiency_pct == null) assert.equal(shown[`gpu-sm-eff-${d}`], null);
+    else assertPct(shown[`gpu-sm-eff-${d}`], g.sm_efficiency_pct, `${name}: GPU ${d} SM efficiency`);
+    if (g.achieved_occupancy_pct == null) assert.equal(shown[`gpu-occupancy-${d}`], null);
+    else assertPct(shown[`gpu-occupancy-${d}`], g.achieved_occupancy_pct, `${name}: GPU ${d} occupancy`);
+    const points = await page.$eval(`${root} [data-testid="gpu-timeline-${d}"] polyline`, (p) => p.getAttribute('points'));
+    assert.equal(points.trim().split(/\s+/).length, g.timeline.length, `${name}: GPU ${d} timeline points`);
+    const dev = summary.devices.find((x) => x.id === d);
+    const devName = await page.textContent(`${root} [data-testid="gpu-name-${d}"]`);
+    assert.equal(devName, dev ? dev.name : '—', `${name}: GPU ${d} name`);
+  }
+}
+
+const T = { timeout: 180_000 };
+
+describe('overview', () => {
+  it('"Open sample": step breakdown and GPU summary match the CLI', T, async () => {
+    await withPage(async (page) => {
+      await page.click('[data-testid=open-sample]');
+      assert.equal(await settled(page, 'rank-0.json.gz'), 'done');
+      await checkOverview(page, 'rank-0.json.gz', sampleTrace);
+    });
+  });
+
+  it('resnet50 (6 steps, DataLoader, one V100): matches the CLI', { ...T, skip: !hasShared && 'no ../shared/traces' }, async () => {
+    await withPage(async (page) => {
+      await pickFiles(page, [resnet]);
+      const name = path.basename(resnet);
+      assert.equal(await settled(page, name), 'done');
+      await checkOverview(page, name, resnet);
+      // The device comes from the summary: memory and compute capability are shown too.
+      const cc = await page.textContent(`${card(name)} [data-testid=gpu-cc-0]`);
+      assert.equal(cc, runCli('summary', resnet).devices[0].compute_capability);
+    });
+  });
+
+  it('a CPU-only trace says it has no GPU summary', T, async () => {
+    const f = path.join(tmp, 'cpu-only.json');
+    fs.writeFileSync(
+      f,
+      JSON.stringify({ traceEvents: [{ ph: 'X', cat: 'cpu_op', name: 'aten::mm', pid: 1, tid: 1, ts: 10, dur: 5 }] }),
+    );
+    await withPage(async (page) => {
+      await pickFiles(page, [f]);
+      assert.equal(await settled(page, 'cpu-only.json'), 'done');
+      assert.deepEqual(runCli('gpus', f).gpus, []);
+      await page.waitForSelector(`${card('cpu-only.json')} [data-testid=no-gpus]`);
+      const total = await readNums(page, 'cpu-only.json', ['avg-total']);
+      assertUs(total['avg-total'], runCli('steps', f).average.total_us, 'cpu-only average total');
+    });
+  });
+});

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import {
+  formatPct,
+  formatStepMs,
+  formatStepUs,
+  percentOf,
+  ROLES,
+  segmentTitle,
+  stackSegments,
+  timelinePlot,
+  type StepValues,
+} from '../../web/src/lib/overview';
+
+// The average step of the bundled sample (web/public/samples/rank-0.json.gz), as `kinetoscope steps --json` prints it.
+const sampleAverage: StepValues = {
+  total_us: 615120,
+  kernel_us: 273651.5,
+  memcpy_us: 163.5,
+  memset_us: 13,
+  communication_us: 147,
+  runtime_us: 3072.5,
+  dataloader_us: 0,
+  cpu_exec_us: 330273,
+  other_us: 7799.5,
+};
+
+describe('overview maths', () => {
+  it('lists the categories in tb_plugin order with fixed, distinct colors', () => {
+    expect(ROLES.map((r) => r.label)).toEqual([
+      'Kernel',
+      'Memcpy',
+      'Memset',
+      'Communication',
+      'Runtime',
+      'DataLoader',
+      'CPU Exec',
+      'Other',
+    ]);
+    expect(new Set(ROLES.map((r) => r.color)).size).toBe(8);
+  });
+
+  it('computes percentages of a total, 0 for an empty total', () => {
+    expect(percentOf(273651.5, 615120)).toBeCloseTo(44.48749837430095, 10);
+    expect(percentOf(98598, 187948)).toBeCloseTo(52.46025496413902, 10);
+    expect(percentOf(5, 0)).toBe(0);
+    expect(percentOf(NaN, 10)).toBe(0);
+  });
+
+  it('formats durations and percentages as shown', () => {
+    expect(formatStepUs(273651.5)).toBe('273,652 us');
+    expect(formatStepUs(13)).toBe('13 us');
+    expect(formatStepUs(0)).toBe('0 us');
+    expect(formatStepUs(null)).toBe('—');
+    expect(formatStepMs(273651.5)).toBe('273.652 ms');
+    expect(formatPct(44.48749837430095)).toBe('44.49 %');
+    expect(formatPct(55.514085174552555)).toBe('55.51 %');
+    expect(formatPct(null)).toBe('—');
+  });
+
+  it('stacks segments one after another, summing to the step when roles add up to the total', () => {
+    const segs = stackSegments(sampleAverage);
+    expect(segs.map((s) => s.key)).toEqual(ROLES.map((r) => r.key));
+    // The roles partition the step: the last segment ends at 100 %.
+    const last = segs[segs.length - 1];
+    expect(last.offsetPct + last.widthPct).toBeCloseTo(100, 9);
+    expect(segs[0].offsetPct).toBe(0);
+    expect(segs[1].offsetPct).toBeCloseTo(44.48749837430095, 9);
+    expect(segs[6].pct).toBeCloseTo(53.692450253609046, 9); // CPU Exec
+    for (let i = 1; i < segs.length; i++) {
+      expect(segs[i].offsetPct).toBeCloseTo(segs[i - 1].offsetPct + segs[i - 1].widthPct, 9);
+    }
+  });
+
+  it('scales bars to a common length but keeps each share of its own step', () => {
+    const segs = stackSegments(sampleAverage, 2 * 615120);
+    expect(segs[0].widthPct).toBeCloseTo(44.48749837430095 / 2, 9);
+    expect(segs[0].pct).toBeCloseTo(44.48749837430095, 9);
+    const last = segs[segs.length - 1];
+    expect(last.offsetPct + last.widthPct).toBeCloseTo(50, 9);
+  });
+
+  it('names value, ms and share in a segment title', () => {
+    const segs = stackSegments(sampleAverage);
+    expect(segmentTitle(segs[0], 'the average step')).toBe(
+      'Kernel: 273,652 us (273.652 ms), 44.49 % of the average step',
+    );
+  });
+
+  it('plots the timeline in ms from the window start, y 0..100 % top-down', () => {
+    const start = 1_000_000;
+    const plot = timelinePlot(
+      [
+        [start, 0],
+        [start + 100_000, 0.5],
+        [start + 200_000, 1],
+        [start + 400_000, 1.5], // clamped to 100 %
+      ],
+      start,
+      400,
+      100,
+    );
+    expect(plot.x0Ms).toBe(0);
+    expect(plot.x1Ms).toBe(400);
+    expect(plot.points).toBe('0,100 100,50 200,0 400,0');
+    // Samples before the window start give negative ms.
+    const before = timelinePlot([[start - 50_000, 0.25], [start + 50_000, 0]], start, 10, 10);
+    expect(before.x0Ms).toBe(-50);
+    expect(before.x1Ms).toBe(50);
+    expect(before.points).toBe('0,7.5 10,10');
+    expect(timelinePlot([], start, 10, 10).points).toBe('');
+  });
+});
