@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { card, expectedFor, launch, openPage, parseCsv, readTableRows, sampleTrace, serveDist, settled } from './helpers.mjs';
+import { card, expectedFor, launch, parseCsv, readTableRows, sampleTrace, serveDist, settled, withCheckedPage } from './helpers.mjs';
 
 let server;
 let browser;
@@ -35,89 +35,85 @@ describe('data table', () => {
     const asc = Object.keys(counts).sort((a, b) => counts[a] - counts[b] || byName(a, b));
     assert.ok(desc.length >= 5, 'the sample has several categories');
 
-    const { page, context, errors } = await openPage(browser, server.url);
-    try {
-      await page.click('[data-testid=open-sample]');
-      assert.equal(await settled(page, name), 'done');
-      const header = `${c} [data-testid=category-header-count]`;
+    await withCheckedPage(browser, server.url, async (page) => {
+    await page.click('[data-testid=open-sample]');
+    assert.equal(await settled(page, name), 'done');
+    const header = `${c} [data-testid=category-header-count]`;
 
-      // Largest first when the page opens.
-      assert.deepEqual(await shownNames(page), desc);
-      assert.equal(await page.getAttribute(header, 'aria-sort'), 'descending');
+    // Largest first when the page opens.
+    assert.deepEqual(await shownNames(page), desc);
+    assert.equal(await page.getAttribute(header, 'aria-sort'), 'descending');
 
-      await page.click(header);
-      assert.equal(await page.getAttribute(header, 'aria-sort'), 'ascending');
-      assert.deepEqual(await shownNames(page), asc);
-      const ascRows = await readTableRows(page, c, 'category');
-      assert.deepEqual(
-        ascRows.map((r) => Number(r.cells[1].replace(/,/g, ''))),
-        asc.map((k) => counts[k]),
-        'counts shown ascending',
-      );
+    await page.click(header);
+    assert.equal(await page.getAttribute(header, 'aria-sort'), 'ascending');
+    assert.deepEqual(await shownNames(page), asc);
+    const ascRows = await readTableRows(page, c, 'category');
+    assert.deepEqual(
+      ascRows.map((r) => Number(r.cells[1].replace(/,/g, ''))),
+      asc.map((k) => counts[k]),
+      'counts shown ascending',
+    );
 
-      await page.click(header);
-      assert.equal(await page.getAttribute(header, 'aria-sort'), 'descending');
-      assert.deepEqual(await shownNames(page), desc);
+    await page.click(header);
+    assert.equal(await page.getAttribute(header, 'aria-sort'), 'descending');
+    assert.deepEqual(await shownNames(page), desc);
 
-      // Search: a case-insensitive substring of the name; the order stays by count.
-      await page.fill(`${c} [data-testid=category-search]`, 'GPU_');
-      const gpu = desc.filter((k) => k.toLowerCase().includes('gpu_'));
-      assert.ok(gpu.length >= 2, `the sample has gpu_ categories: ${gpu}`);
-      await waitRows(page, gpu.length);
-      assert.deepEqual(await shownNames(page), gpu);
-      assert.equal(await page.textContent(`${c} [data-testid=category-status]`), `${gpu.length} of ${desc.length} rows`);
+    // Search: a case-insensitive substring of the name; the order stays by count.
+    await page.fill(`${c} [data-testid=category-search]`, 'GPU_');
+    const gpu = desc.filter((k) => k.toLowerCase().includes('gpu_'));
+    assert.ok(gpu.length >= 2, `the sample has gpu_ categories: ${gpu}`);
+    await waitRows(page, gpu.length);
+    assert.deepEqual(await shownNames(page), gpu);
+    assert.equal(await page.textContent(`${c} [data-testid=category-status]`), `${gpu.length} of ${desc.length} rows`);
 
-      // Export: the downloaded file holds the shown rows in the shown order, raw numbers.
-      const [download] = await Promise.all([page.waitForEvent('download'), page.click(`${c} [data-testid=category-export]`)]);
-      assert.equal(download.suggestedFilename(), 'rank-0-categories.csv');
-      const csv = parseCsv(fs.readFileSync(await download.path(), 'utf8'));
-      const shown = await readTableRows(page, c, 'category');
-      assert.deepEqual(csv[0], ['Category', 'Events', 'Share (%)']);
-      assert.equal(csv.length - 1, shown.length);
-      shown.forEach((r, k) => {
-        const [csvName, csvCount, csvShare] = csv[k + 1];
-        assert.equal(csvName, r.name, `row ${k} name`);
-        assert.equal(csvCount, String(counts[r.name]), `row ${k} count is the raw number`);
-        assert.equal(Number(r.cells[1].replace(/,/g, '')), Number(csvCount), `row ${k} count matches the page`);
-        assert.equal(`${Number(csvShare).toFixed(1)}%`, r.cells[2], `row ${k} share matches the page`);
-      });
+    // Export: the downloaded file holds the shown rows in the shown order, raw numbers.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(`${c} [data-testid=category-export]`)]);
+    assert.equal(download.suggestedFilename(), 'rank-0-categories.csv');
+    const csv = parseCsv(fs.readFileSync(await download.path(), 'utf8'));
+    const shown = await readTableRows(page, c, 'category');
+    assert.deepEqual(csv[0], ['Category', 'Events', 'Share (%)']);
+    assert.equal(csv.length - 1, shown.length);
+    shown.forEach((r, k) => {
+      const [csvName, csvCount, csvShare] = csv[k + 1];
+      assert.equal(csvName, r.name, `row ${k} name`);
+      assert.equal(csvCount, String(counts[r.name]), `row ${k} count is the raw number`);
+      assert.equal(Number(r.cells[1].replace(/,/g, '')), Number(csvCount), `row ${k} count matches the page`);
+      assert.equal(`${Number(csvShare).toFixed(1)}%`, r.cells[2], `row ${k} share matches the page`);
+    });
 
-      // Selection: kept by name through re-sorting and through a search that hides it.
-      await page.fill(`${c} [data-testid=category-search]`, '');
-      await waitRows(page, desc.length);
-      await page.click(`${c} [data-testid=category-row][data-name=kernel]`);
-      assert.deepEqual(await selectedNames(page), ['kernel']);
-      await page.click(header);
-      assert.deepEqual(await shownNames(page), asc);
-      assert.deepEqual(await selectedNames(page), ['kernel'], 'still selected after sorting ascending');
-      await page.click(`${c} [data-testid=category-header-name]`);
-      assert.equal(await page.getAttribute(`${c} [data-testid=category-header-name]`, 'aria-sort'), 'ascending');
-      assert.equal(await page.getAttribute(header, 'aria-sort'), null);
-      assert.deepEqual(await shownNames(page), Object.keys(counts).sort(byName));
-      assert.deepEqual(await selectedNames(page), ['kernel'], 'still selected after sorting by name');
-      await page.fill(`${c} [data-testid=category-search]`, 'cpu');
-      await waitRows(page, 1);
-      assert.deepEqual(await selectedNames(page), []);
-      await page.fill(`${c} [data-testid=category-search]`, '');
-      await waitRows(page, desc.length);
-      assert.deepEqual(await selectedNames(page), ['kernel'], 'still selected after a search hid it');
+    // Selection: kept by name through re-sorting and through a search that hides it.
+    await page.fill(`${c} [data-testid=category-search]`, '');
+    await waitRows(page, desc.length);
+    await page.click(`${c} [data-testid=category-row][data-name=kernel]`);
+    assert.deepEqual(await selectedNames(page), ['kernel']);
+    await page.click(header);
+    assert.deepEqual(await shownNames(page), asc);
+    assert.deepEqual(await selectedNames(page), ['kernel'], 'still selected after sorting ascending');
+    await page.click(`${c} [data-testid=category-header-name]`);
+    assert.equal(await page.getAttribute(`${c} [data-testid=category-header-name]`, 'aria-sort'), 'ascending');
+    assert.equal(await page.getAttribute(header, 'aria-sort'), null);
+    assert.deepEqual(await shownNames(page), Object.keys(counts).sort(byName));
+    assert.deepEqual(await selectedNames(page), ['kernel'], 'still selected after sorting by name');
+    await page.fill(`${c} [data-testid=category-search]`, 'cpu');
+    await waitRows(page, 1);
+    assert.deepEqual(await selectedNames(page), []);
+    await page.fill(`${c} [data-testid=category-search]`, '');
+    await waitRows(page, desc.length);
+    assert.deepEqual(await selectedNames(page), ['kernel'], 'still selected after a search hid it');
 
-      // Keyboard: Down and Up move the selection in the shown (by name) order.
-      const byNameOrder = Object.keys(counts).sort(byName);
-      const at = byNameOrder.indexOf('kernel');
-      await page.click(`${c} [data-testid=category-row][data-name=kernel]`);
-      await page.keyboard.press('ArrowDown');
-      assert.deepEqual(await selectedNames(page), [byNameOrder[at + 1]]);
-      await page.keyboard.press('ArrowUp');
-      await page.keyboard.press('ArrowUp');
-      assert.deepEqual(await selectedNames(page), [byNameOrder[at - 1]]);
+    // Keyboard: Down and Up move the selection in the shown (by name) order.
+    const byNameOrder = Object.keys(counts).sort(byName);
+    const at = byNameOrder.indexOf('kernel');
+    await page.click(`${c} [data-testid=category-row][data-name=kernel]`);
+    await page.keyboard.press('ArrowDown');
+    assert.deepEqual(await selectedNames(page), [byNameOrder[at + 1]]);
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowUp');
+    assert.deepEqual(await selectedNames(page), [byNameOrder[at - 1]]);
 
-      // Every row has the fixed height the windowing assumes.
-      const heights = await page.$$eval(`${c} [data-testid=category-row]`, (rows) => rows.map((r) => r.getBoundingClientRect().height));
-      assert.ok(heights.every((h) => h === 30), `row heights ${heights}`);
-      assert.deepEqual(errors, []);
-    } finally {
-      await context.close();
-    }
+    // Every row has the fixed height the windowing assumes.
+    const heights = await page.$$eval(`${c} [data-testid=category-row]`, (rows) => rows.map((r) => r.getBoundingClientRect().height));
+    assert.ok(heights.every((h) => h === 30), `row heights ${heights}`);
+    });
   });
 });

@@ -1,5 +1,6 @@
 // Shared pieces of the browser tests: a static server for web/dist, Debian's Chromium through
 // playwright-core, independent expected numbers (node zlib + JSON.parse), and page readers.
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -93,6 +94,18 @@ export async function openPage(browser, url) {
   await page.goto(url);
   await page.waitForSelector('[data-testid=drop-zone]');
   return { page, context, errors };
+}
+
+/** Runs `fn` on a fresh page, then fails on the error boundary or any uncaught or console error. */
+export async function withCheckedPage(browser, url, fn) {
+  const { page, context, errors } = await openPage(browser, url);
+  try {
+    await fn(page);
+    assert.equal(await page.$('[data-testid=app-error]'), null, 'the error boundary was shown');
+    assert.deepEqual(errors, [], 'no uncaught errors or console errors');
+  } finally {
+    await context.close();
+  }
 }
 
 export function tmpDir() {

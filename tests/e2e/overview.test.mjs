@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { card, hasShared, launch, openPage, pickFiles, repo, sampleTrace, serveDist, settled, sharedTraces, tmpDir } from './helpers.mjs';
+import { card, hasShared, launch, pickFiles, repo, sampleTrace, serveDist, settled, sharedTraces, tmpDir, withCheckedPage } from './helpers.mjs';
 
 const cli = path.join(repo, 'build', 'native', 'kinetoscope');
 const ROLES = ['kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other'];
@@ -32,16 +32,7 @@ function runCli(cmd, file) {
   return JSON.parse(execFileSync(cli, [cmd, '--json', file], { encoding: 'utf8', maxBuffer: 64 << 20 }).trim().split('\n')[0]);
 }
 
-async function withPage(fn) {
-  const { page, context, errors } = await openPage(browser, server.url);
-  try {
-    await fn(page);
-    assert.equal(await page.$('[data-testid=app-error]'), null, 'the error boundary was shown');
-    assert.deepEqual(errors, [], 'no uncaught errors or console errors');
-  } finally {
-    await context.close();
-  }
-}
+const withPage = (fn) => withCheckedPage(browser, server.url, fn);
 
 /** The numbers of the testids in `ids` inside the card of `name` (null when absent). */
 function readNums(page, name, ids) {

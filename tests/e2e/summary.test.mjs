@@ -12,7 +12,6 @@ import {
   handMadeTrace,
   hasShared,
   launch,
-  openPage,
   pickFiles,
   readCard,
   readTraceText,
@@ -21,6 +20,7 @@ import {
   settled,
   sharedTraces,
   tmpDir,
+  withCheckedPage,
 } from './helpers.mjs';
 
 let server;
@@ -39,17 +39,7 @@ after(async () => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-/** Runs `fn` on a fresh page and fails on any uncaught error or console error. */
-async function withPage(fn) {
-  const { page, context, errors } = await openPage(browser, server.url);
-  try {
-    await fn(page);
-    assert.equal(await page.$('[data-testid=app-error]'), null, 'the error boundary was shown');
-    assert.deepEqual(errors, [], 'no uncaught errors or console errors');
-  } finally {
-    await context.close();
-  }
-}
+const withPage = (fn) => withCheckedPage(browser, server.url, fn);
 
 function assertMatches(shown, expected, label) {
   assert.equal(shown.error, null, `${label}: unexpected error ${shown.error}`);
