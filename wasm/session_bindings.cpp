@@ -3,6 +3,7 @@
 #include <emscripten/bind.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/analysis/gpu_metrics.h"
@@ -30,14 +31,11 @@ class Session {
   std::string stepBreakdownJson(bool tbPlugin) const {
     ks::StepOptions options;
     options.tb_plugin_gpu_annotations = tbPlugin;
-    const ks::StepsResult steps = ks::find_steps(reader_.model(), options);
-    return ks::step_breakdown_json(ks::step_breakdown(reader_.model(), steps, options), "");
+    return ks::step_breakdown_json(ks::step_breakdown(reader_.model(), steps(tbPlugin), options), "");
   }
   // GPU metrics over the steps (the JSON of `kinetoscope gpus --json`).
   std::string gpuMetricsJson(bool tbPlugin) const {
-    ks::StepOptions options;
-    options.tb_plugin_gpu_annotations = tbPlugin;
-    return ks::gpu_metrics_json(ks::gpu_metrics(reader_.model(), ks::find_steps(reader_.model(), options)), "");
+    return ks::gpu_metrics_json(ks::gpu_metrics(reader_.model(), steps(tbPlugin)), "");
   }
   double bytesRead() const { return static_cast<double>(reader_.model().bytes_read); }
   double eventCount() const { return static_cast<double>(reader_.model().event_count); }
@@ -75,7 +73,20 @@ class Session {
   double bufferCapacity() const { return static_cast<double>(reader_.buffer_capacity()); }
 
  private:
+  // The steps feed every Overview number and cost a sort of all GPU work: found once per
+  // reading of ProfilerStep (the model no longer changes after finish()).
+  const ks::StepsResult& steps(bool tbPlugin) const {
+    std::optional<ks::StepsResult>& cached = steps_[tbPlugin ? 1 : 0];
+    if (!cached || !reader_.finished()) {
+      ks::StepOptions options;
+      options.tb_plugin_gpu_annotations = tbPlugin;
+      cached = ks::find_steps(reader_.model(), options);
+    }
+    return *cached;
+  }
+
   ks::TraceReader reader_;
+  mutable std::optional<ks::StepsResult> steps_[2];
 };
 
 }  // namespace
