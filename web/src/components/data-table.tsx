@@ -4,6 +4,7 @@ import {
   allRows,
   cellText,
   filterRows,
+  headerLabel,
   moveSelection,
   nextSort,
   positionOfKey,
@@ -205,8 +206,8 @@ export function DataTable({
                   data-testid={`${stem}-header-${c.id}`}
                   aria-sort={sort?.column === c.id ? (sort.dir === 'asc' ? 'ascending' : 'descending') : undefined}
                 >
-                  <button type="button" class="dt-sort" onClick={() => setSort(nextSort(sort, c))}>
-                    {c.label}
+                  <button type="button" class="dt-sort" title={headerLabel(c)} onClick={() => setSort(nextSort(sort, c))}>
+                    {headerLabel(c)}
                     <span aria-hidden="true" class="dt-arrow">
                       {sort?.column === c.id ? (sort.dir === 'asc' ? ' ▲' : ' ▼') : ''}
                     </span>

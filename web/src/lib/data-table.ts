@@ -28,6 +28,8 @@ export interface Column {
   searchable?: boolean;
   /** CSS width of the column (the table has a fixed layout so rows keep their height). */
   width?: string;
+  /** Name the unit in the header ("Total (us)") instead of in every cell (give a plain `format`). */
+  unitInHeader?: boolean;
 }
 
 export interface TableModel {
@@ -259,6 +261,11 @@ export function csvHeader(col: Column): string {
   return col.type === 'number' && col.unit && col.unit !== 'count'
     ? `${col.label} (${col.unit === 'percent' ? '%' : col.unit})`
     : col.label;
+}
+
+/** The header text on the page: the label, plus the unit when the cells show bare numbers. */
+export function headerLabel(col: Column): string {
+  return col.unitInHeader ? csvHeader(col) : col.label;
 }
 
 /** Exactly the rows shown (every one, not only the rendered ones), in shown order, raw values. */

@@ -1,5 +1,7 @@
-// The first part of the Overview: the step-time breakdown (Session.stepBreakdownJson) and the GPU
-// metrics (Session.gpuMetricsJson), typed, plus the pure maths the view draws with.
+// The Overview: the step-time breakdown (Session.stepBreakdownJson), the GPU metrics
+// (Session.gpuMetricsJson) and the rest of Session.overviewJson (Tensor Core share per GPU,
+// recommendations), typed, plus the pure maths the view draws with.
+import { Reader } from './json-check';
 
 /** The step-time categories, in tb_plugin's order, with the fixed colors of the bars. */
 export const ROLES = [
@@ -46,9 +48,67 @@ export interface GpuMetrics {
   gpus: GpuMetric[];
 }
 
+/** The views a recommendation can point at (only some exist in the page so far). */
+export type ViewName = 'overview' | 'operators' | 'kernels' | 'memory' | 'distributed';
+
+export interface Recommendation {
+  id: string;
+  /** Plain text: shown as text, never as HTML. */
+  text: string;
+  view: ViewName | string;
+}
+
+export interface GpuInfo {
+  device: number;
+  name: string;
+  memory_bytes: number | null;
+  compute_capability: string;
+  utilization_pct: number | null;
+  sm_efficiency_pct: number | null;
+  achieved_occupancy_pct: number | null;
+  /** Share of kernel time on Tensor Cores, 0..100; null when unknown. */
+  tensor_core_pct: number | null;
+}
+
+/** What overviewJson adds to the step breakdown and GPU metrics. */
+export interface OverviewInfo {
+  gpus: GpuInfo[];
+  recommendations: Recommendation[];
+}
+
+export function parseOverviewInfo(json: string): OverviewInfo {
+  const root = Reader.parse('overviewJson', json);
+  const gpus = root
+    .field('gpus')
+    .items()
+    .map((it) => {
+      const g = it.object();
+      return {
+        device: g.num('device'),
+        name: g.strOrNull('name') ?? '',
+        memory_bytes: g.numOrNull('memory_bytes'),
+        compute_capability: g.strOrNull('compute_capability') ?? '',
+        utilization_pct: g.numOrNull('utilization_pct'),
+        sm_efficiency_pct: g.numOrNull('sm_efficiency_pct'),
+        achieved_occupancy_pct: g.numOrNull('achieved_occupancy_pct'),
+        tensor_core_pct: g.numOrNull('tensor_core_pct'),
+      };
+    });
+  const recommendations = root
+    .field('recommendations')
+    .items()
+    .map((it) => {
+      const r = it.object();
+      return { id: r.str('id'), text: r.str('text'), view: r.strOrNull('view') ?? 'overview' };
+    });
+  return { gpus, recommendations };
+}
+
 export interface Overview {
   steps: StepBreakdown | null;
   gpus: GpuMetrics | null;
+  /** Tensor Core share and recommendations (null when the core has no overviewJson). */
+  info?: OverviewInfo | null;
   /** One sentence when the overview could not be computed. */
   error?: string;
 }

@@ -13,6 +13,14 @@ declare module '*/generated/kinetoscope_web.mjs' {
     stepBreakdownJson(tbPlugin: boolean): string;
     /** GPU utilization, est. SM efficiency and occupancy, timeline, as `kinetoscope gpus --json`. */
     gpuMetricsJson(tbPlugin: boolean): string;
+    /** Steps, average, GPUs (with tensor_core_pct) and recommendations, as `kinetoscope overview --json`. */
+    overviewJson(tbPlugin: boolean): string;
+    /** The operator table, as `kinetoscope operators --json --group-by op|op+shape`. */
+    operatorsJson(groupBy: string, tbPlugin: boolean): string;
+    /** One operator group split by call stack ("" input shape in "op" grouping). */
+    operatorStacksJson(groupBy: string, name: string, inputShape: string, tbPlugin: boolean): string;
+    /** The kernel table, as `kinetoscope kernels --json --group-by name|props`. */
+    kernelsJson(groupBy: string, tbPlugin: boolean): string;
     error(): string;
     /** One model table as columns (see docs/contracts.md): typed arrays, string ids index strings(). */
     columns(kind: string): Record<string, Float64Array | Int32Array | Uint32Array>;

@@ -2,6 +2,12 @@
 // Every request carries an id; every response names the id it answers. A call is a promise that
 // settles on the `result` or `error` response of its id; `progress` responses stream in between.
 // Errors cross as plain {name, message}: Error objects do not survive structured clone everywhere.
+//
+// A loaded file's wasm Session stays in the worker, keyed by the id of its load call, so the views
+// can ask it for more (`query`) until the page sends `close`. Query answers are columns (typed
+// arrays, transferred) and small objects, already checked against the shapes the views expect.
+import type { KernelGroupBy, KernelTable } from '../lib/kernels';
+import type { OperatorTable, OpGroupBy, StackRow } from '../lib/operators';
 import type { Overview } from '../lib/overview';
 import type { Summary } from '../lib/summary';
 
@@ -17,13 +23,32 @@ export interface WireError {
   message: string;
 }
 
+/** What a view can ask a loaded file's Session. */
+export type Query =
+  | { what: 'operators'; groupBy: OpGroupBy }
+  | { what: 'operatorStacks'; groupBy: OpGroupBy; name: string; inputShape: string }
+  | { what: 'kernels'; groupBy: KernelGroupBy };
+
+export type QueryResult =
+  | { what: 'operators'; table: OperatorTable }
+  | { what: 'operatorStacks'; rows: StackRow[] }
+  | { what: 'kernels'; table: KernelTable };
+
+export type QueryWhat = Query['what'];
+export type QueryOf<W extends QueryWhat> = Extract<Query, { what: W }>;
+export type ResultOf<W extends QueryWhat> = Extract<QueryResult, { what: W }>;
+
 export type Request =
   | { kind: 'load'; id: number; file: File }
-  | { kind: 'cancel'; id: number; target: number };
+  | { kind: 'cancel'; id: number; target: number }
+  /** `session` is the id of the load call that made it. */
+  | { kind: 'query'; id: number; session: number; query: Query }
+  | { kind: 'close'; id: number; session: number };
 
 export type Response =
   | { kind: 'progress'; id: number; progress: LoadProgress }
   | { kind: 'result'; id: number; summary: Summary; overview?: Overview | null }
+  | { kind: 'answer'; id: number; result: QueryResult }
   | { kind: 'error'; id: number; error: WireError };
 
 // Between the trace worker and its reader worker, which reads the file (and gunzips it) on its
@@ -47,6 +72,10 @@ export interface Port {
 
 /** Name of the error a cancelled call rejects with. */
 export const ABORT = 'AbortError';
+/** Name of the error of a query whose Session is gone (closed, or the worker restarted). */
+export const SESSION_GONE = 'SessionGone';
+/** Name of a wasm trap (WebAssembly.RuntimeError): the module is unusable, restart the worker. */
+export const TRAP = 'RuntimeError';
 
 export function toWireError(e: unknown): WireError {
   if (e && typeof e === 'object' && 'message' in e) {
@@ -77,7 +106,7 @@ export interface LoadResult {
 }
 
 interface Pending {
-  resolve(r: LoadResult): void;
+  resolve(r: unknown): void;
   reject(e: Error): void;
   onProgress?: (p: LoadProgress) => void;
 }
@@ -98,11 +127,35 @@ export class TraceClient {
   load(file: File, onProgress?: (p: LoadProgress) => void): Call<LoadResult> {
     const id = this.nextId++;
     const promise = new Promise<LoadResult>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onProgress });
+      this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, onProgress });
     });
     const req: Request = { kind: 'load', id, file };
     this.endpoint.postMessage(req);
     return { id, promise };
+  }
+
+  /** Asks the Session of load call `session`; the answer has the kind of the question. */
+  query<W extends QueryWhat>(session: number, query: QueryOf<W>): Call<ResultOf<W>> {
+    const id = this.nextId++;
+    const promise = new Promise<ResultOf<W>>((resolve, reject) => {
+      this.pending.set(id, {
+        resolve: (r) => {
+          const res = r as QueryResult;
+          if (res.what === query.what) resolve(res as ResultOf<W>);
+          else reject(new RemoteError({ name: 'ProtocolError', message: `asked for ${query.what}, got ${res.what}` }));
+        },
+        reject,
+      });
+    });
+    const req: Request = { kind: 'query', id, session, query };
+    this.endpoint.postMessage(req);
+    return { id, promise };
+  }
+
+  /** Frees the Session of load call `session` (a card was removed). Nothing answers it. */
+  close(session: number): void {
+    const req: Request = { kind: 'close', id: this.nextId++, session };
+    this.endpoint.postMessage(req);
   }
 
   /** Asks the worker to stop call `target`; its promise rejects with an AbortError. */
@@ -132,7 +185,11 @@ export class TraceClient {
         break;
       case 'result':
         this.pending.delete(res.id);
-        p.resolve({ summary: res.summary, overview: res.overview ?? null });
+        p.resolve({ summary: res.summary, overview: res.overview ?? null } satisfies LoadResult);
+        break;
+      case 'answer':
+        this.pending.delete(res.id);
+        p.resolve(res.result);
         break;
       case 'error':
         this.pending.delete(res.id);

@@ -1,5 +1,6 @@
 /// <reference lib="webworker" />
-// The trace worker: streams each File into a wasm Session and answers with its summary.
+// The trace worker: streams each File into a wasm Session and answers with its summary, then
+// keeps the Session (keyed by the load's id) to answer the views' queries until the page closes it.
 // Trace bytes never become a JS string (V8 caps strings at ~512 MB and Chromium then silently
 // yields ""): a reader worker reads them (slice().arrayBuffer(), or file.stream() ->
 // DecompressionStream for gzip) and transfers 4 MB chunks here, copied once into the wasm heap.
@@ -8,10 +9,23 @@ import type { KinetoscopeModule, KinetoscopeSession } from '../generated/kinetos
 import wasmUrl from '../generated/kinetoscope_web.wasm?url';
 import { isGzip } from '../lib/gzip';
 import { Throttle } from '../lib/progress';
-import type { GpuMetrics, Overview, StepBreakdown } from '../lib/overview';
+import { parseKernels } from '../lib/kernels';
+import { parseOperators, parseOperatorStacks, transferables } from '../lib/operators';
+import { parseOverviewInfo, type GpuMetrics, type Overview, type StepBreakdown } from '../lib/overview';
 import type { Summary } from '../lib/summary';
 import { ChunkFeeder, InputError, LocalChunks, MAX_CHUNK, RemoteChunks, type ChunkSource } from './feeder';
-import { ABORT, toWireError, type LoadProgress, type LoadResult, type Request, type Response } from './protocol';
+import {
+  ABORT,
+  SESSION_GONE,
+  toWireError,
+  TRAP,
+  type LoadProgress,
+  type LoadResult,
+  type Query,
+  type QueryResult,
+  type Request,
+  type Response,
+} from './protocol';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -27,24 +41,48 @@ function getModule(): Promise<KinetoscopeModule> {
 
 interface Job {
   cancelled: boolean;
+  /** The page closed the file before its load ended: do not keep its Session. */
+  closed: boolean;
   source: ChunkSource | null;
 }
 const jobs = new Map<number, Job>();
 
-function post(res: Response): void {
-  self.postMessage(res);
+/** The Session of each loaded file, by the id of its load call, until the page closes it. */
+const sessions = new Map<number, KinetoscopeSession>();
+
+function post(res: Response, transfer: Transferable[] = []): void {
+  self.postMessage(res, transfer);
+}
+
+function isTrap(e: unknown): boolean {
+  return e instanceof WebAssembly.RuntimeError || (e as Error)?.name === TRAP;
+}
+
+/**
+ * A wasm trap (abort, out of memory) leaves the module in an unknown state, and every Session
+ * lives in it: forget them all (their memory goes with the module) and start afresh. The page
+ * restarts this worker on a trap anyway; this keeps the worker sane until it does.
+ */
+function onTrap(): void {
+  modulePromise = null;
+  sessions.clear();
 }
 
 self.addEventListener('message', (ev: MessageEvent<Request>) => {
   const req = ev.data;
   if (req.kind === 'load') {
-    const job: Job = { cancelled: false, source: null };
+    const job: Job = { cancelled: false, closed: false, source: null };
     jobs.set(req.id, job);
     loadFile(req.id, req.file, job)
-      .then(({ summary, overview }) => post({ kind: 'result', id: req.id, summary, overview }))
+      .then(({ result, session }) => {
+        if (session) {
+          if (job.closed) session.delete();
+          else sessions.set(req.id, session);
+        }
+        post({ kind: 'result', id: req.id, summary: result.summary, overview: result.overview });
+      })
       .catch((e) => {
-        // A wasm trap (abort, out of memory) leaves the module in an unknown state: start afresh.
-        if (e instanceof WebAssembly.RuntimeError || (e as Error)?.name === 'RuntimeError') modulePromise = null;
+        if (isTrap(e)) onTrap();
         post({ kind: 'error', id: req.id, error: toWireError(e) });
       })
       .finally(() => jobs.delete(req.id));
@@ -55,8 +93,39 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
       // Resolves the pending next() with null, so the load loop ends at once.
       job.source?.close();
     }
+  } else if (req.kind === 'close') {
+    const job = jobs.get(req.session);
+    if (job) job.closed = true;
+    const session = sessions.get(req.session);
+    sessions.delete(req.session);
+    session?.delete();
+  } else if (req.kind === 'query') {
+    const session = sessions.get(req.session);
+    if (!session) {
+      post({ kind: 'error', id: req.id, error: { name: SESSION_GONE, message: 'This file is no longer loaded in the analysis worker.' } });
+      return;
+    }
+    try {
+      const result = answer(session, req.query);
+      post({ kind: 'answer', id: req.id, result }, 'table' in result ? transferables(result.table) : []);
+    } catch (e) {
+      if (isTrap(e)) onTrap();
+      post({ kind: 'error', id: req.id, error: toWireError(e) });
+    }
   }
 });
+
+/** One query against a Session: the core writes a small JSON text, checked and made columns here. */
+function answer(session: KinetoscopeSession, q: Query): QueryResult {
+  switch (q.what) {
+    case 'operators':
+      return { what: 'operators', table: parseOperators(session.operatorsJson(q.groupBy, false)) };
+    case 'operatorStacks':
+      return { what: 'operatorStacks', rows: parseOperatorStacks(session.operatorStacksJson(q.groupBy, q.name, q.inputShape, false)) };
+    case 'kernels':
+      return { what: 'kernels', table: parseKernels(session.kernelsJson(q.groupBy, false)) };
+  }
+}
 
 function abortError(): Error {
   const e = new Error('Loading was cancelled.');
@@ -80,7 +149,8 @@ function openSource(file: File, gzip: boolean): ChunkSource {
   return source;
 }
 
-async function loadFile(id: number, file: File, job: Job): Promise<LoadResult> {
+/** The load's answer, and its Session when the file is a trace (the caller keeps or frees it). */
+async function loadFile(id: number, file: File, job: Job): Promise<{ result: LoadResult; session: KinetoscopeSession | null }> {
   const t0 = performance.now();
   const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
   const gzipped = isGzip(head);
@@ -131,22 +201,35 @@ async function loadFile(id: number, file: File, job: Job): Promise<LoadResult> {
     // The summary is a small JSON object the core writes, not trace bytes.
     const summary = JSON.parse(session.summaryJson()) as Summary;
     summary.file = file.name;
-    return { summary, overview: summary.ok ? overviewOf(session) : null };
+    const result = { summary, overview: summary.ok ? overviewOf(session) : null };
+    if (!summary.ok) return { result, session: null };
+    const kept = session;
+    session = null; // handed over: not freed below
+    return { result, session: kept };
   } finally {
     source.close();
     session?.delete();
   }
 }
 
-/** The overview's inputs: small JSON objects the core writes (steps, GPU metrics). */
+/** The overview's inputs: small JSON objects the core writes (steps, GPU metrics, overview). */
 function overviewOf(session: KinetoscopeSession): Overview {
+  let steps: StepBreakdown;
+  let gpus: GpuMetrics;
   try {
-    const steps = JSON.parse(session.stepBreakdownJson(false)) as StepBreakdown;
-    const gpus = JSON.parse(session.gpuMetricsJson(false)) as GpuMetrics;
-    return { steps, gpus };
+    steps = JSON.parse(session.stepBreakdownJson(false)) as StepBreakdown;
+    gpus = JSON.parse(session.gpuMetricsJson(false)) as GpuMetrics;
   } catch (e) {
     // A trap leaves the module unusable: let it fail the load (and restart the module).
-    if (e instanceof WebAssembly.RuntimeError) throw e;
+    if (isTrap(e)) throw e;
     return { steps: null, gpus: null, error: `The overview could not be computed (${(e as Error)?.message ?? e}).` };
+  }
+  try {
+    // Tensor Core share and recommendations; a core built before overviewJson just has none.
+    const info = typeof session.overviewJson === 'function' ? parseOverviewInfo(session.overviewJson(false)) : null;
+    return { steps, gpus, info };
+  } catch (e) {
+    if (isTrap(e)) throw e;
+    return { steps, gpus, info: null, error: `The recommendations could not be computed (${(e as Error)?.message ?? e}).` };
   }
 }

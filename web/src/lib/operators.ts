@@ -1,0 +1,207 @@
+// The Operators view's data: Session.operatorsJson / operatorStacksJson, checked and turned into
+// columns (typed arrays + string arrays) in the worker, so a 100k-row table crosses to the page as
+// a few transferred buffers instead of 100k objects, and the data table reads it in place.
+import type { Column, TableModel } from './data-table';
+import { Reader, TRI_NULL, uniqueKeys } from './json-check';
+
+export type OpGroupBy = 'op' | 'op+shape';
+export const OP_GROUP_BYS: readonly OpGroupBy[] = ['op', 'op+shape'];
+
+export interface OperatorTable {
+  groupBy: OpGroupBy;
+  /** The trace has GPU work: the device and Tensor Core columns mean something. */
+  showGpu: boolean;
+  rowCount: number;
+  /** Row keys: the name, plus the input shape when grouped by shape. */
+  keys: string[];
+  name: string[];
+  /** null in "op" grouping. */
+  inputShape: (string | null)[];
+  calls: Float64Array;
+  hostSelfUs: Float64Array;
+  hostTotalUs: Float64Array;
+  /** NaN where the core wrote null. */
+  deviceSelfUs: Float64Array;
+  deviceTotalUs: Float64Array;
+  tcSelfPct: Float64Array;
+  tcTotalPct: Float64Array;
+  /** 1 yes, 0 no, TRI_NULL unknown. */
+  tcEligible: Uint8Array;
+  hasCallStack: Uint8Array;
+}
+
+/** The key of an operator group; also how the page names it in data-name. */
+export function operatorKey(name: string, inputShape: string | null): string {
+  return inputShape == null ? name : `${name} ${inputShape}`;
+}
+
+export function parseOperators(json: string): OperatorTable {
+  const root = Reader.parse('operatorsJson', json);
+  const groupBy = root.oneOf('group_by', OP_GROUP_BYS);
+  const showGpu = root.bool('show_gpu');
+  const rows = root.field('rows').items();
+  const n = rows.length;
+  const t: OperatorTable = {
+    groupBy,
+    showGpu,
+    rowCount: n,
+    keys: [],
+    name: new Array(n),
+    inputShape: new Array(n),
+    calls: new Float64Array(n),
+    hostSelfUs: new Float64Array(n),
+    hostTotalUs: new Float64Array(n),
+    deviceSelfUs: new Float64Array(n),
+    deviceTotalUs: new Float64Array(n),
+    tcSelfPct: new Float64Array(n),
+    tcTotalPct: new Float64Array(n),
+    tcEligible: new Uint8Array(n),
+    hasCallStack: new Uint8Array(n),
+  };
+  for (let i = 0; i < n; i++) {
+    const r = rows[i].object();
+    t.name[i] = r.str('name');
+    t.inputShape[i] = r.strOrNull('input_shape');
+    t.calls[i] = r.num('calls');
+    t.hostSelfUs[i] = r.num('host_self_us');
+    t.hostTotalUs[i] = r.num('host_total_us');
+    t.deviceSelfUs[i] = r.numOrNaN('device_self_us');
+    t.deviceTotalUs[i] = r.numOrNaN('device_total_us');
+    t.tcEligible[i] = r.tri('tc_eligible');
+    t.tcSelfPct[i] = r.numOrNaN('tc_self_pct');
+    t.tcTotalPct[i] = r.numOrNaN('tc_total_pct');
+    t.hasCallStack[i] = r.has('has_call_stack') ? r.tri('has_call_stack') : TRI_NULL;
+  }
+  t.keys = uniqueKeys(t.name.map((nm, i) => operatorKey(nm, groupBy === 'op+shape' ? t.inputShape[i] ?? '' : null)));
+  return t;
+}
+
+export interface StackRow {
+  /** The frames, outermost first as the trace lists them ("a;b;c" split on ";"). */
+  frames: string[];
+  calls: number;
+  hostSelfUs: number;
+  hostTotalUs: number;
+  deviceSelfUs: number;
+  deviceTotalUs: number;
+  tcSelfPct: number;
+  tcTotalPct: number;
+}
+
+export function parseOperatorStacks(json: string): StackRow[] {
+  const root = Reader.parse('operatorStacksJson', json);
+  return root
+    .field('rows')
+    .items()
+    .map((it) => {
+      const r = it.object();
+      const stack = r.strOrNull('call_stack') ?? '';
+      return {
+        frames: stack.split(';').filter((f) => f.trim() !== ''),
+        calls: r.num('calls'),
+        hostSelfUs: r.num('host_self_us'),
+        hostTotalUs: r.num('host_total_us'),
+        deviceSelfUs: r.numOrNaN('device_self_us'),
+        deviceTotalUs: r.numOrNaN('device_total_us'),
+        tcSelfPct: r.numOrNaN('tc_self_pct'),
+        tcTotalPct: r.numOrNaN('tc_total_pct'),
+      };
+    });
+}
+
+/** The stacks worth showing: those with at least one frame (an empty stack is "none recorded"). */
+export function recordedStacks(rows: StackRow[]): StackRow[] {
+  return rows.filter((r) => r.frames.length > 0);
+}
+
+// --- table -------------------------------------------------------------------------------
+
+const usFmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+const pctFmt = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** A duration in a column headed "(us)": grouped, at most two decimals; "—" when unknown. */
+export function formatUsCell(v: number | string): string {
+  const x = typeof v === 'number' ? v : Number(v);
+  return Number.isFinite(x) && v !== '' ? usFmt.format(x) : '—';
+}
+
+/** A percentage in a column headed "(%)": two decimals; "—" when unknown. */
+export function formatPctCell(v: number | string): string {
+  const x = typeof v === 'number' ? v : Number(v);
+  return Number.isFinite(x) && v !== '' ? pctFmt.format(x) : '—';
+}
+
+export function yesNo(tri: number): string {
+  return tri === TRI_NULL ? '' : tri ? 'Yes' : 'No';
+}
+
+export const usColumn = (id: string, label: string, values: Float64Array, width = '7.5em'): Column => ({
+  id,
+  label,
+  type: 'number',
+  unit: 'us',
+  unitInHeader: true,
+  format: formatUsCell,
+  value: (i) => values[i],
+  width,
+});
+
+export const pctColumn = (id: string, label: string, values: Float64Array, width = '6.5em'): Column => ({
+  id,
+  label,
+  type: 'number',
+  unit: 'percent',
+  unitInHeader: true,
+  format: formatPctCell,
+  value: (i) => values[i],
+  width,
+});
+
+/**
+ * The columns of the operator table: Name, [Input shape], Calls, then the device columns and the
+ * Tensor Core ones only when the trace has GPU work, the host ones always.
+ */
+export function operatorColumns(t: OperatorTable): Column[] {
+  const cols: Column[] = [{ id: 'name', label: 'Name', type: 'text', value: (i) => t.name[i] }];
+  if (t.groupBy === 'op+shape') {
+    cols.push({ id: 'input_shape', label: 'Input shape', type: 'text', searchable: false, value: (i) => t.inputShape[i] ?? '', width: '14em' });
+  }
+  cols.push({ id: 'calls', label: 'Calls', type: 'number', unit: 'count', value: (i) => t.calls[i], width: '5.5em' });
+  if (t.showGpu) {
+    cols.push(usColumn('device_self_us', 'Device self', t.deviceSelfUs), usColumn('device_total_us', 'Device total', t.deviceTotalUs));
+  }
+  cols.push(usColumn('host_self_us', 'Host self', t.hostSelfUs), usColumn('host_total_us', 'Host total', t.hostTotalUs));
+  if (t.showGpu) {
+    cols.push(
+      { id: 'tc_eligible', label: 'Tensor Cores eligible', type: 'text', searchable: false, value: (i) => yesNo(t.tcEligible[i]), width: '6.5em' },
+      pctColumn('tc_self_pct', 'TC self', t.tcSelfPct),
+      pctColumn('tc_total_pct', 'TC total', t.tcTotalPct),
+    );
+  }
+  return cols;
+}
+
+export function operatorsModel(t: OperatorTable): TableModel {
+  return { rowCount: t.rowCount, rowKey: (i) => t.keys[i], columns: operatorColumns(t) };
+}
+
+/** The duration columns the pies show, in the view's order (device ones only with GPU work). */
+export function operatorPieColumns(t: OperatorTable): { id: string; label: string; values: Float64Array }[] {
+  const host = [
+    { id: 'host_self_us', label: 'Host self time', values: t.hostSelfUs },
+    { id: 'host_total_us', label: 'Host total time', values: t.hostTotalUs },
+  ];
+  if (!t.showGpu) return host;
+  return [
+    { id: 'device_self_us', label: 'Device self time', values: t.deviceSelfUs },
+    { id: 'device_total_us', label: 'Device total time', values: t.deviceTotalUs },
+    ...host,
+  ];
+}
+
+/** The typed arrays of a table, to transfer them (not copy) from the worker. */
+export function transferables(t: object): ArrayBuffer[] {
+  const out: ArrayBuffer[] = [];
+  for (const v of Object.values(t)) if (ArrayBuffer.isView(v)) out.push(v.buffer as ArrayBuffer);
+  return out;
+}

@@ -1,0 +1,109 @@
+// Top-N pies (Operators, Kernels): the N largest values as slices and the rest summed as "Other",
+// and the SVG arcs that draw them. Pure maths, tested on its own.
+
+export interface Slice {
+  label: string;
+  value: number;
+  /** Share of the sum of every positive value, in %. */
+  pct: number;
+  color: string;
+  /** The slice of everything outside the top N. */
+  other: boolean;
+}
+
+/** Ten distinguishable colors (Tableau 10), repeated past ten; "Other" is grey. */
+export const PIE_COLORS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+export const OTHER_COLOR = '#8a8f98';
+export const DEFAULT_TOP_N = 10;
+
+/** The N the user typed, as a whole number from 1 to `max`; the default when it is not a number. */
+export function clampTopN(input: string | number, max = 100): number {
+  const n = typeof input === 'number' ? input : Number(String(input).trim());
+  if (!Number.isFinite(n) || String(input).trim() === '') return DEFAULT_TOP_N;
+  return Math.min(max, Math.max(1, Math.floor(n)));
+}
+
+/**
+ * The `n` largest positive values (ties keep source order) as slices, then one "Other" slice with
+ * the sum of the rest when the rest is positive. Zero, negative and missing (NaN) values take no
+ * part: they would be invisible slices, and a negative one would bend the total.
+ */
+export function topSlices(count: number, label: (i: number) => string, value: (i: number) => number, n: number): Slice[] {
+  const idx: number[] = [];
+  let total = 0;
+  for (let i = 0; i < count; i++) {
+    const v = value(i);
+    if (v > 0 && Number.isFinite(v)) {
+      idx.push(i);
+      total += v;
+    }
+  }
+  if (!idx.length) return [];
+  idx.sort((a, b) => value(b) - value(a) || a - b);
+  const top = idx.slice(0, Math.max(1, n));
+  const out: Slice[] = top.map((i, k) => ({
+    label: label(i),
+    value: value(i),
+    pct: (value(i) / total) * 100,
+    color: PIE_COLORS[k % PIE_COLORS.length],
+    other: false,
+  }));
+  let rest = 0;
+  for (let k = top.length; k < idx.length; k++) rest += value(idx[k]);
+  if (rest > 0) out.push({ label: 'Other', value: rest, pct: (rest / total) * 100, color: OTHER_COLOR, other: true });
+  return out;
+}
+
+/** Two fixed slices (e.g. Tensor Cores vs not) from a part and its whole. */
+export function splitSlices(partLabel: string, part: number, restLabel: string, whole: number): Slice[] {
+  const rest = Math.max(0, whole - part);
+  const total = Math.max(0, part) + rest;
+  if (!(total > 0)) return [];
+  return [
+    { label: partLabel, value: Math.max(0, part), pct: (Math.max(0, part) / total) * 100, color: PIE_COLORS[4], other: false },
+    { label: restLabel, value: rest, pct: (rest / total) * 100, color: OTHER_COLOR, other: false },
+  ].filter((s) => s.value > 0);
+}
+
+export interface Arc {
+  /** SVG path `d`: a wedge from the centre, or a full circle drawn as two half arcs. */
+  d: string;
+  /** Where the slice starts and ends, as fractions of the turn (0 at 12 o'clock, clockwise). */
+  from: number;
+  to: number;
+}
+
+function point(cx: number, cy: number, r: number, frac: number): string {
+  const a = frac * 2 * Math.PI - Math.PI / 2;
+  return `${round3(cx + r * Math.cos(a))} ${round3(cy + r * Math.sin(a))}`;
+}
+
+function round3(v: number): number {
+  return Math.round(v * 1000) / 1000;
+}
+
+/** The arcs of the slices around a circle of radius r centred at (cx, cy), in slice order. */
+export function pieArcs(slices: readonly Slice[], cx: number, cy: number, r: number): Arc[] {
+  const total = slices.reduce((a, s) => a + s.value, 0);
+  if (!(total > 0)) return [];
+  let at = 0;
+  return slices.map((s) => {
+    const from = at;
+    const to = at + s.value / total;
+    at = to;
+    let d: string;
+    if (to - from >= 1 - 1e-9) {
+      // One slice is the whole pie: an arc cannot start and end at the same point.
+      d = `M ${point(cx, cy, r, 0)} A ${r} ${r} 0 1 1 ${point(cx, cy, r, 0.5)} A ${r} ${r} 0 1 1 ${point(cx, cy, r, 0)} Z`;
+    } else {
+      const large = to - from > 0.5 ? 1 : 0;
+      d = `M ${cx} ${cy} L ${point(cx, cy, r, from)} A ${r} ${r} 0 ${large} 1 ${point(cx, cy, r, to)} Z`;
+    }
+    return { d, from, to };
+  });
+}
+
+/** The hover text of a slice: "aten::conv2d: 1,234.5 us (12.34 %)". */
+export function sliceText(s: Slice, format: (v: number) => string): string {
+  return `${s.label}: ${format(s.value)} (${s.pct.toFixed(2)} %)`;
+}
