@@ -1,12 +1,15 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { DropZone } from './components/drop-zone';
 import { ErrorBoundary } from './components/error-boundary';
 import { ProgressBar } from './components/progress-bar';
+import type { Ask } from './components/use-query';
 import { formatBytes } from './lib/format';
 import type { Overview } from './lib/overview';
 import type { Summary } from './lib/summary';
-import { ABORT, TraceClient, type LoadProgress } from './worker/protocol';
-import { OverviewView } from './views/overview-view';
+import { ABORT, RemoteError, SESSION_GONE, TraceClient, TRAP, type LoadProgress, type Query, type QueryResult } from './worker/protocol';
+import { KernelsView } from './views/kernels-view';
+import { OperatorsView } from './views/operators-view';
+import { OverviewView, VIEW_LABELS } from './views/overview-view';
 import { SummaryView } from './views/summary-view';
 
 type Status = 'queued' | 'loading' | 'done' | 'failed' | 'cancelled';
@@ -18,7 +21,17 @@ interface Entry {
   summary?: Summary;
   overview?: Overview | null;
   error?: string;
+  /** The id of the load call: the worker keeps the file's Session under it. */
+  session?: number;
+  /** The worker generation the Session lives in: after a restart it is gone. */
+  gen?: number;
 }
+
+/** Asks the Session of load `session`, made in worker generation `gen`. */
+type RunQuery = (session: number, gen: number, q: Query) => Promise<QueryResult>;
+
+const goneError = () =>
+  new RemoteError({ name: SESSION_GONE, message: 'The analysis worker restarted, so this file is no longer loaded.' });
 
 let nextKey = 1;
 
@@ -35,9 +48,20 @@ export function App() {
   const current = useRef<{ entry: Entry; callId: number } | null>(null);
   const running = useRef(false);
   const rpc = useRef<{ client: TraceClient; worker: Worker } | null>(null);
+  // Bumped each time the worker is replaced: Sessions of older generations are gone.
+  const gen = useRef(0);
 
   const update = (key: number, patch: Partial<Entry>) =>
     setEntries((es) => es.map((e) => (e.key === key ? { ...e, ...patch } : e)));
+
+  /** Ends the worker and every Session in it; the next call starts a fresh one. */
+  const restart = (r: { client: TraceClient; worker: Worker }, name: string, message: string) => {
+    if (rpc.current !== r) return;
+    rpc.current = null;
+    gen.current++;
+    r.worker.terminate();
+    r.client.failAll({ name, message });
+  };
 
   const client = (): TraceClient => {
     if (!rpc.current) {
@@ -45,13 +69,40 @@ export function App() {
       r.worker.addEventListener('error', (ev) => {
         // The worker itself died (e.g. the wasm could not load): fail the call, start afresh next time.
         ev.preventDefault();
-        rpc.current = null;
-        r.worker.terminate();
-        r.client.failAll({ name: 'WorkerError', message: ev.message || 'The analysis worker stopped.' });
+        restart(r, 'WorkerError', ev.message || 'The analysis worker stopped.');
       });
       rpc.current = r;
     }
     return rpc.current.client;
+  };
+
+  /**
+   * A wasm trap leaves the module (and every Session in it) unusable: replace the worker. Views
+   * of files loaded before then learn their Session is gone on their next query.
+   */
+  const afterTrap = (e: unknown) => {
+    if ((e as Error)?.name === TRAP && rpc.current) {
+      restart(rpc.current, SESSION_GONE, 'The analysis worker restarted after an error.');
+    }
+  };
+
+  const runQuery: RunQuery = useCallback(async (session, g, q) => {
+    if (g !== gen.current || !rpc.current) throw goneError();
+    try {
+      return await rpc.current.client.query(session, q).promise;
+    } catch (e) {
+      afterTrap(e);
+      throw e;
+    }
+  }, []);
+
+  const remove = (entry: Entry) => {
+    queue.current = queue.current.filter((e) => e.key !== entry.key);
+    if (current.current?.entry.key === entry.key) client().cancel(current.current.callId);
+    // A load still running frees its Session itself once it learns the file was closed.
+    const session = current.current?.entry.key === entry.key ? current.current.callId : entry.session;
+    if (session != null && rpc.current && (entry.gen ?? gen.current) === gen.current) rpc.current.client.close(session);
+    setEntries((es) => es.filter((e) => e.key !== entry.key));
   };
 
   const pump = async () => {
@@ -63,12 +114,14 @@ export function App() {
         update(entry.key, { status: 'loading' });
         setProgress(null);
         const call = client().load(entry.file, setProgress);
+        const g = gen.current;
         current.current = { entry, callId: call.id };
         try {
           const { summary, overview } = await call.promise;
-          update(entry.key, { status: summary.ok ? 'done' : 'failed', summary, overview });
+          update(entry.key, { status: summary.ok ? 'done' : 'failed', summary, overview, session: call.id, gen: g });
         } catch (e) {
           const err = e as Error;
+          afterTrap(err);
           if (err.name === ABORT) update(entry.key, { status: 'cancelled' });
           else update(entry.key, { status: 'failed', error: err.message || String(err) });
         }
@@ -141,7 +194,7 @@ export function App() {
           <div class="cards">
             {entries.map((e) => (
               <ErrorBoundary key={e.key}>
-                <FileCard entry={e} />
+                <FileCard entry={e} runQuery={runQuery} onRemove={() => remove(e)} />
               </ErrorBoundary>
             ))}
           </div>
@@ -151,7 +204,26 @@ export function App() {
   );
 }
 
-function FileCard({ entry }: { entry: Entry }) {
+type Tab = 'overview' | 'operators' | 'kernels';
+
+function FileCard({ entry, runQuery, onRemove }: { entry: Entry; runQuery: RunQuery; onRemove: () => void }) {
+  const [tab, setTab] = useState<Tab>('overview');
+  // Views stay mounted once opened (hidden when not shown), so their sorting and selection last.
+  const [opened, setOpened] = useState<Set<Tab>>(() => new Set<Tab>(['overview']));
+  const { session, gen } = entry;
+  const ask = useCallback(
+    ((q: Query) => (session == null || gen == null ? Promise.reject(goneError()) : runQuery(session, gen, q))) as Ask,
+    [session, gen, runQuery],
+  );
+  const analysed = !!(entry.summary?.ok && entry.overview);
+  const tabs: Tab[] = ['overview', 'operators'];
+  if ((entry.summary?.kinds?.kernel ?? 0) > 0) tabs.push('kernels');
+  const show = (t: string) => {
+    if (!tabs.includes(t as Tab)) return;
+    setTab(t as Tab);
+    setOpened((o) => (o.has(t as Tab) ? o : new Set([...o, t as Tab])));
+  };
+
   const label: Record<Status, string> = {
     queued: 'waiting',
     loading: 'loading…',
@@ -166,13 +238,49 @@ function FileCard({ entry }: { entry: Entry }) {
         <span class="muted">
           {formatBytes(entry.file.size)}
           {label[entry.status] ? ` · ${label[entry.status]}` : ''}
+          <button type="button" class="card-close" data-testid="remove-file" aria-label={`Close ${entry.file.name}`} title="Close this file" onClick={onRemove}>
+            ×
+          </button>
         </span>
       </header>
       {entry.summary && <SummaryView summary={entry.summary} fileSize={entry.file.size} />}
-      {entry.summary?.ok && entry.overview && (
-        <ErrorBoundary>
-          <OverviewView overview={entry.overview} summary={entry.summary} />
-        </ErrorBoundary>
+      {analysed && (
+        <>
+          <div class="tabs" role="tablist" aria-label={`Views of ${entry.file.name}`}>
+            {tabs.map((t) => (
+              <button
+                key={t}
+                type="button"
+                role="tab"
+                class={t === tab ? 'tab selected' : 'tab'}
+                aria-selected={t === tab ? 'true' : 'false'}
+                data-testid={`tab-${t}`}
+                onClick={() => show(t)}
+              >
+                {VIEW_LABELS[t]}
+              </button>
+            ))}
+          </div>
+          <div role="tabpanel" hidden={tab !== 'overview'} data-testid="panel-overview">
+            <ErrorBoundary>
+              <OverviewView overview={entry.overview!} summary={entry.summary!} views={tabs} onShowView={show} />
+            </ErrorBoundary>
+          </div>
+          {opened.has('operators') && (
+            <div role="tabpanel" hidden={tab !== 'operators'} data-testid="panel-operators">
+              <ErrorBoundary>
+                <OperatorsView ask={ask} fileName={entry.file.name} />
+              </ErrorBoundary>
+            </div>
+          )}
+          {opened.has('kernels') && tabs.includes('kernels') && (
+            <div role="tabpanel" hidden={tab !== 'kernels'} data-testid="panel-kernels">
+              <ErrorBoundary>
+                <KernelsView ask={ask} fileName={entry.file.name} />
+              </ErrorBoundary>
+            </div>
+          )}
+        </>
       )}
       {!entry.summary && entry.error && (
         <p class="file-error" data-testid="file-error" role="alert">

@@ -12,14 +12,37 @@ import {
   type GpuMetric,
   type GpuMetrics,
   type Overview,
+  type OverviewInfo,
+  type Recommendation,
   type StepBreakdown,
   type StepValues,
 } from '../lib/overview';
 import type { Device, Summary } from '../lib/summary';
 
-// The first part of the Overview, under a file's summary card: the step-time breakdown and the
-// GPU summary. Every string from the trace (step names, device names) is rendered as text.
-export function OverviewView({ overview, summary }: { overview: Overview; summary: Summary }) {
+/** The views' names as the tabs show them. */
+export const VIEW_LABELS: Record<string, string> = {
+  overview: 'Overview',
+  operators: 'Operators',
+  kernels: 'Kernels',
+  memory: 'Memory',
+  distributed: 'Distributed',
+};
+
+// The Overview tab of a file's card: the step-time breakdown, the GPU summary and the
+// recommendations. Every string from the trace or the core (step names, device names,
+// recommendation texts) is rendered as text.
+export function OverviewView({
+  overview,
+  summary,
+  views = [],
+  onShowView,
+}: {
+  overview: Overview;
+  summary: Summary;
+  /** The views this card has: a recommendation links to its view only when it is one of them. */
+  views?: readonly string[];
+  onShowView?: (view: string) => void;
+}) {
   return (
     <section class="overview" data-testid="overview-card" aria-label="Overview">
       <h3 class="overview-title">Overview</h3>
@@ -29,7 +52,8 @@ export function OverviewView({ overview, summary }: { overview: Overview; summar
         </p>
       )}
       {overview.steps && <StepBreakdownView data={overview.steps} />}
-      {overview.gpus && <GpuSummary data={overview.gpus} devices={summary.devices ?? []} />}
+      {overview.gpus && <GpuSummary data={overview.gpus} devices={summary.devices ?? []} info={overview.info ?? null} />}
+      {overview.info && <Recommendations items={overview.info.recommendations} views={views} onShowView={onShowView} />}
     </section>
   );
 }
@@ -210,7 +234,44 @@ function StepBar(props: {
   );
 }
 
-function GpuSummary({ data, devices }: { data: GpuMetrics; devices: Device[] }) {
+function Recommendations({
+  items,
+  views,
+  onShowView,
+}: {
+  items: Recommendation[];
+  views: readonly string[];
+  onShowView?: (view: string) => void;
+}) {
+  return (
+    <div class="ov-recs">
+      <h4>Recommendations</h4>
+      {!items.length ? (
+        <p class="muted" data-testid="no-recommendations">
+          No recommendations.
+        </p>
+      ) : (
+        <ul class="ov-rec-list" data-testid="recommendations">
+          {items.map((r) => (
+            <li key={r.id} data-testid="recommendation" data-id={r.id}>
+              <span data-testid="recommendation-text">{r.text}</span>
+              {r.view !== 'overview' && views.includes(r.view) && onShowView ? (
+                <>
+                  {' '}
+                  <button type="button" class="link-button" data-testid={`recommendation-show-${r.id}`} onClick={() => onShowView(r.view)}>
+                    Show in {VIEW_LABELS[r.view] ?? r.view}
+                  </button>
+                </>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+function GpuSummary({ data, devices, info }: { data: GpuMetrics; devices: Device[]; info: OverviewInfo | null }) {
   const gpus = data.gpus ?? [];
   return (
     <div class="ov-gpus">
@@ -221,7 +282,13 @@ function GpuSummary({ data, devices }: { data: GpuMetrics; devices: Device[] }) 
         </p>
       )}
       {gpus.map((g) => (
-        <GpuBlock key={g.device} g={g} dev={devices.find((d) => d.id === g.device)} windowStartUs={data.window_start_us ?? 0} />
+        <GpuBlock
+          key={g.device}
+          g={g}
+          dev={devices.find((d) => d.id === g.device)}
+          windowStartUs={data.window_start_us ?? 0}
+          tensorCorePct={info?.gpus.find((x) => x.device === g.device)?.tensor_core_pct ?? null}
+        />
       ))}
     </div>
   );
@@ -230,7 +297,17 @@ function GpuSummary({ data, devices }: { data: GpuMetrics; devices: Device[] }) 
 const W = 560;
 const H = 110;
 
-function GpuBlock({ g, dev, windowStartUs }: { g: GpuMetric; dev: Device | undefined; windowStartUs: number }) {
+function GpuBlock({
+  g,
+  dev,
+  windowStartUs,
+  tensorCorePct,
+}: {
+  g: GpuMetric;
+  dev: Device | undefined;
+  windowStartUs: number;
+  tensorCorePct: number | null;
+}) {
   const plot = timelinePlot(g.timeline ?? [], windowStartUs, W, H);
   return (
     <div class="ov-gpu" data-testid={`gpu-${g.device}`}>
@@ -267,6 +344,12 @@ function GpuBlock({ g, dev, windowStartUs }: { g: GpuMetric; dev: Device | undef
           <div>
             <dt>Est. achieved occupancy</dt>
             <dd data-testid={`gpu-occupancy-${g.device}`}>{formatPct(g.achieved_occupancy_pct)}</dd>
+          </div>
+        )}
+        {tensorCorePct != null && (
+          <div>
+            <dt>Kernel time using Tensor Cores</dt>
+            <dd data-testid={`gpu-tc-${g.device}`}>{formatPct(tensorCorePct)}</dd>
           </div>
         )}
       </dl>
