@@ -1,0 +1,178 @@
+import { describe, expect, it } from 'vitest';
+import { allRows, filterRows, headerLabel, sortRows, toCsv } from '../../web/src/lib/data-table';
+import { TRI_NULL, uniqueKeys } from '../../web/src/lib/json-check';
+import {
+  formatPctCell,
+  formatUsCell,
+  operatorColumns,
+  operatorKey,
+  operatorPieColumns,
+  operatorsModel,
+  parseOperators,
+  parseOperatorStacks,
+  recordedStacks,
+  transferables,
+} from '../../web/src/lib/operators';
+
+// Hand-written in exactly the shape of Session.operatorsJson (see the brief / docs/contracts.md).
+const gpuJson = JSON.stringify({
+  group_by: 'op',
+  show_gpu: true,
+  rows: [
+    { name: 'aten::conv2d', input_shape: null, calls: 318, host_self_us: 1.5, host_total_us: 900.25, device_self_us: 0, device_total_us: 5000, tc_eligible: true, tc_self_pct: 0.0, tc_total_pct: 12.5, has_call_stack: true },
+    { name: 'aten::add_', input_shape: null, calls: 10, host_self_us: 200, host_total_us: 210, device_self_us: 3000.5, device_total_us: 3000.5, tc_eligible: false, tc_self_pct: 0, tc_total_pct: 0, has_call_stack: false },
+    { name: 'aten::mm, "q"', input_shape: null, calls: 2, host_self_us: 50, host_total_us: 60, device_self_us: null, device_total_us: null, tc_eligible: null, tc_self_pct: null, tc_total_pct: null, has_call_stack: false },
+  ],
+});
+
+const shapeJson = JSON.stringify({
+  group_by: 'op+shape',
+  show_gpu: false,
+  rows: [
+    { name: 'aten::mm', input_shape: '[[32, 64], [64, 8]]', calls: 3, host_self_us: 30, host_total_us: 40, device_self_us: 0, device_total_us: 0, tc_eligible: true, tc_self_pct: 0, tc_total_pct: 0, has_call_stack: false },
+    { name: 'aten::mm', input_shape: '[[1, 2], [2, 3]]', calls: 1, host_self_us: 10, host_total_us: 12, device_self_us: 0, device_total_us: 0, tc_eligible: true, tc_self_pct: 0, tc_total_pct: 0, has_call_stack: false },
+  ],
+});
+
+describe('parseOperators', () => {
+  it('reads every field into columns, null as NaN / unknown', () => {
+    const t = parseOperators(gpuJson);
+    expect(t.groupBy).toBe('op');
+    expect(t.showGpu).toBe(true);
+    expect(t.rowCount).toBe(3);
+    expect(t.name).toEqual(['aten::conv2d', 'aten::add_', 'aten::mm, "q"']);
+    expect(Array.from(t.calls)).toEqual([318, 10, 2]);
+    expect(Array.from(t.hostTotalUs)).toEqual([900.25, 210, 60]);
+    expect(t.deviceSelfUs[1]).toBe(3000.5);
+    expect(Number.isNaN(t.deviceSelfUs[2])).toBe(true);
+    expect(Array.from(t.tcEligible)).toEqual([1, 0, TRI_NULL]);
+    expect(Array.from(t.hasCallStack)).toEqual([1, 0, 0]);
+    expect(t.keys).toEqual(t.name);
+  });
+
+  it('keys rows by name and input shape when grouped by shape', () => {
+    const t = parseOperators(shapeJson);
+    expect(t.keys).toEqual(['aten::mm [[32, 64], [64, 8]]', 'aten::mm [[1, 2], [2, 3]]']);
+    expect(operatorKey('a', null)).toBe('a');
+    expect(new Set(t.keys).size).toBe(2);
+  });
+
+  it('rejects a wrong shape with the path of the bad field', () => {
+    const bad = JSON.parse(gpuJson);
+    bad.rows[1].calls = '10';
+    expect(() => parseOperators(JSON.stringify(bad))).toThrow(/operatorsJson: rows\[1\]\.calls should be a number, got "10"/);
+    expect(() => parseOperators(JSON.stringify({ ...JSON.parse(gpuJson), group_by: 'kernel' }))).toThrow(/group_by should be one of op, op\+shape/);
+    expect(() => parseOperators(JSON.stringify({ group_by: 'op', show_gpu: true }))).toThrow(/rows should be an array, got undefined/);
+    expect(() => parseOperators('[1]')).toThrow(/\(root\) should be an object/);
+    expect(() => parseOperators('{"rows":')).toThrow(/should be JSON/);
+    const noName = JSON.parse(gpuJson);
+    noName.rows[0].name = null;
+    expect(() => parseOperators(JSON.stringify(noName))).toThrow(/rows\[0\]\.name should be a string, got null/);
+  });
+
+  it('makes repeated keys unique so selection never lands on two rows', () => {
+    expect(uniqueKeys(['a', 'b', 'a', 'a'])).toEqual(['a', 'b', 'a #2', 'a #3']);
+  });
+
+  it('lists its typed arrays for transfer', () => {
+    const t = parseOperators(gpuJson);
+    expect(transferables(t).length).toBe(9);
+  });
+});
+
+describe('operator columns', () => {
+  it('shows device and Tensor Core columns only when the trace has GPU work', () => {
+    const gpu = operatorColumns(parseOperators(gpuJson));
+    expect(gpu.map(headerLabel)).toEqual([
+      'Name',
+      'Calls',
+      'Device self (us)',
+      'Device total (us)',
+      'Host self (us)',
+      'Host total (us)',
+      'Tensor Cores eligible',
+      'TC self (%)',
+      'TC total (%)',
+    ]);
+    const cpu = operatorColumns(parseOperators(shapeJson));
+    expect(cpu.map(headerLabel)).toEqual(['Name', 'Input shape', 'Calls', 'Host self (us)', 'Host total (us)']);
+  });
+
+  it('formats cells as bare numbers (the unit is in the header), "—" when unknown', () => {
+    const t = parseOperators(gpuJson);
+    const m = operatorsModel(t);
+    const cell = (id: string, row: number) => {
+      const c = m.columns.find((x) => x.id === id)!;
+      return c.format ? c.format(c.value(row), row) : String(c.value(row));
+    };
+    expect(cell('host_total_us', 0)).toBe('900.25');
+    expect(cell('device_self_us', 1)).toBe('3,000.5');
+    expect(cell('device_self_us', 2)).toBe('—');
+    expect(cell('tc_total_pct', 0)).toBe('12.50');
+    expect(cell('tc_eligible', 0)).toBe('Yes');
+    expect(cell('tc_eligible', 1)).toBe('No');
+    expect(cell('tc_eligible', 2)).toBe('');
+    expect(formatUsCell(1234567.891)).toBe('1,234,567.89');
+    expect(formatPctCell(NaN)).toBe('—');
+  });
+
+  it('sorts by device self with unknown values last, searches names only', () => {
+    const t = parseOperators(gpuJson);
+    const m = operatorsModel(t);
+    const desc = sortRows(m, allRows(t.rowCount), { column: 'device_self_us', dir: 'desc' });
+    expect(Array.from(desc)).toEqual([1, 0, 2]);
+    const asc = sortRows(m, allRows(t.rowCount), { column: 'device_self_us', dir: 'asc' });
+    expect(Array.from(asc)).toEqual([0, 1, 2]);
+    expect(Array.from(filterRows(m, desc, 'ATEN::'))).toEqual([1, 0, 2]);
+    expect(Array.from(filterRows(m, desc, 'Yes'))).toEqual([]); // the eligible column is not searched
+    const s = parseOperators(shapeJson);
+    expect(Array.from(filterRows(operatorsModel(s), allRows(2), '32, 64'))).toEqual([]); // nor the shape
+  });
+
+  it('exports exactly the filtered, sorted rows with raw values and unit headers', () => {
+    const t = parseOperators(gpuJson);
+    const m = operatorsModel(t);
+    const shown = filterRows(m, sortRows(m, allRows(t.rowCount), { column: 'host_self_us', dir: 'asc' }), 'a');
+    const csv = toCsv(m, shown).split('\r\n');
+    expect(csv[0]).toBe('Name,Calls,Device self (us),Device total (us),Host self (us),Host total (us),Tensor Cores eligible,TC self (%),TC total (%)');
+    expect(csv.slice(1, -1)).toEqual([
+      'aten::conv2d,318,0,5000,1.5,900.25,Yes,0,12.5',
+      '"aten::mm, ""q""",2,,,50,60,,,',
+      'aten::add_,10,3000.5,3000.5,200,210,No,0,0',
+    ]);
+    const only = filterRows(m, allRows(t.rowCount), 'add');
+    expect(toCsv(m, only).split('\r\n').length).toBe(3); // header, one row, final CRLF
+  });
+
+  it('pies over the four durations with GPU work, the two host ones without', () => {
+    expect(operatorPieColumns(parseOperators(gpuJson)).map((c) => c.id)).toEqual(['device_self_us', 'device_total_us', 'host_self_us', 'host_total_us']);
+    expect(operatorPieColumns(parseOperators(shapeJson)).map((c) => c.id)).toEqual(['host_self_us', 'host_total_us']);
+  });
+});
+
+describe('parseOperatorStacks', () => {
+  const json = JSON.stringify({
+    rows: [
+      { call_stack: 'train.py(10): main;model.py(20): forward;<built-in method conv2d>', calls: 300, host_self_us: 1, host_total_us: 800, device_self_us: 0, device_total_us: 4000, tc_self_pct: 0, tc_total_pct: 10 },
+      { call_stack: '', calls: 18, host_self_us: 0.5, host_total_us: 100.25, device_self_us: 0, device_total_us: 1000, tc_self_pct: 0, tc_total_pct: 22.5 },
+    ],
+  });
+
+  it('splits frames on ";" and keeps the numbers', () => {
+    const rows = parseOperatorStacks(json);
+    expect(rows[0].frames).toEqual(['train.py(10): main', 'model.py(20): forward', '<built-in method conv2d>']);
+    expect(rows[0].calls).toBe(300);
+    expect(rows[1].frames).toEqual([]);
+    expect(rows[1].hostTotalUs).toBe(100.25);
+  });
+
+  it('treats an empty stack as none recorded', () => {
+    const rows = parseOperatorStacks(json);
+    expect(recordedStacks(rows).length).toBe(1);
+    expect(recordedStacks(parseOperatorStacks('{"rows":[]}'))).toEqual([]);
+  });
+
+  it('rejects rows without numbers', () => {
+    expect(() => parseOperatorStacks('{"rows":[{"call_stack":"a","calls":null}]}')).toThrow(/rows\[0\]\.calls should be a number/);
+  });
+});

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { clampTopN, DEFAULT_TOP_N, OTHER_COLOR, pieArcs, sliceText, splitSlices, topSlices } from '../../web/src/lib/pie';
+
+const labels = ['a', 'b', 'c', 'd', 'e'];
+const values = [10, 40, 0, 30, 20];
+const pie = (n: number, v: number[] = values) => topSlices(v.length, (i) => labels[i], (i) => v[i], n);
+
+describe('topSlices', () => {
+  it('takes the N largest and sums the rest as Other, shares of the whole', () => {
+    const s = pie(2);
+    expect(s.map((x) => [x.label, x.value, x.other])).toEqual([
+      ['b', 40, false],
+      ['d', 30, false],
+      ['Other', 30, true],
+    ]);
+    expect(s.map((x) => x.pct)).toEqual([40, 30, 30]);
+    expect(s[2].color).toBe(OTHER_COLOR);
+    expect(s.reduce((a, x) => a + x.pct, 0)).toBeCloseTo(100, 10);
+  });
+
+  it('has no Other when N covers every positive value; zero, negative and NaN take no part', () => {
+    expect(pie(4).map((x) => x.label)).toEqual(['b', 'd', 'e', 'a']);
+    expect(pie(10).some((x) => x.other)).toBe(false);
+    const odd = pie(10, [5, NaN, -3, 0, 15]);
+    expect(odd.map((x) => [x.label, x.pct])).toEqual([
+      ['e', 75],
+      ['a', 25],
+    ]);
+    expect(pie(3, [0, 0, 0, 0, 0])).toEqual([]);
+  });
+
+  it('keeps source order for ties and distinct colors within the top', () => {
+    const s = pie(3, [5, 5, 5, 5, 1]);
+    expect(s.map((x) => x.label)).toEqual(['a', 'b', 'c', 'Other']);
+    expect(s[3].value).toBe(6);
+    expect(new Set(s.slice(0, 3).map((x) => x.color)).size).toBe(3);
+  });
+
+  it('clamps the N the user types', () => {
+    expect(clampTopN('3')).toBe(3);
+    expect(clampTopN('0')).toBe(1);
+    expect(clampTopN('-4')).toBe(1);
+    expect(clampTopN('2.7')).toBe(2);
+    expect(clampTopN('1000')).toBe(100);
+    expect(clampTopN('')).toBe(DEFAULT_TOP_N);
+    expect(clampTopN('abc')).toBe(DEFAULT_TOP_N);
+  });
+
+  it('splits a part from its whole (Tensor Cores vs not)', () => {
+    const s = splitSlices('TC', 123, 'not', 456);
+    expect(s.map((x) => [x.label, x.value])).toEqual([
+      ['TC', 123],
+      ['not', 333],
+    ]);
+    expect(s[0].pct).toBeCloseTo((123 / 456) * 100, 10);
+    expect(splitSlices('TC', 0, 'not', 10).map((x) => x.label)).toEqual(['not']);
+    expect(splitSlices('TC', 0, 'not', 0)).toEqual([]);
+  });
+
+  it('names a slice with its value and share', () => {
+    expect(sliceText(pie(1)[0], (v) => `${v} us`)).toBe('b: 40 us (40.00 %)');
+  });
+});
+
+describe('pieArcs', () => {
+  it('turns shares into consecutive fractions of the turn', () => {
+    const arcs = pieArcs(pie(2), 60, 60, 50);
+    expect(arcs.map((a) => [a.from, a.to])).toEqual([
+      [0, 0.4],
+      [0.4, 0.7],
+      [0.7, 1],
+    ]);
+    // First wedge starts at 12 o'clock and ends at 0.4 turn (144 degrees clockwise).
+    expect(arcs[0].d).toBe(`M 60 60 L 60 10 A 50 50 0 0 1 ${Math.round((60 + 50 * Math.sin(0.8 * Math.PI)) * 1000) / 1000} ${Math.round((60 - 50 * Math.cos(0.8 * Math.PI)) * 1000) / 1000} Z`);
+  });
+
+  it('uses the large-arc flag past half a turn and draws a lone slice as a full circle', () => {
+    const big = pieArcs(pie(1, [70, 30, 0, 0, 0]), 0, 0, 1);
+    expect(big[0].d).toContain(' 0 1 1 ');
+    expect(big[1].d).toContain(' 0 0 1 ');
+    const whole = pieArcs(pie(1, [5, 0, 0, 0, 0]), 60, 60, 50);
+    expect(whole.length).toBe(1);
+    expect(whole[0].d).toBe('M 60 10 A 50 50 0 1 1 60 110 A 50 50 0 1 1 60 10 Z');
+    expect(pieArcs([], 0, 0, 1)).toEqual([]);
+  });
+});
