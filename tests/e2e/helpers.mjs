@@ -1,6 +1,7 @@
 // Shared pieces of the browser tests: a static server for web/dist, Debian's Chromium through
 // playwright-core, independent expected numbers (node zlib + JSON.parse), and page readers.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -284,4 +285,61 @@ export function parseCsv(text) {
   }
   if (field || row.length) row.push(field), rows.push(row);
   return rows;
+}
+
+// --- the native CLI as the expected values, and the views' data tables ---------------------
+
+export const cli = path.join(repo, 'build', 'native', 'kinetoscope');
+
+/** The CLI's answer (first line of --json output) for `args`. */
+export function runCliJson(args) {
+  return JSON.parse(execFileSync(cli, args, { encoding: 'utf8', maxBuffer: 256 << 20 }).trim().split('\n')[0]);
+}
+
+/** Whether this build of the CLI has `cmd` (its usage text lists it). */
+export function cliHas(cmd) {
+  if (!fs.existsSync(cli)) return false;
+  try {
+    return execFileSync(cli, [], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).includes(`kinetoscope ${cmd}`);
+  } catch (e) {
+    return (String(e.stdout ?? '') + String(e.stderr ?? '')).includes(`kinetoscope ${cmd}`);
+  }
+}
+
+/** A number read off a cell: "1,234.5" -> 1234.5; "—" and "" -> null. */
+export const cellNum = (t) => (t == null || /^\s*(—)?\s*$/.test(t) ? null : Number(t.replace(/[^0-9.eE+-]/g, '')));
+
+/** Shown with at most two decimals: within 0.005 of the CLI's value. */
+export function assertClose(shown, expected, label) {
+  if (expected == null) return assert.equal(shown, null, `${label}: expected no value, page shows ${shown}`);
+  assert.notEqual(shown, null, `${label}: not shown`);
+  assert.ok(Math.abs(shown - expected) <= 0.005 + 1e-9, `${label}: page ${shown}, CLI ${expected}`);
+}
+
+/** The column ids of a data table, in page order. */
+export function columnIds(page, scope, stem) {
+  return page.$$eval(`${scope} [data-testid^="${stem}-header-"]`, (ths, stem) => ths.map((th) => th.getAttribute('data-testid').slice(stem.length + 8)), stem);
+}
+
+/** The rendered rows as {name, selected, cells: {columnId: text}}. */
+export async function tableRows(page, scope, stem) {
+  const ids = await columnIds(page, scope, stem);
+  return (await readTableRows(page, scope, stem)).map((r) => ({ ...r, cells: Object.fromEntries(ids.map((id, k) => [id, r.cells[k]])) }));
+}
+
+export const waitStatus = (page, scope, stem, text) =>
+  page.waitForFunction(([sel, text]) => document.querySelector(sel)?.textContent === text, [`${scope} [data-testid=${stem}-status]`, text]);
+
+/** Stable sort of CLI rows by a key (desc or asc), ties kept in CLI order, missing values last. */
+export function sortedBy(rows, key, dir) {
+  const s = dir === 'desc' ? -1 : 1;
+  return rows
+    .map((r, i) => [r, i])
+    .sort(([a, i], [b, j]) => {
+      const x = a[key];
+      const y = b[key];
+      if (x == null || y == null) return x == null && y == null ? i - j : x == null ? 1 : -1;
+      return x < y ? -s : x > y ? s : i - j;
+    })
+    .map(([r]) => r);
 }

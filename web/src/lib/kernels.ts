@@ -122,7 +122,7 @@ const blocksFmt = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, max
  * those values.
  */
 export function kernelColumns(t: KernelTable): Column[] {
-  const cols: Column[] = [{ id: 'name', label: 'Name', type: 'text', value: (i) => t.name[i] }];
+  const cols: Column[] = [{ id: 'name', label: 'Name', type: 'text', value: (i) => t.name[i], width: '24em' }];
   if (t.groupBy === 'props') {
     cols.push(
       { id: 'operator', label: 'Operator', type: 'text', value: (i) => t.operator[i] ?? '', width: '10em' },

@@ -162,7 +162,7 @@ export const pctColumn = (id: string, label: string, values: Float64Array, width
  * Tensor Core ones only when the trace has GPU work, the host ones always.
  */
 export function operatorColumns(t: OperatorTable): Column[] {
-  const cols: Column[] = [{ id: 'name', label: 'Name', type: 'text', value: (i) => t.name[i] }];
+  const cols: Column[] = [{ id: 'name', label: 'Name', type: 'text', value: (i) => t.name[i], width: '22em' }];
   if (t.groupBy === 'op+shape') {
     cols.push({ id: 'input_shape', label: 'Input shape', type: 'text', searchable: false, value: (i) => t.inputShape[i] ?? '', width: '14em' });
   }

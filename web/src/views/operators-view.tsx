@@ -55,9 +55,7 @@ function OperatorsBody({ table, ask, fileName }: { table: OperatorTable; ask: As
           This trace has no GPU work: only host times are shown.
         </p>
       )}
-      <div class="op-layout">
-        <div class="op-table">
-          <DataTable
+      <DataTable
             model={model}
             stem="op"
             label="Operators"
@@ -67,9 +65,7 @@ function OperatorsBody({ table, ask, fileName }: { table: OperatorTable; ask: As
             emptyText="No operators in this trace."
             onSelect={setSelected}
           />
-        </div>
-        <StackPanel ask={ask} table={table} row={row} />
-      </div>
+      <StackPanel ask={ask} table={table} row={row} />
       <OperatorPies table={table} />
     </>
   );
