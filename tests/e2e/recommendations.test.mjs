@@ -1,0 +1,117 @@
+// Browser tests of the rest of the Overview against `kinetoscope overview --json`: the GPU
+// summary's "Kernel time using Tensor Cores" line and the recommendations, whose buttons switch
+// to the view they name. Also: closing a card, and the tabs of a file.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { card, cliHas, hasShared, launch, pickFiles, runCliJson, sampleTrace, serveDist, settled, sharedTraces, withCheckedPage } from './helpers.mjs';
+
+let server;
+let browser;
+
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function checkOverviewExtras(page, name, file) {
+  const c = card(name);
+  const ov = runCliJson(['overview', '--json', file]);
+  await page.waitForSelector(`${c} [data-testid=overview-card]`);
+  assert.equal(await page.getAttribute(`${c} [data-testid=tab-overview]`, 'aria-selected'), 'true');
+
+  for (const g of ov.gpus) {
+    const el = await page.$(`${c} [data-testid=gpu-tc-${g.device}]`);
+    if (g.tensor_core_pct == null) assert.equal(el, null, `${name}: GPU ${g.device} has no TC line`);
+    else assert.equal(await el.textContent(), `${g.tensor_core_pct.toFixed(2)} %`, `${name}: GPU ${g.device} TC share`);
+  }
+
+  const shown = await page.$$eval(`${c} [data-testid=recommendation]`, (lis) =>
+    lis.map((li) => ({
+      id: li.getAttribute('data-id'),
+      text: li.querySelector('[data-testid=recommendation-text]').textContent,
+      button: li.querySelector('button')?.textContent ?? null,
+    })),
+  );
+  const tabs = await page.$$eval(`${c} [role=tab]`, (ts) => ts.map((t) => t.getAttribute('data-testid').slice(4)));
+  const labels = { operators: 'Operators', kernels: 'Kernels' };
+  assert.deepEqual(
+    shown,
+    ov.recommendations.map((r) => ({
+      id: r.id,
+      text: r.text,
+      button: r.view !== 'overview' && tabs.includes(r.view) ? `Show in ${labels[r.view]}` : null,
+    })),
+    `${name}: recommendations`,
+  );
+  if (!ov.recommendations.length) {
+    assert.equal(await page.textContent(`${c} [data-testid=no-recommendations]`), 'No recommendations.');
+  }
+
+  // Each "Show in …" switches the card to that view; the Overview tab comes back.
+  for (const r of ov.recommendations.filter((r) => r.view !== 'overview' && tabs.includes(r.view))) {
+    await page.click(`${c} [data-testid="recommendation-show-${r.id}"]`);
+    assert.equal(await page.getAttribute(`${c} [data-testid=tab-${r.view}]`, 'aria-selected'), 'true');
+    await page.waitForSelector(`${c} [data-testid=${r.view}-view]`, { state: 'visible' });
+    assert.equal(await page.isVisible(`${c} [data-testid=overview-card]`), false, 'the overview is hidden');
+    await page.click(`${c} [data-testid=tab-overview]`);
+    await page.waitForSelector(`${c} [data-testid=overview-card]`, { state: 'visible' });
+  }
+  return ov;
+}
+
+const T = { timeout: 180_000 };
+const skipCli = !cliHas('overview') && 'the CLI has no overview command';
+const shared = (f) => path.join(sharedTraces, f);
+
+describe('overview: Tensor Cores and recommendations', () => {
+  it('"Open sample": the TC line and the recommendations match the CLI', { ...T, skip: skipCli }, async () => {
+    await withCheckedPage(browser, server.url, async (page) => {
+      await page.click('[data-testid=open-sample]');
+      assert.equal(await settled(page, 'rank-0.json.gz'), 'done');
+      const ov = await checkOverviewExtras(page, 'rank-0.json.gz', sampleTrace);
+      assert.ok(ov.gpus[0].tensor_core_pct > 0);
+    });
+  });
+
+  it('real traces: TC lines, recommendations and their view buttons match the CLI', { ...T, skip: skipCli || (!hasShared && 'no ../shared/traces') }, async () => {
+    const files = [
+      shared('resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz'), // DataLoader + AMP (-> Operators)
+      shared('cpu_only_rank34.pt.trace.json.gz'), // communication (-> Distributed, no such view yet)
+      shared('cupti_profiler_counters.json.gz'), // none
+      shared('nccl_data.json.gz'),
+    ];
+    await withCheckedPage(browser, server.url, async (page) => {
+      await pickFiles(page, files);
+      for (const f of files) {
+        const name = path.basename(f);
+        assert.equal(await settled(page, name), 'done', name);
+        await checkOverviewExtras(page, name, f);
+      }
+      const resnet = runCliJson(['overview', '--json', files[0]]);
+      assert.ok(resnet.recommendations.some((r) => r.view === 'operators'), 'resnet50 has a recommendation pointing at Operators');
+    });
+  });
+
+  it('closing a card removes it; the file opens again with working views', { ...T, skip: !cliHas('operators') && 'the CLI has no operators command' }, async () => {
+    await withCheckedPage(browser, server.url, async (page) => {
+      const name = 'rank-0.json.gz';
+      for (let round = 0; round < 2; round++) {
+        await page.click('[data-testid=open-sample]');
+        assert.equal(await settled(page, name), 'done');
+        await page.click(`${card(name)} [data-testid=tab-operators]`);
+        await page.waitForSelector(`${card(name)} [data-testid=op-row]`);
+        const top = await page.getAttribute(`${card(name)} [data-testid=op-row] >> nth=0`, 'data-name');
+        assert.equal(top, runCliJson(['operators', '--json', sampleTrace]).rows[0].name);
+        await page.click(`${card(name)} [data-testid=remove-file]`);
+        await page.waitForSelector(card(name), { state: 'detached' });
+      }
+      assert.equal(await page.$$eval('[data-testid=file-card]', (els) => els.length), 0);
+    });
+  });
+});
