@@ -7,6 +7,9 @@
 
 #include "cli/file_source.h"
 #include "core/analysis/gpu_metrics.h"
+#include "core/analysis/kernels.h"
+#include "core/analysis/operators.h"
+#include "core/analysis/overview.h"
 #include "core/analysis/step_breakdown.h"
 #include "core/analysis/summary.h"
 
@@ -16,6 +19,9 @@ const char kUsage[] =
     "usage: kinetoscope summary [--json] [--chunk-bytes N] TRACE...\n"
     "       kinetoscope steps [--json] [--tb-plugin] TRACE...\n"
     "       kinetoscope gpus [--json] [--tb-plugin] TRACE...\n"
+    "       kinetoscope overview [--json] [--tb-plugin] TRACE...\n"
+    "       kinetoscope operators [--json|--csv] [--group-by op|op+shape] [--tb-plugin] TRACE...\n"
+    "       kinetoscope kernels [--json|--csv] [--group-by name|props] [--tb-plugin] TRACE...\n"
     "\n"
     "  summary   what each trace holds: schema, devices, distributed info, time span,\n"
     "            events per category and phase, and trace health (skipped/repaired events).\n"
@@ -29,6 +35,19 @@ const char kUsage[] =
     "\n"
     "  gpus      per GPU over the steps: utilization, est. SM efficiency, est. achieved\n"
     "            occupancy, and the utilization timeline (--json).\n"
+    "\n"
+    "  overview  steps with their breakdown and average, the GPU summary (with the share of\n"
+    "            operator kernel time on Tensor Cores) and the recommendations.\n"
+    "\n"
+    "  operators operators grouped by name (--group-by op, default) or name and input shape\n"
+    "            (op+shape): calls, host and device self/total time (us), Tensor Core shares.\n"
+    "\n"
+    "  kernels   kernels grouped by name (--group-by name, default) or by launch properties and\n"
+    "            launching operator (props): calls, total/mean/min/max (us), blocks per SM,\n"
+    "            est. achieved occupancy.\n"
+    "\n"
+    "  --tb-plugin  link and count as tb_plugin does, quirks included (docs/compatibility.md).\n"
+    "  --csv        the operators/kernels table as CSV instead of text.\n"
     "\n"
     "TRACE is a PyTorch profiler trace (*.pt.trace.json or .json.gz; gzip is detected by content).\n";
 
@@ -137,6 +156,96 @@ int run_step_views(const char* command, int argc, char** argv) {
   return status;
 }
 
+// overview, operators, kernels: the views read from the operator trees.
+int run_tree_views(const std::string& command, int argc, char** argv) {
+  bool json = false, csv = false, tb = false;
+  std::string group_by = command == "kernels" ? "name" : "op";
+  std::vector<std::string> files;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--json") json = true;
+    else if (a == "--csv" && command != "overview") csv = true;
+    else if (a == "--tb-plugin") tb = true;
+    else if (a == "--group-by" && i + 1 < argc && command != "overview") group_by = argv[++i];
+    else if (a.size() > 1 && a[0] == '-') {
+      std::fprintf(stderr, "kinetoscope %s: unknown option %s\n%s", command.c_str(), a.c_str(), kUsage);
+      return 2;
+    } else files.push_back(a);
+  }
+  ks::OpGroupBy op_group = ks::OpGroupBy::kName;
+  ks::KernelGroupBy kernel_group = ks::KernelGroupBy::kName;
+  const bool group_ok = command == "operators" ? ks::parse_op_group_by(group_by, op_group)
+                        : command == "kernels" ? ks::parse_kernel_group_by(group_by, kernel_group) : true;
+  if (!group_ok) {
+    std::fprintf(stderr, "kinetoscope %s: --group-by %s is not one of %s\n", command.c_str(), group_by.c_str(),
+                 command == "operators" ? "op, op+shape" : "name, props");
+    return 2;
+  }
+  if (files.empty() || (json && csv)) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  int status = 0;
+  for (const std::string& path : files) {
+    ks::TraceReader reader;
+    const std::string open_problem = ks::read_file_into(path, reader);
+    const std::string error = open_problem.empty() ? reader.error() : open_problem;
+    const std::string name = base_name(path);
+    if (!error.empty()) {
+      status = 1;
+      std::fprintf(stderr, "%s: %s\n", name.c_str(), error.c_str());
+      continue;
+    }
+    const ks::TraceModel& m = reader.model();
+    const ks::OpTree tree = ks::build_op_tree(m, {tb});
+    if (command == "overview") {
+      ks::StepOptions options;
+      options.tb_plugin_gpu_annotations = tb;
+      const ks::StepsResult steps = ks::find_steps(m, options);
+      const ks::StepBreakdown b = ks::step_breakdown(m, steps, options);
+      const ks::GpuMetricsResult g = ks::gpu_metrics(m, steps);
+      const std::string out = ks::overview_json({m, b, g, tree, tb}, name);
+      if (json) {
+        std::printf("%s\n", out.c_str());
+        continue;
+      }
+      std::printf("%s: %zu step%s, average %.1f us; %zu GPU%s\n", name.c_str(), b.steps.size(),
+                  b.steps.size() == 1 ? "" : "s", b.average_total_ns / 1e3, g.gpus.size(), g.gpus.size() == 1 ? "" : "s");
+      for (const ks::Recommendation& r : ks::recommendations({m, b, g, tree, tb}))
+        std::printf("  - %s\n", r.text.c_str());
+      continue;
+    }
+    if (command == "operators") {
+      const ks::OperatorTable t = ks::operator_table(tree, m, op_group);
+      if (json) std::printf("%s\n", ks::operator_table_json(t, m).c_str());
+      else if (csv) std::fputs(ks::operator_table_csv(t, m).c_str(), stdout);
+      else {
+        std::printf("%s: %zu operator group%s (us)\n", name.c_str(), t.rows.size(), t.rows.size() == 1 ? "" : "s");
+        std::printf("  %10s %14s %14s %14s %14s  %s\n", "calls", "device self", "device total", "host self",
+                    "host total", "name");
+        for (const ks::OperatorGroup& g : t.rows)
+          std::printf("  %10llu %14.1f %14.1f %14.1f %14.1f  %s%s%s\n", (unsigned long long)g.stats.calls,
+                      g.stats.device_self_ns / 1e3, g.stats.device_total_ns / 1e3, g.stats.host_self_ns / 1e3,
+                      g.stats.host_total_ns / 1e3, std::string(m.strings.get(g.name)).c_str(),
+                      g.input_shape.empty() ? "" : " ", g.input_shape.c_str());
+      }
+      continue;
+    }
+    const ks::KernelTable t = ks::kernel_table(tree, m, kernel_group);
+    if (json) std::printf("%s\n", ks::kernel_table_json(t, m).c_str());
+    else if (csv) std::fputs(ks::kernel_table_csv(t, m).c_str(), stdout);
+    else {
+      std::printf("%s: %zu kernel group%s (us)\n", name.c_str(), t.rows.size(), t.rows.size() == 1 ? "" : "s");
+      std::printf("  %10s %14s %12s %12s %12s  %s\n", "calls", "total", "mean", "min", "max", "name");
+      for (const ks::KernelGroup& g : t.rows)
+        std::printf("  %10llu %14.1f %12.2f %12.1f %12.1f  %s%s%s\n", (unsigned long long)g.calls, g.total_ns / 1e3,
+                    g.mean_ns() / 1e3, g.min_ns / 1e3, g.max_ns / 1e3, std::string(m.strings.get(g.name)).c_str(),
+                    g.op.empty() ? "" : " <- ", g.op.c_str());
+    }
+  }
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -147,6 +256,8 @@ int main(int argc, char** argv) {
   if (!std::strcmp(argv[1], "summary")) return run_summary(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "steps") || !std::strcmp(argv[1], "gpus"))
     return run_step_views(argv[1], argc - 2, argv + 2);
+  if (!std::strcmp(argv[1], "overview") || !std::strcmp(argv[1], "operators") || !std::strcmp(argv[1], "kernels"))
+    return run_tree_views(argv[1], argc - 2, argv + 2);
   std::fprintf(stderr, "kinetoscope: unknown command %s\n%s", argv[1], kUsage);
   return 2;
 }

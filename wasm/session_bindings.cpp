@@ -7,6 +7,9 @@
 #include <string>
 
 #include "core/analysis/gpu_metrics.h"
+#include "core/analysis/kernels.h"
+#include "core/analysis/operators.h"
+#include "core/analysis/overview.h"
 #include "core/analysis/step_breakdown.h"
 #include "core/analysis/summary.h"
 #include "core/trace/model_columns.h"
@@ -36,6 +39,35 @@ class Session {
   // GPU metrics over the steps (the JSON of `kinetoscope gpus --json`).
   std::string gpuMetricsJson(bool tbPlugin) const {
     return ks::gpu_metrics_json(ks::gpu_metrics(reader_.model(), steps(tbPlugin)), "");
+  }
+  // The Overview of `kinetoscope overview --json`: steps, average, GPU summary, recommendations.
+  std::string overviewJson(bool tbPlugin) const {
+    ks::StepOptions options;
+    options.tb_plugin_gpu_annotations = tbPlugin;
+    const ks::TraceModel& m = reader_.model();
+    const ks::StepBreakdown b = ks::step_breakdown(m, steps(tbPlugin), options);
+    const ks::GpuMetricsResult g = ks::gpu_metrics(m, steps(tbPlugin));
+    return ks::overview_json({m, b, g, tree(tbPlugin), tbPlugin}, "");
+  }
+  // The operator table ("op" or "op+shape"), as `kinetoscope operators --json`.
+  std::string operatorsJson(const std::string& groupBy, bool tbPlugin) const {
+    ks::OpGroupBy g;
+    if (!ks::parse_op_group_by(groupBy, g)) return bad_group_by(groupBy);
+    return ks::operator_table_json(ks::operator_table(tree(tbPlugin), reader_.model(), g), reader_.model());
+  }
+  // One operator group's calls split by call stack (inputShape: the row's input_shape, or "").
+  std::string operatorStacksJson(const std::string& groupBy, const std::string& name, const std::string& inputShape,
+                                 bool tbPlugin) const {
+    ks::OpGroupBy g;
+    if (!ks::parse_op_group_by(groupBy, g)) return bad_group_by(groupBy);
+    return ks::operator_stacks_json(ks::operator_stacks(tree(tbPlugin), reader_.model(), g, name, inputShape),
+                                    reader_.model());
+  }
+  // The kernel table ("name" or "props"), as `kinetoscope kernels --json`.
+  std::string kernelsJson(const std::string& groupBy, bool tbPlugin) const {
+    ks::KernelGroupBy g;
+    if (!ks::parse_kernel_group_by(groupBy, g)) return bad_group_by(groupBy);
+    return ks::kernel_table_json(ks::kernel_table(tree(tbPlugin), reader_.model(), g), reader_.model());
   }
   double bytesRead() const { return static_cast<double>(reader_.model().bytes_read); }
   double eventCount() const { return static_cast<double>(reader_.model().event_count); }
@@ -85,8 +117,22 @@ class Session {
     return *cached;
   }
 
+  // The operator trees feed the Operator and Kernel views and the Tensor Core numbers: built once.
+  const ks::OpTree& tree(bool tbPlugin) const {
+    std::optional<ks::OpTree>& cached = trees_[tbPlugin ? 1 : 0];
+    if (!cached || !reader_.finished()) cached = ks::build_op_tree(reader_.model(), {tbPlugin});
+    return *cached;
+  }
+
+  static std::string bad_group_by(const std::string& g) {
+    ks::JsonWriter w;
+    w.begin_object().key("error").value("unknown group_by: " + g).end_object();
+    return w.take();
+  }
+
   ks::TraceReader reader_;
   mutable std::optional<ks::StepsResult> steps_[2];
+  mutable std::optional<ks::OpTree> trees_[2];
 };
 
 }  // namespace
@@ -103,6 +149,10 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("summaryJson", &Session::summaryJson)
       .function("stepBreakdownJson", &Session::stepBreakdownJson)
       .function("gpuMetricsJson", &Session::gpuMetricsJson)
+      .function("overviewJson", &Session::overviewJson)
+      .function("operatorsJson", &Session::operatorsJson)
+      .function("operatorStacksJson", &Session::operatorStacksJson)
+      .function("kernelsJson", &Session::kernelsJson)
       .function("bytesRead", &Session::bytesRead)
       .function("eventCount", &Session::eventCount)
       .function("columns", &Session::columns)

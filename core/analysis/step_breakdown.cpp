@@ -36,23 +36,34 @@ bool is_dataloader_op(std::string_view name) {
          starts_with(name, "enumerate(DataPipe)#");
 }
 
+std::unordered_set<int64_t> communication_external_ids(const TraceModel& m) {
+  std::unordered_set<int64_t> ids;
+  auto collect = [&](const auto& table) {
+    for (const auto& r : table)
+      if (is_communication_op(m.strings.get(r.s.name))) ids.insert(r.s.external_id);
+  };
+  collect(m.cpu_ops);
+  collect(m.user_annotations);
+  collect(m.gpu_annotations);
+  for (const PythonFunctionRow& r : m.python_functions)
+    if (m.strings.get(r.s.cat) == "python" && is_communication_op(m.strings.get(r.s.name))) ids.insert(r.s.external_id);
+  return ids;
+}
+
+bool has_compute_kernels(const TraceModel& m) {
+  const std::unordered_set<int64_t> comm = communication_external_ids(m);
+  for (const KernelRow& k : m.kernels)
+    if (k.s.external_id == kNoId || !comm.count(k.s.external_id)) return true;
+  return false;
+}
+
 StepBreakdown step_breakdown(const TraceModel& m, const StepsResult& found, const StepOptions& options) {
   StepBreakdown out;
   std::array<Ranges, kRoleCount> ranges;
   auto add = [&](Role r, const SliceRow& s) { ranges[size_t(r)].push_back({s.ts_ns, s.ts_ns + s.dur_ns}); };
 
   // Kernels launched by a collective op (same external id) are Communication.
-  std::unordered_set<int64_t> comm_ids;
-  auto collect_comm = [&](const auto& table) {
-    for (const auto& r : table)
-      if (is_communication_op(m.strings.get(r.s.name))) comm_ids.insert(r.s.external_id);
-  };
-  collect_comm(m.cpu_ops);
-  collect_comm(m.user_annotations);
-  collect_comm(m.gpu_annotations);
-  for (const PythonFunctionRow& r : m.python_functions)
-    if (m.strings.get(r.s.cat) == "python" && is_communication_op(m.strings.get(r.s.name)))
-      comm_ids.insert(r.s.external_id);
+  const std::unordered_set<int64_t> comm_ids = communication_external_ids(m);
 
   for (const KernelRow& k : m.kernels)
     add(k.s.external_id != kNoId && comm_ids.count(k.s.external_id) ? Role::kCommunication : Role::kKernel, k.s);
@@ -110,15 +121,12 @@ StepBreakdown step_breakdown(const TraceModel& m, const StepsResult& found, cons
   return out;
 }
 
-std::string step_breakdown_json(const StepBreakdown& b, std::string_view file_name) {
-  JsonWriter w;
+void write_step_costs(JsonWriter& w, const StepBreakdown& b) {
   auto costs = [&](const std::array<double, kRoleCount>& ns, double total_ns) {
     w.key("total_us").value(total_ns / 1e3);
     for (size_t r = 0; r < kRoleCount; ++r)
       w.key(std::string(role_name(Role(r))) + "_us").value(ns[r] / 1e3);
   };
-  w.begin_object();
-  w.key("file").value(file_name);
   w.key("steps").begin_array();
   for (const StepCosts& c : b.steps) {
     w.begin_object();
@@ -134,6 +142,13 @@ std::string step_breakdown_json(const StepBreakdown& b, std::string_view file_na
   w.key("average").begin_object();
   costs(b.average_ns, b.average_total_ns);
   w.end_object();
+}
+
+std::string step_breakdown_json(const StepBreakdown& b, std::string_view file_name) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("file").value(file_name);
+  write_step_costs(w, b);
   w.key("roles").begin_object();
   for (size_t r = 0; r < size_t(Role::kOther); ++r) {
     w.key(role_name(Role(r))).begin_object();

@@ -5,9 +5,11 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "core/analysis/steps.h"
+#include "core/util/json_writer.h"
 
 namespace ks {
 
@@ -37,11 +39,18 @@ StepBreakdown step_breakdown(const TraceModel& m, const StepsResult& steps, cons
 
 // The breakdown as JSON: {"steps": [{"name", "start_us", "end_us", "total_us", "kernel_us", ...,
 // "other_us"}], "average": {same keys but name}, "roles": {"kernel": {"merged", "sum_us"}, ...}}.
+// The "steps" and "average" members of that object, into an open object.
+void write_step_costs(JsonWriter& w, const StepBreakdown& b);
 std::string step_breakdown_json(const StepBreakdown& b, std::string_view file_name);
 
 // Names of the collectives tb_plugin counts as communication (nccl:/gloo: broadcast, reduce,
 // all_reduce, all_gather, reduce_scatter).
 bool is_communication_op(std::string_view name);
+// External ids of those collectives: kernels sharing one are communication, not computation.
+std::unordered_set<int64_t> communication_external_ids(const TraceModel& m);
+// Some kernel is not a collective's (tb_plugin's has_kernel: the Kernel role is not empty).
+bool has_compute_kernels(const TraceModel& m);
+
 // enumerate(DataLoader)#...__next__ or enumerate(DataPipe)#...
 bool is_dataloader_op(std::string_view name);
 

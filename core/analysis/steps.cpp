@@ -6,8 +6,6 @@
 
 namespace ks {
 
-namespace {
-
 const SliceRow& device_slice(const TraceModel& m, DeviceRef d) {
   switch (d.kind) {
     case EventKind::kKernel: return m.kernels[d.row].s;
@@ -15,6 +13,8 @@ const SliceRow& device_slice(const TraceModel& m, DeviceRef d) {
     default: return m.memsets[d.row].s;
   }
 }
+
+namespace {
 
 bool step_number(std::string_view name, std::string& number) {
   constexpr std::string_view kPrefix = "ProfilerStep#";
@@ -25,44 +25,57 @@ bool step_number(std::string_view name, std::string& number) {
 
 }  // namespace
 
-std::vector<std::vector<DeviceRef>> device_nodes_by_runtime(const TraceModel& m) {
-  // One walk in time order (runtimes before device work at equal times): device work joins the
-  // runtime already registered under its correlation id, else waits for the runtime that comes
+LaunchLinks link_launches(const TraceModel& m, bool include_drivers) {
+  // One walk in time order (launches before device work at equal times): device work joins the
+  // launch already registered under its correlation id, else waits for the launch that comes
   // with that id later (tb_plugin's pending list).
   struct Item {
     int64_t ts;
-    int order;  // 0 runtime, 1 device
+    int order;  // 0 launch, 1 device
     DeviceRef ref;
   };
+  const size_t drivers = include_drivers ? m.drivers.size() : 0;
+  const size_t launchers = m.runtimes.size() + drivers;
   std::vector<Item> items;
-  items.reserve(m.runtimes.size() + m.kernels.size() + m.memcpys.size() + m.memsets.size());
+  items.reserve(launchers + m.kernels.size() + m.memcpys.size() + m.memsets.size());
   for (size_t i = 0; i < m.runtimes.size(); ++i)
     items.push_back({m.runtimes[i].ts_ns, 0, {EventKind::kRuntime, uint32_t(i)}});
+  for (size_t i = 0; i < drivers; ++i) items.push_back({m.drivers[i].ts_ns, 0, {EventKind::kDriver, uint32_t(i)}});
   for (size_t i = 0; i < m.kernels.size(); ++i) items.push_back({m.kernels[i].s.ts_ns, 1, {EventKind::kKernel, uint32_t(i)}});
   for (size_t i = 0; i < m.memcpys.size(); ++i) items.push_back({m.memcpys[i].s.ts_ns, 1, {EventKind::kMemcpy, uint32_t(i)}});
   for (size_t i = 0; i < m.memsets.size(); ++i) items.push_back({m.memsets[i].s.ts_ns, 1, {EventKind::kMemset, uint32_t(i)}});
   std::stable_sort(items.begin(), items.end(),
                    [](const Item& a, const Item& b) { return a.ts != b.ts ? a.ts < b.ts : a.order < b.order; });
-  std::vector<std::vector<DeviceRef>> out(m.runtimes.size());
-  std::unordered_map<int64_t, uint32_t> runtime_by_corr;
+  LaunchLinks out;
+  out.by_launcher.resize(launchers);
+  std::unordered_map<int64_t, uint32_t> launch_by_corr;
   std::unordered_map<int64_t, std::vector<DeviceRef>> pending;
   for (const Item& it : items) {
-    if (it.ref.kind == EventKind::kRuntime) {
-      const int64_t corr = m.runtimes[it.ref.row].correlation;
+    if (it.order == 0) {
+      const bool runtime = it.ref.kind == EventKind::kRuntime;
+      const uint32_t index = runtime ? it.ref.row : uint32_t(m.runtimes.size() + it.ref.row);
+      const int64_t corr = runtime ? m.runtimes[it.ref.row].correlation : m.drivers[it.ref.row].correlation;
       auto p = pending.find(corr);
       if (p != pending.end()) {
-        out[it.ref.row] = std::move(p->second);
+        out.by_launcher[index] = std::move(p->second);
         pending.erase(p);
       }
-      runtime_by_corr[corr] = it.ref.row;
+      launch_by_corr[corr] = index;
     } else {
       const int64_t corr = device_slice(m, it.ref).correlation;
-      auto r = runtime_by_corr.find(corr);
-      if (r != runtime_by_corr.end()) out[r->second].push_back(it.ref);
+      auto r = launch_by_corr.find(corr);
+      if (r != launch_by_corr.end()) out.by_launcher[r->second].push_back(it.ref);
       else pending[corr].push_back(it.ref);
     }
   }
+  // What never met its launch, in time order.
+  for (const Item& it : items)
+    if (it.order == 1 && pending.count(device_slice(m, it.ref).correlation)) out.unlaunched.push_back(it.ref);
   return out;
+}
+
+std::vector<std::vector<DeviceRef>> device_nodes_by_runtime(const TraceModel& m) {
+  return link_launches(m, false).by_launcher;
 }
 
 StepsResult find_steps(const TraceModel& m, const StepOptions& options) {

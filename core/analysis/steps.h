@@ -36,6 +36,16 @@ struct DeviceRef {
 };
 std::vector<std::vector<DeviceRef>> device_nodes_by_runtime(const TraceModel& m);
 
+// The same link for every launch: runtimes (index = runtime row) and, with include_drivers,
+// driver calls such as cuLaunchKernel (index = runtimes.size() + driver row), plus the device
+// work whose launch was never recorded (in time order).
+struct LaunchLinks {
+  std::vector<std::vector<DeviceRef>> by_launcher;
+  std::vector<DeviceRef> unlaunched;
+};
+LaunchLinks link_launches(const TraceModel& m, bool include_drivers);
+const SliceRow& device_slice(const TraceModel& m, DeviceRef d);
+
 StepsResult find_steps(const TraceModel& m, const StepOptions& options = {});
 
 }  // namespace ks

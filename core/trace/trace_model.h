@@ -182,6 +182,7 @@ struct TraceModel {
   std::string framework;
   bool old_naming = false;  // PyTorch 1.8 categories (Operator, Runtime, Kernel, ...)
   std::vector<DeviceInfo> devices;
+  bool devices_from_compute_properties = false;  // older traces' member (tb_plugin ignores it)
   DistributedInfo distributed;
 
   // Time span of the work (duration events), ns.

@@ -157,7 +157,10 @@ void TraceReader::read_member(std::string_view key, std::string_view value, uint
     } else if (key == "deviceProperties" || key == "computeProperties") {
       std::vector<DeviceInfo> devices;
       err = read_devices(v, devices);
-      if (!err && (key == "deviceProperties" || m.devices.empty())) m.devices = std::move(devices);
+      if (!err && (key == "deviceProperties" || m.devices.empty())) {
+        m.devices = std::move(devices);
+        m.devices_from_compute_properties = key == "computeProperties";
+      }
     } else if (key == "distributedInfo") {
       DistributedInfo d;
       err = read_distributed(v, d);

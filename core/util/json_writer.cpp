@@ -52,16 +52,20 @@ JsonWriter& JsonWriter::value(uint64_t v) { comma(); out_ += std::to_string(v); 
 JsonWriter& JsonWriter::value(bool v) { comma(); out_ += v ? "true" : "false"; return *this; }
 JsonWriter& JsonWriter::null() { comma(); out_ += "null"; return *this; }
 
-JsonWriter& JsonWriter::value(double v) {
-  comma();
-  if (!std::isfinite(v)) { out_ += "null"; return *this; }
+void append_shortest_double(std::string& out, double v) {
   char buf[32];
   // %.17g round-trips; trim to the shortest of a few precisions that still round-trips.
   for (int prec = 6; prec <= 17; ++prec) {
     std::snprintf(buf, sizeof buf, "%.*g", prec, v);
     if (std::strtod(buf, nullptr) == v) break;
   }
-  out_ += buf;
+  out += buf;
+}
+
+JsonWriter& JsonWriter::value(double v) {
+  comma();
+  if (!std::isfinite(v)) { out_ += "null"; return *this; }
+  append_shortest_double(out_, v);
   return *this;
 }
 

@@ -30,6 +30,9 @@ class JsonWriter {
   bool need_comma_ = false;
 };
 
+// Appends the shortest decimal text that reads back as v (finite v).
+void append_shortest_double(std::string& out, double v);
+
 // Appends s to out with JSON escaping (control characters as \u00XX).
 void append_json_escaped(std::string& out, std::string_view s);
 

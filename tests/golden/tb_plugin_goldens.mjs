@@ -22,7 +22,8 @@ function traceFor(golden, input) {
     path.join(tracesDir, 'tb_unit', base, input.source)].find((c) => fs.existsSync(c));
 }
 
-// [{golden (file name), name (for reports), profile, trace (path or undefined)}] for every profile.
+// [{golden (file name), name (for reports), profile, truncation (the oracle's truncated tables),
+// trace (path or undefined)}] for every profile.
 export function goldenProfiles() {
   if (!haveGoldens) return [];
   const out = [];
@@ -38,7 +39,7 @@ export function goldenProfiles() {
         const input = g.run.inputs.find((i) => i.worker === p.worker &&
           (i.span_raw === null ? p.span === 'default' : String(spans[p.worker].indexOf(i.span_raw) + 1) === p.span));
         out.push({ golden: path.basename(golden), name: `${path.relative(goldenDir, golden)} ${p.worker}/${p.span}`,
-          profile: p, trace: input && traceFor(golden, input) });
+          profile: p, truncation: g.truncation, trace: input && traceFor(golden, input) });
       }
     }
   }

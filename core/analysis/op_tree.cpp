@@ -1,0 +1,488 @@
+#include "core/analysis/op_tree.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string_view>
+#include <unordered_map>
+
+#include "core/analysis/step_breakdown.h"
+#include "core/analysis/tensor_cores.h"
+
+namespace ks {
+
+namespace {
+
+double float_us(int64_t ns) { return double(ns / 1000) + double(ns % 1000) / 1000.0; }
+
+constexpr int64_t kRootStart = INT64_MIN, kRootEnd = INT64_MAX;
+
+struct Candidate {
+  int32_t node;   // index into OpTree::nodes
+  StringId tid;
+  int64_t external_id;
+};
+
+bool is_step_name(std::string_view n) { return n.starts_with("ProfilerStep#"); }
+
+NodeClass class_for(std::string_view name) {
+  if (is_dataloader_op(name)) return NodeClass::kDataLoader;
+  if (name.starts_with("Optimizer.step")) return NodeClass::kOptimizer;
+  return NodeClass::kPlain;
+}
+
+class Builder {
+ public:
+  Builder(const TraceModel& m, const OpTreeOptions& o) : m_(m), tb_(o.tb_plugin) { t_.tb_plugin = tb_; }
+
+  OpTree build() {
+    collect_nodes();
+    nest();
+    remember_time_order();
+    link();
+    if (tb_) attach_unlaunched_kernels();
+    collapse_duplicates();
+    fill_stats();
+    return std::move(t_);
+  }
+
+ private:
+  // --- spec §3: which ranges become host nodes -------------------------------------------------
+  void add(const SliceRow& s, EventKind kind, uint32_t row, NodeType type, NodeClass cls, int64_t external_id) {
+    OpNode n;
+    n.start_ns = s.ts_ns;
+    n.end_ns = s.ts_ns + s.dur_ns;
+    n.name = s.name;
+    n.kind = kind;
+    n.row = row;
+    n.type = type;
+    n.cls = cls;
+    const std::string_view name = m_.strings.get(s.name);
+    n.is_operator = cls == NodeClass::kPlain && type == NodeType::kOperator && name != "DataParallel.forward" &&
+                    name != "DistributedDataParallel.forward" && !name.starts_with("Optimizer.");
+    n.tc_eligible = is_tc_eligible_op_name(name);
+    cands_.push_back({int32_t(t_.nodes.size()), s.tid, external_id});
+    t_.nodes.push_back(n);
+  }
+
+  void collect_nodes() {
+    for (uint32_t i = 0; i < m_.cpu_ops.size(); ++i) {
+      const SliceRow& s = m_.cpu_ops[i].s;
+      const std::string_view name = m_.strings.get(s.name);
+      if (is_step_name(name)) add(s, EventKind::kCpuOp, i, NodeType::kProfilerStep, NodeClass::kProfilerStep, s.external_id);
+      else add(s, EventKind::kCpuOp, i, NodeType::kOperator, class_for(name), s.external_id);
+    }
+    auto annotations = [&](const ChunkedTable<CpuOpRow>& table, EventKind kind) {
+      for (uint32_t i = 0; i < table.size(); ++i) {
+        const SliceRow& s = table[i].s;
+        const std::string_view name = m_.strings.get(s.name);
+        if (is_step_name(name)) {
+          add(s, kind, i, NodeType::kProfilerStep, NodeClass::kProfilerStep, s.external_id);
+          continue;
+        }
+        // Ordinary record_function ranges are not in the tree.
+        const NodeClass cls = class_for(name);
+        if (cls != NodeClass::kPlain || is_communication_op(name))
+          add(s, kind, i, NodeType::kUserAnnotation, cls, s.external_id);
+      }
+    };
+    annotations(m_.user_annotations, EventKind::kUserAnnotation);
+    // GPU-stream annotations are device work, not host ranges; tb_plugin makes nodes of them.
+    if (tb_) annotations(m_.gpu_annotations, EventKind::kGpuAnnotation);
+    for (uint32_t i = 0; i < m_.python_functions.size(); ++i) {
+      const PythonFunctionRow& r = m_.python_functions[i];
+      if (m_.strings.get(r.s.cat) == "python") {
+        add(r.s, EventKind::kPythonFunction, i, NodeType::kPython, class_for(m_.strings.get(r.s.name)), r.s.external_id);
+      } else if (r.python_module_id != kNoId) {
+        add(r.s, EventKind::kPythonFunction, i, NodeType::kModule, NodeClass::kModule, kNoId);
+      }
+    }
+    // The walk in time order decides thread order and, within a thread, which node comes first.
+    std::stable_sort(cands_.begin(), cands_.end(), [&](const Candidate& a, const Candidate& b) {
+      return t_.nodes[size_t(a.node)].start_ns < t_.nodes[size_t(b.node)].start_ns;
+    });
+  }
+
+  // --- spec §5.1: one tree per thread ---------------------------------------------------------
+  // tb_plugin reads times as float µs: near 1.7e15 µs a double holds 0.25 µs, so on ns-resolution
+  // traces a child can overrun its parent by rounding and be dropped. Its mode nests on those floats.
+
+  void nest() {
+    if (tb_) {
+      std::vector<double> s(t_.nodes.size()), e(t_.nodes.size());
+      for (size_t i = 0; i < t_.nodes.size(); ++i) {
+        s[i] = float_us(t_.nodes[i].start_ns);
+        e[i] = s[i] + float_us(t_.nodes[i].end_ns - t_.nodes[i].start_ns);
+      }
+      nest_on(s, e);
+    } else {
+      std::vector<int64_t> s(t_.nodes.size()), e(t_.nodes.size());
+      for (size_t i = 0; i < t_.nodes.size(); ++i) {
+        s[i] = t_.nodes[i].start_ns;
+        e[i] = t_.nodes[i].end_ns;
+      }
+      nest_on(s, e);
+    }
+  }
+
+  template <class T>
+  void nest_on(const std::vector<T>& start, const std::vector<T>& end) {
+    std::unordered_map<StringId, size_t> thread_index;
+    for (const Candidate& c : cands_) {
+      auto [it, fresh] = thread_index.try_emplace(c.tid, threads_.size());
+      if (fresh) threads_.push_back({c.tid, {}, -1, false, {}});
+      threads_[it->second].members.push_back(c.node);
+      if (t_.nodes[size_t(c.node)].cls == NodeClass::kProfilerStep) threads_[it->second].has_step = true;
+    }
+    dropped_.assign(t_.nodes.size(), 0);
+    for (Thread& th : threads_) {
+      OpNode root;
+      root.start_ns = kRootStart;
+      root.end_ns = kRootEnd;
+      root.type = NodeType::kRoot;
+      root.cls = NodeClass::kRoot;
+      th.root = int32_t(t_.nodes.size());
+      t_.nodes.push_back(root);
+      dropped_.push_back(0);
+      t_.roots.push_back(th.root);
+      thread_of_tid_[th.tid] = th.root;
+
+      std::vector<int32_t>& order = th.members;
+      std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+        return start[size_t(a)] != start[size_t(b)] ? start[size_t(a)] < start[size_t(b)] : end[size_t(a)] > end[size_t(b)];
+      });
+      std::vector<int32_t> stack;  // open nodes under the root (which spans everything)
+      for (int32_t n : order) {
+        while (!stack.empty() && start[size_t(n)] >= end[size_t(stack.back())]) stack.pop_back();
+        if (stack.empty() || end[size_t(n)] <= end[size_t(stack.back())]) {
+          append_child(stack.empty() ? th.root : stack.back(), n);
+          stack.push_back(n);
+        } else {
+          dropped_[size_t(n)] = 1;  // starts inside its parent but ends after it
+          ++t_.stats.dropped_nodes;
+        }
+      }
+    }
+  }
+
+  void append_child(int32_t parent, int32_t child) {
+    OpNode& p = t_.nodes[size_t(parent)];
+    OpNode& c = t_.nodes[size_t(child)];
+    c.parent = parent;
+    c.next_sibling = -1;
+    if (p.last_child >= 0) t_.nodes[size_t(p.last_child)].next_sibling = child;
+    else p.first_child = child;
+    p.last_child = child;
+  }
+
+  // --- spec §4: launches to nodes -------------------------------------------------------------
+  const SliceRow& launch_slice(uint32_t index) const {
+    return index < m_.runtimes.size() ? m_.runtimes[index] : m_.drivers[index - m_.runtimes.size()];
+  }
+
+  void attach(int32_t node, int32_t launch) {
+    Launch& l = t_.launches[size_t(launch)];
+    OpNode& n = t_.nodes[size_t(node)];
+    l.next = n.first_launch;  // prepended; reversed into time order before the stats
+    n.first_launch = launch;
+  }
+
+  void link() {
+    LaunchLinks links = link_launches(m_, !tb_);
+    const size_t count = links.by_launcher.size();
+    t_.stats.launches = count;
+    t_.launches.reserve(count);
+    for (uint32_t i = 0; i < count; ++i) {
+      const SliceRow& s = launch_slice(i);
+      Launch l;
+      l.kind = i < m_.runtimes.size() ? EventKind::kRuntime : EventKind::kDriver;
+      l.row = l.kind == EventKind::kRuntime ? i : uint32_t(i - m_.runtimes.size());
+      l.start_ns = s.ts_ns;
+      l.span_ns = span_ns(s.ts_ns, s.dur_ns, tb_);
+      l.device_begin = uint32_t(t_.launched.size());
+      t_.launched.insert(t_.launched.end(), links.by_launcher[i].begin(), links.by_launcher[i].end());
+      l.device_end = uint32_t(t_.launched.size());
+      t_.launches.push_back(l);
+    }
+    t_.unlaunched = std::move(links.unlaunched);
+    t_.stats.unlaunched_kernels = size_t(std::count_if(t_.unlaunched.begin(), t_.unlaunched.end(),
+                                                       [](DeviceRef d) { return d.kind == EventKind::kKernel; }));
+
+    // PyTorch 2.x traces may carry the correlation id as the runtime's External id: then it says
+    // nothing about the operator.
+    size_t both = 0, equal = 0;
+    for (const SliceRow& r : m_.runtimes) {
+      if (r.external_id == kNoId || r.correlation == kNoId || r.external_id == 0) continue;
+      ++both;
+      if (r.external_id == r.correlation) ++equal;
+    }
+    t_.stats.external_ids_are_correlations = both > 0 && equal == both;
+    const bool by_external_id = tb_ || !t_.stats.external_ids_are_correlations;
+
+    // Launches in time order, registered under their External id.
+    std::vector<int32_t> order(count);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      return t_.launches[size_t(a)].start_ns < t_.launches[size_t(b)].start_ns;
+    });
+    std::vector<char> owned(count, 0);
+    std::vector<int32_t> loose;  // for the enclosing-range fallback
+    if (by_external_id) {
+      std::unordered_map<int64_t, std::vector<int32_t>> by_id;
+      for (int32_t l : order) {
+        const int64_t id = launch_slice(uint32_t(l)).external_id;
+        if (id == 0) continue;  // "zero runtimes" go to their thread's root
+        if (id == kNoId && !tb_) continue;
+        by_id[id].push_back(l);
+      }
+      // Threads in first-appearance order, nodes in time order: the first node with an id takes
+      // every launch registered under it.
+      for (const Thread& th : threads_) {
+        for (int32_t n : th.members_in_time_order) {
+          const int64_t id = external_id_[size_t(n)];
+          auto it = by_id.find(id);
+          if (it == by_id.end()) continue;
+          for (int32_t l : it->second) {
+            owned[size_t(l)] = 1;
+            if (dropped_[size_t(n)]) {
+              if (!tb_) loose.push_back(l);  // its node overran its parent: place it by time
+              continue;
+            }
+            attach(n, l);
+            ++t_.stats.by_external_id;
+          }
+          by_id.erase(it);
+        }
+      }
+    }
+    for (int32_t l : order) {
+      if (owned[size_t(l)]) continue;
+      const int64_t id = launch_slice(uint32_t(l)).external_id;
+      if (!tb_) loose.push_back(l);
+      else if (id == 0) to_root(l);
+      else ++t_.stats.unattached;
+    }
+    if (!tb_) attach_by_time(loose);
+  }
+
+  void to_root(int32_t l) {
+    auto it = thread_of_tid_.find(launch_slice(uint32_t(l)).tid);
+    if (it == thread_of_tid_.end()) {
+      ++t_.stats.unattached;
+      return;
+    }
+    attach(it->second, l);
+    ++t_.stats.to_thread_root;
+  }
+
+  // Each launch goes to the innermost node of its thread's tree that is running when it starts
+  // (the operator that made the call), or to the thread's root.
+  void attach_by_time(std::vector<int32_t>& loose) {
+    std::stable_sort(loose.begin(), loose.end(), [&](int32_t a, int32_t b) {
+      const SliceRow& x = launch_slice(uint32_t(a));
+      const SliceRow& y = launch_slice(uint32_t(b));
+      return x.tid != y.tid ? x.tid < y.tid : x.ts_ns < y.ts_ns;
+    });
+    size_t i = 0;
+    while (i < loose.size()) {
+      const StringId tid = launch_slice(uint32_t(loose[i])).tid;
+      size_t j = i;
+      while (j < loose.size() && launch_slice(uint32_t(loose[j])).tid == tid) ++j;
+      auto th = thread_of_tid_.find(tid);
+      if (th == thread_of_tid_.end()) {
+        t_.stats.unattached += j - i;
+        i = j;
+        continue;
+      }
+      // Pre-order of the tree = nodes by (start, -end); a sweep keeps the open ranges.
+      std::vector<int32_t> pre;
+      preorder(th->second, pre);
+      std::vector<int32_t> open;
+      size_t p = 1;  // pre[0] is the root
+      for (size_t k = i; k < j; ++k) {
+        const int64_t ts = launch_slice(uint32_t(loose[k])).ts_ns;
+        for (; p < pre.size() && t_.nodes[size_t(pre[p])].start_ns <= ts; ++p) {
+          while (!open.empty() && t_.nodes[size_t(open.back())].end_ns <= t_.nodes[size_t(pre[p])].start_ns) open.pop_back();
+          open.push_back(pre[p]);
+        }
+        while (!open.empty() && t_.nodes[size_t(open.back())].end_ns <= ts) open.pop_back();
+        if (open.empty()) {
+          attach(th->second, loose[k]);
+          ++t_.stats.to_thread_root;
+        } else {
+          attach(open.back(), loose[k]);
+          ++t_.stats.by_enclosing_op;
+        }
+      }
+      i = j;
+    }
+  }
+
+  void preorder(int32_t root, std::vector<int32_t>& out) const {
+    std::vector<int32_t> stack{root};
+    while (!stack.empty()) {
+      const int32_t n = stack.back();
+      stack.pop_back();
+      out.push_back(n);
+      // push children in reverse so the first child comes out first
+      const size_t mark = stack.size();
+      for (int32_t c = t_.nodes[size_t(n)].first_child; c >= 0; c = t_.nodes[size_t(c)].next_sibling) stack.push_back(c);
+      std::reverse(stack.begin() + std::ptrdiff_t(mark), stack.end());
+    }
+  }
+
+  // tb_plugin: kernels whose launch is missing hang from the root of every thread that has a
+  // ProfilerStep (once per such thread).
+  void attach_unlaunched_kernels() {
+    std::vector<DeviceRef> kernels;
+    for (DeviceRef d : t_.unlaunched)
+      if (d.kind == EventKind::kKernel) kernels.push_back(d);
+    if (kernels.empty()) return;
+    const uint32_t begin = uint32_t(t_.launched.size());
+    t_.launched.insert(t_.launched.end(), kernels.begin(), kernels.end());
+    for (const Thread& th : threads_) {
+      if (!th.has_step) continue;
+      Launch l;
+      l.kind = EventKind::kOther;
+      l.device_begin = begin;
+      l.device_end = uint32_t(t_.launched.size());
+      t_.launches.push_back(l);
+      attach(th.root, int32_t(t_.launches.size() - 1));
+    }
+  }
+
+  // --- spec §5.1 step 4: aten::foo holding only aten::foo counts once --------------------------
+  void collapse_duplicates() {
+    for (int32_t root : t_.roots) {
+      std::vector<int32_t> stack{root};
+      while (!stack.empty()) {
+        const int32_t n = stack.back();
+        stack.pop_back();
+        for (;;) {
+          OpNode& node = t_.nodes[size_t(n)];
+          const int32_t c = node.first_child;
+          if (c < 0 || c != node.last_child) break;
+          const OpNode& child = t_.nodes[size_t(c)];
+          if (node.type != NodeType::kOperator || child.type != NodeType::kOperator || node.name != child.name) break;
+          node.first_child = child.first_child;
+          node.last_child = child.last_child;
+          for (int32_t g = node.first_child; g >= 0; g = t_.nodes[size_t(g)].next_sibling) t_.nodes[size_t(g)].parent = n;
+          if (tb_ || node.first_launch < 0) {
+            node.first_launch = child.first_launch;  // tb_plugin keeps the child's launches only
+          } else {
+            int32_t last = node.first_launch;
+            while (t_.launches[size_t(last)].next >= 0) last = t_.launches[size_t(last)].next;
+            t_.launches[size_t(last)].next = child.first_launch;
+          }
+          t_.nodes[size_t(c)].parent = -2;  // merged away
+        }
+        for (int32_t c = t_.nodes[size_t(n)].first_child; c >= 0; c = t_.nodes[size_t(c)].next_sibling) stack.push_back(c);
+      }
+    }
+  }
+
+  // --- spec §5.2 --------------------------------------------------------------------------------
+  void fill_stats() {
+    TcKernelNames tc(m_.strings);
+    for (Launch& l : t_.launches) {
+      for (uint32_t d = l.device_begin; d < l.device_end; ++d) {
+        const DeviceRef ref = t_.launched[d];
+        const SliceRow& s = device_slice(m_, ref);
+        const int64_t span = span_ns(s.ts_ns, s.dur_ns, tb_);
+        l.device_ns += span;
+        if (ref.kind == EventKind::kKernel && tc(s.name)) l.tc_ns += span;
+      }
+    }
+    std::vector<int32_t> pre;
+    for (int32_t root : t_.roots) {
+      pre.clear();
+      preorder(root, pre);
+      for (auto it = pre.rbegin(); it != pre.rend(); ++it) {
+        const int32_t n = *it;
+        OpNode& node = t_.nodes[size_t(n)];
+        if (node.type == NodeType::kRoot && node.first_child >= 0) {
+          node.start_ns = t_.nodes[size_t(node.first_child)].start_ns;
+          node.end_ns = t_.nodes[size_t(node.last_child)].end_ns;
+        }
+        // launches back into time order
+        int32_t prev = -1;
+        for (int32_t l = node.first_launch; l >= 0;) {
+          const int32_t next = t_.launches[size_t(l)].next;
+          t_.launches[size_t(l)].next = prev;
+          prev = l;
+          l = next;
+        }
+        node.first_launch = prev;
+        const bool propagate = node.type == NodeType::kOperator;
+        node.host_total_ns = node.type == NodeType::kRoot ? 0 : span_ns(node.start_ns, node.end_ns - node.start_ns, tb_);
+        int64_t host_self = node.host_total_ns;
+        for (int32_t c = node.first_child; c >= 0; c = t_.nodes[size_t(c)].next_sibling) {
+          const OpNode& child = t_.nodes[size_t(c)];
+          host_self -= child.host_total_ns;
+          node.device_total_ns += child.device_total_ns;
+          node.tc_total_ns += child.tc_total_ns;
+          if (propagate && child.tc_eligible) node.tc_eligible = true;
+          if (node.cls == NodeClass::kModule && child.is_operator) node.device_self_ns += child.device_total_ns;
+        }
+        for (int32_t l = node.first_launch; l >= 0; l = t_.launches[size_t(l)].next) {
+          const Launch& launch = t_.launches[size_t(l)];
+          host_self -= launch.span_ns;
+          node.device_total_ns += launch.device_ns;
+          node.device_self_ns += launch.device_ns;
+          node.tc_self_ns += launch.tc_ns;
+          node.tc_total_ns += launch.tc_ns;
+          if (propagate && launch.tc_ns > 0) node.tc_eligible = true;
+        }
+        node.host_self_ns = node.type == NodeType::kRoot ? 0 : host_self;
+      }
+    }
+  }
+
+  struct Thread {
+    StringId tid;
+    std::vector<int32_t> members;  // sorted by (start, -end) in nest()
+    int32_t root;
+    bool has_step;
+    std::vector<int32_t> members_in_time_order;
+  };
+
+  const TraceModel& m_;
+  const bool tb_;
+  OpTree t_;
+  std::vector<Candidate> cands_;
+  std::vector<Thread> threads_;
+  std::vector<char> dropped_;
+  std::vector<int64_t> external_id_;
+  std::unordered_map<StringId, int32_t> thread_of_tid_;
+
+  // Each node's External id, and each thread's nodes in time order (for linking).
+  void remember_time_order() {
+    external_id_.assign(t_.nodes.size(), kNoId);
+    std::unordered_map<StringId, size_t> idx;
+    for (size_t i = 0; i < threads_.size(); ++i) idx[threads_[i].tid] = i;
+    for (const Candidate& c : cands_) {
+      external_id_[size_t(c.node)] = c.external_id;
+      threads_[idx[c.tid]].members_in_time_order.push_back(c.node);
+    }
+  }
+};
+
+}  // namespace
+
+int64_t span_ns(int64_t ts_ns, int64_t dur_ns, bool tb_plugin) {
+  if (!tb_plugin) return dur_ns;
+  const double start = float_us(ts_ns);
+  return std::llround((start + float_us(dur_ns) - start) * 1000.0);
+}
+
+OpTree build_op_tree(const TraceModel& m, const OpTreeOptions& options) {
+  return Builder(m, options).build();
+}
+
+std::string_view node_name(const OpTree& t, const TraceModel& m, int32_t node) {
+  const OpNode& n = t.nodes[size_t(node)];
+  if (n.type == NodeType::kRoot) return "CallTreeRoot";
+  return m.strings.get(n.name);
+}
+
+}  // namespace ks

@@ -1,0 +1,117 @@
+// Operator trees (tb_plugin spec §4-5): the host ranges of each thread nested into a tree, each
+// launch (runtime call) attached to the operator that made it, and per node the host self/total
+// time, the device self/total time of the work its launches put on the GPU and the Tensor Core
+// part of it. The Operator and Kernel views and the Tensor Core numbers are read from here.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/analysis/steps.h"
+#include "core/trace/trace_model.h"
+
+namespace ks {
+
+struct OpTreeOptions {
+  // tb_plugin's linking, quirks included (spec §4): launches reach operators by External id only
+  // (PyTorch 2.x traces whose runtime External ids are correlation ids then link nothing), driver
+  // launches (cuLaunchKernel) are ignored, unlaunched kernels are counted under the root of every
+  // thread holding a ProfilerStep, and ProfilerStep/annotation ranges on GPU streams are host
+  // nodes. Off: see docs/compatibility.md.
+  bool tb_plugin = false;
+};
+
+// tb_plugin's event type of a node, and the class it becomes (spec §3).
+enum class NodeType : uint8_t { kRoot, kOperator, kPython, kUserAnnotation, kProfilerStep, kModule };
+enum class NodeClass : uint8_t { kRoot, kPlain, kProfilerStep, kDataLoader, kOptimizer, kModule };
+
+struct OpNode {
+  int64_t start_ns = 0, end_ns = 0;
+  StringId name = 0;
+  EventKind kind = EventKind::kCpuOp;  // source table and row (root: none)
+  uint32_t row = 0;
+  NodeType type = NodeType::kOperator;
+  NodeClass cls = NodeClass::kPlain;
+  bool is_operator = false;  // counted in the operator tables (spec §3 is_operator_node)
+  bool tc_eligible = false;
+  int32_t parent = -1, first_child = -1, last_child = -1, next_sibling = -1;
+  int32_t first_launch = -1;  // list through Launch::next
+  // Statistics (spec §5.2), ns.
+  int64_t host_total_ns = 0, host_self_ns = 0, device_total_ns = 0, device_self_ns = 0, tc_self_ns = 0, tc_total_ns = 0;
+};
+
+// A launch attached to a node: a runtime call, a driver call, or (tb_plugin) the dummy launch
+// holding kernels whose launch was not recorded.
+struct Launch {
+  EventKind kind = EventKind::kRuntime;  // kRuntime, kDriver, or kOther for the dummy
+  uint32_t row = 0;
+  int32_t next = -1;
+  uint32_t device_begin = 0, device_end = 0;  // its device work: OpTree::launched[begin, end)
+  int64_t span_ns = 0;                        // the call's own duration (0 for the dummy)
+  int64_t start_ns = 0;
+  int64_t device_ns = 0, tc_ns = 0;           // Σ duration of its device work / of its TC kernels
+};
+
+struct LinkStats {
+  uint64_t launches = 0;              // runtime (and driver) calls in the trace
+  uint64_t by_external_id = 0;        // attached through External id
+  uint64_t by_enclosing_op = 0;       // attached to the innermost enclosing range on the thread
+  uint64_t to_thread_root = 0;        // External id 0, or nothing enclosing: the thread's root
+  uint64_t unattached = 0;            // no node took them (their kernels count as "N/A")
+  uint64_t dropped_nodes = 0;         // ranges that overran their parent (tb_plugin drops them)
+  uint64_t unlaunched_kernels = 0;    // kernels whose launch is not in the trace
+  bool external_ids_are_correlations = false;  // PyTorch 2.x: runtime External id == correlation
+};
+
+struct OpTree {
+  std::vector<OpNode> nodes;
+  std::vector<int32_t> roots;  // one CallTreeRoot per thread with host ranges, in first-appearance order
+  std::vector<Launch> launches;
+  std::vector<DeviceRef> launched;     // device work of the launches
+  std::vector<DeviceRef> unlaunched;   // device work of no launch, in time order
+  LinkStats stats;
+  bool tb_plugin = false;
+};
+
+OpTree build_op_tree(const TraceModel& m, const OpTreeOptions& options = {});
+
+// tb_plugin's collection order (spec §5.3): a post-order walk of each tree; for every node, its
+// children first, then each kernel its own launches put on the GPU (`on_kernel(kernel_row, node)`),
+// then the node itself (`on_node(node)`).
+template <class OnKernel, class OnNode>
+void walk_post_order(const OpTree& t, const TraceModel& m, OnKernel&& on_kernel, OnNode&& on_node) {
+  struct Frame {
+    int32_t node;
+    int32_t next_child;
+  };
+  std::vector<Frame> stack;
+  for (int32_t root : t.roots) {
+    stack.push_back({root, t.nodes[size_t(root)].first_child});
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      if (f.next_child >= 0) {
+        const int32_t c = f.next_child;
+        f.next_child = t.nodes[size_t(c)].next_sibling;
+        stack.push_back({c, t.nodes[size_t(c)].first_child});
+        continue;
+      }
+      const int32_t n = f.node;
+      stack.pop_back();
+      for (int32_t l = t.nodes[size_t(n)].first_launch; l >= 0; l = t.launches[size_t(l)].next) {
+        const Launch& launch = t.launches[size_t(l)];
+        for (uint32_t d = launch.device_begin; d < launch.device_end; ++d)
+          if (t.launched[d].kind == EventKind::kKernel) on_kernel(t.launched[d].row, n);
+      }
+      on_node(n);
+    }
+  }
+  (void)m;
+}
+
+// A range's duration as the trees count it: exact, or (tb_plugin) end - start in float µs, which
+// near 1.7e15 µs moves each end by up to 0.25 µs.
+int64_t span_ns(int64_t ts_ns, int64_t dur_ns, bool tb_plugin);
+
+// The name of a node ("CallTreeRoot" for roots).
+std::string_view node_name(const OpTree& t, const TraceModel& m, int32_t node);
+
+}  // namespace ks

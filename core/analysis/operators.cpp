@@ -1,0 +1,238 @@
+#include "core/analysis/operators.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "core/analysis/step_breakdown.h"
+#include "core/util/csv_writer.h"
+#include "core/util/json_writer.h"
+
+namespace ks {
+
+namespace {
+
+// Python repr of the "Input Dims" of each distinct raw text, computed once.
+class ShapeReprs {
+ public:
+  explicit ShapeReprs(const TraceModel& m) : m_(m) {}
+  const std::string& operator()(StringId raw) {
+    auto [it, fresh] = cache_.try_emplace(raw);
+    if (fresh) it->second = raw ? python_repr_of_json(m_.strings.get(raw)) : "[]";
+    return it->second;
+  }
+
+ private:
+  const TraceModel& m_;
+  std::unordered_map<StringId, std::string> cache_;
+};
+
+void add_call(OperatorStats& s, const OpNode& n) {
+  ++s.calls;
+  s.host_total_ns += n.host_total_ns;
+  s.host_self_ns += n.host_self_ns;
+  s.device_total_ns += n.device_total_ns;
+  s.device_self_ns += n.device_self_ns;
+  s.tc_self_ns += n.tc_self_ns;
+  s.tc_total_ns += n.tc_total_ns;
+}
+
+// The operator nodes in tb_plugin's collection order (spec §5.3).
+template <class F>
+void for_each_operator(const OpTree& t, const TraceModel& m, F&& f) {
+  walk_post_order(t, m, [](uint32_t, int32_t) {}, [&](int32_t n) {
+    const OpNode& node = t.nodes[size_t(n)];
+    if (node.is_operator) f(node);
+  });
+}
+
+void write_stats(JsonWriter& w, const OperatorStats& s) {
+  w.key("calls").value(s.calls);
+  w.key("host_self_us").value(double(s.host_self_ns) / 1e3);
+  w.key("host_total_us").value(double(s.host_total_ns) / 1e3);
+  w.key("device_self_us").value(double(s.device_self_ns) / 1e3);
+  w.key("device_total_us").value(double(s.device_total_ns) / 1e3);
+}
+
+}  // namespace
+
+bool parse_op_group_by(std::string_view s, OpGroupBy& out) {
+  if (s == "op") out = OpGroupBy::kName;
+  else if (s == "op+shape") out = OpGroupBy::kNameAndShape;
+  else return false;
+  return true;
+}
+
+OperatorTable operator_table(const OpTree& t, const TraceModel& m, OpGroupBy group_by) {
+  OperatorTable table;
+  table.group_by = group_by;
+  table.show_gpu = has_compute_kernels(m) || m.memcpys.size() > 0 || m.memsets.size() > 0;
+  ShapeReprs shapes(m);
+  std::unordered_map<StringId, size_t> by_name;
+  std::unordered_map<std::string, size_t> by_shape;
+  std::string key;
+  for_each_operator(t, m, [&](const OpNode& n) {
+    const CpuOpRow& row = m.cpu_ops[n.row];
+    size_t index;
+    bool fresh;
+    if (group_by == OpGroupBy::kName) {
+      auto [it, f] = by_name.try_emplace(n.name, table.rows.size());
+      index = it->second;
+      fresh = f;
+    } else {
+      const std::string& shape = shapes(row.input_dims);
+      key.assign(reinterpret_cast<const char*>(&n.name), sizeof n.name);
+      key += shape;
+      auto [it, f] = by_shape.try_emplace(key, table.rows.size());
+      index = it->second;
+      fresh = f;
+      if (fresh) {
+        table.rows.emplace_back();
+        table.rows.back().input_shape = shape;
+      }
+    }
+    if (fresh && group_by == OpGroupBy::kName) table.rows.emplace_back();
+    OperatorGroup& g = table.rows[index];
+    if (fresh) {
+      g.name = n.name;
+      g.tc_eligible = n.tc_eligible;
+    }
+    if (row.call_stack) g.has_call_stack = true;
+    add_call(g.stats, n);
+  });
+  std::stable_sort(table.rows.begin(), table.rows.end(), [&](const OperatorGroup& a, const OperatorGroup& b) {
+    return table.show_gpu ? a.stats.device_self_ns > b.stats.device_self_ns : a.stats.host_self_ns > b.stats.host_self_ns;
+  });
+  return table;
+}
+
+std::vector<StackGroup> operator_stacks(const OpTree& t, const TraceModel& m, OpGroupBy group_by,
+                                        std::string_view name, std::string_view input_shape) {
+  std::vector<StackGroup> out;
+  std::unordered_map<StringId, size_t> by_stack;
+  ShapeReprs shapes(m);
+  for_each_operator(t, m, [&](const OpNode& n) {
+    const CpuOpRow& row = m.cpu_ops[n.row];
+    if (!row.call_stack || m.strings.get(n.name) != name) return;
+    if (group_by == OpGroupBy::kNameAndShape && shapes(row.input_dims) != input_shape) return;
+    auto [it, fresh] = by_stack.try_emplace(row.call_stack, out.size());
+    if (fresh) out.push_back({row.call_stack, {}});
+    add_call(out[it->second].stats, n);
+  });
+  const bool show_gpu = has_compute_kernels(m) || m.memcpys.size() > 0 || m.memsets.size() > 0;
+  std::stable_sort(out.begin(), out.end(), [&](const StackGroup& a, const StackGroup& b) {
+    return show_gpu ? a.stats.device_self_ns > b.stats.device_self_ns : a.stats.host_self_ns > b.stats.host_self_ns;
+  });
+  return out;
+}
+
+std::string operator_table_json(const OperatorTable& table, const TraceModel& m) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("group_by").value(table.group_by == OpGroupBy::kName ? "op" : "op+shape");
+  w.key("show_gpu").value(table.show_gpu);
+  w.key("rows").begin_array();
+  for (const OperatorGroup& g : table.rows) {
+    w.begin_object();
+    w.key("name").value(m.strings.get(g.name));
+    w.key("input_shape");
+    if (table.group_by == OpGroupBy::kNameAndShape) w.value(g.input_shape);
+    else w.null();
+    write_stats(w, g.stats);
+    w.key("tc_eligible").value(g.tc_eligible);
+    w.key("tc_self_pct").value(g.stats.tc_self_ratio() * 100);
+    w.key("tc_total_pct").value(g.stats.tc_total_ratio() * 100);
+    w.key("has_call_stack").value(g.has_call_stack);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return w.take();
+}
+
+std::string operator_table_csv(const OperatorTable& table, const TraceModel& m) {
+  CsvWriter c;
+  const bool shape = table.group_by == OpGroupBy::kNameAndShape;
+  c.field("name");
+  if (shape) c.field("input_shape");
+  c.field("calls").field("host_self_us").field("host_total_us").field("device_self_us").field("device_total_us");
+  c.field("tc_eligible").field("tc_self_pct").field("tc_total_pct").end_row();
+  for (const OperatorGroup& g : table.rows) {
+    c.field(m.strings.get(g.name));
+    if (shape) c.field(g.input_shape);
+    c.field(g.stats.calls).field(double(g.stats.host_self_ns) / 1e3).field(double(g.stats.host_total_ns) / 1e3);
+    c.field(double(g.stats.device_self_ns) / 1e3).field(double(g.stats.device_total_ns) / 1e3);
+    c.field(g.tc_eligible ? "yes" : "no").field(g.stats.tc_self_ratio() * 100).field(g.stats.tc_total_ratio() * 100);
+    c.end_row();
+  }
+  return c.take();
+}
+
+std::string operator_stacks_json(const std::vector<StackGroup>& stacks, const TraceModel& m) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("rows").begin_array();
+  for (const StackGroup& s : stacks) {
+    w.begin_object();
+    w.key("call_stack").value(m.strings.get(s.call_stack));
+    write_stats(w, s.stats);
+    w.key("tc_self_pct").value(s.stats.tc_self_ratio() * 100);
+    w.key("tc_total_pct").value(s.stats.tc_total_ratio() * 100);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return w.take();
+}
+
+std::string python_repr_of_json(std::string_view json) {
+  std::string out;
+  out.reserve(json.size() + json.size() / 2);
+  size_t i = 0;
+  while (i < json.size()) {
+    const char c = json[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      ++i;
+    } else if (c == ',' || c == ':') {
+      out += c;
+      out += ' ';
+      ++i;
+    } else if (c == '"') {
+      size_t j = i + 1;
+      std::string s;
+      while (j < json.size() && json[j] != '"') {
+        if (json[j] == '\\' && j + 1 < json.size()) {
+          const char e = json[++j];
+          s += e == 'n' ? '\n' : e == 't' ? '\t' : e;  // other escapes kept as their character
+        } else {
+          s += json[j];
+        }
+        ++j;
+      }
+      const char q = s.find('\'') != std::string::npos && s.find('"') == std::string::npos ? '"' : '\'';
+      out += q;
+      for (char ch : s) {
+        if (ch == '\\' || ch == q) out += '\\';
+        if (ch == '\n') out += "\\n";
+        else if (ch == '\t') out += "\\t";
+        else out += ch;
+      }
+      out += q;
+      i = j + 1;
+    } else if (json.substr(i, 4) == "null") {
+      out += "None";
+      i += 4;
+    } else if (json.substr(i, 4) == "true") {
+      out += "True";
+      i += 4;
+    } else if (json.substr(i, 5) == "false") {
+      out += "False";
+      i += 5;
+    } else {
+      out += c;
+      ++i;
+    }
+  }
+  return out;
+}
+
+}  // namespace ks

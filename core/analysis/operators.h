@@ -1,0 +1,61 @@
+// The Operator view (tb_plugin spec §11): operators grouped by name, or by name and input shape,
+// with calls, host self/total, device self/total and Tensor Core shares, and the same numbers
+// split by call stack for one group.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/analysis/op_tree.h"
+
+namespace ks {
+
+enum class OpGroupBy { kName, kNameAndShape };
+// "op" / "op+shape"; false for anything else.
+bool parse_op_group_by(std::string_view s, OpGroupBy& out);
+
+struct OperatorStats {
+  uint64_t calls = 0;
+  int64_t host_self_ns = 0, host_total_ns = 0, device_self_ns = 0, device_total_ns = 0;
+  int64_t tc_self_ns = 0, tc_total_ns = 0;
+  double tc_self_ratio() const { return device_self_ns ? double(tc_self_ns) / double(device_self_ns) : 0.0; }
+  double tc_total_ratio() const { return device_total_ns ? double(tc_total_ns) / double(device_total_ns) : 0.0; }
+};
+
+struct OperatorGroup {
+  StringId name = 0;
+  std::string input_shape;   // Python repr of "Input Dims" ("[]" when absent); by-shape grouping only
+  bool tc_eligible = false;  // of the group's first call
+  bool has_call_stack = false;
+  OperatorStats stats;
+};
+
+struct OperatorTable {
+  OpGroupBy group_by = OpGroupBy::kName;
+  bool show_gpu = false;  // the trace has kernels (other than collectives') or memcpy/memset
+  std::vector<OperatorGroup> rows;  // device self desc when show_gpu, else host self desc
+};
+
+OperatorTable operator_table(const OpTree& t, const TraceModel& m, OpGroupBy group_by);
+
+// One group's calls split by their "Call stack" (only calls that recorded one), in table order.
+struct StackGroup {
+  StringId call_stack = 0;
+  OperatorStats stats;
+};
+std::vector<StackGroup> operator_stacks(const OpTree& t, const TraceModel& m, OpGroupBy group_by,
+                                        std::string_view name, std::string_view input_shape);
+
+// {"group_by", "show_gpu", "rows": [{"name", "input_shape", "calls", "host_self_us", "host_total_us",
+// "device_self_us", "device_total_us", "tc_eligible", "tc_self_pct", "tc_total_pct", "has_call_stack"}]}
+std::string operator_table_json(const OperatorTable& table, const TraceModel& m);
+// The same rows as CSV (header line first).
+std::string operator_table_csv(const OperatorTable& table, const TraceModel& m);
+// {"rows": [{"call_stack", "calls", ... as above without name/shape/eligibility}]}
+std::string operator_stacks_json(const std::vector<StackGroup>& stacks, const TraceModel& m);
+
+// Python's repr of a JSON value (how tb_plugin prints input shapes): "[[32,3],[]]" -> "[[32, 3], []]".
+std::string python_repr_of_json(std::string_view json);
+
+}  // namespace ks

@@ -1,0 +1,73 @@
+#include "core/analysis/overview.h"
+
+#include "core/analysis/tensor_cores.h"
+#include "core/util/json_writer.h"
+
+namespace ks {
+
+namespace {
+
+const DeviceInfo* device_info(const TraceModel& m, int device) {
+  for (const DeviceInfo& d : m.devices)
+    if (d.id == device) return &d;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string overview_json(const OverviewInputs& in, std::string_view file_name) {
+  const TraceModel& m = in.model;
+  JsonWriter w;
+  w.begin_object();
+  w.key("file").value(file_name);
+  write_step_costs(w, in.steps);
+
+  std::vector<int> ids;
+  for (const GpuMetrics& g : in.gpus.gpus) ids.push_back(g.device);
+  const std::optional<std::vector<double>> tc = tc_ratio_by_gpu(in.tree, m, ids);
+  w.key("gpus").begin_array();
+  for (size_t i = 0; i < in.gpus.gpus.size(); ++i) {
+    const GpuMetrics& g = in.gpus.gpus[i];
+    const DeviceInfo* d = device_info(m, g.device);
+    w.begin_object();
+    w.key("device").value(int64_t(g.device));
+    w.key("name");
+    if (d && !d->name.empty()) w.value(d->name); else w.null();
+    w.key("memory_bytes");
+    if (d && d->memory_bytes >= 0) w.value(d->memory_bytes); else w.null();
+    w.key("compute_capability");
+    if (d && d->compute_major >= 0) w.value(std::to_string(d->compute_major) + "." + std::to_string(d->compute_minor));
+    else w.null();
+    w.key("utilization_pct").value(g.utilization * 100);
+    w.key("sm_efficiency_pct");
+    if (g.sm_efficiency) w.value(*g.sm_efficiency * 100); else w.null();
+    w.key("achieved_occupancy_pct");
+    if (g.occupancy_pct) w.value(*g.occupancy_pct); else w.null();
+    w.key("tensor_core_pct");
+    if (tc) w.value((*tc)[i] * 100); else w.null();
+    w.end_object();
+  }
+  w.end_array();
+
+  // Trace-wide: Tensor Core kernels' share of all kernel time, and the share of operator kernel
+  // time launched by Tensor Core eligible operators (what the mixed-precision advice quotes).
+  w.key("tensor_cores").begin_object();
+  w.key("kernel_pct");
+  if (const std::optional<double> r = tc_kernel_share(m).ratio()) w.value(*r * 100); else w.null();
+  w.key("eligible_op_kernel_pct").value(tc_eligible_kernel_ratio(in.tree, m) * 100);
+  w.end_object();
+
+  w.key("recommendations").begin_array();
+  for (const Recommendation& r : recommendations({m, in.steps, in.gpus, in.tree, in.tb_plugin})) {
+    w.begin_object();
+    w.key("id").value(r.id);
+    w.key("text").value(r.text);
+    w.key("view").value(r.view);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return w.take();
+}
+
+}  // namespace ks
