@@ -36,6 +36,24 @@ describe('topSlices', () => {
     expect(new Set(s.slice(0, 3).map((x) => x.color)).size).toBe(3);
   });
 
+  it('picks the same top N as a full sort on many rows with ties', () => {
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const v = Array.from({ length: 20000 }, () => (rnd() < 0.1 ? 0 : Math.floor(rnd() * 500)));
+    for (const n of [1, 10, 37]) {
+      const s = topSlices(v.length, (i) => String(i), (i) => v[i], n);
+      const ref = v
+        .map((x, i) => [x, i])
+        .filter(([x]) => x > 0)
+        .sort((a, b) => b[0] - a[0] || a[1] - b[1])
+        .slice(0, n);
+      expect(s.slice(0, n).map((x) => Number(x.label))).toEqual(ref.map(([, i]) => i));
+      const sum = v.reduce((a, x) => a + x, 0);
+      expect(s[n].label).toBe('Other');
+      expect(s[n].value).toBe(sum - ref.reduce((a, [x]) => a + x, 0));
+    }
+  });
+
   it('clamps the N the user types', () => {
     expect(clampTopN('3')).toBe(3);
     expect(clampTopN('0')).toBe(1);

@@ -29,28 +29,39 @@ export function clampTopN(input: string | number, max = 100): number {
  * part: they would be invisible slices, and a negative one would bend the total.
  */
 export function topSlices(count: number, label: (i: number) => string, value: (i: number) => number, n: number): Slice[] {
-  const idx: number[] = [];
+  // One pass keeping the top `n` in order (n is small, rows may be 100k): no full sort.
+  const k = Math.max(1, n);
+  const top: number[] = [];
+  const vals: number[] = [];
   let total = 0;
+  let positives = 0;
   for (let i = 0; i < count; i++) {
     const v = value(i);
-    if (v > 0 && Number.isFinite(v)) {
-      idx.push(i);
-      total += v;
+    if (!(v > 0) || !Number.isFinite(v)) continue;
+    total += v;
+    positives++;
+    if (top.length === k && v <= vals[k - 1]) continue;
+    // After every value >= v: equal values keep source order.
+    let at = top.length;
+    while (at > 0 && vals[at - 1] < v) at--;
+    top.splice(at, 0, i);
+    vals.splice(at, 0, v);
+    if (top.length > k) {
+      top.pop();
+      vals.pop();
     }
   }
-  if (!idx.length) return [];
-  idx.sort((a, b) => value(b) - value(a) || a - b);
-  const top = idx.slice(0, Math.max(1, n));
-  const out: Slice[] = top.map((i, k) => ({
+  if (!top.length) return [];
+  const out: Slice[] = top.map((i, j) => ({
     label: label(i),
-    value: value(i),
-    pct: (value(i) / total) * 100,
-    color: PIE_COLORS[k % PIE_COLORS.length],
+    value: vals[j],
+    pct: (vals[j] / total) * 100,
+    color: PIE_COLORS[j % PIE_COLORS.length],
     other: false,
   }));
-  let rest = 0;
-  for (let k = top.length; k < idx.length; k++) rest += value(idx[k]);
-  if (rest > 0) out.push({ label: 'Other', value: rest, pct: (rest / total) * 100, color: OTHER_COLOR, other: true });
+  const others = positives - top.length;
+  const left = Math.max(0, total - vals.reduce((a, v) => a + v, 0));
+  if (others > 0 && left > 0) out.push({ label: 'Other', value: left, pct: (left / total) * 100, color: OTHER_COLOR, other: true });
   return out;
 }
 
