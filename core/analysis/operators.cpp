@@ -65,6 +65,7 @@ bool parse_op_group_by(std::string_view s, OpGroupBy& out) {
 OperatorTable operator_table(const OpTree& t, const TraceModel& m, OpGroupBy group_by) {
   OperatorTable table;
   table.group_by = group_by;
+  table.linking = t.stats;
   table.show_gpu = has_compute_kernels(m) || m.memcpys.size() > 0 || m.memsets.size() > 0;
   ShapeReprs shapes(m);
   std::unordered_map<StringId, size_t> by_name;
@@ -145,6 +146,17 @@ std::string operator_table_json(const OperatorTable& table, const TraceModel& m)
     w.end_object();
   }
   w.end_array();
+  const LinkStats& l = table.linking;
+  w.key("linking").begin_object();
+  w.key("launches").value(l.launches);
+  w.key("by_external_id").value(l.by_external_id);
+  w.key("by_enclosing_op").value(l.by_enclosing_op);
+  w.key("to_thread_root").value(l.to_thread_root);
+  w.key("unattached").value(l.unattached);
+  w.key("dropped_ranges").value(l.dropped_nodes);
+  w.key("unlaunched_kernels").value(l.unlaunched_kernels);
+  w.key("external_ids_are_correlations").value(l.external_ids_are_correlations);
+  w.end_object();
   w.end_object();
   return w.take();
 }

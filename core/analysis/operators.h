@@ -35,6 +35,7 @@ struct OperatorTable {
   OpGroupBy group_by = OpGroupBy::kName;
   bool show_gpu = false;  // the trace has kernels (other than collectives') or memcpy/memset
   std::vector<OperatorGroup> rows;  // device self desc when show_gpu, else host self desc
+  LinkStats linking;                // how the launches found their operators
 };
 
 OperatorTable operator_table(const OpTree& t, const TraceModel& m, OpGroupBy group_by);
@@ -48,7 +49,9 @@ std::vector<StackGroup> operator_stacks(const OpTree& t, const TraceModel& m, Op
                                         std::string_view name, std::string_view input_shape);
 
 // {"group_by", "show_gpu", "rows": [{"name", "input_shape", "calls", "host_self_us", "host_total_us",
-// "device_self_us", "device_total_us", "tc_eligible", "tc_self_pct", "tc_total_pct", "has_call_stack"}]}
+// "device_self_us", "device_total_us", "tc_eligible", "tc_self_pct", "tc_total_pct", "has_call_stack"}],
+// "linking": {"launches", "by_external_id", "by_enclosing_op", "to_thread_root", "unattached",
+// "dropped_ranges", "unlaunched_kernels", "external_ids_are_correlations"}}
 std::string operator_table_json(const OperatorTable& table, const TraceModel& m);
 // The same rows as CSV (header line first).
 std::string operator_table_csv(const OperatorTable& table, const TraceModel& m);

@@ -115,3 +115,39 @@ describe('overview: Tensor Cores and recommendations', () => {
     });
   });
 });
+
+describe('a trap in a query', () => {
+  it('restarts the worker: the views say the file is gone, the page keeps working', { timeout: 180_000, skip: !cliHas('operators') && 'the CLI has no operators command' }, async () => {
+    await withCheckedPage(browser, server.url, async (page) => {
+      const name = 'rank-0.json.gz';
+      const c = card(name);
+      await page.click('[data-testid=open-sample]');
+      assert.equal(await settled(page, name), 'done');
+      // Make the trace worker's next JSON.parse throw what a wasm trap throws.
+      const worker = page.workers().find((w) => /\/worker[-.][^/]*\.js/.test(w.url()));
+      assert.ok(worker, `the trace worker among ${page.workers().map((w) => w.url())}`);
+      await worker.evaluate(() => {
+        const parse = JSON.parse;
+        JSON.parse = (...a) => {
+          JSON.parse = parse;
+          throw new WebAssembly.RuntimeError('simulated trap');
+        };
+      });
+      await page.click(`${c} [data-testid=tab-operators]`);
+      await page.waitForSelector(`${c} [data-testid=op-gone]`);
+      assert.match(await page.textContent(`${c} [data-testid=op-gone]`), /no longer loaded .*Open the file again/);
+      // Asking again (another grouping) says the same, at once, and never hangs.
+      await page.selectOption(`${c} [data-testid=op-group-by]`, 'op+shape');
+      await page.waitForSelector(`${c} [data-testid=op-gone]`);
+      // The Overview is still there, and a file opened now gets a fresh worker with working views.
+      await page.click(`${c} [data-testid=tab-overview]`);
+      await page.waitForSelector(`${c} [data-testid=overview-card]`, { state: 'visible' });
+      await page.click(`${c} [data-testid=remove-file]`);
+      await page.click('[data-testid=open-sample]');
+      assert.equal(await settled(page, name), 'done');
+      await page.click(`${c} [data-testid=tab-operators]`);
+      await page.waitForSelector(`${c} [data-testid=op-row]`);
+      assert.equal(await page.getAttribute(`${c} [data-testid=op-row] >> nth=0`, 'data-name'), runCliJson(['operators', '--json', sampleTrace]).rows[0].name);
+    });
+  });
+});

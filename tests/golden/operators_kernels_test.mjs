@@ -165,4 +165,34 @@ for (const { name, profile: p, truncation, trace } of goldenProfiles()) {
     results.push({ name: `${name} overview`, diffs: diffs.slice(0, 8) });
   }
 }
+// Where Kinetoscope is deliberately right and tb_plugin is not (docs/compatibility.md), in the
+// default mode on the same traces.
+const plain = (args) => JSON.parse(execFileSync(cli, [...args, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 }));
+const seen = new Set();
+for (const { golden, name, trace } of goldenProfiles()) {
+  if (!trace || seen.has(trace)) continue;
+  seen.add(trace);
+  const diffs = [];
+  // No kernel is dropped: grouped by launching operator, the kernels add up to the same time as by name.
+  const byName = plain(['kernels', '--group-by', 'name', trace]);
+  const byProps = plain(['kernels', '--group-by', 'props', trace]);
+  const t1 = sum(byName.rows, (r) => r.total_us), t2 = sum(byProps.rows, (r) => r.total_us);
+  if (!close(t1, t2) || sum(byName.rows, (r) => r.calls) !== sum(byProps.rows, (r) => r.calls)) diffs.push(`kernels by props ${t2} us vs by name ${t1} us`);
+  if (golden === 'two_rank_sampled.json') {
+    // Runtime External ids are correlation ids: tb_plugin links nothing; launches are placed on
+    // the operator running on their thread.
+    const ops = plain(['operators', trace]);
+    const tb = run(['operators', trace]);
+    if (!ops.linking.external_ids_are_correlations || ops.linking.by_enclosing_op !== ops.linking.launches) diffs.push(`linking ${JSON.stringify(ops.linking)}`);
+    const device = sum(ops.rows, (r) => r.device_self_us);
+    if (!(device > 0.8 * t1)) diffs.push(`operators hold ${device} us of ${t1} us kernel time`);
+    if (sum(tb.rows, (r) => r.device_self_us) !== 0) diffs.push('tb_plugin mode should attribute nothing');
+  }
+  if (golden === 'triton_example.json') {
+    // cuLaunchKernel launches (Triton) reach their operator instead of CallTreeRoot.
+    const triton = byProps.rows.filter((r) => r.name.startsWith('triton'));
+    if (!triton.length || triton.some((r) => ['N/A', 'CallTreeRoot'].includes(r.operator))) diffs.push(`triton kernels: ${JSON.stringify(triton.map((r) => r.operator))}`);
+  }
+  results.push({ name: `${name.split(' ')[0]} default mode: no dropped kernels${golden === 'two_rank_sampled.json' ? ', linking by thread' : ''}`, diffs });
+}
 report(results, 0);
