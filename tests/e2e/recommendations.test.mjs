@@ -133,8 +133,10 @@ describe('a trap in a query', () => {
           throw new WebAssembly.RuntimeError('simulated trap');
         };
       });
+      const closed = new Promise((resolve) => worker.once('close', resolve));
       await page.click(`${c} [data-testid=tab-operators]`);
       await page.waitForSelector(`${c} [data-testid=op-gone]`);
+      await closed; // the trapped worker was terminated
       assert.match(await page.textContent(`${c} [data-testid=op-gone]`), /no longer loaded .*Open the file again/);
       // Asking again (another grouping) says the same, at once, and never hangs.
       await page.selectOption(`${c} [data-testid=op-group-by]`, 'op+shape');

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { SESSION_GONE, type QueryOf, type QueryWhat, type ResultOf } from '../worker/protocol';
+import { SESSION_GONE, TRAP, type QueryOf, type QueryWhat, type ResultOf } from '../worker/protocol';
 
 /** Asks a loaded file's Session (through the app, which knows the worker and the file). */
 export type Ask = <W extends QueryWhat>(q: QueryOf<W>) => Promise<ResultOf<W>>;
@@ -7,7 +7,7 @@ export type Ask = <W extends QueryWhat>(q: QueryOf<W>) => Promise<ResultOf<W>>;
 export type QueryState<T> =
   | { status: 'loading' }
   | { status: 'ready'; data: T }
-  /** gone: the Session is no more (file closed or worker restarted), not a failed computation. */
+  /** gone: the Session is no more (worker restarted, e.g. after a trap), not a failed computation. */
   | { status: 'error'; message: string; gone: boolean };
 
 /**
@@ -24,7 +24,7 @@ export function useQuery<W extends QueryWhat>(ask: Ask, q: QueryOf<W> | null): Q
     setState({ status: 'loading' });
     ask(q).then(
       (data) => live && setState({ status: 'ready', data }),
-      (e: Error) => live && setState({ status: 'error', message: e?.message || String(e), gone: e?.name === SESSION_GONE }),
+      (e: Error) => live && setState({ status: 'error', message: e?.message || String(e), gone: e?.name === SESSION_GONE || e?.name === TRAP }),
     );
     return () => {
       live = false;

@@ -29,7 +29,8 @@ export class Reader {
     try {
       v = JSON.parse(json);
     } catch (e) {
-      throw new ShapeError(what, '(root)', 'JSON', `unparsable text (${(e as Error).message})`);
+      if (!(e instanceof SyntaxError)) throw e; // not the text's fault (e.g. out of memory)
+      throw new ShapeError(what, '(root)', 'JSON', `unparsable text (${e.message})`);
     }
     return new Reader(what, '', v).object();
   }
