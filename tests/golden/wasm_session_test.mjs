@@ -105,18 +105,28 @@ for (const file of files.slice(0, 12)) {
       s.commit(part.length);
     }
     s.finish();
-    const mine = { steps: JSON.parse(s.stepBreakdownJson(false)), gpus: JSON.parse(s.gpuMetricsJson(false)) };
+    const mine = {
+      steps: JSON.parse(s.stepBreakdownJson(false)), gpus: JSON.parse(s.gpuMetricsJson(false)),
+      overview: JSON.parse(s.overviewJson(false)),
+      'operators op+shape': JSON.parse(s.operatorsJson('op+shape', false)),
+      'kernels props': JSON.parse(s.kernelsJson('props', false)),
+      'kernels name --tb-plugin': JSON.parse(s.kernelsJson('name', true)),
+    };
+    const badGroup = JSON.parse(s.operatorsJson('shape', false));
     s.delete();
     const diffs = [];
     if (!mine.steps.steps.length) diffs.push('no steps');
     if (fs.existsSync(cli)) {
-      for (const command of ['steps', 'gpus']) {
-        const native = JSON.parse(execFileSync(cli, [command, '--json', file], { encoding: 'utf8' }));
-        native.file = '';
-        if (JSON.stringify(native) !== JSON.stringify(mine[command])) diffs.push(`${command} differ from the native CLI`);
+      for (const command of Object.keys(mine)) {
+        const [verb, group, tb] = command.split(' ');
+        const args = [verb, '--json', ...(group?.startsWith('--') ? [group] : group ? ['--group-by', group] : []), ...(tb ? [tb] : []), file];
+        const native = JSON.parse(execFileSync(cli, args, { encoding: 'utf8', maxBuffer: 1 << 28 }));
+        if ('file' in native) native.file = '';
+        if (JSON.stringify(native) !== JSON.stringify(mine[command])) diffs.push(`${command} differs from the native CLI`);
       }
     }
-    results.push({ name: `wasm steps and gpus = native ${path.basename(file)}`, diffs });
+    if (!/unknown group_by/.test(badGroup.error ?? '')) diffs.push(`bad group_by: ${JSON.stringify(badGroup)}`);
+    results.push({ name: `wasm steps, gpus, overview, operators, kernels = native ${path.basename(file)}`, diffs });
   }
 }
 // Not a trace: one sentence, reading stops at once.
