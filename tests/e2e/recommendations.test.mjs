@@ -112,6 +112,18 @@ describe('overview: Tensor Cores and recommendations', () => {
         await page.waitForSelector(card(name), { state: 'detached' });
       }
       assert.equal(await page.$$eval('[data-testid=file-card]', (els) => els.length), 0);
+
+      // A card closed while its file loads: the load stops, and the next file loads as usual.
+      if (hasShared) {
+        const big = path.join(sharedTraces, 'resnet50_num_workers_0', 'worker0.1623143089861.pt.trace.json.gz');
+        await pickFiles(page, [big]);
+        await page.click(`${card(path.basename(big))} [data-testid=remove-file]`);
+        await page.waitForSelector(card(path.basename(big)), { state: 'detached' });
+      }
+      await page.click('[data-testid=open-sample]');
+      assert.equal(await settled(page, name), 'done');
+      await page.click(`${card(name)} [data-testid=tab-kernels]`);
+      await page.waitForSelector(`${card(name)} [data-testid=kernel-row]`);
     });
   });
 });

@@ -122,13 +122,13 @@ const blocksFmt = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, max
  * those values.
  */
 export function kernelColumns(t: KernelTable): Column[] {
-  const cols: Column[] = [{ id: 'name', label: 'Name', type: 'text', value: (i) => t.name[i], width: '24em' }];
+  const cols: Column[] = [{ id: 'name', label: 'Name', type: 'text', value: (i) => t.name[i], width: t.groupBy === 'props' ? '18em' : '24em' }];
   if (t.groupBy === 'props') {
     cols.push(
       { id: 'operator', label: 'Operator', type: 'text', value: (i) => t.operator[i] ?? '', width: '10em' },
       { id: 'grid', label: 'Grid', type: 'text', searchable: false, value: (i) => t.grid[i] ?? '', width: '8em' },
       { id: 'block', label: 'Block', type: 'text', searchable: false, value: (i) => t.block[i] ?? '', width: '8em' },
-      numCol('registers_per_thread', 'Registers per thread', t.registersPerThread, '6em'),
+      numCol('registers_per_thread', 'Registers per thread', t.registersPerThread, '6.5em'),
       { ...numCol('shared_memory', 'Shared memory', t.sharedMemory, '7em'), label: 'Shared memory (bytes)' },
     );
   }

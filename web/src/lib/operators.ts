@@ -135,7 +135,7 @@ export function yesNo(tri: number): string {
   return tri === TRI_NULL ? '' : tri ? 'Yes' : 'No';
 }
 
-export const usColumn = (id: string, label: string, values: Float64Array, width = '7.5em'): Column => ({
+export const usColumn = (id: string, label: string, values: Float64Array, width = '7em'): Column => ({
   id,
   label,
   type: 'number',
@@ -146,7 +146,7 @@ export const usColumn = (id: string, label: string, values: Float64Array, width 
   width,
 });
 
-export const pctColumn = (id: string, label: string, values: Float64Array, width = '6.5em'): Column => ({
+export const pctColumn = (id: string, label: string, values: Float64Array, width = '6em'): Column => ({
   id,
   label,
   type: 'number',
@@ -162,7 +162,7 @@ export const pctColumn = (id: string, label: string, values: Float64Array, width
  * Tensor Core ones only when the trace has GPU work, the host ones always.
  */
 export function operatorColumns(t: OperatorTable): Column[] {
-  const cols: Column[] = [{ id: 'name', label: 'Name', type: 'text', value: (i) => t.name[i], width: '22em' }];
+  const cols: Column[] = [{ id: 'name', label: 'Name', type: 'text', value: (i) => t.name[i], width: '18em' }];
   if (t.groupBy === 'op+shape') {
     cols.push({ id: 'input_shape', label: 'Input shape', type: 'text', searchable: false, value: (i) => t.inputShape[i] ?? '', width: '14em' });
   }

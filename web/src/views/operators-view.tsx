@@ -56,15 +56,15 @@ function OperatorsBody({ table, ask, fileName }: { table: OperatorTable; ask: As
         </p>
       )}
       <DataTable
-            model={model}
-            stem="op"
-            label="Operators"
-            csvName={`${csvStem(fileName)}-${suffix}.csv`}
-            initialSort={{ column: table.showGpu ? 'device_self_us' : 'host_self_us', dir: 'desc' }}
-            searchPlaceholder="Search operators"
-            emptyText="No operators in this trace."
-            onSelect={setSelected}
-          />
+        model={model}
+        stem="op"
+        label="Operators"
+        csvName={`${csvStem(fileName)}-${suffix}.csv`}
+        initialSort={{ column: table.showGpu ? 'device_self_us' : 'host_self_us', dir: 'desc' }}
+        searchPlaceholder="Search operators"
+        emptyText="No operators in this trace."
+        onSelect={setSelected}
+      />
       <StackPanel ask={ask} table={table} row={row} />
       <OperatorPies table={table} />
     </>
