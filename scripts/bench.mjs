@@ -1,11 +1,18 @@
 // End-to-end load benchmark of Kinetoscope on big synthetic traces (scripts/bench).
 //   node scripts/bench.mjs [--size 1G | --sizes 256M,1G,3G] [--runs 3]
-//                          [--only native,wasm,page,baseline] [--dir /tmp/kinetoscope-bench]
-// For each size: generates (or reuses) DIR/trace-SIZE.json with gen-trace, then measures
+//                          [--only native,views,wasm,page,baseline,table] [--dir /tmp/kinetoscope-bench]
+//                          [--table-size 150M]
+// For each size: generates (or reuses) DIR/trace-SIZE.v2.json with gen-trace, then measures
 //   native    build/native/kinetoscope summary --json FILE   (peak RSS from /usr/bin/time -v)
+//   views     build/native/kinetoscope operators --json --group-by op+shape FILE (reading, the
+//             operator trees and the table)
 //   wasm      build/wasm/kinetoscope_node.js in Node, 4 MB chunks (peak wasm heap, process RSS)
 //   page      web/dist in headless Debian Chromium: setInputFiles -> [data-testid=events-total]
-//             (peak RSS of the tab's renderer processes, sampled every 100 ms)
+//             (peak RSS of the tab's renderer processes, sampled every 100 ms), and on to the
+//             Overview's step chart being drawn
+//   table     the Operators tab on DIR/trace-TABLESIZE-distinct.v2.json (every call its own
+//             operator: 100k+ rows): time to show the table, then click-to-paint latency of
+//             sorting by a column and of typing a search (medians of 7)
 //   baseline  file.text() + JSON.parse in the same Chromium: what JS-only tools do
 // and prints a markdown table of medians over the runs. MB = 10^6 bytes; sizes use 2^20/2^30.
 import fs from 'node:fs';
@@ -19,8 +26,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const V8_STRING_CAP = 536870888;
 
 // ---------------------------------------------------------------- arguments
-const opts = { sizes: ['1G'], runs: 3, only: ['native', 'wasm', 'page', 'baseline'],
-  dir: '/tmp/kinetoscope-bench' };
+const opts = { sizes: ['1G'], runs: 3, only: ['native', 'views', 'wasm', 'page', 'baseline', 'table'],
+  dir: '/tmp/kinetoscope-bench', tableSize: '150M' };
 {
   const a = process.argv.slice(2);
   for (let k = 0; k < a.length; k++) {
@@ -30,6 +37,7 @@ const opts = { sizes: ['1G'], runs: 3, only: ['native', 'wasm', 'page', 'baselin
     else if (a[k] === '--runs') opts.runs = Math.max(1, Number(v()));
     else if (a[k] === '--only') opts.only = v().split(',');
     else if (a[k] === '--dir') opts.dir = v();
+    else if (a[k] === '--table-size') opts.tableSize = v();
     else { console.error(`bench: unknown argument ${a[k]}`); process.exit(2); }
   }
 }
@@ -58,29 +66,35 @@ function run(cmd, args, extra = {}) {
 }
 
 // ---------------------------------------------------------------- traces
-function ensureTrace(size) {
+// v2: copies renumber External ids and correlations (each copy's launches link to its own ops).
+function ensureTrace(size, distinct = false) {
   fs.mkdirSync(opts.dir, { recursive: true });
-  const file = path.join(opts.dir, `trace-${size}.json`);
+  const file = path.join(opts.dir, `trace-${size}${distinct ? '-distinct' : ''}.v2.json`);
   if (fs.existsSync(file)) { log(`reusing ${file}`); return file; }
   log(`generating ${file}`);
-  const r = spawnSync('node', [path.join(root, 'scripts', 'gen-trace.mjs'), '--size', size, '--out', file],
-    { stdio: 'inherit' });
+  const r = spawnSync('node', [path.join(root, 'scripts', 'gen-trace.mjs'), '--size', size, '--out', file,
+    ...(distinct ? ['--distinct-ops'] : [])], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error(`gen-trace failed for ${size}`);
   return file;
 }
 
 // ---------------------------------------------------------------- native CLI
-async function benchNative(file) {
+async function benchNative(file, views = false) {
   const cli = path.join(root, 'build', 'native', 'kinetoscope');
   if (!fs.existsSync(cli)) return { error: 'build/native/kinetoscope missing' };
   const t0 = process.hrtime.bigint();
-  const r = await run('/usr/bin/time', ['-v', cli, 'summary', '--json', file]);
+  const args = views ? ['operators', '--json', '--group-by', 'op+shape', file] : ['summary', '--json', file];
+  const r = await run('/usr/bin/time', ['-v', cli, ...args]);
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.err);
   if (r.code !== 0) return { error: `exit ${r.code}: ${r.err.split('\n')[0]}` };
-  let events = NaN;
-  try { events = JSON.parse(r.out.trim().split('\n')[0]).events; } catch { /* keep NaN */ }
-  return { seconds, mem: rss ? Number(rss[1]) * 1024 : NaN, memNote: 'peak RSS', events };
+  let events = NaN, rows = NaN;
+  try {
+    const j = JSON.parse(r.out.trim().split('\n')[0]);
+    events = j.events;
+    rows = j.rows?.length;
+  } catch { /* keep NaN */ }
+  return { seconds, mem: rss ? Number(rss[1]) * 1024 : NaN, memNote: 'peak RSS', events, rows };
 }
 
 // ---------------------------------------------------------------- wasm in Node
@@ -194,9 +208,15 @@ async function benchPage(file, url) {
     await page.evaluate(() => {
       window.__ksT0 = 0; window.__ksT1 = 0;
       document.addEventListener('change', () => { window.__ksT0 ||= performance.now(); }, true);
+      window.__ksT2 = 0;
       const done = () => {
         const el = document.querySelector('[data-testid="events-total"]');
         if (el && window.__ksT0 && /\d/.test(el.textContent) && !window.__ksT1) window.__ksT1 = performance.now();
+        // The Overview is drawn when its step chart has bars; time the frame that paints them.
+        if (window.__ksT1 && !window.__ksT2 && document.querySelector('[data-testid="step-bars"] > *')) {
+          window.__ksT2 = -1;
+          requestAnimationFrame(() => { window.__ksT2 = performance.now(); });
+        }
       };
       new MutationObserver(done).observe(document, { subtree: true, childList: true, characterData: true });
     });
@@ -210,9 +230,11 @@ async function benchPage(file, url) {
     ]).catch((e) => `timeout: ${e.message.split('\n')[0]}`);
     const mem = stop();
     if (r !== 'ok' || tabCrashed()) return { error: tabCrashed() || r === 'crash' ? 'tab crashed' : r, mem };
-    const { t0, t1, text } = await page.evaluate(() => ({ t0: window.__ksT0, t1: window.__ksT1,
+    await page.waitForFunction(() => window.__ksT2 > 0, null, { timeout: 120000, polling: 100 }).catch(() => {});
+    const { t0, t1, t2, text } = await page.evaluate(() => ({ t0: window.__ksT0, t1: window.__ksT1, t2: window.__ksT2,
       text: document.querySelector('[data-testid="events-total"]').textContent }));
-    return { seconds: (t1 - t0) / 1000, mem, memNote: 'renderer RSS', events: numberIn(text) };
+    return { seconds: (t1 - t0) / 1000, overview: t2 > 0 ? (t2 - t0) / 1000 : NaN, mem, memNote: 'renderer RSS',
+      events: numberIn(text) };
   } catch (e) {
     return { error: tabCrashed() ? 'tab crashed' : e.message.split('\n')[0] };
   } finally {
@@ -253,9 +275,61 @@ async function benchBaseline(file, url) {
   }
 }
 
+// The Operators tab on a trace where every call is its own operator: time to show the table,
+// then click-to-paint latency of sorting and of searching, measured inside the page.
+async function benchTable(file, url) {
+  const { ctx, page, crashed: tabCrashed } = await openPage();
+  try {
+    await page.goto(url, { waitUntil: 'load' });
+    await page.locator('input[type=file]').first().setInputFiles(file);
+    await page.locator('[data-testid="tab-operators"]').waitFor({ timeout: 600000 });
+    // From the action to the first frame painted after the table stopped changing (DOM
+    // mutations inside the Operators panel; 20 s without any counts as a failure).
+    const timed = (action) => page.evaluate(async (act) => {
+      const panel = document.querySelector('[data-testid="panel-operators"]') ?? document.body;
+      let last = 0, seen = false;
+      const obs = new MutationObserver(() => { seen = true; last = performance.now(); });
+      obs.observe(act.kind === 'tab' ? document.body : panel, { subtree: true, childList: true, attributes: true, characterData: true });
+      const frame = () => new Promise((r) => requestAnimationFrame(() => r(performance.now())));
+      const t0 = performance.now();
+      if (act.kind === 'tab') document.querySelector('[data-testid="tab-operators"]').click();
+      else if (act.kind === 'sort') document.querySelector(`[data-testid="op-header-${act.column}"] button`).click();
+      else {
+        const input = document.querySelector('[data-testid="op-search"]');
+        input.value = act.text;
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      }
+      const ready = () => act.kind !== 'tab' || document.querySelector('[data-testid="op-row"]');
+      for (;;) {
+        const t = await frame();
+        if (seen && ready() && last < t - 1) {
+          obs.disconnect();
+          return t - t0;
+        }
+        if (t - t0 > 20000) { obs.disconnect(); return NaN; }
+      }
+    }, action);
+    const show = await timed({ kind: 'tab' });
+    const rows = await page.evaluate(() => document.querySelector('[data-testid="op-table"]').getAttribute('aria-rowcount') - 1);
+    const sorts = [], searches = [];
+    const columns = ['host_self_us', 'calls', 'host_total_us', 'name', 'device_total_us', 'calls', 'host_self_us'];
+    for (const column of columns) sorts.push(await timed({ kind: 'sort', column }));
+    for (const text of ['conv', 'batch_norm ~1', 'relu', 'add_', 'zzz-no-match', 'aten::', '~2.']) {
+      searches.push(await timed({ kind: 'search', text }).catch(() => NaN));
+    }
+    return { show, rows, sort: median(sorts), search: median(searches) };
+  } catch (e) {
+    return { error: tabCrashed() ? 'tab crashed' : e.message.split('\n')[0] };
+  } finally {
+    await ctx.close().catch(() => {});
+  }
+}
+
 // ---------------------------------------------------------------- main
 const LABEL = {
   native: 'native CLI (`kinetoscope summary --json`)',
+  views: 'native CLI (`kinetoscope operators --json --group-by op+shape`)',
+  overview: 'web page, headless Chromium (input → Overview drawn)',
   wasm: 'wasm in Node (4 MB chunks)',
   page: 'web page, headless Chromium (input → summary)',
   baseline: 'baseline: `file.text()` + `JSON.parse` in Chromium',
@@ -264,23 +338,25 @@ const LABEL = {
 const loadAtStart = os.loadavg()[0].toFixed(2);
 
 async function main() {
-  const needWeb = opts.only.includes('page');
+  const needWeb = opts.only.includes('page') || opts.only.includes('table');
   if (needWeb && !fs.existsSync(path.join(root, 'web', 'dist', 'index.html'))) {
     log('web/dist missing: the page column is skipped');
-    opts.only = opts.only.filter((x) => x !== 'page');
+    opts.only = opts.only.filter((x) => x !== 'page' && x !== 'table');
   }
-  const srv = opts.only.some((x) => x === 'page' || x === 'baseline') ? await staticServer() : null;
+  const srv = opts.only.some((x) => x === 'page' || x === 'baseline' || x === 'table') ? await staticServer() : null;
+  const tableRuns = [];
   const rows = [];
   const checks = [];
   try {
     for (const size of opts.sizes) {
       const file = ensureTrace(size);
       const bytes = fs.statSync(file).size;
-      for (const kind of opts.only) {
+      for (const kind of opts.only.filter((k) => k !== 'table')) {
         const results = [];
         for (let i = 0; i < opts.runs; i++) {
           let r;
           if (kind === 'native') r = await benchNative(file);
+          else if (kind === 'views') r = await benchNative(file, true);
           else if (kind === 'wasm') r = await benchWasm(file);
           else if (kind === 'page') r = await benchPage(file, srv.url);
           else if (kind === 'baseline') {
@@ -301,11 +377,27 @@ async function main() {
             : results[0].error,
           failMem: median(results.map((r) => r.mem)) };
         rows.push(row);
+        if (kind === 'page') {
+          const ov = ok.map((r) => r.overview).filter(Number.isFinite);
+          if (ov.length) {
+            const secs2 = median(ov);
+            rows.push({ ...row, kind: 'overview', seconds: secs2, mbps: bytes / 1e6 / secs2,
+              error: ov.length < results.length ? `Overview drawn in ${ov.length} of ${results.length} runs` : '' });
+          }
+        }
         if (kind === 'page' && parseSize(size) >= 3 * 2 ** 30) {
           checks.push(ok.length === results.length
             ? `${size} trace (${bytes} bytes) loads in the page: yes, ${ok.length}/${results.length} runs, no tab failure`
             : `${size} trace (${bytes} bytes) loads in the page: NO (${row.error})`);
         }
+      }
+    }
+    if (opts.only.includes('table')) {
+      const file = ensureTrace(opts.tableSize, true);
+      for (let i = 0; i < opts.runs; i++) {
+        const r = await benchTable(file, srv.url);
+        log(`table run ${i + 1}: ${r.error ? `FAILS (${r.error})` : `${r.rows} rows, shown in ${r.show.toFixed(0)} ms, sort ${r.sort.toFixed(1)} ms, search ${r.search.toFixed(1)} ms`}`);
+        tableRuns.push(r);
       }
     }
   } finally {
@@ -339,12 +431,25 @@ async function main() {
     }
     let mem = fmtMB(r.mem);
     if (r.kind === 'wasm') mem = `${fmtMB(r.mem)} wasm heap, ${fmtMB(r.mem2)} RSS`;
-    else if (r.kind === 'native') mem = `${fmtMB(r.mem)} RSS`;
+    else if (r.kind === 'native' || r.kind === 'views') mem = `${fmtMB(r.mem)} RSS`;
     else mem = `${fmtMB(r.mem)} renderer RSS`;
     out.push(`| ${sizeTxt} | ${label} | ${r.mbps.toFixed(0)} | ${r.seconds.toFixed(2)} | ${mem} | ` +
       `${Number.isFinite(r.events) ? r.events : '–'} | ${r.error || ''} |`);
   }
   if (checks.length) { out.push(''); for (const c of checks) out.push(`- ${c}`); }
+  const okTable = tableRuns.filter((r) => !r.error);
+  if (tableRuns.length) {
+    out.push('');
+    out.push(`Operator table in the page (trace-${opts.tableSize}-distinct: every call its own operator), medians of ${tableRuns.length} run(s):`);
+    out.push('');
+    out.push('| rows | Operators tab → table painted (ms) | sort click → painted (ms) | search input → painted (ms) | note |');
+    out.push('|---:|---:|---:|---:|---|');
+    if (okTable.length) {
+      out.push(`| ${median(okTable.map((r) => r.rows))} | ${median(okTable.map((r) => r.show)).toFixed(0)} | ` +
+        `${median(okTable.map((r) => r.sort)).toFixed(1)} | ${median(okTable.map((r) => r.search)).toFixed(1)} | ` +
+        `${okTable.length < tableRuns.length ? `${tableRuns.length - okTable.length} runs failed` : ''} |`);
+    } else out.push(`| – | – | – | – | fails: ${tableRuns[0].error} |`);
+  }
   console.log(out.join('\n'));
 }
 

@@ -1,7 +1,10 @@
 // Writes a synthetic Kineto trace of a requested size by replicating the traceEvents of a real
-// trace: copy k has every top-level "ts" shifted by k * (source span) and every
-// "ProfilerStep#N" renumbered, so steps keep increasing and never overlap.
-// Usage: node scripts/gen-trace.mjs --size 1G [--from TRACE] --out FILE [--gzip]
+// trace: copy k has every top-level "ts" shifted by k * (source span), every "ProfilerStep#N"
+// renumbered, so steps keep increasing and never overlap, and every External id and correlation
+// id moved past the previous copy's, so launches link to their own copy's operators and kernels.
+// Usage: node scripts/gen-trace.mjs --size 1G [--from TRACE] --out FILE [--gzip] [--distinct-ops]
+// --distinct-ops appends " ~k.i" to the cpu_op name of event i of copy k: every call is its own
+// operator, so the operator table grows with the file (sort and search benchmarks on 100k+ rows).
 //
 // Speed and memory: the source (tens of MB) is loaded and scanned once; each event becomes a
 // template (its raw text split around the ts value and the step number), and copies are
@@ -18,7 +21,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 function usage(msg) {
   if (msg) console.error(`gen-trace: ${msg}`);
-  console.error('usage: scripts/gen-trace --size 1G [--from TRACE] --out FILE [--gzip]');
+  console.error('usage: scripts/gen-trace --size 1G [--from TRACE] --out FILE [--gzip] [--distinct-ops]');
   process.exit(2);
 }
 
@@ -105,13 +108,14 @@ function addShift(raw, shift) {
 }
 
 const STEP_RE = /ProfilerStep#(\d+)/;
+const ID_RE = /"(?:External id|external id|correlation)"\s*:\s*(\d+)/g;
 
-function buildTemplates(text) {
+function buildTemplates(text, distinctOps = false) {
   const top = members(text, 0);
   const te = top.find((m) => m.key === 'traceEvents');
   if (!te || text[te.valStart] !== '[') throw new Error('source has no traceEvents array');
   const events = [];
-  let tsMin = Infinity, tsMax = -Infinity, stepMin = Infinity, stepMax = -Infinity;
+  let tsMin = Infinity, tsMax = -Infinity, stepMin = Infinity, stepMax = -Infinity, idMax = 0;
   let i = skipWs(text, te.valStart + 1);
   while (text[i] !== ']') {
     const end = skipValue(text, i);
@@ -136,6 +140,11 @@ function buildTemplates(text) {
         }
       }
       const nameM = ms.find((m) => m.key === 'name');
+      const catM = ms.find((m) => m.key === 'cat');
+      if (distinctOps && nameM && catM && /^"(cpu_op|Operator)"$/.test(raw.slice(catM.valStart, catM.valEnd)) &&
+          !raw.slice(nameM.valStart, nameM.valEnd).includes('ProfilerStep#')) {
+        cuts.push({ at: nameM.valEnd - 1, end: nameM.valEnd - 1, kind: 'copy', n: events.length });
+      }
       if (nameM) {
         const m = STEP_RE.exec(raw.slice(nameM.valStart, nameM.valEnd));
         if (m) {
@@ -144,6 +153,12 @@ function buildTemplates(text) {
           cuts.push({ at, end: at + m[1].length, kind: 'step', raw: m[1], n });
           stepMin = Math.min(stepMin, n); stepMax = Math.max(stepMax, n);
         }
+      }
+      for (const m of raw.matchAll(ID_RE)) {
+        const at = m.index + m[0].length - m[1].length;
+        const n = Number(m[1]);
+        cuts.push({ at, end: at + m[1].length, kind: 'id', raw: m[1], n });
+        idMax = Math.max(idMax, n);
       }
       cuts.sort((a, b) => a.at - b.at);
       if (cuts.length) {
@@ -164,15 +179,16 @@ function buildTemplates(text) {
   const tail = '\n' + text.slice(skipValue(text, te.valStart) - 1); // "]" and what follows
   const span = Number.isFinite(tsMin) ? Math.ceil(tsMax - tsMin) + 1 : 1;
   const steps = Number.isFinite(stepMin) ? stepMax - stepMin + 1 : 0;
-  return { head, tail, sep, events, span, steps };
+  return { head, tail, sep, events, span, steps, ids: idMax + 1 };
 }
 
-function render(ev, copy, shift, stepShift) {
+function render(ev, copy, shift, stepShift, idShift) {
   if (!ev.holes) return ev.parts[0];
   let s = ev.parts[0];
   for (let k = 0; k < ev.holes.length; k++) {
     const h = ev.holes[k];
-    s += h.kind === 'ts' ? addShift(h.raw, shift) : String(h.n + stepShift);
+    s += h.kind === 'ts' ? addShift(h.raw, shift) : h.kind === 'copy' ? ` ~${copy}.${h.n}`
+      : String(h.n + (h.kind === 'step' ? stepShift : idShift));
     s += ev.parts[k + 1];
   }
   return s;
@@ -180,7 +196,7 @@ function render(ev, copy, shift, stepShift) {
 
 async function main() {
   const args = process.argv.slice(2);
-  let size = null, from = null, out = null, gzip = false;
+  let size = null, from = null, out = null, gzip = false, distinctOps = false;
   for (let k = 0; k < args.length; k++) {
     const a = args[k];
     const val = () => { if (k + 1 >= args.length) usage(`${a} needs a value`); return args[++k]; };
@@ -188,6 +204,7 @@ async function main() {
     else if (a === '--from') from = val();
     else if (a === '--out') out = val();
     else if (a === '--gzip') gzip = true;
+    else if (a === '--distinct-ops') distinctOps = true;
     else if (a === '-h' || a === '--help') usage();
     else usage(`unknown argument ${a}`);
   }
@@ -199,7 +216,7 @@ async function main() {
   if (buf[0] === 0x1f && buf[1] === 0x8b) buf = zlib.gunzipSync(buf);
   const text = buf.toString('utf8');
   buf = null;
-  const tpl = buildTemplates(text);
+  const tpl = buildTemplates(text, distinctOps);
   if (!tpl.events.length) throw new Error('source has no events');
 
   // Write to FILE.partial, rename at the end: a half-written file never looks finished.
@@ -224,10 +241,10 @@ async function main() {
   let written = Buffer.byteLength(tpl.head);
   let pending = tpl.head, events = 0, copy = 0, first = true;
   outer: for (;;) {
-    const shift = copy * tpl.span, stepShift = copy * tpl.steps;
+    const shift = copy * tpl.span, stepShift = copy * tpl.steps, idShift = copy * tpl.ids;
     for (const ev of tpl.events) {
       if (ev.meta && copy > 0) continue; // process/thread names once, as in a real trace
-      const s = (first ? '' : tpl.sep) + render(ev, copy, shift, stepShift);
+      const s = (first ? '' : tpl.sep) + render(ev, copy, shift, stepShift, idShift);
       first = false;
       pending += s;
       // Events are almost always ASCII; count exactly only when not.
