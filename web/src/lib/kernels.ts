@@ -122,7 +122,7 @@ const blocksFmt = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, max
  * those values.
  */
 export function kernelColumns(t: KernelTable): Column[] {
-  const cols: Column[] = [{ id: 'name', label: 'Name', type: 'text', value: (i) => t.name[i], width: t.groupBy === 'props' ? '18em' : '24em' }];
+  const cols: Column[] = [{ id: 'name', label: 'Name', type: 'text', value: (i) => t.name[i], width: t.groupBy === 'props' ? '14em' : '13em' }];
   if (t.groupBy === 'props') {
     cols.push(
       { id: 'operator', label: 'Operator', type: 'text', value: (i) => t.operator[i] ?? '', width: '10em' },
@@ -136,14 +136,14 @@ export function kernelColumns(t: KernelTable): Column[] {
     numCol('calls', 'Calls', t.calls, '5.5em'),
     { id: 'tensor_cores', label: 'Tensor Cores used', type: 'text', searchable: false, value: (i) => yesNo(t.tensorCores[i]), width: '6em' },
     usColumn('total_us', 'Total', t.totalUs),
-    usColumn('mean_us', 'Mean', t.meanUs, '6.5em'),
-    usColumn('min_us', 'Min', t.minUs, '6.5em'),
-    usColumn('max_us', 'Max', t.maxUs, '6.5em'),
+    usColumn('mean_us', 'Mean', t.meanUs, '6em'),
+    usColumn('min_us', 'Min', t.minUs, '6em'),
+    usColumn('max_us', 'Max', t.maxUs, '6em'),
   );
   if (t.hasBlocksPerSm) {
     cols.push(numCol('blocks_per_sm', 'Mean blocks per SM', t.blocksPerSm, '7em', (v) => (Number.isFinite(Number(v)) ? blocksFmt.format(Number(v)) : '—')));
   }
-  if (t.hasOccupancy) cols.push(pctColumn('occupancy_pct', 'Mean est. achieved occupancy', t.occupancyPct, '8em'));
+  if (t.hasOccupancy) cols.push(pctColumn('occupancy_pct', 'Mean est. achieved occupancy', t.occupancyPct, '7em'));
   return cols;
 }
 
