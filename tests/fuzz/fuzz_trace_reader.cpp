@@ -1,10 +1,15 @@
-// libFuzzer target for the whole load path (scanner, decoder, builder, summary). Beyond "no
-// crash", it checks the reader's main promise: the chunk size never changes the result.
+// libFuzzer target for the whole load path (scanner, decoder, builder, summary) and every view
+// computed from the model (steps, breakdown, GPU metrics, operator trees in both modes, operator
+// and kernel tables, overview). Beyond "no crash", it checks the reader's main promise: the chunk
+// size never changes the result.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
+#include "core/analysis/kernels.h"
+#include "core/analysis/operators.h"
+#include "core/analysis/overview.h"
 #include "core/analysis/summary.h"
 #include "core/trace/trace_reader.h"
 
@@ -15,7 +20,22 @@ std::string load(const uint8_t* data, size_t size, size_t chunk, bool& failed) {
     r.feed(reinterpret_cast<const char*>(data) + i, std::min(chunk, size - i));
   r.finish();
   failed = r.failed();
-  return failed ? r.error() : ks::summary_json(r.model(), "f", r.error());
+  if (failed) return r.error();
+  const ks::TraceModel& m = r.model();
+  std::string out = ks::summary_json(m, "f", r.error());
+  for (bool tb : {false, true}) {
+    ks::StepOptions options;
+    options.tb_plugin_gpu_annotations = tb;
+    const ks::StepsResult steps = ks::find_steps(m, options);
+    const ks::StepBreakdown b = ks::step_breakdown(m, steps, options);
+    const ks::GpuMetricsResult g = ks::gpu_metrics(m, steps);
+    const ks::OpTree tree = ks::build_op_tree(m, {tb});
+    out += ks::overview_json({m, b, g, tree, tb}, "f");
+    out += ks::operator_table_json(ks::operator_table(tree, m, ks::OpGroupBy::kNameAndShape), m);
+    out += ks::kernel_table_json(ks::kernel_table(tree, m, ks::KernelGroupBy::kProps), m);
+    out += ks::kernel_table_csv(ks::kernel_table(tree, m, ks::KernelGroupBy::kName), m);
+  }
+  return out;
 }
 }  // namespace
 
