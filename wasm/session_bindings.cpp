@@ -31,23 +31,12 @@ class Session {
   std::string error() const { return reader_.error(); }
   std::string summaryJson() const { return ks::summary_json(reader_.model(), "", reader_.error()); }
   // Steps and the step-time breakdown (the JSON of `kinetoscope steps --json`).
-  std::string stepBreakdownJson(bool tbPlugin) const {
-    ks::StepOptions options;
-    options.tb_plugin_gpu_annotations = tbPlugin;
-    return ks::step_breakdown_json(ks::step_breakdown(reader_.model(), steps(tbPlugin), options), "");
-  }
+  std::string stepBreakdownJson(bool tbPlugin) const { return ks::step_breakdown_json(breakdown(tbPlugin), ""); }
   // GPU metrics over the steps (the JSON of `kinetoscope gpus --json`).
-  std::string gpuMetricsJson(bool tbPlugin) const {
-    return ks::gpu_metrics_json(ks::gpu_metrics(reader_.model(), steps(tbPlugin)), "");
-  }
+  std::string gpuMetricsJson(bool tbPlugin) const { return ks::gpu_metrics_json(gpus(tbPlugin), ""); }
   // The Overview of `kinetoscope overview --json`: steps, average, GPU summary, recommendations.
   std::string overviewJson(bool tbPlugin) const {
-    ks::StepOptions options;
-    options.tb_plugin_gpu_annotations = tbPlugin;
-    const ks::TraceModel& m = reader_.model();
-    const ks::StepBreakdown b = ks::step_breakdown(m, steps(tbPlugin), options);
-    const ks::GpuMetricsResult g = ks::gpu_metrics(m, steps(tbPlugin));
-    return ks::overview_json({m, b, g, tree(tbPlugin), tbPlugin}, "");
+    return ks::overview_json({reader_.model(), breakdown(tbPlugin), gpus(tbPlugin), tree(tbPlugin), tbPlugin}, "");
   }
   // The operator table ("op" or "op+shape"), as `kinetoscope operators --json`.
   std::string operatorsJson(const std::string& groupBy, bool tbPlugin) const {
@@ -117,6 +106,22 @@ class Session {
     return *cached;
   }
 
+  // The breakdown and GPU metrics feed both the Overview's first part and its summary JSON.
+  const ks::StepBreakdown& breakdown(bool tbPlugin) const {
+    std::optional<ks::StepBreakdown>& cached = breakdowns_[tbPlugin ? 1 : 0];
+    if (!cached || !reader_.finished()) {
+      ks::StepOptions options;
+      options.tb_plugin_gpu_annotations = tbPlugin;
+      cached = ks::step_breakdown(reader_.model(), steps(tbPlugin), options);
+    }
+    return *cached;
+  }
+  const ks::GpuMetricsResult& gpus(bool tbPlugin) const {
+    std::optional<ks::GpuMetricsResult>& cached = gpus_[tbPlugin ? 1 : 0];
+    if (!cached || !reader_.finished()) cached = ks::gpu_metrics(reader_.model(), steps(tbPlugin));
+    return *cached;
+  }
+
   // The operator trees feed the Operator and Kernel views and the Tensor Core numbers: built once.
   const ks::OpTree& tree(bool tbPlugin) const {
     std::optional<ks::OpTree>& cached = trees_[tbPlugin ? 1 : 0];
@@ -133,6 +138,8 @@ class Session {
   ks::TraceReader reader_;
   mutable std::optional<ks::StepsResult> steps_[2];
   mutable std::optional<ks::OpTree> trees_[2];
+  mutable std::optional<ks::StepBreakdown> breakdowns_[2];
+  mutable std::optional<ks::GpuMetricsResult> gpus_[2];
 };
 
 }  // namespace

@@ -189,7 +189,7 @@ class Builder {
 
   void link() {
     LaunchLinks links = link_launches(m_, !tb_);
-    const size_t count = links.by_launcher.size();
+    const size_t count = links.launches();
     t_.stats.launches = count;
     t_.launches.reserve(count);
     for (uint32_t i = 0; i < count; ++i) {
@@ -199,11 +199,11 @@ class Builder {
       l.row = l.kind == EventKind::kRuntime ? i : uint32_t(i - m_.runtimes.size());
       l.start_ns = s.ts_ns;
       l.span_ns = span_ns(s.ts_ns, s.dur_ns, tb_);
-      l.device_begin = uint32_t(t_.launched.size());
-      t_.launched.insert(t_.launched.end(), links.by_launcher[i].begin(), links.by_launcher[i].end());
-      l.device_end = uint32_t(t_.launched.size());
+      l.device_begin = links.begin[i];
+      l.device_end = links.begin[i + 1];
       t_.launches.push_back(l);
     }
+    t_.launched = std::move(links.refs);
     t_.unlaunched = std::move(links.unlaunched);
     t_.stats.unlaunched_kernels = size_t(std::count_if(t_.unlaunched.begin(), t_.unlaunched.end(),
                                                        [](DeviceRef d) { return d.kind == EventKind::kKernel; }));
@@ -228,21 +228,31 @@ class Builder {
     std::vector<char> owned(count, 0);
     std::vector<int32_t> loose;  // for the enclosing-range fallback
     if (by_external_id) {
-      std::unordered_map<int64_t, std::vector<int32_t>> by_id;
+      // Launches by External id (time order within an id): a sorted array, no per-id allocation.
+      struct IdLaunch {
+        int64_t id;
+        int32_t launch;
+      };
+      std::vector<IdLaunch> by_id;
+      by_id.reserve(order.size());
       for (int32_t l : order) {
         const int64_t id = launch_slice(uint32_t(l)).external_id;
         if (id == 0) continue;  // "zero runtimes" go to their thread's root
         if (id == kNoId && !tb_) continue;
-        by_id[id].push_back(l);
+        by_id.push_back({id, l});
       }
+      std::stable_sort(by_id.begin(), by_id.end(), [](const IdLaunch& a, const IdLaunch& b) { return a.id < b.id; });
+      std::vector<char> taken(by_id.size(), 0);
       // Threads in first-appearance order, nodes in time order: the first node with an id takes
       // every launch registered under it.
       for (const Thread& th : threads_) {
         for (int32_t n : th.members_in_time_order) {
           const int64_t id = external_id_[size_t(n)];
-          auto it = by_id.find(id);
-          if (it == by_id.end()) continue;
-          for (int32_t l : it->second) {
+          auto lo = std::lower_bound(by_id.begin(), by_id.end(), id, [](const IdLaunch& a, int64_t v) { return a.id < v; });
+          if (lo == by_id.end() || lo->id != id || taken[size_t(lo - by_id.begin())]) continue;
+          taken[size_t(lo - by_id.begin())] = 1;
+          for (auto it = lo; it != by_id.end() && it->id == id; ++it) {
+            const int32_t l = it->launch;
             owned[size_t(l)] = 1;
             if (dropped_[size_t(n)]) {
               if (!tb_) loose.push_back(l);  // its node overran its parent: place it by time
@@ -251,7 +261,6 @@ class Builder {
             attach(n, l);
             ++t_.stats.by_external_id;
           }
-          by_id.erase(it);
         }
       }
     }

@@ -46,8 +46,13 @@ LaunchLinks link_launches(const TraceModel& m, bool include_drivers) {
   for (size_t i = 0; i < m.memsets.size(); ++i) items.push_back({m.memsets[i].s.ts_ns, 1, {EventKind::kMemset, uint32_t(i)}});
   std::stable_sort(items.begin(), items.end(),
                    [](const Item& a, const Item& b) { return a.ts != b.ts ? a.ts < b.ts : a.order < b.order; });
-  LaunchLinks out;
-  out.by_launcher.resize(launchers);
+  // (launcher, device work) in the order tb_plugin appends them, then grouped by launcher.
+  struct Assigned {
+    uint32_t launcher;
+    DeviceRef ref;
+  };
+  std::vector<Assigned> assigned;
+  assigned.reserve(items.size() - launchers);
   std::unordered_map<int64_t, uint32_t> launch_by_corr;
   std::unordered_map<int64_t, std::vector<DeviceRef>> pending;
   for (const Item& it : items) {
@@ -57,25 +62,28 @@ LaunchLinks link_launches(const TraceModel& m, bool include_drivers) {
       const int64_t corr = runtime ? m.runtimes[it.ref.row].correlation : m.drivers[it.ref.row].correlation;
       auto p = pending.find(corr);
       if (p != pending.end()) {
-        out.by_launcher[index] = std::move(p->second);
+        for (DeviceRef d : p->second) assigned.push_back({index, d});
         pending.erase(p);
       }
       launch_by_corr[corr] = index;
     } else {
       const int64_t corr = device_slice(m, it.ref).correlation;
       auto r = launch_by_corr.find(corr);
-      if (r != launch_by_corr.end()) out.by_launcher[r->second].push_back(it.ref);
+      if (r != launch_by_corr.end()) assigned.push_back({r->second, it.ref});
       else pending[corr].push_back(it.ref);
     }
   }
+  LaunchLinks out;
+  out.begin.assign(launchers + 1, 0);
+  for (const Assigned& a : assigned) ++out.begin[a.launcher + 1];
+  for (size_t i = 0; i < launchers; ++i) out.begin[i + 1] += out.begin[i];
+  out.refs.resize(assigned.size());
+  std::vector<uint32_t> fill(out.begin.begin(), out.begin.end() - 1);
+  for (const Assigned& a : assigned) out.refs[fill[a.launcher]++] = a.ref;
   // What never met its launch, in time order.
   for (const Item& it : items)
     if (it.order == 1 && pending.count(device_slice(m, it.ref).correlation)) out.unlaunched.push_back(it.ref);
   return out;
-}
-
-std::vector<std::vector<DeviceRef>> device_nodes_by_runtime(const TraceModel& m) {
-  return link_launches(m, false).by_launcher;
 }
 
 StepsResult find_steps(const TraceModel& m, const StepOptions& options) {
@@ -113,7 +121,7 @@ StepsResult find_steps(const TraceModel& m, const StepOptions& options) {
   }
 
   // 6.2 device adjustment.
-  const auto devices = device_nodes_by_runtime(m);
+  const LaunchLinks devices = link_launches(m, false);
   std::vector<uint32_t> order(m.runtimes.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
@@ -135,7 +143,7 @@ StepsResult find_steps(const TraceModel& m, const StepOptions& options) {
       if (rs < found[s].ts) {
         ++r;
       } else if (re <= found[s].end) {
-        for (DeviceRef d : devices[order[r]]) {
+        for (DeviceRef d : devices.of(order[r])) {
           const SliceRow& ds = device_slice(m, d);
           dev_min[s] = std::min(dev_min[s], ds.ts_ns);
           dev_max[s] = std::max(dev_max[s], ds.ts_ns + ds.dur_ns);

@@ -3,6 +3,7 @@
 // consecutive, and trimmed of trailing steps whose GPU work is missing.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,20 +29,23 @@ struct StepsResult {
   bool from_profiler_steps = false;
 };
 
-// Device activity (kernels, memcpy, memset) launched by each runtime call, by correlation id,
-// as tb_plugin links them (spec §4). Indexes into the model's tables.
+// Device activity (kernels, memcpy, memset): an index into the model's tables.
 struct DeviceRef {
   EventKind kind;
   uint32_t row;
 };
-std::vector<std::vector<DeviceRef>> device_nodes_by_runtime(const TraceModel& m);
-
-// The same link for every launch: runtimes (index = runtime row) and, with include_drivers,
-// driver calls such as cuLaunchKernel (index = runtimes.size() + driver row), plus the device
-// work whose launch was never recorded (in time order).
+// The device work each launch put on the GPU, linked by correlation id as tb_plugin does
+// (spec §4): runtimes (index = runtime row) and, with include_drivers, driver calls such as
+// cuLaunchKernel (index = runtimes.size() + driver row); plus the device work whose launch was
+// never recorded (in time order).
 struct LaunchLinks {
-  std::vector<std::vector<DeviceRef>> by_launcher;
+  std::vector<uint32_t> begin;  // launch i's work is refs[begin[i], begin[i + 1])
+  std::vector<DeviceRef> refs;
   std::vector<DeviceRef> unlaunched;
+  std::span<const DeviceRef> of(size_t launch) const {
+    return {refs.data() + begin[launch], refs.data() + begin[launch + 1]};
+  }
+  size_t launches() const { return begin.size() - 1; }
 };
 LaunchLinks link_launches(const TraceModel& m, bool include_drivers);
 const SliceRow& device_slice(const TraceModel& m, DeviceRef d);
