@@ -34,9 +34,28 @@ declare module '*/generated/kinetoscope_web.mjs' {
     bufferCapacity(): number;
     delete(): void;
   }
+  /** Writes the events of a trace overlapping [startUs, endUs] (absolute µs) as a trace of its own. */
+  export interface KinetoscopeTrimmer {
+    prepare(n: number): number;
+    commit(n: number): void;
+    /** True once the input is certainly not a trace: reading on is wasted work. */
+    failed(): boolean;
+    /** The stream around the JSON failed part-way (gzip corrupt or cut off). */
+    inputError(gzip: boolean): void;
+    finish(): void;
+    /** "" or what went wrong. */
+    error(): string;
+    keptEvents(): number;
+    totalEvents(): number;
+    /** A copy of the trimmed trace JSON. */
+    output(): Uint8Array;
+    delete(): void;
+  }
   export interface KinetoscopeModule {
     HEAPU8: Uint8Array;
     Session: new () => KinetoscopeSession;
+    /** Absent from cores built before the Timeline view. */
+    Trimmer?: new (startUs: number, endUs: number) => KinetoscopeTrimmer;
   }
   const createKinetoscope: (overrides?: {
     locateFile?: (path: string, prefix: string) => string;

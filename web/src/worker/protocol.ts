@@ -43,12 +43,16 @@ export type Request =
   | { kind: 'cancel'; id: number; target: number }
   /** `session` is the id of the load call that made it. */
   | { kind: 'query'; id: number; session: number; query: Query }
-  | { kind: 'close'; id: number; session: number };
+  | { kind: 'close'; id: number; session: number }
+  /** Reads `file` again (gunzipped) into a core Trimmer: the events overlapping [startUs, endUs]. */
+  | { kind: 'trim'; id: number; file: File; startUs: number; endUs: number };
 
 export type Response =
   | { kind: 'progress'; id: number; progress: LoadProgress }
   | { kind: 'result'; id: number; summary: Summary; overview?: Overview | null }
   | { kind: 'answer'; id: number; result: QueryResult }
+  /** A valid trace JSON (its buffer transferred) holding the window, and its event counts. */
+  | { kind: 'trimmed'; id: number; trimmed: Trimmed }
   | { kind: 'error'; id: number; error: WireError };
 
 // Between the trace worker and its reader worker, which reads the file (and gunzips it) on its
@@ -97,6 +101,13 @@ export class RemoteError extends Error {
 export interface Endpoint {
   postMessage(message: unknown): void;
   addEventListener(type: 'message', listener: (ev: MessageEvent) => void): void;
+}
+
+/** What a trim answers: the trimmed trace's bytes (they own their buffer) and its event counts. */
+export interface Trimmed {
+  bytes: Uint8Array;
+  keptEvents: number;
+  totalEvents: number;
 }
 
 /** What a load answers: the summary, and the overview when the summary is ok. */
@@ -152,6 +163,17 @@ export class TraceClient {
     return { id, promise };
   }
 
+  /** Writes the part of `file` inside [startUs, endUs] (absolute trace µs) as a trace of its own. */
+  trim(file: File, startUs: number, endUs: number, onProgress?: (p: LoadProgress) => void): Call<Trimmed> {
+    const id = this.nextId++;
+    const promise = new Promise<Trimmed>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, onProgress });
+    });
+    const req: Request = { kind: 'trim', id, file, startUs, endUs };
+    this.endpoint.postMessage(req);
+    return { id, promise };
+  }
+
   /** Frees the Session of load call `session` (a card was removed). Nothing answers it. */
   close(session: number): void {
     const req: Request = { kind: 'close', id: this.nextId++, session };
@@ -190,6 +212,10 @@ export class TraceClient {
       case 'answer':
         this.pending.delete(res.id);
         p.resolve(res.result);
+        break;
+      case 'trimmed':
+        this.pending.delete(res.id);
+        p.resolve(res.trimmed);
         break;
       case 'error':
         this.pending.delete(res.id);

@@ -25,6 +25,7 @@ import {
   type QueryResult,
   type Request,
   type Response,
+  type Trimmed,
 } from './protocol';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -99,6 +100,16 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
     const session = sessions.get(req.session);
     sessions.delete(req.session);
     session?.delete();
+  } else if (req.kind === 'trim') {
+    const job: Job = { cancelled: false, closed: false, source: null };
+    jobs.set(req.id, job);
+    trimFile(req.id, req.file, req.startUs, req.endUs, job)
+      .then((trimmed) => post({ kind: 'trimmed', id: req.id, trimmed }, [trimmed.bytes.buffer]))
+      .catch((e) => {
+        if (isTrap(e)) onTrap();
+        post({ kind: 'error', id: req.id, error: toWireError(e) });
+      })
+      .finally(() => jobs.delete(req.id));
   } else if (req.kind === 'query') {
     const session = sessions.get(req.session);
     if (!session) {
@@ -209,6 +220,56 @@ async function loadFile(id: number, file: File, job: Job): Promise<{ result: Loa
   } finally {
     source.close();
     session?.delete();
+  }
+}
+
+/**
+ * The events of `file` overlapping [startUs, endUs], written by the core as a trace of its own
+ * (for the Timeline view: Perfetto struggles with JSON traces over ~1 GB). The file is read again
+ * through the same reader (gunzip included) rather than kept: the Session holds columns, not the
+ * bytes, and keeping multi-GB bytes around for a view nobody may open is not worth it.
+ */
+async function trimFile(id: number, file: File, startUs: number, endUs: number, job: Job): Promise<Trimmed> {
+  const t0 = performance.now();
+  const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
+  const gzipped = isGzip(head);
+  const mod = await getModule();
+  if (!mod.Trimmer) throw new Error('This build of the analysis core cannot cut a time window out of a trace yet.');
+  if (job.cancelled) throw abortError();
+  const source = openSource(file, gzipped);
+  job.source = source;
+  const trimmer = new mod.Trimmer(startUs, endUs);
+  try {
+    const feeder = new ChunkFeeder(mod, trimmer);
+    const throttle = new Throttle(100);
+    let bytesRead = 0;
+    try {
+      for (;;) {
+        const chunk = await source.next();
+        if (!chunk || job.cancelled) break;
+        bytesRead = chunk.bytesRead;
+        feeder.feed(chunk.bytes);
+        if (feeder.stopped) break;
+        if (throttle.ready(performance.now())) {
+          post({ kind: 'progress', id, progress: { bytesRead, totalBytes: file.size, decodedBytes: feeder.fed, elapsedMs: performance.now() - t0 } });
+        }
+      }
+    } catch (e) {
+      // A corrupt or cut-off gzip: keep the events decoded before it, as the load does.
+      if (!(e instanceof InputError)) throw e;
+      trimmer.inputError(gzipped);
+    }
+    if (job.cancelled) throw abortError();
+    trimmer.finish();
+    const err = trimmer.error();
+    if (err) throw new Error(err);
+    const out = trimmer.output();
+    // output() is a copy; make sure its buffer is exactly its bytes so it can be transferred.
+    const bytes = out.byteOffset === 0 && out.byteLength === out.buffer.byteLength ? out : out.slice();
+    return { bytes, keptEvents: trimmer.keptEvents(), totalEvents: trimmer.totalEvents() };
+  } finally {
+    source.close();
+    trimmer.delete();
   }
 }
 
