@@ -10,6 +10,7 @@ import { ABORT, RemoteError, SESSION_GONE, TraceClient, TRAP, type LoadProgress,
 import { KernelsView } from './views/kernels-view';
 import { OperatorsView } from './views/operators-view';
 import { OverviewView, VIEW_LABELS } from './views/overview-view';
+import { TimelineView, type TimelineRequest, type TrimFn } from './views/timeline-view';
 import { SummaryView } from './views/summary-view';
 
 type Status = 'queued' | 'loading' | 'done' | 'failed' | 'cancelled';
@@ -29,6 +30,12 @@ interface Entry {
 
 /** Asks the Session of load `session`, made in worker generation `gen`. */
 type RunQuery = (session: number, gen: number, q: Query) => Promise<QueryResult>;
+
+/** Everything a card needs of the app's worker. */
+interface Runner {
+  query: RunQuery;
+  trim: TrimFn;
+}
 
 const goneError = () =>
   new RemoteError({ name: SESSION_GONE, message: 'The analysis worker restarted, so this file is no longer loaded.' });
@@ -95,6 +102,22 @@ export function App() {
       throw e;
     }
   }, []);
+
+  // A trim reads the File again: it needs no Session, only a live worker.
+  const runTrim: TrimFn = useCallback((file, startUs, endUs, onProgress) => {
+    const c = client();
+    const call = c.trim(file, startUs, endUs, onProgress);
+    return {
+      promise: call.promise.catch((e) => {
+        afterTrap(e);
+        throw e;
+      }),
+      cancel: () => c.cancel(call.id),
+    };
+    // client() and afterTrap read refs only.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+  const runner = useMemo<Runner>(() => ({ query: runQuery, trim: runTrim }), [runQuery, runTrim]);
 
   const remove = (entry: Entry) => {
     queue.current = queue.current.filter((e) => e.key !== entry.key);
@@ -194,7 +217,7 @@ export function App() {
           <div class="cards">
             {entries.map((e) => (
               <ErrorBoundary key={e.key}>
-                <FileCard entry={e} runQuery={runQuery} onRemove={() => remove(e)} />
+                <FileCard entry={e} runner={runner} onRemove={() => remove(e)} />
               </ErrorBoundary>
             ))}
           </div>
@@ -204,10 +227,14 @@ export function App() {
   );
 }
 
-type Tab = 'overview' | 'operators' | 'kernels';
+type Tab = 'overview' | 'operators' | 'kernels' | 'timeline';
 
-function FileCard({ entry, runQuery, onRemove }: { entry: Entry; runQuery: RunQuery; onRemove: () => void }) {
+function FileCard({ entry, runner, onRemove }: { entry: Entry; runner: Runner; onRemove: () => void }) {
+  const runQuery = runner.query;
   const [tab, setTab] = useState<Tab>('overview');
+  // The step chosen in the Overview ('all' or its index): "Show in timeline" opens on it.
+  const [step, setStep] = useState('all');
+  const [timelineReq, setTimelineReq] = useState<TimelineRequest | null>(null);
   // Views stay mounted once opened (hidden when not shown), so their sorting and selection last.
   const [opened, setOpened] = useState<Set<Tab>>(() => new Set<Tab>(['overview']));
   const { session, gen } = entry;
@@ -218,11 +245,32 @@ function FileCard({ entry, runQuery, onRemove }: { entry: Entry; runQuery: RunQu
   const analysed = !!(entry.summary?.ok && entry.overview);
   const tabs: Tab[] = ['overview', 'operators'];
   if ((entry.summary?.kinds?.kernel ?? 0) > 0) tabs.push('kernels');
+  tabs.push('timeline');
   const show = (t: string) => {
     if (!tabs.includes(t as Tab)) return;
     setTab(t as Tab);
     setOpened((o) => (o.has(t as Tab) ? o : new Set([...o, t as Tab])));
   };
+  const steps = entry.overview?.steps?.steps ?? [];
+  const stepIndex = step === 'all' ? -1 : Number(step);
+  const stepName = stepIndex >= 0 && stepIndex < steps.length ? steps[stepIndex].name : null;
+  /** Opens the Timeline on the chosen step (trimmed to it), or on the whole file. */
+  const showTimeline = (index: number | null = stepName != null ? stepIndex : null) => {
+    setTimelineReq((r) => ({ window: index == null ? { kind: 'whole' } : { kind: 'step', index }, seq: (r?.seq ?? 0) + 1 }));
+    show('timeline');
+  };
+  // A function: one vnode must not be rendered in two places.
+  const timelineButton = () => (
+    <button
+      type="button"
+      class="link-button"
+      data-testid="show-in-timeline"
+      title={stepName != null ? `Open the Timeline on step ${stepName} (only that step is sent to Perfetto)` : 'Open the whole trace in the Timeline'}
+      onClick={() => showTimeline()}
+    >
+      {stepName != null ? `Show step ${stepName} in timeline` : 'Show in timeline'}
+    </button>
+  );
 
   const label: Record<Status, string> = {
     queued: 'waiting',
@@ -263,20 +311,41 @@ function FileCard({ entry, runQuery, onRemove }: { entry: Entry; runQuery: RunQu
           </div>
           <div role="tabpanel" hidden={tab !== 'overview'} data-testid="panel-overview">
             <ErrorBoundary>
-              <OverviewView overview={entry.overview!} summary={entry.summary!} views={tabs} onShowView={show} />
+              <OverviewView
+                overview={entry.overview!}
+                summary={entry.summary!}
+                views={tabs}
+                onShowView={show}
+                step={step}
+                onStep={setStep}
+                onShowTimeline={(i) => showTimeline(i)}
+              />
             </ErrorBoundary>
           </div>
           {opened.has('operators') && (
             <div role="tabpanel" hidden={tab !== 'operators'} data-testid="panel-operators">
               <ErrorBoundary>
-                <OperatorsView ask={ask} fileName={entry.file.name} />
+                <OperatorsView ask={ask} fileName={entry.file.name} toolbar={timelineButton()} />
               </ErrorBoundary>
             </div>
           )}
           {opened.has('kernels') && tabs.includes('kernels') && (
             <div role="tabpanel" hidden={tab !== 'kernels'} data-testid="panel-kernels">
               <ErrorBoundary>
-                <KernelsView ask={ask} fileName={entry.file.name} />
+                <KernelsView ask={ask} fileName={entry.file.name} toolbar={timelineButton()} />
+              </ErrorBoundary>
+            </div>
+          )}
+          {opened.has('timeline') && (
+            <div role="tabpanel" hidden={tab !== 'timeline'} data-testid="panel-timeline">
+              <ErrorBoundary>
+                <TimelineView
+                  file={entry.file}
+                  steps={steps}
+                  traceStartUs={entry.summary?.start_us ?? null}
+                  request={timelineReq}
+                  trim={runner.trim}
+                />
               </ErrorBoundary>
             </div>
           )}

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
 import { DataTable } from '../components/data-table';
 import { PieChart } from '../components/pie-chart';
@@ -10,7 +11,7 @@ import { QueryStatus } from './view-status';
 
 // The Kernels view: GPU kernels grouped by name (or by launch properties + operator), their
 // durations, Tensor Core use and occupancy, a top-N pie by total time and the Tensor Core share.
-export function KernelsView({ ask, fileName }: { ask: Ask; fileName: string }) {
+export function KernelsView({ ask, fileName, toolbar }: { ask: Ask; fileName: string; toolbar?: ComponentChildren }) {
   const [groupBy, setGroupBy] = useState<KernelGroupBy>('name');
   const state = useQuery(ask, { what: 'kernels', groupBy });
   return (
@@ -23,6 +24,7 @@ export function KernelsView({ ask, fileName }: { ask: Ask; fileName: string }) {
             <option value="props">Properties + operator</option>
           </select>
         </label>
+        {toolbar}
       </div>
       <QueryStatus state={state} stem="kernel" what="kernels" loading="Computing the kernel table…" />
       {state.status === 'ready' && state.data.table.groupBy === groupBy && <KernelsBody key={groupBy} table={state.data.table} fileName={fileName} />}

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
 import { DataTable } from '../components/data-table';
 import { PieChart } from '../components/pie-chart';
@@ -20,7 +21,7 @@ import { QueryStatus } from './view-status';
 // The Operators view: operators grouped by name (or name + input shape) with host and device
 // time, Tensor Core use, the call stacks of the selected group, and top-N pies of the durations.
 // Trace strings (names, shapes, frames) are rendered as text.
-export function OperatorsView({ ask, fileName }: { ask: Ask; fileName: string }) {
+export function OperatorsView({ ask, fileName, toolbar }: { ask: Ask; fileName: string; toolbar?: ComponentChildren }) {
   const [groupBy, setGroupBy] = useState<OpGroupBy>('op');
   const state = useQuery(ask, { what: 'operators', groupBy });
   return (
@@ -33,6 +34,7 @@ export function OperatorsView({ ask, fileName }: { ask: Ask; fileName: string })
             <option value="op+shape">Operator + input shape</option>
           </select>
         </label>
+        {toolbar}
       </div>
       <QueryStatus state={state} stem="op" what="operators" loading="Computing the operator table…" />
       {state.status === 'ready' && state.data.table.groupBy === groupBy && (

@@ -26,6 +26,7 @@ export const VIEW_LABELS: Record<string, string> = {
   kernels: 'Kernels',
   memory: 'Memory',
   distributed: 'Distributed',
+  timeline: 'Timeline',
 };
 
 // The Overview tab of a file's card: the step-time breakdown, the GPU summary and the
@@ -36,12 +37,20 @@ export function OverviewView({
   summary,
   views = [],
   onShowView,
+  step,
+  onStep,
+  onShowTimeline,
 }: {
   overview: Overview;
   summary: Summary;
   /** The views this card has: a recommendation links to its view only when it is one of them. */
   views?: readonly string[];
   onShowView?: (view: string) => void;
+  /** The chosen step ('all' or its index), when the card keeps it; else the view keeps its own. */
+  step?: string;
+  onStep?: (step: string) => void;
+  /** Opens the Timeline on a step (its index), or on the whole trace (null). */
+  onShowTimeline?: (step: number | null) => void;
 }) {
   return (
     <section class="overview" data-testid="overview-card" aria-label="Overview">
@@ -51,15 +60,27 @@ export function OverviewView({
           {overview.error}
         </p>
       )}
-      {overview.steps && <StepBreakdownView data={overview.steps} />}
+      {overview.steps && <StepBreakdownView data={overview.steps} sel={step} onSel={onStep} onShowTimeline={onShowTimeline} />}
       {overview.gpus && <GpuSummary data={overview.gpus} devices={summary.devices ?? []} info={overview.info ?? null} />}
       {overview.info && <Recommendations items={overview.info.recommendations} views={views} onShowView={onShowView} />}
     </section>
   );
 }
 
-function StepBreakdownView({ data }: { data: StepBreakdown }) {
-  const [sel, setSel] = useState<string>('all');
+function StepBreakdownView({
+  data,
+  sel: selProp,
+  onSel,
+  onShowTimeline,
+}: {
+  data: StepBreakdown;
+  sel?: string;
+  onSel?: (s: string) => void;
+  onShowTimeline?: (step: number | null) => void;
+}) {
+  const [own, setOwn] = useState<string>('all');
+  const sel = selProp ?? own;
+  const setSel = (s: string) => (onSel ?? setOwn)(s);
   const steps = data.steps ?? [];
   if (!steps.length || !data.average) {
     return (
@@ -95,6 +116,14 @@ function StepBreakdownView({ data }: { data: StepBreakdown }) {
           ))}
         </select>
       </label>
+      {onShowTimeline && (
+        <>
+          {' '}
+          <button type="button" class="link-button" data-testid="step-show-in-timeline" onClick={() => onShowTimeline(chosen ? idx : null)}>
+            {chosen ? `Show step ${chosen.name} in timeline` : 'Show in timeline'}
+          </button>
+        </>
+      )}
       <ul class="ov-legend" aria-label="Legend">
         {ROLES.map((r) => (
           <li key={r.key}>

@@ -1,0 +1,383 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { formatBytes } from '../lib/format';
+import {
+  checkPerfettoOrigin,
+  choosePerfettoOrigin,
+  embeddedUrl,
+  newTabUrl,
+  PERFETTO_ORIGIN_KEY,
+  scrollMessage,
+  traceMessage,
+  trimmedFileName,
+  windowUs,
+  type OriginChoice,
+  type StepSpan,
+  type TimelineWindow,
+} from '../lib/perfetto';
+import { handshake, NO_ANSWER, type Handshake, type MessageTarget } from '../lib/perfetto-link';
+import type { LoadProgress, Trimmed } from '../worker/protocol';
+
+/** Cuts [startUs, endUs] out of the file in the worker. */
+export type TrimFn = (file: File, startUs: number, endUs: number, onProgress: (p: LoadProgress) => void) => { promise: Promise<Trimmed>; cancel(): void };
+
+/** A "Show in timeline" click: open on this window; seq tells two clicks on the same step apart. */
+export interface TimelineRequest {
+  window: TimelineWindow;
+  seq: number;
+}
+
+/** Perfetto struggles with JSON traces over ~1 GB: above this, the first send is one step. */
+const BIG_FILE = 512 * 1024 * 1024;
+
+function readStoredOrigin(): string | null {
+  try {
+    return localStorage.getItem(PERFETTO_ORIGIN_KEY);
+  } catch {
+    return null; // storage disabled
+  }
+}
+
+type Link =
+  | { state: 'connecting' }
+  | { state: 'ready' }
+  | { state: 'no-answer'; message: string };
+
+type Send =
+  | { state: 'idle' }
+  | { state: 'preparing'; label: string; progress: LoadProgress | null }
+  | { state: 'sent'; label: string; bytes: number; kept?: number; total?: number; jumped: boolean; where: 'frame' | 'tab' }
+  | { state: 'error'; message: string };
+
+// The Timeline tab of a file's card: the trace (or a window of it) in an embedded Perfetto UI.
+// Mounted only when the tab is first opened, which is the only thing that contacts Perfetto: the
+// page never loads Perfetto or sends a byte of a trace without that click. File names, step names
+// and messages are rendered as text.
+export function TimelineView({
+  file,
+  steps,
+  traceStartUs,
+  request,
+  trim,
+}: {
+  file: File;
+  steps: readonly StepSpan[];
+  traceStartUs: number | null;
+  request: TimelineRequest | null;
+  trim: TrimFn;
+}) {
+  const [choice, setChoice] = useState<OriginChoice>(() => choosePerfettoOrigin(location.search, readStoredOrigin()));
+  const origin = choice.origin;
+  const frame = useRef<HTMLIFrameElement>(null);
+  const [link, setLink] = useState<Link>({ state: 'connecting' });
+  const [send, setSend] = useState<Send>({ state: 'idle' });
+  // Bumped to reload the iframe and shake hands again (Retry, or a new origin).
+  const [attempt, setAttempt] = useState(0);
+
+  const initial = (): TimelineWindow => {
+    if (request) return request.window;
+    if (file.size > BIG_FILE && steps.length) return { kind: 'step', index: 0 };
+    return { kind: 'whole' };
+  };
+  const [win, setWin] = useState<TimelineWindow>(initial);
+  const [mode, setMode] = useState<TimelineWindow['kind']>(() => initial().kind);
+  const [stepIdx, setStepIdx] = useState(() => {
+    const w = initial();
+    return w.kind === 'step' ? w.index : 0;
+  });
+  const [fromMs, setFromMs] = useState(() => '0');
+  const [toMs, setToMs] = useState(() => (traceStartUs != null && steps.length ? String(Math.ceil((steps[0].end_us - traceStartUs) / 1000)) : '100'));
+
+  const busy = useRef<{ cancel(): void } | null>(null);
+  const winRef = useRef(win);
+  winRef.current = win;
+
+  /** The bytes of `w`: the file as dropped, or the window the core cut out of it. */
+  const prepare = async (w: TimelineWindow) => {
+    busy.current?.cancel();
+    busy.current = null;
+    if (w.kind === 'whole') {
+      setSend({ state: 'preparing', label: 'the whole file', progress: null });
+      const buffer = await file.arrayBuffer();
+      return { buffer, label: 'the whole file', fileName: file.name, span: null, kept: undefined, total: undefined };
+    }
+    const span = windowUs(w, steps, traceStartUs);
+    if (!span.ok) throw new Error(span.error);
+    setSend({ state: 'preparing', label: span.label, progress: null });
+    const call = trim(file, span.startUs, span.endUs, (progress) => setSend({ state: 'preparing', label: span.label, progress }));
+    busy.current = call;
+    const t = await call.promise;
+    busy.current = null;
+    const buffer = t.bytes.buffer as ArrayBuffer;
+    return { buffer, label: span.label, fileName: trimmedFileName(file.name, span.label), span, kept: t.keptEvents, total: t.totalEvents };
+  };
+
+  /** Sends window `w` to a Perfetto window that has answered PONG, then zooms it to the window. */
+  const deliver = async (target: MessageTarget, w: TimelineWindow, where: 'frame' | 'tab') => {
+    if (!origin) return;
+    try {
+      const p = await prepare(w);
+      const title = p.span ? `${file.name} (${p.label})` : file.name;
+      const bytes = p.buffer.byteLength;
+      // Transferred, not copied: a multi-GB buffer twice would not fit. The next send re-reads.
+      target.postMessage(traceMessage(p.buffer, title, p.fileName), origin, [p.buffer]);
+      if (p.span) target.postMessage(scrollMessage(p.span.startUs, p.span.endUs), origin);
+      setSend({ state: 'sent', label: p.label, bytes, kept: p.kept, total: p.total, jumped: !!p.span, where });
+    } catch (e) {
+      const err = e as Error;
+      if (err?.name === 'AbortError') return;
+      setSend({ state: 'error', message: err?.message || String(e) });
+    }
+  };
+
+  // Load the embedded UI and shake hands; send the first window once it answers.
+  useEffect(() => {
+    if (!origin) return;
+    setLink({ state: 'connecting' });
+    const hs: Handshake = handshake(() => frame.current?.contentWindow ?? null, origin, window);
+    let live = true;
+    hs.promise.then(
+      () => {
+        if (!live) return;
+        setLink({ state: 'ready' });
+        const w = frame.current?.contentWindow;
+        if (w) void deliver(w, winRef.current, 'frame');
+      },
+      (e: Error) => live && setLink({ state: 'no-answer', message: e.name === NO_ANSWER ? e.message : e.message || String(e) }),
+    );
+    return () => {
+      live = false;
+      hs.cancel();
+    };
+    // deliver reads the current window through winRef; re-run only for a new origin or a retry.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [origin, attempt]);
+
+  // A "Show in timeline" click while the tab is open: send that window.
+  const lastSeq = useRef(request?.seq ?? 0);
+  useEffect(() => {
+    if (!request || request.seq === lastSeq.current) return;
+    lastSeq.current = request.seq;
+    pick(request.window);
+    const w = frame.current?.contentWindow;
+    if (link.state === 'ready' && w) void deliver(w, request.window, 'frame');
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [request?.seq]);
+
+  useEffect(() => () => busy.current?.cancel(), []);
+
+  const pick = (w: TimelineWindow) => {
+    setWin(w);
+    setMode(w.kind);
+    if (w.kind === 'step') setStepIdx(w.index);
+  };
+
+  const chosen = (): TimelineWindow =>
+    mode === 'step' ? { kind: 'step', index: stepIdx } : mode === 'range' ? { kind: 'range', fromMs: Number(fromMs), toMs: Number(toMs) } : { kind: 'whole' };
+
+  const sendChosen = () => {
+    const w = chosen();
+    setWin(w);
+    const target = frame.current?.contentWindow;
+    if (link.state === 'ready' && target) void deliver(target, w, 'frame');
+  };
+
+  const openTab = () => {
+    if (!origin) return;
+    const w = chosen();
+    setWin(w);
+    const tab = window.open(newTabUrl(origin));
+    if (!tab) {
+      setSend({ state: 'error', message: 'The browser blocked the new tab; allow pop-ups for this site and try again.' });
+      return;
+    }
+    setSend({ state: 'preparing', label: 'waiting for the Perfetto tab', progress: null });
+    handshake(() => tab, origin, window).promise.then(
+      () => deliver(tab, w, 'tab'),
+      (e: Error) => setSend({ state: 'error', message: e.message }),
+    );
+  };
+
+  const download = () => {
+    const url = URL.createObjectURL(file);
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = file.name.split(/[\\/]/).pop() || 'trace.json';
+    a.style.display = 'none';
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  };
+
+  return (
+    <section class="view timeline" data-testid="timeline-view" aria-label="Timeline">
+      <p class="muted" data-testid="timeline-privacy">
+        {origin
+          ? `The trace is sent to the Perfetto UI page loaded from ${origin} inside this tab; it stays in your browser.`
+          : 'No Perfetto UI is loaded: its address is not valid.'}
+      </p>
+      {choice.error && (
+        <p class="file-error" role="alert" data-testid="perfetto-origin-error">
+          {choice.error}
+        </p>
+      )}
+      <OriginSettings
+        choice={choice}
+        onChange={(c) => {
+          setChoice(c);
+          setAttempt((n) => n + 1);
+        }}
+      />
+      {origin && (
+        <>
+          <div class="view-toolbar timeline-toolbar">
+            <label class="ov-select">
+              <input type="radio" name={`tl-mode-${file.name}`} data-testid="timeline-mode-whole" checked={mode === 'whole'} onChange={() => setMode('whole')} /> Whole file (
+              {formatBytes(file.size)})
+            </label>
+            {steps.length > 0 && (
+              <label class="ov-select">
+                <input type="radio" name={`tl-mode-${file.name}`} data-testid="timeline-mode-step" checked={mode === 'step'} onChange={() => setMode('step')} /> Only step{' '}
+                <select
+                  data-testid="timeline-step"
+                  value={String(stepIdx)}
+                  onChange={(e) => {
+                    setStepIdx(Number((e.currentTarget as HTMLSelectElement).value));
+                    setMode('step');
+                  }}
+                >
+                  {steps.map((s, i) => (
+                    <option key={i} value={String(i)}>
+                      {s.name}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            )}
+            <label class="ov-select">
+              <input type="radio" name={`tl-mode-${file.name}`} data-testid="timeline-mode-range" checked={mode === 'range'} onChange={() => setMode('range')} /> Time window from{' '}
+              <input type="number" class="topn" min={0} data-testid="timeline-from" value={fromMs} onInput={(e) => (setFromMs((e.currentTarget as HTMLInputElement).value), setMode('range'))} /> to{' '}
+              <input type="number" class="topn" min={0} data-testid="timeline-to" value={toMs} onInput={(e) => (setToMs((e.currentTarget as HTMLInputElement).value), setMode('range'))} /> ms after the trace start
+            </label>
+            <button type="button" data-testid="timeline-send" disabled={link.state !== 'ready' || send.state === 'preparing'} onClick={sendChosen}>
+              Send to Perfetto
+            </button>
+          </div>
+          <SendStatus send={send} />
+          {link.state === 'connecting' && (
+            <p class="muted" data-testid="timeline-connecting">
+              Loading the Perfetto UI from {origin}…
+            </p>
+          )}
+          {link.state === 'no-answer' && (
+            <div class="file-error" role="alert" data-testid="timeline-no-answer">
+              <p>
+                {link.message} It may be offline or blocked (a network filter, or no access to {origin} from here). You can open it in a tab of its own, or
+                download the trace and open it in any Perfetto UI.
+              </p>
+            </div>
+          )}
+          <div class="timeline-actions">
+            <button type="button" data-testid="timeline-open-tab" onClick={openTab}>
+              Open in new tab
+            </button>{' '}
+            <button type="button" data-testid="timeline-download" onClick={download}>
+              Download trace
+            </button>{' '}
+            {link.state === 'no-answer' && (
+              <button type="button" data-testid="timeline-retry" onClick={() => setAttempt((n) => n + 1)}>
+                Retry
+              </button>
+            )}
+          </div>
+          <iframe
+            key={`${origin}#${attempt}`}
+            ref={frame}
+            class="timeline-frame"
+            data-testid="timeline-frame"
+            title={`Perfetto UI: ${file.name}`}
+            src={embeddedUrl(origin)}
+            hidden={link.state === 'no-answer'}
+          />
+        </>
+      )}
+    </section>
+  );
+}
+
+function SendStatus({ send }: { send: Send }) {
+  if (send.state === 'idle') return null;
+  if (send.state === 'preparing') {
+    const p = send.progress;
+    return (
+      <p class="muted" data-testid="timeline-preparing">
+        Preparing {send.label}
+        {p ? ` (${formatBytes(p.bytesRead)} of ${formatBytes(p.totalBytes)} read)` : ''}…
+      </p>
+    );
+  }
+  if (send.state === 'error') {
+    return (
+      <p class="file-error" role="alert" data-testid="timeline-error">
+        {send.message}
+      </p>
+    );
+  }
+  return (
+    <p class="muted" data-testid="timeline-sent">
+      Sent {send.label} ({formatBytes(send.bytes)}
+      {send.kept != null ? `, ${send.kept.toLocaleString('en-US')} of ${send.total?.toLocaleString('en-US')} events` : ''}) to Perfetto
+      {send.where === 'tab' ? ' in its own tab' : ''}
+      {send.jumped ? ', zoomed to it' : ''}.
+    </p>
+  );
+}
+
+function OriginSettings({ choice, onChange }: { choice: OriginChoice; onChange: (c: OriginChoice) => void }) {
+  const [text, setText] = useState(() => readStoredOrigin() ?? choice.origin ?? '');
+  const [error, setError] = useState<string | null>(null);
+  const save = () => {
+    const c = checkPerfettoOrigin(text);
+    if (!c.ok) return setError(c.error);
+    setError(null);
+    try {
+      localStorage.setItem(PERFETTO_ORIGIN_KEY, c.origin);
+    } catch {
+      // storage disabled: the choice lasts for this page only
+    }
+    if (choice.source !== 'url') onChange({ origin: c.origin, source: 'settings' });
+  };
+  const reset = () => {
+    try {
+      localStorage.removeItem(PERFETTO_ORIGIN_KEY);
+    } catch {
+      // nothing stored
+    }
+    setError(null);
+    const c = choosePerfettoOrigin('', null);
+    setText(c.origin ?? '');
+    if (choice.source !== 'url') onChange(c);
+  };
+  return (
+    <details class="timeline-settings" data-testid="perfetto-settings">
+      <summary>Perfetto UI address</summary>
+      <label class="ov-select">
+        Origin{' '}
+        <input type="url" data-testid="perfetto-origin-input" value={text} size={36} onInput={(e) => setText((e.currentTarget as HTMLInputElement).value)} />
+      </label>{' '}
+      <button type="button" data-testid="perfetto-origin-save" onClick={save}>
+        Save
+      </button>{' '}
+      <button type="button" data-testid="perfetto-origin-reset" onClick={reset}>
+        Use ui.perfetto.dev
+      </button>
+      {choice.source === 'url' && <p class="muted">The page's perfetto= parameter overrides this setting.</p>}
+      {error && (
+        <p class="file-error" role="alert" data-testid="perfetto-origin-setting-error">
+          {error}
+        </p>
+      )}
+      <p class="muted">A self-hosted Perfetto UI build keeps the timeline working offline (see the README).</p>
+    </details>
+  );
+}
