@@ -12,14 +12,20 @@ namespace ks {
 
 namespace {
 
+void input_error(TraceReader& r, bool gzip) {
+  r.note_input_error(gzip ? TraceReader::InputError::kGzip : TraceReader::InputError::kRead);
+}
+void input_error(TraceTrimmer& t, bool gzip) { t.note_input_error(gzip); }
+
 struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
 
-void read_gzip(std::FILE* f, TraceReader& reader, size_t chunk) {
+template <class Sink>
+void read_gzip(std::FILE* f, Sink& reader, size_t chunk) {
   z_stream zs{};
   if (inflateInit2(&zs, 15 + 32) != Z_OK) {
-    reader.note_input_error(TraceReader::InputError::kGzip);
+    input_error(reader, true);
     return;
   }
   std::vector<unsigned char> in(1 << 20);
@@ -27,7 +33,7 @@ void read_gzip(std::FILE* f, TraceReader& reader, size_t chunk) {
   while (!reader.failed()) {
     const size_t got = std::fread(in.data(), 1, in.size(), f);
     if (got == 0) {
-      if (!stream_end) reader.note_input_error(TraceReader::InputError::kGzip);  // cut off
+      if (!stream_end) input_error(reader, true);  // cut off
       break;
     }
     zs.next_in = in.data();
@@ -46,7 +52,7 @@ void read_gzip(std::FILE* f, TraceReader& reader, size_t chunk) {
       if (rc == Z_STREAM_END) {
         stream_end = true;
       } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-        reader.note_input_error(TraceReader::InputError::kGzip);  // corrupt
+        input_error(reader, true);  // corrupt
         inflateEnd(&zs);
         return;
       }
@@ -55,9 +61,8 @@ void read_gzip(std::FILE* f, TraceReader& reader, size_t chunk) {
   inflateEnd(&zs);
 }
 
-}  // namespace
-
-std::string read_file_into(const std::string& path, TraceReader& reader, size_t chunk) {
+template <class Sink>
+std::string read_into(const std::string& path, Sink& reader, size_t chunk) {
   std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
   if (!f) return "Cannot open " + path + ": " + std::strerror(errno) + ".";
   unsigned char magic[2] = {0, 0};
@@ -72,10 +77,19 @@ std::string read_file_into(const std::string& path, TraceReader& reader, size_t 
       if (got == 0) break;
       reader.commit(got);
     }
-    if (std::ferror(f.get())) reader.note_input_error(TraceReader::InputError::kRead);
+    if (std::ferror(f.get())) input_error(reader, false);
   }
   reader.finish();
   return "";
+}
+
+}  // namespace
+
+std::string read_file_into(const std::string& path, TraceReader& reader, size_t chunk) {
+  return read_into(path, reader, chunk);
+}
+std::string read_file_into(const std::string& path, TraceTrimmer& trimmer, size_t chunk) {
+  return read_into(path, trimmer, chunk);
 }
 
 }  // namespace ks

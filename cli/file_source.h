@@ -4,11 +4,14 @@
 #include <string>
 
 #include "core/trace/trace_reader.h"
+#include "core/trace/trace_trimmer.h"
 
 namespace ks {
 
 // Returns an empty string when the file could be opened, else one sentence. A gzip or read
 // failure part-way is recorded in the reader's health (what came before stays loaded).
 std::string read_file_into(const std::string& path, TraceReader& reader, size_t chunk_bytes = 4 << 20);
+// The same bytes into a trimmer (finish() included).
+std::string read_file_into(const std::string& path, TraceTrimmer& trimmer, size_t chunk_bytes = 4 << 20);
 
 }  // namespace ks

@@ -1,6 +1,9 @@
 // kinetoscope: the command-line face of the core. Reads traces exactly as the browser does
 // (same chunked reader), prints the views as text or JSON.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -12,6 +15,7 @@
 #include "core/analysis/overview.h"
 #include "core/analysis/step_breakdown.h"
 #include "core/analysis/summary.h"
+#include "core/trace/trace_trimmer.h"
 
 namespace {
 
@@ -22,6 +26,7 @@ const char kUsage[] =
     "       kinetoscope overview [--json] [--tb-plugin] TRACE...\n"
     "       kinetoscope operators [--json|--csv] [--group-by op|op+shape] [--tb-plugin] TRACE...\n"
     "       kinetoscope kernels [--json|--csv] [--group-by name|props] [--tb-plugin] TRACE...\n"
+    "       kinetoscope trim (--step N | --from-us T --to-us T) [-o OUT] TRACE\n"
     "\n"
     "  summary   what each trace holds: schema, devices, distributed info, time span,\n"
     "            events per category and phase, and trace health (skipped/repaired events).\n"
@@ -45,6 +50,10 @@ const char kUsage[] =
     "  kernels   kernels grouped by name (--group-by name, default) or by launch properties and\n"
     "            launching operator (props): calls, total/mean/min/max (us), blocks per SM,\n"
     "            est. achieved occupancy.\n"
+    "\n"
+    "  trim      writes a valid trace holding only a time window: step N (as `steps` finds it)\n"
+    "            or [--from-us, --to-us] (absolute trace time): top-level members, metadata,\n"
+    "            events overlapping the window, flows wholly inside it (to stdout or -o OUT).\n"
     "\n"
     "  --tb-plugin  link and count as tb_plugin does, quirks included (docs/compatibility.md).\n"
     "  --csv        the operators/kernels table as CSV instead of text.\n"
@@ -246,6 +255,69 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
   return status;
 }
 
+int run_trim(int argc, char** argv) {
+  std::string step, out_path, path;
+  double from_us = 0, to_us = 0;
+  bool have_from = false, have_to = false;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--step" && i + 1 < argc) step = argv[++i];
+    else if (a == "--from-us" && i + 1 < argc) { from_us = std::strtod(argv[++i], nullptr); have_from = true; }
+    else if (a == "--to-us" && i + 1 < argc) { to_us = std::strtod(argv[++i], nullptr); have_to = true; }
+    else if (a == "-o" && i + 1 < argc) out_path = argv[++i];
+    else if (a.size() > 1 && a[0] == '-') {
+      std::fprintf(stderr, "kinetoscope trim: unknown option %s\n%s", a.c_str(), kUsage);
+      return 2;
+    } else if (path.empty()) path = a;
+    else { std::fputs(kUsage, stderr); return 2; }
+  }
+  if (path.empty() || (step.empty() && !(have_from && have_to)) || (!step.empty() && (have_from || have_to))) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  int64_t start_ns = 0, end_ns = 0;
+  if (!step.empty()) {
+    ks::TraceReader reader;
+    const std::string open_problem = ks::read_file_into(path, reader);
+    const std::string error = open_problem.empty() ? reader.error() : open_problem;
+    if (!error.empty()) {
+      std::fprintf(stderr, "%s: %s\n", base_name(path).c_str(), error.c_str());
+      return 1;
+    }
+    const ks::StepsResult steps = ks::find_steps(reader.model());
+    const auto it = std::find_if(steps.steps.begin(), steps.steps.end(), [&](const ks::Step& s) { return s.name == step; });
+    if (it == steps.steps.end()) {
+      std::fprintf(stderr, "%s: no step %s (steps:", base_name(path).c_str(), step.c_str());
+      for (const ks::Step& s : steps.steps) std::fprintf(stderr, " %s", s.name.c_str());
+      std::fprintf(stderr, ")\n");
+      return 1;
+    }
+    start_ns = it->start_ns;
+    end_ns = it->end_ns;
+  } else {
+    start_ns = int64_t(std::floor(from_us)) * 1000;
+    end_ns = int64_t(std::ceil(to_us)) * 1000;
+  }
+  ks::TraceTrimmer trimmer(start_ns, end_ns);
+  const std::string open_problem = ks::read_file_into(path, trimmer);
+  trimmer.finish();
+  const std::string error = open_problem.empty() ? trimmer.error() : open_problem;
+  if (!error.empty()) {
+    std::fprintf(stderr, "%s: %s\n", base_name(path).c_str(), error.c_str());
+    return 1;
+  }
+  std::FILE* out = out_path.empty() ? stdout : std::fopen(out_path.c_str(), "wb");
+  if (!out) {
+    std::fprintf(stderr, "kinetoscope trim: cannot write %s\n", out_path.c_str());
+    return 1;
+  }
+  std::fwrite(trimmer.output().data(), 1, trimmer.output().size(), out);
+  if (out != stdout) std::fclose(out);
+  std::fprintf(stderr, "%s: kept %llu of %llu events\n", base_name(path).c_str(),
+               (unsigned long long)trimmer.kept_events(), (unsigned long long)trimmer.total_events());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -256,6 +328,7 @@ int main(int argc, char** argv) {
   if (!std::strcmp(argv[1], "summary")) return run_summary(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "steps") || !std::strcmp(argv[1], "gpus"))
     return run_step_views(argv[1], argc - 2, argv + 2);
+  if (!std::strcmp(argv[1], "trim")) return run_trim(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "overview") || !std::strcmp(argv[1], "operators") || !std::strcmp(argv[1], "kernels"))
     return run_tree_views(argv[1], argc - 2, argv + 2);
   std::fprintf(stderr, "kinetoscope: unknown command %s\n%s", argv[1], kUsage);

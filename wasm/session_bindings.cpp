@@ -2,6 +2,7 @@
 // copies chunk bytes straight into the reader's buffer (prepare returns a heap offset).
 #include <emscripten/bind.h>
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include "core/analysis/summary.h"
 #include "core/trace/model_columns.h"
 #include "core/trace/trace_reader.h"
+#include "core/trace/trace_trimmer.h"
 
 namespace {
 
@@ -142,9 +144,46 @@ class Session {
   mutable std::optional<ks::GpuMetricsResult> gpus_[2];
 };
 
+// A time window of a trace as a smaller, valid trace (for the timeline). The window is given in
+// absolute µs (the steps' start_us/end_us) and rounded outward to whole µs.
+class Trimmer {
+ public:
+  Trimmer(double start_us, double end_us)
+      : trimmer_(static_cast<int64_t>(std::floor(start_us)) * 1000, static_cast<int64_t>(std::ceil(end_us)) * 1000) {}
+  double prepare(double n) { return static_cast<double>(reinterpret_cast<uintptr_t>(trimmer_.prepare(static_cast<size_t>(n)))); }
+  void commit(double n) { trimmer_.commit(static_cast<size_t>(n)); }
+  void inputError(bool gzip) { trimmer_.note_input_error(gzip); }
+  void finish() { trimmer_.finish(); }
+  bool failed() const { return trimmer_.failed(); }
+  std::string error() const { return trimmer_.error(); }
+  double keptEvents() const { return static_cast<double>(trimmer_.kept_events()); }
+  double totalEvents() const { return static_cast<double>(trimmer_.total_events()); }
+  // The trimmed trace as a Uint8Array (a copy: it survives memory growth and delete()).
+  emscripten::val output() const {
+    const std::string& out = trimmer_.output();
+    return emscripten::val::global("Uint8Array").new_(
+        emscripten::typed_memory_view(out.size(), reinterpret_cast<const uint8_t*>(out.data())));
+  }
+
+ private:
+  ks::TraceTrimmer trimmer_;
+};
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(kinetoscope) {
+  emscripten::class_<Trimmer>("Trimmer")
+      .constructor<double, double>()
+      .function("prepare", &Trimmer::prepare)
+      .function("commit", &Trimmer::commit)
+      .function("inputError", &Trimmer::inputError)
+      .function("finish", &Trimmer::finish)
+      .function("failed", &Trimmer::failed)
+      .function("error", &Trimmer::error)
+      .function("keptEvents", &Trimmer::keptEvents)
+      .function("totalEvents", &Trimmer::totalEvents)
+      .function("output", &Trimmer::output);
+
   emscripten::class_<Session>("Session")
       .constructor<>()
       .function("prepare", &Session::prepare)

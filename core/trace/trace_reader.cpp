@@ -13,8 +13,6 @@ using simdjson::SUCCESS;
 
 namespace {
 
-constexpr size_t kTailPadding = 64;  // the scanner reads whole 64-byte blocks at the end
-
 using ondemand_values::for_each_field;
 using ondemand_values::get_int;
 
@@ -78,25 +76,11 @@ error_code read_distributed(od::value& v, DistributedInfo& out) {
 TraceReader::TraceReader() : model_(new TraceModel), builder_(*model_) {}
 TraceReader::~TraceReader() = default;
 
-void TraceReader::reserve(size_t n) {
-  const size_t need = size_ + n + kTailPadding;
-  if (need <= capacity_) return;
-  size_t cap = capacity_ ? capacity_ : size_t(1) << 16;
-  while (cap < need) cap *= 2;
-  std::unique_ptr<char[]> bigger(new char[cap]);
-  if (size_) std::memcpy(bigger.get(), buf_.get(), size_);
-  buf_ = std::move(bigger);
-  capacity_ = cap;
-}
-
-char* TraceReader::prepare(size_t n) {
-  reserve(n);
-  return buf_.get() + size_;
-}
+char* TraceReader::prepare(size_t n) { return feed_.prepare(n); }
 
 void TraceReader::commit(size_t n) {
   if (finished_ || failed()) return;
-  size_ += n;
+  feed_.commit(n);
   model_->bytes_read += n;
   process(false);
 }
@@ -171,32 +155,16 @@ void TraceReader::read_member(std::string_view key, std::string_view value, uint
 }
 
 void TraceReader::process(bool final) {
-  spans_.clear();
-  members_.clear();
-  if (final) {
-    reserve(0);
-    std::memset(buf_.get() + size_, ' ', kTailPadding);
-  }
-  scanner_.scan(buf_.get(), size_, final, base_offset_, spans_, members_, model_->health);
-  const char* b = buf_.get();
-  for (const auto& mem : members_) {
-    read_member({b + mem.key.begin, mem.key.end - mem.key.begin},
-                {b + mem.value.begin, mem.value.end - mem.value.begin},
-                base_offset_ + mem.value.begin);
-  }
-  if (!spans_.empty()) decoder_.decode(b, spans_, base_offset_, builder_, model_->health);
-  if (scanner_.failed()) {
-    error_ = scanner_.error();
+  feed_.scan(final, model_->health);
+  const uint64_t base = feed_.base_offset();
+  for (const auto& mem : feed_.members())
+    read_member(feed_.text(mem.key), feed_.text(mem.value), base + mem.value.begin);
+  if (!feed_.events().empty()) decoder_.decode(feed_.data(), feed_.events(), base, builder_, model_->health);
+  if (feed_.scanner().failed()) {
+    error_ = feed_.scanner().error();
     return;
   }
-  // Drop what is consumed; keep the unfinished tail at the front.
-  const size_t keep = scanner_.keep_from();
-  if (keep > 0) {
-    std::memmove(buf_.get(), buf_.get() + keep, size_ - keep);
-    size_ -= keep;
-    base_offset_ += keep;
-    scanner_.shift(keep);
-  }
+  feed_.release();  // keep only the unfinished tail
 }
 
 void TraceReader::finish() {
@@ -212,26 +180,26 @@ void TraceReader::finish() {
                  : "The file could not be read.";
     return;
   }
-  if (m.bytes_read == 0 || scanner_.root() == ChunkScanner::RootKind::kUnknown) {
+  if (m.bytes_read == 0 || feed_.scanner().root() == ChunkScanner::RootKind::kUnknown) {
     error_ = m.bytes_read == 0 ? "The file is empty."
                                : "The file holds only whitespace, so it is not a PyTorch profiler trace.";
     return;
   }
-  m.format = scanner_.root() == ChunkScanner::RootKind::kArray ? "array" : "object";
-  if (!scanner_.saw_trace_events()) {
-    error_ = scanner_.incomplete()
+  m.format = feed_.scanner().root() == ChunkScanner::RootKind::kArray ? "array" : "object";
+  if (!feed_.scanner().saw_trace_events()) {
+    error_ = feed_.scanner().incomplete()
                  ? "The file ends before any \"traceEvents\" list begins: it is not a complete "
                    "PyTorch profiler trace (or not one at all)."
                  : "This JSON file has no \"traceEvents\" list, so it is not a PyTorch profiler "
                    "(Chrome trace) file.";
     return;
   }
-  if (scanner_.incomplete()) {
+  if (feed_.scanner().incomplete()) {
     m.truncated = true;
-    m.health.add(HealthReason::kTruncated, base_offset_ + scanner_.keep_from());
+    m.health.add(HealthReason::kTruncated, feed_.base_offset() + feed_.scanner().keep_from());
   }
   builder_.finish();
-  if (m.event_count == 0 && scanner_.root() == ChunkScanner::RootKind::kArray &&
+  if (m.event_count == 0 && feed_.scanner().root() == ChunkScanner::RootKind::kArray &&
       m.health.get(HealthReason::kNonObjectElement).count > 0) {
     error_ = "This JSON array holds no trace events (objects), so it is not a Chrome trace.";
   }

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/trace/chunk_scanner.h"
+#include "core/trace/scan_feed.h"
 #include "core/trace/event_decoder.h"
 #include "core/trace/trace_builder.h"
 #include "core/trace/trace_model.h"
@@ -41,22 +41,16 @@ class TraceReader {
   const TraceModel& model() const { return *model_; }
   TraceModel& model() { return *model_; }
   // Bytes currently held (the unfinished tail plus room): for memory measurements.
-  size_t buffer_capacity() const { return capacity_; }
+  size_t buffer_capacity() const { return feed_.capacity(); }
 
  private:
   void process(bool final);
   void read_member(std::string_view key, std::string_view value, uint64_t offset);
-  void reserve(size_t n);
 
   std::unique_ptr<TraceModel> model_;
   TraceBuilder builder_;
-  ChunkScanner scanner_;
+  ScanFeed feed_;
   EventDecoder decoder_;
-  std::unique_ptr<char[]> buf_;
-  size_t size_ = 0, capacity_ = 0;
-  uint64_t base_offset_ = 0;
-  std::vector<ChunkScanner::Span> spans_;
-  std::vector<ChunkScanner::Member> members_;
   std::string error_;
   bool finished_ = false;
   bool input_error_ = false;
