@@ -1,0 +1,223 @@
+// Browser tests of the Timeline view against a stand-in Perfetto UI (fake-perfetto/index.html)
+// served on another port, i.e. another origin, as ui.perfetto.dev is. It answers PING with PONG
+// and records what it receives; the tests read that through its frame. Checked: nothing reaches
+// "Perfetto" before the Timeline tab is clicked; the buffer is the dropped file byte for byte; a
+// step sent alone holds exactly the events overlapping it plus every metadata event, followed by
+// the zoom message; the no-answer message and its fallbacks; a bad perfetto= parameter.
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { card, cli, launch, pickFiles, readTraceText, runCliJson, sampleTrace, serveDist, settled, withCheckedPage } from './helpers.mjs';
+
+const fakePage = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'fake-perfetto', 'index.html'), 'utf8');
+const NAME = path.basename(sampleTrace);
+const sha256 = (buf) => crypto.createHash('sha256').update(buf).digest('hex');
+
+/** The stand-in on its own port; `silent` never answers PING. Records every request it gets. */
+async function serveFakePerfetto({ silent = false } = {}) {
+  const requests = [];
+  const body = silent ? fakePage.replace('<html lang="en">', '<html lang="en" data-silent="1">') : fakePage;
+  const server = http.createServer((req, res) => {
+    requests.push(req.url);
+    if (req.url === '/' || req.url.startsWith('/?') || req.url.startsWith('/#')) {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' }).end(body);
+    } else res.writeHead(204).end();
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { origin: `http://127.0.0.1:${server.address().port}`, requests, close: () => new Promise((r) => server.close(r)) };
+}
+
+let server;
+let fake;
+let silentFake;
+let browser;
+
+before(async () => {
+  assert.ok(fs.existsSync(cli), `${cli} is missing: run scripts/build`);
+  server = await serveDist();
+  fake = await serveFakePerfetto();
+  silentFake = await serveFakePerfetto({ silent: true });
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  await fake?.close();
+  await silentFake?.close();
+});
+
+const appUrl = (perfetto) => `${server.url}?perfetto=${encodeURIComponent(perfetto)}`;
+
+/** The stand-in's frame inside the page (null until the iframe exists). */
+const fakeFrame = (page, origin) => page.frames().find((f) => f.url().startsWith(origin + '/')) ?? null;
+
+async function received(page, origin, n, timeout = 30_000) {
+  const t0 = Date.now();
+  for (;;) {
+    const f = fakeFrame(page, origin);
+    const got = f ? await f.evaluate(() => window.received.map((r) => ({ ...r }))).catch(() => null) : null;
+    if (got && got.length >= n && got.every((r) => r.kind !== 'trace' || r.sha256)) return got;
+    if (Date.now() - t0 > timeout) throw new Error(`the stand-in got ${got?.length ?? 0} of ${n} messages`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function openSample(page) {
+  await pickFiles(page, [sampleTrace]);
+  assert.equal(await settled(page, NAME), 'done');
+  await page.waitForSelector(`${card(NAME)} [data-testid=tab-timeline]`);
+}
+
+describe('Timeline view (stand-in Perfetto UI)', () => {
+  it('contacts Perfetto only after the Timeline tab is clicked, then sends the file byte for byte', async () => {
+    await withCheckedPage(browser, appUrl(fake.origin), async (page) => {
+      fake.requests.length = 0;
+      await openSample(page);
+      // Overview, Operators and Kernels opened: still nothing sent, no frame made.
+      for (const t of ['operators', 'kernels', 'overview']) await page.click(`${card(NAME)} [data-testid=tab-${t}]`);
+      await page.waitForTimeout(300);
+      assert.deepEqual(fake.requests, [], 'no request reached Perfetto before the Timeline tab was clicked');
+      assert.equal(await page.$('[data-testid=timeline-frame]'), null);
+
+      await page.click(`${card(NAME)} [data-testid=tab-timeline]`);
+      const privacy = await page.textContent(`${card(NAME)} [data-testid=timeline-privacy]`);
+      assert.equal(privacy, `The trace is sent to the Perfetto UI page loaded from ${fake.origin} inside this tab; it stays in your browser.`);
+      const [msg] = await received(page, fake.origin, 1);
+      assert.ok(fake.requests.length > 0, 'the frame was loaded from the stand-in');
+      assert.equal(msg.kind, 'trace');
+      assert.equal(msg.from, 'parent');
+      assert.equal(msg.origin, new URL(server.url).origin);
+      assert.equal(msg.keepApiOpen, true);
+      assert.equal(msg.fileName, NAME);
+      assert.equal(msg.title, NAME);
+      const file = fs.readFileSync(sampleTrace);
+      assert.equal(msg.byteLength, file.length);
+      assert.equal(msg.sha256, sha256(file), 'the buffer is the dropped file (gzip included)');
+      assert.ok((await fakeFrame(page, fake.origin).evaluate(() => window.pings)) >= 1);
+      await page.waitForSelector(`${card(NAME)} [data-testid=timeline-sent]`);
+      // The whole file has no window to zoom to.
+      await page.waitForTimeout(200);
+      assert.equal((await received(page, fake.origin, 1)).length, 1);
+    });
+  });
+
+  it('"Show in timeline" on a step sends only that step (every metadata event kept) and zooms to it', async () => {
+    const steps = runCliJson(['steps', '--json', sampleTrace]).steps;
+    assert.ok(steps.length >= 2);
+    const k = 1;
+    const { start_us: start, end_us: end } = steps[k];
+    await withCheckedPage(browser, appUrl(fake.origin), async (page) => {
+      await openSample(page);
+      await page.selectOption(`${card(NAME)} [data-testid=step-select]`, String(k));
+      const label = await page.textContent(`${card(NAME)} [data-testid=step-show-in-timeline]`);
+      assert.equal(label, `Show step ${steps[k].name} in timeline`);
+      await page.click(`${card(NAME)} [data-testid=step-show-in-timeline]`);
+      assert.equal(await page.getAttribute(`${card(NAME)} [data-testid=tab-timeline]`, 'aria-selected'), 'true');
+      const got = await received(page, fake.origin, 2);
+      assert.deepEqual(got.map((m) => m.kind), ['trace', 'scroll']);
+      const [trace, scroll] = got;
+      assert.equal(trace.fileName, 'rank-0.step-' + steps[k].name + '.json');
+      assert.ok(trace.title.startsWith(NAME));
+      // The jump: Perfetto's scroll-to-range message, in seconds of trace time.
+      assert.equal(scroll.timeStart, start / 1e6);
+      assert.equal(scroll.timeEnd, end / 1e6);
+      assert.ok(scroll.viewPercentage > 0 && scroll.viewPercentage <= 1);
+
+      const out = JSON.parse(trace.text);
+      const doc = JSON.parse(readTraceText(sampleTrace));
+      const key = (e) => JSON.stringify(e, Object.keys(e).sort());
+      const count = (evs) => evs.reduce((m, e) => m.set(key(e), (m.get(key(e)) ?? 0) + 1), new Map());
+      const outCount = count(out.traceEvents);
+      // Every metadata event of the file, and every event strictly inside or across the step.
+      const meta = doc.traceEvents.filter((e) => e.ph === 'M');
+      assert.ok(meta.length > 0);
+      const overlapping = doc.traceEvents.filter((e) => e.ph !== 'M' && e.ts < end && e.ts + (e.dur ?? 0) > start);
+      for (const [kk, n] of count([...meta, ...overlapping])) assert.ok((outCount.get(kk) ?? 0) >= n, `missing from the window: ${kk}`);
+      // Nothing else: every non-metadata event kept touches the step.
+      for (const e of out.traceEvents) {
+        if (e.ph === 'M') continue;
+        assert.ok(e.ts <= end && e.ts + (e.dur ?? 0) >= start, `outside the step: ${key(e)}`);
+      }
+      assert.ok(out.traceEvents.length < doc.traceEvents.length, 'the window is smaller than the file');
+      const sent = await page.textContent(`${card(NAME)} [data-testid=timeline-sent]`);
+      assert.match(sent, new RegExp(`Sent step ${steps[k].name} \\(.*${out.traceEvents.length.toLocaleString('en-US')} of`));
+
+      // From the Operators view, the same step again.
+      await page.click(`${card(NAME)} [data-testid=tab-operators]`);
+      await page.click(`${card(NAME)} [data-testid=panel-operators] [data-testid=show-in-timeline]`);
+      const again = await received(page, fake.origin, 4);
+      assert.deepEqual(again.slice(2).map((m) => m.kind), ['trace', 'scroll']);
+      assert.equal(again[2].sha256, trace.sha256, 'the same step cut twice gives the same bytes');
+    });
+  });
+
+  it('a time window in ms from the trace start', async () => {
+    const summary = runCliJson(['summary', '--json', sampleTrace]);
+    await withCheckedPage(browser, appUrl(fake.origin), async (page) => {
+      await openSample(page);
+      await page.click(`${card(NAME)} [data-testid=tab-timeline]`);
+      await received(page, fake.origin, 1);
+      await page.fill(`${card(NAME)} [data-testid=timeline-from]`, '1000');
+      await page.fill(`${card(NAME)} [data-testid=timeline-to]`, '1200');
+      await page.click(`${card(NAME)} [data-testid=timeline-send]`);
+      const got = await received(page, fake.origin, 3);
+      assert.deepEqual(got.map((m) => m.kind), ['trace', 'trace', 'scroll']);
+      const start = summary.start_us + 1_000_000;
+      const end = summary.start_us + 1_200_000;
+      assert.equal(got[2].timeStart, start / 1e6);
+      assert.equal(got[2].timeEnd, end / 1e6);
+      const out = JSON.parse(got[1].text);
+      assert.ok(out.traceEvents.some((e) => e.ph !== 'M'));
+      for (const e of out.traceEvents) if (e.ph !== 'M') assert.ok(e.ts <= end && e.ts + (e.dur ?? 0) >= start);
+    });
+  });
+
+  it('says so when Perfetto does not answer, with "Open in new tab" and "Download trace"', async () => {
+    await withCheckedPage(browser, appUrl(silentFake.origin), async (page) => {
+      await openSample(page);
+      await page.click(`${card(NAME)} [data-testid=tab-timeline]`);
+      await page.waitForSelector(`${card(NAME)} [data-testid=timeline-connecting]`);
+      const t0 = Date.now();
+      const msg = await page.waitForSelector(`${card(NAME)} [data-testid=timeline-no-answer]`, { timeout: 25_000 });
+      assert.ok(Date.now() - t0 > 10_000, 'waited about 15 s before giving up');
+      assert.match(await msg.textContent(), new RegExp(`did not answer within 15 s`));
+      assert.ok((await fakeFrame(page, silentFake.origin).evaluate(() => window.pings)) > 10, 'kept pinging');
+      assert.ok(await page.isVisible(`${card(NAME)} [data-testid=timeline-open-tab]`));
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click(`${card(NAME)} [data-testid=timeline-download]`)]);
+      assert.equal(download.suggestedFilename(), NAME);
+      assert.equal(sha256(fs.readFileSync(await download.path())), sha256(fs.readFileSync(sampleTrace)));
+    });
+  });
+
+  it('"Open in new tab" speaks the same protocol to the opened window', async () => {
+    await withCheckedPage(browser, appUrl(fake.origin), async (page) => {
+      await openSample(page);
+      await page.click(`${card(NAME)} [data-testid=tab-timeline]`);
+      await received(page, fake.origin, 1);
+      const [tab] = await Promise.all([page.context().waitForEvent('page'), page.click(`${card(NAME)} [data-testid=timeline-open-tab]`)]);
+      await tab.waitForFunction(() => window.received?.length >= 1 && window.received[0].sha256, null, { timeout: 30_000 });
+      const got = await tab.evaluate(() => window.received);
+      assert.equal(got[0].from, 'opener');
+      assert.equal(got[0].sha256, sha256(fs.readFileSync(sampleTrace)));
+      assert.ok(tab.url().startsWith(fake.origin + '/#!/'));
+      await tab.close();
+    });
+  });
+
+  for (const bad of ['javascript:alert(1)', 'ftp://127.0.0.1', 'https://perfetto.example/some/path', 'not a url']) {
+    it(`a bad perfetto= value (${bad}) is an error and loads nothing`, async () => {
+      await withCheckedPage(browser, appUrl(bad), async (page) => {
+        await openSample(page);
+        await page.click(`${card(NAME)} [data-testid=tab-timeline]`);
+        const err = await page.textContent(`${card(NAME)} [data-testid=perfetto-origin-error]`);
+        assert.match(err, /^The perfetto= parameter: /);
+        assert.equal(await page.$('[data-testid=timeline-frame]'), null);
+      });
+    });
+  }
+});
