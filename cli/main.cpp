@@ -65,6 +65,15 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// Reads a whole trace; on failure says why on stderr ("<file>: <sentence>") and returns false.
+bool load_trace(const std::string& path, ks::TraceReader& reader) {
+  const std::string open_problem = ks::read_file_into(path, reader);
+  const std::string error = open_problem.empty() ? reader.error() : open_problem;
+  if (error.empty()) return true;
+  std::fprintf(stderr, "%s: %s\n", base_name(path).c_str(), error.c_str());
+  return false;
+}
+
 int run_summary(int argc, char** argv) {
   bool json = false;
   size_t chunk = 4 << 20;
@@ -119,12 +128,9 @@ int run_step_views(const char* command, int argc, char** argv) {
   int status = 0;
   for (const std::string& path : files) {
     ks::TraceReader reader;
-    const std::string open_problem = ks::read_file_into(path, reader);
-    const std::string error = open_problem.empty() ? reader.error() : open_problem;
     const std::string name = base_name(path);
-    if (!error.empty()) {
+    if (!load_trace(path, reader)) {
       status = 1;
-      std::fprintf(stderr, "%s: %s\n", name.c_str(), error.c_str());
       continue;
     }
     const ks::StepsResult steps = ks::find_steps(reader.model(), options);
@@ -197,12 +203,9 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
   int status = 0;
   for (const std::string& path : files) {
     ks::TraceReader reader;
-    const std::string open_problem = ks::read_file_into(path, reader);
-    const std::string error = open_problem.empty() ? reader.error() : open_problem;
     const std::string name = base_name(path);
-    if (!error.empty()) {
+    if (!load_trace(path, reader)) {
       status = 1;
-      std::fprintf(stderr, "%s: %s\n", name.c_str(), error.c_str());
       continue;
     }
     const ks::TraceModel& m = reader.model();
@@ -278,12 +281,7 @@ int run_trim(int argc, char** argv) {
   int64_t start_ns = 0, end_ns = 0;
   if (!step.empty()) {
     ks::TraceReader reader;
-    const std::string open_problem = ks::read_file_into(path, reader);
-    const std::string error = open_problem.empty() ? reader.error() : open_problem;
-    if (!error.empty()) {
-      std::fprintf(stderr, "%s: %s\n", base_name(path).c_str(), error.c_str());
-      return 1;
-    }
+    if (!load_trace(path, reader)) return 1;
     const ks::StepsResult steps = ks::find_steps(reader.model());
     const auto it = std::find_if(steps.steps.begin(), steps.steps.end(), [&](const ks::Step& s) { return s.name == step; });
     if (it == steps.steps.end()) {

@@ -58,7 +58,7 @@ std::string overview_json(const OverviewInputs& in, std::string_view file_name) 
   w.end_object();
 
   w.key("recommendations").begin_array();
-  for (const Recommendation& r : recommendations({m, in.steps, in.gpus, in.tree, in.tb_plugin})) {
+  for (const Recommendation& r : recommendations(in)) {
     w.begin_object();
     w.key("id").value(r.id);
     w.key("text").value(r.text);

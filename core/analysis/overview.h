@@ -8,14 +8,6 @@
 
 namespace ks {
 
-struct OverviewInputs {
-  const TraceModel& model;
-  const StepBreakdown& steps;
-  const GpuMetricsResult& gpus;
-  const OpTree& tree;
-  bool tb_plugin = false;
-};
-
 // {"file", "steps": [...], "average": {...}, "gpus": [{"device", "name", "memory_bytes",
 // "compute_capability", "utilization_pct", "sm_efficiency_pct", "achieved_occupancy_pct",
 // "tensor_core_pct"}], "tensor_cores": {"kernel_pct", "eligible_op_kernel_pct"},

@@ -53,7 +53,7 @@ size_t used_devices(const TraceModel& m) {
 
 }  // namespace
 
-std::vector<Recommendation> recommendations(const RecommendationInputs& in) {
+std::vector<Recommendation> recommendations(const OverviewInputs& in) {
   const TraceModel& m = in.model;
   const bool tb = in.tb_plugin;
   std::vector<Recommendation> out;

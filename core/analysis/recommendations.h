@@ -17,7 +17,8 @@ struct Recommendation {
   std::string view;  // the view that shows the evidence: overview, operators, kernels, memory, distributed
 };
 
-struct RecommendationInputs {
+// What the Overview's analyses read: the model, its steps' breakdown, GPU metrics and operator trees.
+struct OverviewInputs {
   const TraceModel& model;
   const StepBreakdown& steps;
   const GpuMetricsResult& gpus;
@@ -25,6 +26,6 @@ struct RecommendationInputs {
   bool tb_plugin = false;
 };
 
-std::vector<Recommendation> recommendations(const RecommendationInputs& in);
+std::vector<Recommendation> recommendations(const OverviewInputs& in);
 
 }  // namespace ks

@@ -9,16 +9,21 @@ const require = createRequire(import.meta.url);
 const createKinetoscope = require(path.resolve(process.argv[2]));
 const mod = await createKinetoscope();
 
+// Feeds bytes to a Session or Trimmer in chunks (until it fails), then finishes it.
+function feedAll(sink, bytes, chunk) {
+  for (let i = 0; i < bytes.length && !sink.failed(); i += chunk) {
+    const part = bytes.subarray(i, Math.min(i + chunk, bytes.length));
+    const off = sink.prepare(part.length);
+    mod.HEAPU8.set(part, off);  // HEAPU8 re-read after prepare: memory may have grown
+    sink.commit(part.length);
+  }
+  sink.finish();
+}
+
 function load(bytes, chunk) {
   const s = new mod.Session();
   try {
-    for (let i = 0; i < bytes.length && !s.failed(); i += chunk) {
-      const part = bytes.subarray(i, Math.min(i + chunk, bytes.length));
-      const off = s.prepare(part.length);
-      mod.HEAPU8.set(part, off);  // HEAPU8 re-read after prepare: memory may have grown
-      s.commit(part.length);
-    }
-    s.finish();
+    feedAll(s, bytes, chunk);
     return { summary: JSON.parse(s.summaryJson()), capacity: s.bufferCapacity() };
   } finally {
     s.delete();
@@ -98,13 +103,7 @@ for (const file of files.slice(0, 12)) {
   for (const file of files.filter((f) => /resnet50|rank-0|v100|nccl_data/.test(f)).slice(0, 4)) {
     const bytes = readBytes(file);
     const s = new mod.Session();
-    for (let i = 0; i < bytes.length; i += 4 << 20) {
-      const part = bytes.subarray(i, Math.min(i + (4 << 20), bytes.length));
-      const off = s.prepare(part.length);
-      mod.HEAPU8.set(part, off);
-      s.commit(part.length);
-    }
-    s.finish();
+    feedAll(s, bytes, 4 << 20);
     const mine = {
       steps: JSON.parse(s.stepBreakdownJson(false)), gpus: JSON.parse(s.gpuMetricsJson(false)),
       overview: JSON.parse(s.overviewJson(false)),
@@ -132,13 +131,7 @@ for (const file of files.slice(0, 12)) {
       const native = execFileSync(cli, ['trim', '--from-us', String(step.start_us), '--to-us', String(step.end_us), file],
         { maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] });
       const t = new mod.Trimmer(step.start_us, step.end_us);
-      for (let i = 0; i < bytes.length; i += 1 << 20) {
-        const part = bytes.subarray(i, Math.min(i + (1 << 20), bytes.length));
-        const off = t.prepare(part.length);
-        mod.HEAPU8.set(part, off);
-        t.commit(part.length);
-      }
-      t.finish();
+      feedAll(t, bytes, 1 << 20);
       const out = t.output();
       if (t.error() || Buffer.compare(Buffer.from(out), native) !== 0) diffs.push(`trim: wasm ${out.length} bytes vs native ${native.length} (${t.error()})`);
       t.delete();
