@@ -1,11 +1,15 @@
 import { render } from 'preact';
 import { App } from './app';
 import { ErrorBoundary } from './components/error-boundary';
+import { UpdatePrompt } from './components/update-prompt';
 import './styles.css';
 
 render(
-  <ErrorBoundary>
-    <App />
-  </ErrorBoundary>,
+  <>
+    <ErrorBoundary>
+      <App />
+    </ErrorBoundary>
+    <UpdatePrompt />
+  </>,
   document.getElementById('app')!,
 );

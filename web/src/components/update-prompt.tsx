@@ -1,0 +1,50 @@
+import { useRegisterSW } from 'virtual:pwa-register/preact';
+import './update-prompt.css';
+
+const HOUR = 60 * 60 * 1000;
+
+/**
+ * Registers the service worker and says when a new version is waiting. The new version only
+ * takes over when the person presses Reload: a silent swap would reload away the traces loaded.
+ */
+export function UpdatePrompt() {
+  const {
+    needRefresh: [needRefresh, setNeedRefresh],
+    offlineReady: [offlineReady, setOfflineReady],
+    updateServiceWorker,
+  } = useRegisterSW({
+    onRegisteredSW(_url, registration) {
+      // A tab kept open for days still learns about new versions.
+      if (registration) setInterval(() => void registration.update().catch(() => {}), HOUR);
+    },
+    onRegisterError(error) {
+      // Not fatal: the site works online without it (e.g. private windows that refuse workers).
+      console.warn('Kinetoscope: the service worker could not be registered, so offline use is off:', error);
+    },
+  });
+
+  if (needRefresh) {
+    return (
+      <div class="update-prompt" role="status" data-testid="update-prompt">
+        <span>Update available.</span>
+        <button type="button" class="primary" data-testid="update-reload" onClick={() => void updateServiceWorker(true)}>
+          Reload
+        </button>
+        <button type="button" data-testid="update-later" onClick={() => setNeedRefresh(false)}>
+          Later
+        </button>
+      </div>
+    );
+  }
+  if (offlineReady) {
+    return (
+      <div class="update-prompt" role="status" data-testid="offline-ready">
+        <span>Kinetoscope now works offline.</span>
+        <button type="button" onClick={() => setOfflineReady(false)}>
+          OK
+        </button>
+      </div>
+    );
+  }
+  return null;
+}
