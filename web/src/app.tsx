@@ -4,6 +4,7 @@ import { ErrorBoundary } from './components/error-boundary';
 import { ProgressBar } from './components/progress-bar';
 import type { Ask } from './components/use-query';
 import { formatBytes } from './lib/format';
+import { onLaunchFiles } from './lib/launch-queue';
 import type { Overview } from './lib/overview';
 import type { Summary } from './lib/summary';
 import { ABORT, RemoteError, SESSION_GONE, TraceClient, TRAP, type LoadProgress, type Query, type QueryResult } from './worker/protocol';
@@ -180,6 +181,9 @@ export function App() {
       setNotice(`The sample trace could not be fetched (${(e as Error).message}).`);
     }
   };
+
+  // Traces the OS opens with the installed app take the same path as a drop.
+  useEffect(() => onLaunchFiles(addFiles), []);
 
   useEffect(() => {
     const onRejection = (ev: PromiseRejectionEvent) =>
