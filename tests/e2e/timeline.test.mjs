@@ -114,10 +114,14 @@ describe('Timeline view (stand-in Perfetto UI)', () => {
     await withCheckedPage(browser, appUrl(fake.origin), async (page) => {
       await openSample(page);
       await page.selectOption(`${card(NAME)} [data-testid=step-select]`, String(k));
-      const label = await page.textContent(`${card(NAME)} [data-testid=step-show-in-timeline]`);
-      assert.equal(label, `Show step ${steps[k].name} in timeline`);
+      // The button names the chosen step (rendered after the selection: wait for it, with a limit).
+      await page.waitForFunction(
+        ([sel, text]) => document.querySelector(sel)?.textContent === text,
+        [`${card(NAME)} [data-testid=step-show-in-timeline]`, `Show step ${steps[k].name} in timeline`],
+        { timeout: 5000 },
+      );
       await page.click(`${card(NAME)} [data-testid=step-show-in-timeline]`);
-      assert.equal(await page.getAttribute(`${card(NAME)} [data-testid=tab-timeline]`, 'aria-selected'), 'true');
+      await page.waitForSelector(`${card(NAME)} [data-testid=tab-timeline][aria-selected=true]`, { timeout: 5000 });
       const got = await received(page, fake.origin, 2);
       assert.deepEqual(got.map((m) => m.kind), ['trace', 'scroll']);
       const [trace, scroll] = got;
