@@ -65,7 +65,7 @@ export function TimelineView({
   request: TimelineRequest | null;
   trim: TrimFn;
 }) {
-  const [choice, setChoice] = useState<OriginChoice>(() => choosePerfettoOrigin(location.search, readStoredOrigin()));
+  const [choice] = useState<OriginChoice>(() => choosePerfettoOrigin(location.search, readStoredOrigin()));
   const origin = choice.origin;
   const frame = useRef<HTMLIFrameElement>(null);
   const [link, setLink] = useState<Link>({ state: 'connecting' });
@@ -221,13 +221,7 @@ export function TimelineView({
           {choice.error}
         </p>
       )}
-      <OriginSettings
-        choice={choice}
-        onChange={(c) => {
-          setChoice(c);
-          setAttempt((n) => n + 1);
-        }}
-      />
+      <OriginSettings choice={choice} />
       {origin && (
         <>
           <div class="view-toolbar timeline-toolbar">
@@ -333,9 +327,10 @@ function SendStatus({ send }: { send: Send }) {
   );
 }
 
-function OriginSettings({ choice, onChange }: { choice: OriginChoice; onChange: (c: OriginChoice) => void }) {
+function OriginSettings({ choice }: { choice: OriginChoice }) {
   const [text, setText] = useState(() => readStoredOrigin() ?? choice.origin ?? '');
   const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
   const save = () => {
     const c = checkPerfettoOrigin(text);
     if (!c.ok) return setError(c.error);
@@ -345,7 +340,9 @@ function OriginSettings({ choice, onChange }: { choice: OriginChoice; onChange: 
     } catch {
       // storage disabled: the choice lasts for this page only
     }
-    if (choice.source !== 'url') onChange({ origin: c.origin, source: 'settings' });
+    // The page's Content-Security-Policy names the Perfetto origin when the page loads, so a new
+    // origin applies from the next load on.
+    setSaved(`Saved. Reload the page to load the Perfetto UI from ${c.origin}.`);
   };
   const reset = () => {
     try {
@@ -356,7 +353,7 @@ function OriginSettings({ choice, onChange }: { choice: OriginChoice; onChange: 
     setError(null);
     const c = choosePerfettoOrigin('', null);
     setText(c.origin ?? '');
-    if (choice.source !== 'url') onChange(c);
+    setSaved(`Saved. Reload the page to load the Perfetto UI from ${c.origin}.`);
   };
   return (
     <details class="timeline-settings" data-testid="perfetto-settings">
@@ -372,6 +369,11 @@ function OriginSettings({ choice, onChange }: { choice: OriginChoice; onChange: 
         Use ui.perfetto.dev
       </button>
       {choice.source === 'url' && <p class="muted">The page's perfetto= parameter overrides this setting.</p>}
+      {saved && !error && (
+        <p class="muted" data-testid="perfetto-origin-saved">
+          {saved}
+        </p>
+      )}
       {error && (
         <p class="file-error" role="alert" data-testid="perfetto-origin-setting-error">
           {error}
