@@ -119,6 +119,19 @@ describe('Content-Security-Policy', () => {
     }
   });
 
+  it('does not reach the workers: a worker from a script URL takes its policy from its own headers', T, async () => {
+    // docs/privacy.md states this limit of a <meta> policy on hosts without headers (GitHub
+    // Pages). If Chromium ever applies the page's policy to them, this fails: update the docs.
+    await withCheckedPage(browser, server.url, async (page) => {
+      await page.click('[data-testid=open-sample]');
+      assert.equal(await settled(page, 'rank-0.json.gz'), 'done');
+      const worker = page.workers().find((w) => /\/assets\/worker-[^/]+\.js$/.test(w.url()));
+      assert.ok(worker, 'the trace worker is running');
+      const got = await worker.evaluate((u) => fetch(u, { mode: 'no-cors', cache: 'no-store' }).then(() => 'fetched', (e) => `failed: ${e.message}`), `${other.url}favicon.svg`);
+      assert.equal(got, 'fetched');
+    });
+  });
+
   it('allows the origins of ?url= and ?perfetto= and nothing else', T, async () => {
     const otherOrigin = new URL(other.url).origin;
     const link = `${server.url}?url=${encodeURIComponent(`${other.url}samples/rank-0.json.gz`)}&perfetto=${encodeURIComponent(`${otherOrigin}/perfetto/`)}`;
