@@ -11,6 +11,8 @@ import { ABORT, RemoteError, SESSION_GONE, TraceClient, TRAP, type LoadProgress,
 import { KernelsView } from './views/kernels-view';
 import { OperatorsView } from './views/operators-view';
 import { OverviewView, VIEW_LABELS } from './views/overview-view';
+import { ShortcutsHelp } from './components/shortcuts-help';
+import { shortcutFor, takesText, type Shortcut } from './lib/shortcuts';
 import { TimelineView, type TimelineRequest, type TrimFn } from './views/timeline-view';
 import { SummaryView } from './views/summary-view';
 
@@ -185,6 +187,36 @@ export function App() {
   // Traces the OS opens with the installed app take the same path as a drop.
   useEffect(() => onLaunchFiles(addFiles), []);
 
+  // Keyboard shortcuts: "?" and Esc are the page's; the rest go to the file card holding the
+  // focus (else the first card) as a "ks-shortcut" event.
+  const [help, setHelp] = useState(false);
+  useEffect(() => {
+    const onKey = (ev: KeyboardEvent) => {
+      const action = shortcutFor({ key: ev.key, ctrlKey: ev.ctrlKey, metaKey: ev.metaKey, altKey: ev.altKey, inText: takesText(ev.target) });
+      if (!action) return;
+      if (action.kind === 'help') {
+        ev.preventDefault();
+        setHelp((h) => !h);
+        return;
+      }
+      if (action.kind === 'escape') {
+        if (document.querySelector('[data-testid=shortcuts-help]')) {
+          setHelp(false);
+          return;
+        }
+        if (takesText(ev.target)) (ev.target as HTMLElement).blur();
+        return;
+      }
+      if (document.querySelector('[data-testid=shortcuts-help]')) return;
+      const active = document.activeElement?.closest('[data-testid=file-card]') ?? document.querySelector('[data-testid=file-card]');
+      if (!active) return;
+      ev.preventDefault(); // "/" must not be typed into the search it focuses
+      active.dispatchEvent(new CustomEvent<Shortcut>('ks-shortcut', { detail: action }));
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
   useEffect(() => {
     const onRejection = (ev: PromiseRejectionEvent) =>
       setNotice(`Unexpected error: ${String((ev.reason as Error)?.message ?? ev.reason)}`);
@@ -218,6 +250,10 @@ export function App() {
               onCancel={cancel}
             />
           )}
+          {help && <ShortcutsHelp onClose={() => setHelp(false)} />}
+          <p class="muted shortcuts-hint">
+            Press <kbd>?</kbd> for keyboard shortcuts.
+          </p>
           <div class="cards">
             {entries.map((e) => (
               <ErrorBoundary key={e.key}>
@@ -255,6 +291,29 @@ function FileCard({ entry, runner, onRemove }: { entry: Entry; runner: Runner; o
     setTab(t as Tab);
     setOpened((o) => (o.has(t as Tab) ? o : new Set([...o, t as Tab])));
   };
+  // Keyboard shortcuts sent by the App to this card.
+  const root = useRef<HTMLElement>(null);
+  const tabsRef = useRef(tabs);
+  tabsRef.current = tabs;
+  useEffect(() => {
+    const el = root.current;
+    if (!el) return;
+    const onShortcut = (ev: Event) => {
+      const action = (ev as CustomEvent<Shortcut>).detail;
+      if (action.kind === 'view') {
+        const t = tabsRef.current[action.index];
+        if (t) {
+          show(t);
+          el.querySelector<HTMLElement>(`[data-testid=tab-${t}]`)?.focus();
+        }
+      } else if (action.kind === 'search') {
+        const panel = el.querySelector('[role=tabpanel]:not([hidden])');
+        panel?.querySelector<HTMLInputElement>('input[type=search], input[data-testid$="-search"]')?.focus();
+      }
+    };
+    el.addEventListener('ks-shortcut', onShortcut);
+    return () => el.removeEventListener('ks-shortcut', onShortcut);
+  });
   const steps = entry.overview?.steps?.steps ?? [];
   const stepIndex = step === 'all' ? -1 : Number(step);
   const stepName = stepIndex >= 0 && stepIndex < steps.length ? steps[stepIndex].name : null;
@@ -284,7 +343,7 @@ function FileCard({ entry, runner, onRemove }: { entry: Entry; runner: Runner; o
     cancelled: 'cancelled',
   };
   return (
-    <article class="card" data-testid="file-card" data-file={entry.file.name} data-status={entry.status}>
+    <article ref={root} class="card" data-testid="file-card" data-file={entry.file.name} data-status={entry.status}>
       <header class="card-head">
         <h2 data-testid="file-name">{entry.file.name}</h2>
         <span class="muted">

@@ -1,0 +1,46 @@
+// Keyboard shortcuts: 1-9 switch the focused file's views, "/" focuses its table search, Esc
+// closes the open panel (the shortcut list) or leaves a search box, "?" lists the shortcuts.
+// Pure: which action a key press asks for; app.tsx carries it out.
+
+export type Shortcut =
+  | { kind: 'view'; index: number } // 0-based position in the file's tabs
+  | { kind: 'search' }
+  | { kind: 'escape' }
+  | { kind: 'help' };
+
+export interface KeyPress {
+  key: string;
+  ctrlKey: boolean;
+  metaKey: boolean;
+  altKey: boolean;
+  /** The event's target takes text (input, textarea, select, contenteditable). */
+  inText: boolean;
+}
+
+export const SHORTCUTS: { keys: string; what: string }[] = [
+  { keys: '1 – 9', what: 'Switch the view of the file you are in (Overview, Operators, Kernels, Timeline)' },
+  { keys: '/', what: 'Search the table of the view shown' },
+  { keys: 'Esc', what: 'Close this list, or leave a search box' },
+  { keys: '?', what: 'Show or hide this list' },
+];
+
+export function shortcutFor(k: KeyPress): Shortcut | null {
+  if (k.ctrlKey || k.metaKey || k.altKey) return null;
+  if (k.key === 'Escape') return { kind: 'escape' };
+  if (k.inText) return null; // typing, not commanding
+  if (k.key === '?') return { kind: 'help' };
+  if (k.key === '/') return { kind: 'search' };
+  if (/^[1-9]$/.test(k.key)) return { kind: 'view', index: Number(k.key) - 1 };
+  return null;
+}
+
+/** True for elements that take typed text. */
+export function takesText(el: EventTarget | null): boolean {
+  if (!(el instanceof HTMLElement)) return false;
+  if (el.isContentEditable) return true;
+  const tag = el.tagName;
+  if (tag === 'TEXTAREA' || tag === 'SELECT') return true;
+  if (tag !== 'INPUT') return false;
+  const type = (el as HTMLInputElement).type;
+  return !['button', 'checkbox', 'radio', 'submit', 'reset', 'file', 'range', 'color'].includes(type);
+}
