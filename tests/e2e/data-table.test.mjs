@@ -2,21 +2,10 @@
 // category table: sort, search, CSV export of what is shown, selection kept across re-sorting.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { after, before, describe, it } from 'node:test';
-import { card, expectedFor, launch, parseCsv, readTableRows, sampleTrace, serveDist, settled, withCheckedPage } from './helpers.mjs';
+import { describe, it } from 'node:test';
+import { card, expectedFor, parseCsv, readTableRows, sampleTrace, settled, withCheckedPage, openSite } from './helpers.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = await openSite();
 
 const name = 'rank-0.json.gz';
 const c = card(name);

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { createRequire } from 'node:module';
+import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -111,6 +112,20 @@ export async function withCheckedPage(browser, url, fn) {
 
 export function tmpDir() {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'kinetoscope-e2e-'));
+}
+
+/**
+ * What a test file needs: web/dist served under a sub-path and a browser (and, with `tmp`, a
+ * temporary folder), opened now and closed after the file's tests.
+ */
+export async function openSite({ tmp = false } = {}) {
+  const site = { server: await serveDist(), browser: await launch(), tmp: tmp ? tmpDir() : undefined };
+  after(async () => {
+    await site.browser.close();
+    await site.server.close();
+    if (site.tmp) fs.rmSync(site.tmp, { recursive: true, force: true });
+  });
+  return site;
 }
 
 // --- independent expectations ------------------------------------------------------------

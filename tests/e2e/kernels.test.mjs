@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   assertClose,
   card,
@@ -13,37 +13,21 @@ import {
   columnIds,
   handMadeTrace,
   hasShared,
-  launch,
   pickFiles,
   runCliJson,
   sampleTrace,
-  serveDist,
   settled,
   sharedTraces,
   sortedBy,
   tableRows,
-  tmpDir,
   waitStatus,
   withCheckedPage,
+  openSite,
 } from './helpers.mjs';
 
 const resnet = path.join(sharedTraces, 'resnet50_num_workers_0', 'worker0.1623143089861.pt.trace.json.gz');
 
-let server;
-let browser;
-let tmp;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-  tmp = tmpDir();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-});
+const { server, browser, tmp } = await openSite({ tmp: true });
 
 const US = ['total_us', 'mean_us', 'min_us', 'max_us', 'occupancy_pct', 'blocks_per_sm', 'calls', 'registers_per_thread', 'shared_memory'];
 const dims = (v) => (v ? `[${v.join(', ')}]` : '');

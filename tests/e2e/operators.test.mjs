@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   assertClose,
   card,
@@ -12,34 +12,22 @@ import {
   cliHas,
   columnIds,
   hasShared,
-  launch,
   parseCsv,
   pickFiles,
   runCliJson,
   sampleTrace,
-  serveDist,
   settled,
   sharedTraces,
   sortedBy,
   tableRows,
   waitStatus,
   withCheckedPage,
+  openSite,
 } from './helpers.mjs';
 
 const resnet = path.join(sharedTraces, 'resnet50_num_workers_0', 'worker0.1623143089861.pt.trace.json.gz');
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = await openSite();
 
 const NUM_COLS = ['calls', 'device_self_us', 'device_total_us', 'host_self_us', 'host_total_us', 'tc_self_pct', 'tc_total_pct'];
 const yesNo = (v) => (v == null ? '' : v ? 'Yes' : 'No');

@@ -4,29 +4,15 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { card, hasShared, launch, pickFiles, repo, sampleTrace, serveDist, settled, sharedTraces, tmpDir, withCheckedPage } from './helpers.mjs';
+import { describe, it } from 'node:test';
+import { card, hasShared, pickFiles, repo, sampleTrace, settled, sharedTraces, withCheckedPage, openSite } from './helpers.mjs';
 
 const cli = path.join(repo, 'build', 'native', 'kinetoscope');
 const ROLES = ['kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other'];
 const resnet = path.join(sharedTraces, 'resnet50_num_workers_0', 'worker0.1623143089861.pt.trace.json.gz');
 
-let server;
-let browser;
-let tmp;
-
-before(async () => {
-  assert.ok(fs.existsSync(cli), `${cli} is missing: run scripts/build`);
-  server = await serveDist();
-  browser = await launch();
-  tmp = tmpDir();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-});
+assert.ok(fs.existsSync(cli), `${cli} is missing: run scripts/build`);
+const { server, browser, tmp } = await openSite({ tmp: true });
 
 function runCli(cmd, file) {
   return JSON.parse(execFileSync(cli, [cmd, '--json', file], { encoding: 'utf8', maxBuffer: 64 << 20 }).trim().split('\n')[0]);

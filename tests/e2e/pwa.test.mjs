@@ -5,21 +5,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { card, dist, launch, openPage, sampleTrace, serveDist, settled, withCheckedPage } from './helpers.mjs';
+import { describe, it } from 'node:test';
+import { card, dist, launch, openPage, sampleTrace, serveDist, settled, withCheckedPage, openSite } from './helpers.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = await openSite();
 
 const T = { timeout: 180_000 };
 

@@ -3,21 +3,10 @@
 // to the view they name. Also: closing a card, and the tabs of a file.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { card, cliHas, hasShared, launch, pickFiles, runCliJson, sampleTrace, serveDist, settled, sharedTraces, withCheckedPage } from './helpers.mjs';
+import { describe, it } from 'node:test';
+import { card, cliHas, hasShared, pickFiles, runCliJson, sampleTrace, settled, sharedTraces, withCheckedPage, openSite } from './helpers.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = await openSite();
 
 async function checkOverviewExtras(page, name, file) {
   const c = card(name);

@@ -1,18 +1,10 @@
 // Keyboard shortcuts on the built site: 1-9 switch views, "/" focuses the table search, Esc
 // leaves it or closes the list, "?" lists the shortcuts; typing in a search never switches views.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { launch, serveDist, withCheckedPage } from './helpers.mjs';
+import { describe, it } from 'node:test';
+import { withCheckedPage, openSite } from './helpers.mjs';
 
-let server, browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = await openSite();
 
 const selected = (page) => page.$eval('[data-testid=file-card] [role=tab][aria-selected=true]', (b) => b.dataset.testid);
 const focused = (page) => page.evaluate(() => document.activeElement?.dataset?.testid ?? document.activeElement?.tagName);

@@ -4,40 +4,24 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   card,
   dropFiles,
   expectedFor,
   handMadeTrace,
   hasShared,
-  launch,
   pickFiles,
   readCard,
   readTraceText,
   sampleTrace,
-  serveDist,
   settled,
   sharedTraces,
-  tmpDir,
   withCheckedPage,
+  openSite,
 } from './helpers.mjs';
 
-let server;
-let browser;
-let tmp;
-
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-  tmp = tmpDir();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-});
+const { server, browser, tmp } = await openSite({ tmp: true });
 
 const withPage = (fn) => withCheckedPage(browser, server.url, fn);
 

@@ -1,18 +1,10 @@
 // Light and dark themes follow the system (prefers-color-scheme), read off the rendered page:
 // the page background, the text colour and a file card, in both schemes.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { launch, serveDist } from './helpers.mjs';
+import { describe, it } from 'node:test';
+import { openSite } from './helpers.mjs';
 
-let server, browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = await openSite();
 
 // Relative luminance of an "rgb(r, g, b)" colour (WCAG), 0 (black) to 1 (white).
 function luminance(css) {
