@@ -74,6 +74,21 @@ bool load_trace(const std::string& path, ks::TraceReader& reader) {
   return false;
 }
 
+// Calls fn(file name, model) for each trace that loads; 1 if one did not (said on stderr), else 0.
+template <class F>
+int for_each_trace(const std::vector<std::string>& files, F&& fn) {
+  int status = 0;
+  for (const std::string& path : files) {
+    ks::TraceReader reader;
+    if (!load_trace(path, reader)) {
+      status = 1;
+      continue;
+    }
+    fn(base_name(path), reader.model());
+  }
+  return status;
+}
+
 int run_summary(int argc, char** argv) {
   bool json = false;
   size_t chunk = 4 << 20;
@@ -125,35 +140,28 @@ int run_step_views(const char* command, int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return 2;
   }
-  int status = 0;
-  for (const std::string& path : files) {
-    ks::TraceReader reader;
-    const std::string name = base_name(path);
-    if (!load_trace(path, reader)) {
-      status = 1;
-      continue;
-    }
-    const ks::StepsResult steps = ks::find_steps(reader.model(), options);
+  return for_each_trace(files, [&](const std::string& name, const ks::TraceModel& m) {
+    const ks::StepsResult steps = ks::find_steps(m, options);
     if (gpus) {
-      const ks::GpuMetricsResult g = ks::gpu_metrics(reader.model(), steps);
+      const ks::GpuMetricsResult g = ks::gpu_metrics(m, steps);
       if (json) {
         std::printf("%s\n", ks::gpu_metrics_json(g, name).c_str());
-        continue;
+        return;
       }
       std::printf("%s: %zu GPU%s with kernels, over the steps' window\n", name.c_str(), g.gpus.size(),
                   g.gpus.size() == 1 ? "" : "s");
-      for (const ks::GpuMetrics& m : g.gpus) {
-        std::printf("  GPU %d: utilization %.2f %%", m.device, m.utilization * 100);
-        if (m.sm_efficiency) std::printf(", est. SM efficiency %.2f %%", *m.sm_efficiency * 100);
-        if (m.occupancy_pct) std::printf(", est. achieved occupancy %.2f %%", *m.occupancy_pct);
+      for (const ks::GpuMetrics& gpu : g.gpus) {
+        std::printf("  GPU %d: utilization %.2f %%", gpu.device, gpu.utilization * 100);
+        if (gpu.sm_efficiency) std::printf(", est. SM efficiency %.2f %%", *gpu.sm_efficiency * 100);
+        if (gpu.occupancy_pct) std::printf(", est. achieved occupancy %.2f %%", *gpu.occupancy_pct);
         std::printf("\n");
       }
-      continue;
+      return;
     }
-    const ks::StepBreakdown b = ks::step_breakdown(reader.model(), steps, options);
+    const ks::StepBreakdown b = ks::step_breakdown(m, steps, options);
     if (json) {
       std::printf("%s\n", ks::step_breakdown_json(b, name).c_str());
-      continue;
+      return;
     }
     std::printf("%s: %zu step%s%s (us)\n", name.c_str(), b.steps.size(), b.steps.size() == 1 ? "" : "s",
                 steps.from_profiler_steps ? "" : ", no ProfilerStep: the whole trace");
@@ -167,8 +175,7 @@ int run_step_views(const char* command, int argc, char** argv) {
     };
     for (const ks::StepCosts& c : b.steps) row(c.step.name, double(c.total_ns), c.ns);
     row("average", b.average_total_ns, b.average_ns);
-  }
-  return status;
+  });
 }
 
 // overview, operators, kernels: the views read from the operator trees.
@@ -200,15 +207,7 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return 2;
   }
-  int status = 0;
-  for (const std::string& path : files) {
-    ks::TraceReader reader;
-    const std::string name = base_name(path);
-    if (!load_trace(path, reader)) {
-      status = 1;
-      continue;
-    }
-    const ks::TraceModel& m = reader.model();
+  return for_each_trace(files, [&](const std::string& name, const ks::TraceModel& m) {
     const ks::OpTree tree = ks::build_op_tree(m, {tb});
     if (command == "overview") {
       ks::StepOptions options;
@@ -219,13 +218,13 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
       const std::string out = ks::overview_json({m, b, g, tree, tb}, name);
       if (json) {
         std::printf("%s\n", out.c_str());
-        continue;
+        return;
       }
       std::printf("%s: %zu step%s, average %.1f us; %zu GPU%s\n", name.c_str(), b.steps.size(),
                   b.steps.size() == 1 ? "" : "s", b.average_total_ns / 1e3, g.gpus.size(), g.gpus.size() == 1 ? "" : "s");
       for (const ks::Recommendation& r : ks::recommendations({m, b, g, tree, tb}))
         std::printf("  - %s\n", r.text.c_str());
-      continue;
+      return;
     }
     if (command == "operators") {
       const ks::OperatorTable t = ks::operator_table(tree, m, op_group);
@@ -241,7 +240,7 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
                       g.stats.host_total_ns / 1e3, std::string(m.strings.get(g.name)).c_str(),
                       g.input_shape.empty() ? "" : " ", g.input_shape.c_str());
       }
-      continue;
+      return;
     }
     const ks::KernelTable t = ks::kernel_table(tree, m, kernel_group);
     if (json) std::printf("%s\n", ks::kernel_table_json(t, m).c_str());
@@ -254,8 +253,7 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
                     g.mean_ns() / 1e3, g.min_ns / 1e3, g.max_ns / 1e3, std::string(m.strings.get(g.name)).c_str(),
                     g.op.empty() ? "" : " <- ", g.op.c_str());
     }
-  }
-  return status;
+  });
 }
 
 int run_trim(int argc, char** argv) {

@@ -83,7 +83,7 @@ KernelTable kernel_table(const OpTree& t, const TraceModel& m, KernelGroupBy gro
       add_kernel(table.rows[it->second], k, span_ns(k.s.ts_ns, k.s.dur_ns, t.tb_plugin));
     };
     std::vector<char> seen(t.tb_plugin ? 0 : m.kernels.size(), 0);
-    walk_post_order(t, m, [&](uint32_t kernel, int32_t node) {
+    walk_post_order(t, [&](uint32_t kernel, int32_t node) {
       // tb_plugin: a kernel's op_tc_eligible is the node's name-list eligibility.
       add(kernel, node_name(t, m, node), is_tc_eligible_op_name(node_name(t, m, node)));
       if (!seen.empty()) seen[kernel] = 1;

@@ -78,7 +78,7 @@ OpTree build_op_tree(const TraceModel& m, const OpTreeOptions& options = {});
 // children first, then each kernel its own launches put on the GPU (`on_kernel(kernel_row, node)`),
 // then the node itself (`on_node(node)`).
 template <class OnKernel, class OnNode>
-void walk_post_order(const OpTree& t, const TraceModel& m, OnKernel&& on_kernel, OnNode&& on_node) {
+void walk_post_order(const OpTree& t, OnKernel&& on_kernel, OnNode&& on_node) {
   struct Frame {
     int32_t node;
     int32_t next_child;
@@ -104,7 +104,6 @@ void walk_post_order(const OpTree& t, const TraceModel& m, OnKernel&& on_kernel,
       on_node(n);
     }
   }
-  (void)m;
 }
 
 // A range's duration as the trees count it: exact, or (tb_plugin) end - start in float µs, which

@@ -39,9 +39,20 @@ void add_call(OperatorStats& s, const OpNode& n) {
 // The operator nodes in tb_plugin's collection order (spec §5.3).
 template <class F>
 void for_each_operator(const OpTree& t, const TraceModel& m, F&& f) {
-  walk_post_order(t, m, [](uint32_t, int32_t) {}, [&](int32_t n) {
+  walk_post_order(t, [](uint32_t, int32_t) {}, [&](int32_t n) {
     const OpNode& node = t.nodes[size_t(n)];
     if (node.is_operator) f(node);
+  });
+}
+
+// tb_plugin's show_gpu_ops: kernels other than collectives', or memcpy/memset (runtimes alone don't count).
+bool shows_gpu(const TraceModel& m) { return has_compute_kernels(m) || m.memcpys.size() > 0 || m.memsets.size() > 0; }
+
+// Device self time descending when the trace shows GPU work, else host self; ties keep first-call order.
+template <class Row>
+void sort_by_self_time(std::vector<Row>& rows, bool show_gpu) {
+  std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+    return show_gpu ? a.stats.device_self_ns > b.stats.device_self_ns : a.stats.host_self_ns > b.stats.host_self_ns;
   });
 }
 
@@ -66,43 +77,28 @@ OperatorTable operator_table(const OpTree& t, const TraceModel& m, OpGroupBy gro
   OperatorTable table;
   table.group_by = group_by;
   table.linking = t.stats;
-  table.show_gpu = has_compute_kernels(m) || m.memcpys.size() > 0 || m.memsets.size() > 0;
+  table.show_gpu = shows_gpu(m);
   ShapeReprs shapes(m);
-  std::unordered_map<StringId, size_t> by_name;
-  std::unordered_map<std::string, size_t> by_shape;
+  // Groups by name id, or by name id + shape text, in first-call order.
+  std::unordered_map<std::string, size_t> index;
   std::string key;
   for_each_operator(t, m, [&](const OpNode& n) {
     const CpuOpRow& row = m.cpu_ops[n.row];
-    size_t index;
-    bool fresh;
-    if (group_by == OpGroupBy::kName) {
-      auto [it, f] = by_name.try_emplace(n.name, table.rows.size());
-      index = it->second;
-      fresh = f;
-    } else {
-      const std::string& shape = shapes(row.input_dims);
-      key.assign(reinterpret_cast<const char*>(&n.name), sizeof n.name);
-      key += shape;
-      auto [it, f] = by_shape.try_emplace(key, table.rows.size());
-      index = it->second;
-      fresh = f;
-      if (fresh) {
-        table.rows.emplace_back();
-        table.rows.back().input_shape = shape;
-      }
-    }
-    if (fresh && group_by == OpGroupBy::kName) table.rows.emplace_back();
-    OperatorGroup& g = table.rows[index];
+    key.assign(reinterpret_cast<const char*>(&n.name), sizeof n.name);
+    if (group_by == OpGroupBy::kNameAndShape) key += shapes(row.input_dims);
+    auto [it, fresh] = index.try_emplace(key, table.rows.size());
     if (fresh) {
+      OperatorGroup g;
       g.name = n.name;
       g.tc_eligible = n.tc_eligible;
+      if (group_by == OpGroupBy::kNameAndShape) g.input_shape = shapes(row.input_dims);
+      table.rows.push_back(std::move(g));
     }
+    OperatorGroup& g = table.rows[it->second];
     if (row.call_stack) g.has_call_stack = true;
     add_call(g.stats, n);
   });
-  std::stable_sort(table.rows.begin(), table.rows.end(), [&](const OperatorGroup& a, const OperatorGroup& b) {
-    return table.show_gpu ? a.stats.device_self_ns > b.stats.device_self_ns : a.stats.host_self_ns > b.stats.host_self_ns;
-  });
+  sort_by_self_time(table.rows, table.show_gpu);
   return table;
 }
 
@@ -119,10 +115,7 @@ std::vector<StackGroup> operator_stacks(const OpTree& t, const TraceModel& m, Op
     if (fresh) out.push_back({row.call_stack, {}});
     add_call(out[it->second].stats, n);
   });
-  const bool show_gpu = has_compute_kernels(m) || m.memcpys.size() > 0 || m.memsets.size() > 0;
-  std::stable_sort(out.begin(), out.end(), [&](const StackGroup& a, const StackGroup& b) {
-    return show_gpu ? a.stats.device_self_ns > b.stats.device_self_ns : a.stats.host_self_ns > b.stats.host_self_ns;
-  });
+  sort_by_self_time(out, shows_gpu(m));
   return out;
 }
 

@@ -92,7 +92,7 @@ double tc_eligible_kernel_ratio(const OpTree& t, const TraceModel& m) {
   // A node is a "bottom" eligible node when it is eligible and no node below it is.
   std::vector<char> below(t.nodes.size(), 0);  // the subtree holds a bottom eligible node
   int64_t eligible_ns = 0, all_ns = 0;
-  walk_post_order(t, m, [](uint32_t, int32_t) {}, [&](int32_t n) {
+  walk_post_order(t, [](uint32_t, int32_t) {}, [&](int32_t n) {
     const OpNode& node = t.nodes[size_t(n)];
     bool child_has = false;
     for (int32_t c = node.first_child; c >= 0; c = t.nodes[size_t(c)].next_sibling) child_has |= below[size_t(c)] != 0;
