@@ -12,7 +12,8 @@ import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const dist = path.join(repo, 'web', 'dist');
+// KINETOSCOPE_DIST points the tests at another build of the site (e.g. `vite build --outDir`).
+export const dist = path.resolve(process.env.KINETOSCOPE_DIST || path.join(repo, 'web', 'dist'));
 export const shared = path.resolve(repo, '..', 'shared');
 export const sharedTraces = path.join(shared, 'traces');
 export const hasShared = fs.existsSync(sharedTraces);

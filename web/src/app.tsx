@@ -3,7 +3,9 @@ import { DropZone } from './components/drop-zone';
 import { ErrorBoundary } from './components/error-boundary';
 import { ProgressBar } from './components/progress-bar';
 import type { Ask } from './components/use-query';
+import type { Dropped } from './lib/folder';
 import { formatBytes } from './lib/format';
+import { describeLabel, planOpen, type TraceLabel } from './lib/trace-names';
 import { onLaunchFiles } from './lib/launch-queue';
 import type { Overview } from './lib/overview';
 import type { Summary } from './lib/summary';
@@ -21,6 +23,8 @@ type Status = 'queued' | 'loading' | 'done' | 'failed' | 'cancelled';
 interface Entry {
   key: number;
   file: File;
+  /** Its run, worker and span when it came in a folder or is named as tb_plugin names traces. */
+  label?: TraceLabel | null;
   status: Status;
   summary?: Summary;
   overview?: Overview | null;
@@ -159,12 +163,25 @@ export function App() {
     }
   };
 
-  const addFiles = (files: File[]) => {
+  const addFiles = (files: File[], labels: (TraceLabel | null)[] = []) => {
     setNotice(null);
-    const fresh = files.map((file) => ({ key: nextKey++, file, status: 'queued' as Status }));
+    const fresh = files.map((file, i) => ({ key: nextKey++, file, label: labels[i] ?? null, status: 'queued' as Status }));
     queue.current.push(...fresh);
     setEntries((es) => [...fresh.slice().reverse(), ...es]);
     void pump();
+  };
+
+  /** A drop or a pick: loose files as they are, folders' traces by run, span and worker. */
+  const openDropped = (d: Dropped) => {
+    const plan = planOpen(
+      d.loose.map((f) => ({ name: f.name, file: f })),
+      d.inFolders,
+      d.truncated,
+    );
+    if (plan.open.length) addFiles(plan.open.map((o) => o.file), plan.open.map((o) => o.label));
+    const notes = plan.notice ? [plan.notice] : [];
+    if (d.unreadable.length) notes.push(`${d.unreadable.length} item${d.unreadable.length === 1 ? '' : 's'} could not be read: ${d.unreadable.slice(0, 3).join(', ')}${d.unreadable.length > 3 ? ', …' : ''}.`);
+    setNotice(notes.length ? notes.join(' ') : null);
   };
 
   const cancel = () => {
@@ -235,7 +252,7 @@ export function App() {
       </header>
       <main>
         <ErrorBoundary>
-          <DropZone onFiles={addFiles} onSample={openSample} busy={!!loading} />
+          <DropZone onDropped={openDropped} onSample={openSample} busy={!!loading} />
           {notice && (
             <p class="notice" role="alert" data-testid="notice">
               {notice}
@@ -354,6 +371,11 @@ function FileCard({ entry, runner, onRemove }: { entry: Entry; runner: Runner; o
           </button>
         </span>
       </header>
+      {entry.label && (
+        <p class="muted card-label" data-testid="file-label" data-run={entry.label.run} data-worker={entry.label.worker} data-span={entry.label.spanRank || ''}>
+          {describeLabel(entry.label)}
+        </p>
+      )}
       {entry.summary && <SummaryView summary={entry.summary} fileSize={entry.file.size} />}
       {analysed && (
         <>

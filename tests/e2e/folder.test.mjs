@@ -1,0 +1,96 @@
+// Opening a folder of runs: the folder picker (webkitdirectory) and a real folder drop (a drag
+// driven through the DevTools protocol, with a directory path, as the OS hands it over) both walk
+// the folder, open only the files named as tb_plugin names traces, label each card with its run,
+// worker and span rank, and say how many other files were skipped.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { describe, it } from 'node:test';
+import { card, expectedFor, openSite, readCard, sampleTrace, settled, withCheckedPage } from './helpers.mjs';
+import { repo } from './helpers.mjs';
+
+const { server, browser, tmp } = await openSite({ tmp: true });
+
+// logs/run1: two workers, worker1 with two spans ("100" sorts before "20" as a string: rank 1);
+// logs/run2: one worker without a span; plus files that are not traces.
+const logs = path.join(tmp, 'logs');
+const small = path.join(repo, 'tests', 'data', 'gpu-metrics-by-hand.json');
+const layout = {
+  'run1/worker0.20.pt.trace.json.gz': fs.readFileSync(sampleTrace),
+  'run1/worker1.20.pt.trace.json': zlib.gunzipSync(fs.readFileSync(sampleTrace)),
+  'run1/worker1.100.pt.trace.json': fs.readFileSync(small),
+  'run1/notes.txt': Buffer.from('not a trace'),
+  'run2/host_7.pt.trace.json': fs.readFileSync(small),
+  'run2/config.json': Buffer.from('{"lr": 0.1}'),
+};
+for (const [rel, bytes] of Object.entries(layout)) {
+  fs.mkdirSync(path.dirname(path.join(logs, rel)), { recursive: true });
+  fs.writeFileSync(path.join(logs, rel), bytes);
+}
+// The order the cards must come in (run, span rank, worker) with their labels.
+const expected = [
+  { file: 'worker0.20.pt.trace.json.gz', run: 'logs/run1', worker: 'worker0', span: '1', label: 'run logs/run1 · worker worker0 · span 20' },
+  { file: 'worker1.100.pt.trace.json', run: 'logs/run1', worker: 'worker1', span: '1', label: 'run logs/run1 · worker worker1 · span 1 of 2' },
+  { file: 'worker1.20.pt.trace.json', run: 'logs/run1', worker: 'worker1', span: '2', label: 'run logs/run1 · worker worker1 · span 2 of 2' },
+  { file: 'host_7.pt.trace.json', run: 'logs/run2', worker: 'host_7', span: '', label: 'run logs/run2 · worker host_7' },
+];
+const sources = {
+  'worker0.20.pt.trace.json.gz': sampleTrace,
+  'worker1.100.pt.trace.json': small,
+  'worker1.20.pt.trace.json': sampleTrace,
+  'host_7.pt.trace.json': small,
+};
+
+async function checkCards(page) {
+  for (const e of expected) assert.equal(await settled(page, e.file), 'done', `${e.file} loads`);
+  const cards = await page.$$eval('[data-testid=file-card]', (els) =>
+    els.map((el) => {
+      const l = el.querySelector('[data-testid=file-label]');
+      return { file: el.dataset.file, run: l?.dataset.run, worker: l?.dataset.worker, span: l?.dataset.span, label: l?.textContent };
+    }),
+  );
+  // Cards are shown newest first: the folder's traces in reverse of the order they were opened in.
+  assert.deepEqual(cards.slice().reverse(), expected);
+  // Each card shows its own file's numbers (not another worker's).
+  for (const e of expected) assert.equal((await readCard(page, e.file)).events, expectedFor(sources[e.file]).events, `${e.file}: events`);
+  const notice = await page.textContent('[data-testid=notice]');
+  assert.equal(notice, 'Opening 4 traces from 2 runs; 2 other files were skipped (only <worker>[.<span>].pt.trace.json[.gz] files are traces).');
+  assert.equal(await page.$(card('config.json')), null, 'a non-trace file of the folder is not opened');
+}
+
+describe('a folder of runs', () => {
+  it('"Choose folder…" opens its traces with their runs, workers and spans', async () => {
+    await withCheckedPage(browser, server.url, async (page) => {
+      await page.setInputFiles('[data-testid=folder-input]', logs);
+      await checkCards(page);
+    });
+  });
+
+  it('dropping the folder does the same (the drop walks its entries)', async () => {
+    await withCheckedPage(browser, server.url, async (page) => {
+      const box = await page.locator('[data-testid=drop-zone]').boundingBox();
+      const x = box.x + box.width / 2;
+      const y = box.y + box.height / 2;
+      const cdp = await page.context().newCDPSession(page);
+      const data = { items: [], files: [logs], dragOperationsMask: 1 };
+      await cdp.send('Input.dispatchDragEvent', { type: 'dragEnter', x, y, data });
+      await cdp.send('Input.dispatchDragEvent', { type: 'dragOver', x, y, data });
+      await cdp.send('Input.dispatchDragEvent', { type: 'drop', x, y, data });
+      await checkCards(page);
+    });
+  });
+
+  it('a folder without trace-named files opens its .json files instead and says so', async () => {
+    const plain = path.join(tmp, 'plain');
+    fs.mkdirSync(plain, { recursive: true });
+    fs.copyFileSync(small, path.join(plain, 'trace.json'));
+    fs.writeFileSync(path.join(plain, 'readme.md'), '# notes');
+    await withCheckedPage(browser, server.url, async (page) => {
+      await page.setInputFiles('[data-testid=folder-input]', plain);
+      assert.equal(await settled(page, 'trace.json'), 'done');
+      assert.equal(await page.$(`${card('trace.json')} [data-testid=file-label]`), null, 'no run/worker label: not named as a trace');
+      assert.match(await page.textContent('[data-testid=notice]'), /^No file in the dropped folder is named as a trace .* so its \.json and \.json\.gz files are opened instead\.$/);
+    });
+  });
+});
