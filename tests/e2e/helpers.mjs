@@ -38,8 +38,11 @@ const MIME = {
   '.webmanifest': 'application/manifest+json',
 };
 
-/** Serves web/dist on 127.0.0.1 at a free port, under a sub-path to prove `base: './'` works. */
-export async function serveDist(prefix = '/kinetoscope/') {
+/**
+ * Serves web/dist on 127.0.0.1 at a free port, under a sub-path to prove `base: './'` works. With
+ * `cors`, every answer lets any origin read it (a bucket set up for "open a trace from a URL").
+ */
+export async function serveDist(prefix = '/kinetoscope/', { cors = false } = {}) {
   if (!fs.existsSync(path.join(dist, 'index.html'))) {
     throw new Error(`${dist}/index.html is missing: build the site first (scripts/build or npm --prefix web run build)`);
   }
@@ -59,6 +62,7 @@ export async function serveDist(prefix = '/kinetoscope/') {
       'Content-Type': MIME[path.extname(file)] ?? 'application/octet-stream',
       'Content-Length': fs.statSync(file).size,
       'Cache-Control': 'no-store',
+      ...(cors ? { 'Access-Control-Allow-Origin': '*' } : {}),
     });
     fs.createReadStream(file).pipe(res);
   });
@@ -211,6 +215,38 @@ export async function readCard(page, name) {
       error: q('file-error')?.textContent ?? null,
     };
   });
+}
+
+// --- a stand-in Perfetto UI (fake-perfetto/index.html) on another origin ----------------------
+
+const fakePerfettoPage = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'fake-perfetto', 'index.html'), 'utf8');
+
+/** The stand-in on its own port; `silent` never answers PING. Records every request it gets. */
+export async function serveFakePerfetto({ silent = false } = {}) {
+  const requests = [];
+  const body = silent ? fakePerfettoPage.replace('<html lang="en">', '<html lang="en" data-silent="1">') : fakePerfettoPage;
+  const server = http.createServer((req, res) => {
+    requests.push(req.url);
+    if (req.url === '/' || req.url.startsWith('/?') || req.url.startsWith('/#')) {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' }).end(body);
+    } else res.writeHead(204).end();
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { origin: `http://127.0.0.1:${server.address().port}`, requests, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** The stand-in's frame inside the page (null until the iframe exists). */
+export const fakeFrame = (page, origin) => page.frames().find((f) => f.url().startsWith(origin + '/')) ?? null;
+
+export async function received(page, origin, n, timeout = 30_000) {
+  const t0 = Date.now();
+  for (;;) {
+    const f = fakeFrame(page, origin);
+    const got = f ? await f.evaluate(() => window.received.map((r) => ({ ...r }))).catch(() => null) : null;
+    if (got && got.length >= n && got.every((r) => r.kind !== 'trace' || r.sha256)) return got;
+    if (Date.now() - t0 > timeout) throw new Error(`the stand-in got ${got?.length ?? 0} of ${n} messages`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /** Drops files on the drop zone the way a person does (a DataTransfer built in the page). */

@@ -8,13 +8,13 @@ import { after, before, describe, it } from 'node:test';
 import { card, dropFiles, handMadeTrace, launch, openPage, serveDist, settled, tmpDir, withCheckedPage } from './helpers.mjs';
 
 let server;
-let other; // a second origin: the same files on another port
+let other; // a second origin: the same files on another port, readable by any origin (CORS)
 let browser;
 let tmp;
 
 before(async () => {
   server = await serveDist();
-  other = await serveDist('/elsewhere/');
+  other = await serveDist('/elsewhere/', { cors: true });
   browser = await launch();
   tmp = tmpDir();
 });
@@ -141,6 +141,8 @@ describe('Content-Security-Policy', () => {
       assert.deepEqual(p['frame-src'], [otherOrigin]);
       const got = await fetchFromPage(page, `${other.url}favicon.svg`);
       assert.deepEqual(got, { outcome: 'fetched', violation: null });
+      // And the page opens the url= trace from there.
+      assert.equal(await settled(page, 'rank-0.json.gz'), 'done');
     });
     // A value that is not an http(s) URL never reaches the policy.
     const bad = `${server.url}?url=${encodeURIComponent("javascript:alert(1)")}&perfetto=${encodeURIComponent("x; script-src *")}`;

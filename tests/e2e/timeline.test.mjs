@@ -7,29 +7,12 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { card, cli, launch, pickFiles, readTraceText, runCliJson, sampleTrace, serveDist, settled, withCheckedPage } from './helpers.mjs';
+import { card, cli, fakeFrame, launch, pickFiles, readTraceText, received, runCliJson, sampleTrace, serveDist, serveFakePerfetto, settled, withCheckedPage } from './helpers.mjs';
 
-const fakePage = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'fake-perfetto', 'index.html'), 'utf8');
 const NAME = path.basename(sampleTrace);
 const sha256 = (buf) => crypto.createHash('sha256').update(buf).digest('hex');
-
-/** The stand-in on its own port; `silent` never answers PING. Records every request it gets. */
-async function serveFakePerfetto({ silent = false } = {}) {
-  const requests = [];
-  const body = silent ? fakePage.replace('<html lang="en">', '<html lang="en" data-silent="1">') : fakePage;
-  const server = http.createServer((req, res) => {
-    requests.push(req.url);
-    if (req.url === '/' || req.url.startsWith('/?') || req.url.startsWith('/#')) {
-      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' }).end(body);
-    } else res.writeHead(204).end();
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return { origin: `http://127.0.0.1:${server.address().port}`, requests, close: () => new Promise((r) => server.close(r)) };
-}
 
 let server;
 let fake;
@@ -52,20 +35,6 @@ after(async () => {
 });
 
 const appUrl = (perfetto) => `${server.url}?perfetto=${encodeURIComponent(perfetto)}`;
-
-/** The stand-in's frame inside the page (null until the iframe exists). */
-const fakeFrame = (page, origin) => page.frames().find((f) => f.url().startsWith(origin + '/')) ?? null;
-
-async function received(page, origin, n, timeout = 30_000) {
-  const t0 = Date.now();
-  for (;;) {
-    const f = fakeFrame(page, origin);
-    const got = f ? await f.evaluate(() => window.received.map((r) => ({ ...r }))).catch(() => null) : null;
-    if (got && got.length >= n && got.every((r) => r.kind !== 'trace' || r.sha256)) return got;
-    if (Date.now() - t0 > timeout) throw new Error(`the stand-in got ${got?.length ?? 0} of ${n} messages`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function openSample(page) {
   await pickFiles(page, [sampleTrace]);

@@ -9,6 +9,7 @@ import {
   RemoteChunks,
   readChunks,
   serveChunks,
+  streamChunks,
   type Chunk,
   type ChunkSource,
   type SessionLike,
@@ -176,12 +177,129 @@ describe('readChunks', () => {
   });
 });
 
+/**
+ * A download's body stand-in: hands out `pieces` one per read, then ends, or fails with `fail`
+ * (a connection that broke off), or with `fail` 'stall' never answers again (a server that hangs).
+ * Records whether it was cancelled and how many pieces it gave.
+ */
+function bodyOf(pieces: Uint8Array[], fail?: Error | 'stall') {
+  const state = { given: 0, cancelled: false };
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(ctl) {
+        if (state.given < pieces.length) ctl.enqueue(pieces[state.given++].slice());
+        else if (fail === 'stall') return new Promise<void>(() => {});
+        else if (fail) ctl.error(fail);
+        else ctl.close();
+      },
+      cancel() {
+        state.cancelled = true;
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return { stream, state };
+}
+
+/** `data` cut into pieces of the given sizes (the rest as one last piece). */
+function split(data: Uint8Array, sizes: number[]): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let off = 0;
+  for (const n of sizes) (out.push(data.subarray(off, off + n)), (off += n));
+  if (off < data.length) out.push(data.subarray(off));
+  return out;
+}
+
+async function collect(it: AsyncGenerator<Chunk>): Promise<{ chunks: Chunk[]; error: unknown }> {
+  const chunks: Chunk[] = [];
+  try {
+    for await (const c of it) chunks.push(c);
+  } catch (e) {
+    return { chunks, error: e };
+  }
+  return { chunks, error: null };
+}
+
+const traceJson = (n: number) =>
+  new TextEncoder().encode(JSON.stringify({ traceEvents: Array.from({ length: n }, (_, i) => ({ ph: 'X', ts: i * 13.7, name: `op${i % 97}` })) }));
+
+describe('streamChunks (gzip files and downloads share it)', () => {
+  it('a plain body in small pieces: gathered into chunkBytes chunks, every raw piece kept', async () => {
+    const json = traceJson(400);
+    const pieces = split(json, [1, 3, 700, 5, 2000]);
+    const { stream } = bodyOf(pieces);
+    const keep: BlobPart[] = [];
+    const { chunks, error } = await collect(streamChunks(stream, { gzip: 'detect', chunkBytes: 1024, keep }));
+    expect(error).toBeNull();
+    expect(concat(chunks.map((c) => c.bytes))).toEqual(json);
+    expect(chunks.slice(0, -1).every((c) => c.bytes.length === 1024)).toBe(true);
+    expect(chunks.every((c) => ownsBuffer(c.bytes))).toBe(true);
+    expect(chunks.at(-1)!.bytesRead).toBe(json.length);
+    expect(new Uint8Array(await new Blob(keep).arrayBuffer())).toEqual(json);
+  });
+
+  it('tells gzip by its first two bytes, even split over two pieces, and keeps the compressed bytes', async () => {
+    const json = traceJson(3000);
+    const gz = new Uint8Array(gzipSync(json));
+    const { stream } = bodyOf(split(gz, [1, 1, 10, 4000]));
+    const keep: BlobPart[] = [];
+    const { chunks, error } = await collect(streamChunks(stream, { gzip: 'detect', chunkBytes: 4096, keep }));
+    expect(error).toBeNull();
+    expect(concat(chunks.map((c) => c.bytes))).toEqual(json);
+    expect(chunks.at(-1)!.bytesRead).toBe(gz.length); // compressed bytes, as received
+    expect(new Uint8Array(await new Blob(keep).arrayBuffer())).toEqual(gz);
+  });
+
+  it('a body of one byte, or none, is plain (too short for the gzip magic)', async () => {
+    expect((await collect(streamChunks(bodyOf([new Uint8Array([0x1f])]).stream, { gzip: 'detect' }))).chunks.map((c) => [...c.bytes])).toEqual([[0x1f]]);
+    expect(await collect(streamChunks(bodyOf([]).stream, { gzip: 'detect' }))).toEqual({ chunks: [], error: null });
+  });
+
+  it('a download that breaks off yields what came, then an InputError of the read (not gzip)', async () => {
+    const json = traceJson(2000);
+    const pieces = split(json, [5000, 5000]);
+    const { stream } = bodyOf(pieces.slice(0, 2), new TypeError('network error'));
+    const { chunks, error } = await collect(streamChunks(stream, { gzip: 'detect', chunkBytes: 4096 }));
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).gzip).toBe(false);
+    expect((error as InputError).bytesRead).toBe(10000);
+    expect(error).toMatchObject({ name: 'TypeError', message: 'network error' });
+    expect(concat(chunks.map((c) => c.bytes))).toEqual(json.subarray(0, 10000));
+  });
+
+  it('a gzip download that breaks off is a read error too; a gzip that ends cut off is a gzip error', async () => {
+    const json = traceJson(6000);
+    const gz = new Uint8Array(gzipSync(json));
+    const half = Math.floor(gz.length / 2);
+    const broken = await collect(streamChunks(bodyOf(split(gz.subarray(0, half), [2, 1000]), new TypeError('network error')).stream, { gzip: 'detect', chunkBytes: 4096 }));
+    expect(broken.error).toBeInstanceOf(InputError);
+    expect((broken.error as InputError).gzip).toBe(false);
+    const decoded = concat(broken.chunks.map((c) => c.bytes));
+    expect(decoded.length).toBeGreaterThan(0);
+    expect(decoded).toEqual(json.subarray(0, decoded.length));
+
+    const cut = await collect(streamChunks(bodyOf([gz.subarray(0, half)]).stream, { gzip: 'detect', chunkBytes: 4096 }));
+    expect(cut.error).toBeInstanceOf(InputError);
+    expect((cut.error as InputError).gzip).toBe(true);
+    expect((cut.error as InputError).bytesRead).toBe(half);
+  });
+
+  it('stopping early cancels the body (the download ends)', async () => {
+    const { stream, state } = bodyOf(split(bytes(100_000), Array(20).fill(1000)));
+    const it = streamChunks(stream, { gzip: 'detect', chunkBytes: 1024 });
+    expect((await it.next()).done).toBe(false);
+    await it.return(undefined);
+    expect(state.cancelled).toBe(true);
+    expect(state.given).toBeLessThan(10);
+  });
+});
+
 describe('reader worker protocol (serveChunks <-> RemoteChunks)', () => {
   it('delivers every byte in order, never more than `ahead` chunks ahead, then null', async () => {
     const data = bytes(95, 3);
     const p = portPair();
     serveChunks(p.reader);
-    const src = new RemoteChunks(p.trace, new Blob([data]), false, 10, 2);
+    const src = new RemoteChunks(p.trace, { file: new Blob([data]), gzip: false }, 10, 2);
     const chunks = (n: number) => p.readerSent.filter((m) => (m as ReaderResponse).kind === 'chunk').length >= n;
     // Give the reader time to run ahead: it must stop at the 2 chunks of credit.
     await new Promise((r) => setTimeout(r, 20));
@@ -200,7 +318,7 @@ describe('reader worker protocol (serveChunks <-> RemoteChunks)', () => {
     const cut = gz.subarray(0, gz.length - 10);
     const p = portPair();
     serveChunks(p.reader);
-    const src = new RemoteChunks(p.trace, new Blob([cut]), true, 4096, 3);
+    const src = new RemoteChunks(p.trace, { file: new Blob([cut]), gzip: true }, 4096, 3);
     const got: Chunk[] = [];
     const err = await (async () => {
       try {
@@ -217,7 +335,7 @@ describe('reader worker protocol (serveChunks <-> RemoteChunks)', () => {
   it('close() resolves a pending next() with null and calls onClose once', async () => {
     const p = portPair(); // no reader behind it: next() would wait forever
     let closes = 0;
-    const src = new RemoteChunks(p.trace, new Blob([bytes(10)]), false, 10, 3, () => closes++);
+    const src = new RemoteChunks(p.trace, { file: new Blob([bytes(10)]), gzip: false }, 10, 3, () => closes++);
     const pending = src.next();
     src.close();
     src.close();
@@ -228,7 +346,7 @@ describe('reader worker protocol (serveChunks <-> RemoteChunks)', () => {
 
   it('a dead reader fails the pending next() with its error, not as input', async () => {
     const p = portPair();
-    const src = new RemoteChunks(p.trace, new Blob([bytes(10)]), false, 10, 3);
+    const src = new RemoteChunks(p.trace, { file: new Blob([bytes(10)]), gzip: false }, 10, 3);
     const pending = src.next();
     src.fail(new Error('reader died'));
     await expect(pending).rejects.toThrow('reader died');
@@ -236,13 +354,84 @@ describe('reader worker protocol (serveChunks <-> RemoteChunks)', () => {
   });
 });
 
+describe('a download through the reader (serveChunks <-> RemoteChunks, LocalChunks)', () => {
+  it('delivers the JSON and hands back the bytes as received as a File of the given name', async () => {
+    const json = traceJson(3000);
+    const gz = new Uint8Array(gzipSync(json));
+    const p = portPair();
+    serveChunks(p.reader);
+    const src = new RemoteChunks(p.trace, { stream: bodyOf(split(gz, [700, 700])).stream, name: 'rank 0.json.gz' }, 4096, 2);
+    expect(src.kept()).toBeNull(); // not before the end
+    const got = await drain(src);
+    expect(concat(got.map((c) => c.bytes))).toEqual(json);
+    const kept = src.kept()!;
+    expect(kept.name).toBe('rank 0.json.gz');
+    expect(new Uint8Array(await kept.arrayBuffer())).toEqual(gz);
+  });
+
+  it('a broken download arrives as a read InputError, with the bytes that came kept', async () => {
+    const json = traceJson(2000);
+    const p = portPair();
+    serveChunks(p.reader);
+    const src = new RemoteChunks(p.trace, { stream: bodyOf([json.subarray(0, 9000)], new TypeError('network error')).stream, name: 'x.json' }, 4096, 3);
+    const got: Chunk[] = [];
+    let err: unknown = null;
+    try {
+      for (let c = await src.next(); c; c = await src.next()) got.push(c);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as InputError).gzip).toBe(false);
+    expect(concat(got.map((c) => c.bytes))).toEqual(json.subarray(0, 9000));
+    expect(new Uint8Array(await src.kept()!.arrayBuffer())).toEqual(json.subarray(0, 9000));
+  });
+
+  it('close() cancels a stalled download in the reader (its request ends), then the reader stops', async () => {
+    const body = bodyOf([traceJson(50)], 'stall');
+    const p = portPair();
+    let stopped = 0;
+    serveChunks(p.reader, () => stopped++);
+    const src = new RemoteChunks(p.trace, { stream: body.stream, name: 'x.json' }, 4096, 3);
+    await new Promise((r) => setTimeout(r, 20)); // the reader now waits on the stalled body
+    expect(body.state.cancelled).toBe(false);
+    const pending = src.next();
+    src.close();
+    expect(await pending).toBeNull();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(body.state.cancelled).toBe(true);
+    expect(stopped).toBe(1);
+    expect(p.readerSent.filter((m) => (m as ReaderResponse).kind !== 'chunk')).toEqual([]); // nothing after the stop
+  });
+
+  it('LocalChunks.close() cancels a stalled download too', async () => {
+    const body = bodyOf([traceJson(50)], 'stall');
+    const local = new LocalChunks({ stream: body.stream, name: 'x.json' }, 4096);
+    const pending = local.next();
+    await new Promise((r) => setTimeout(r, 20));
+    local.close();
+    expect(await pending).toBeNull();
+    expect(body.state.cancelled).toBe(true);
+  });
+
+  it('LocalChunks keeps a download too; a File input keeps nothing', async () => {
+    const json = traceJson(100);
+    const local = new LocalChunks({ stream: bodyOf(split(json, [10])).stream, name: 'a.json' }, 1024);
+    expect(concat((await drain(local)).map((c) => c.bytes))).toEqual(json);
+    expect(new Uint8Array(await local.kept()!.arrayBuffer())).toEqual(json);
+    const file = new LocalChunks({ file: new Blob([json]), gzip: false }, 1024);
+    await drain(file);
+    expect(file.kept()).toBeNull();
+  });
+});
+
 describe('LocalChunks', () => {
   it('reads in this thread and stops at close()', async () => {
-    const src = new LocalChunks(new Blob([bytes(35)]), false, 10);
+    const src = new LocalChunks({ file: new Blob([bytes(35)]), gzip: false }, 10);
     const first = await src.next();
     expect(first!.bytes).toEqual(bytes(35).subarray(0, 10));
     src.close();
     expect(await src.next()).toBeNull();
-    expect(await drain(new LocalChunks(new Blob([bytes(35)]), false, 10)).then((cs) => cs.map((c) => c.bytesRead))).toEqual([10, 20, 30, 35]);
+    expect(await drain(new LocalChunks({ file: new Blob([bytes(35)]), gzip: false }, 10)).then((cs) => cs.map((c) => c.bytesRead))).toEqual([10, 20, 30, 35]);
   });
 });

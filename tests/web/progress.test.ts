@@ -22,6 +22,14 @@ describe('progressStats', () => {
     expect(s.secondsLeft).toBe(0);
     expect(progressStats({ bytesRead: 0, totalBytes: 0, elapsedMs: 0 }).fraction).toBe(0);
   });
+  it('a download without a known total has a rate but no fraction and no time left', () => {
+    expect(progressStats({ bytesRead: 3_000_000, totalBytes: null, elapsedMs: 1500 })).toEqual({
+      fraction: null,
+      bytesPerSecond: 2_000_000,
+      secondsLeft: null,
+    });
+    expect(progressStats({ bytesRead: 0, totalBytes: null, elapsedMs: 0 }).fraction).toBeNull();
+  });
 });
 
 describe('Throttle', () => {

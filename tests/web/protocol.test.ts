@@ -14,9 +14,11 @@ import {
 /** A worker stand-in: records requests, lets the test answer them in any order. */
 class FakeWorker implements Endpoint {
   sent: Request[] = [];
+  transfers: (Transferable[] | undefined)[] = [];
   private listeners: ((ev: MessageEvent) => void)[] = [];
-  postMessage(m: unknown) {
+  postMessage(m: unknown, transfer?: Transferable[]) {
     this.sent.push(m as Request);
+    this.transfers.push(transfer);
   }
   addEventListener(_t: 'message', l: (ev: MessageEvent) => void) {
     this.listeners.push(l);
@@ -87,6 +89,30 @@ describe('TraceClient', () => {
     expect(cancel.id).not.toBe(a.id);
     w.reply({ kind: 'error', id: a.id, error: { name: ABORT, message: 'Loading was cancelled.' } });
     await expect(a.promise).rejects.toMatchObject({ name: ABORT });
+  });
+
+  it('loadStream transfers the stream and resolves with the File the worker kept', async () => {
+    const w = new FakeWorker();
+    const c = new TraceClient(w);
+    const stream = new ReadableStream<Uint8Array>();
+    const seen: LoadProgress[] = [];
+    const a = c.loadStream(stream, 'rank-0.json.gz', null, (p) => seen.push(p));
+    const req = w.sent[0] as Extract<Request, { kind: 'loadStream' }>;
+    expect(req).toMatchObject({ kind: 'loadStream', id: a.id, name: 'rank-0.json.gz', totalBytes: null });
+    expect(req.stream).toBe(stream);
+    expect(w.transfers[0]).toEqual([stream]); // moved to the worker, not cloned
+    const p1 = { bytesRead: 10, totalBytes: null, decodedBytes: 40, elapsedMs: 5 };
+    w.reply({ kind: 'progress', id: a.id, progress: p1 });
+    const kept = file('rank-0.json.gz');
+    w.reply({ kind: 'result', id: a.id, summary: summary(3), file: kept });
+    const got = await a.promise;
+    expect(got.file).toBe(kept);
+    expect(got.summary.events).toBe(3);
+    expect(seen).toEqual([p1]);
+    // A file load answers no File.
+    const b = c.load(file('b.json'));
+    w.reply({ kind: 'result', id: b.id, summary: summary(1) });
+    expect('file' in (await b.promise)).toBe(false);
   });
 
   it('failAll rejects every pending call', async () => {

@@ -4,12 +4,25 @@ import { ErrorBoundary } from './components/error-boundary';
 import { ProgressBar } from './components/progress-bar';
 import type { Ask } from './components/use-query';
 import type { Dropped } from './lib/folder';
+import { fetchTrace } from './lib/fetch-trace';
 import { formatBytes } from './lib/format';
+import { linkWithTraceUrl, sameOrigin, traceNameOf, traceUrlsOf } from './lib/trace-url';
 import { describeLabel, planOpen, type TraceLabel } from './lib/trace-names';
 import { onLaunchFiles } from './lib/launch-queue';
 import type { Overview } from './lib/overview';
 import type { Summary } from './lib/summary';
-import { ABORT, RemoteError, SESSION_GONE, TraceClient, TRAP, type LoadProgress, type Query, type QueryResult } from './worker/protocol';
+import {
+  ABORT,
+  RemoteError,
+  SESSION_GONE,
+  TraceClient,
+  TRAP,
+  type Call,
+  type LoadProgress,
+  type LoadResult,
+  type Query,
+  type QueryResult,
+} from './worker/protocol';
 import { KernelsView } from './views/kernels-view';
 import { OperatorsView } from './views/operators-view';
 import { OverviewView, VIEW_LABELS } from './views/overview-view';
@@ -22,7 +35,16 @@ type Status = 'queued' | 'loading' | 'done' | 'failed' | 'cancelled';
 
 interface Entry {
   key: number;
-  file: File;
+  /** The trace's bytes: the File dropped or picked, or a download's once its load has ended. */
+  file?: File;
+  /** Where a trace opened by URL is downloaded from. */
+  url?: string;
+  /** What the card shows: the File's name, or the URL's last path segment. */
+  name: string;
+  /** Bytes; null while a download's size is not known (no answer yet, or no Content-Length). */
+  size: number | null;
+  /** Said on the card beside the summary: a download that broke off part-way. */
+  note?: string;
   /** Its run, worker and span when it came in a folder or is named as tb_plugin names traces. */
   label?: TraceLabel | null;
   status: Status;
@@ -49,6 +71,17 @@ const goneError = () =>
 
 let nextKey = 1;
 
+/** The load under way: its call, once started, and for a download the fetch to abort. */
+interface Running {
+  entry: Entry;
+  callId: number | null;
+  abort: AbortController | null;
+  /** Bytes downloaded so far (a trace opened by URL). */
+  received: number;
+  /** Cancel or close was asked: a result that still comes is dropped. */
+  cancelled: boolean;
+}
+
 function makeClient(): { client: TraceClient; worker: Worker } {
   const worker = new Worker(new URL('./worker/worker.ts', import.meta.url), { type: 'module' });
   return { client: new TraceClient(worker), worker };
@@ -59,7 +92,7 @@ export function App() {
   const [progress, setProgress] = useState<LoadProgress | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const queue = useRef<Entry[]>([]);
-  const current = useRef<{ entry: Entry; callId: number } | null>(null);
+  const current = useRef<Running | null>(null);
   const running = useRef(false);
   const rpc = useRef<{ client: TraceClient; worker: Worker } | null>(null);
   // Bumped each time the worker is replaced: Sessions of older generations are gone.
@@ -126,13 +159,60 @@ export function App() {
   }, []);
   const runner = useMemo<Runner>(() => ({ query: runQuery, trim: runTrim }), [runQuery, runTrim]);
 
+  /** Stops the load under way: the worker's call, and a download's fetch. */
+  const stop = (run: Running) => {
+    run.cancelled = true;
+    if (run.callId != null) client().cancel(run.callId);
+    run.abort?.abort();
+  };
+
   const remove = (entry: Entry) => {
     queue.current = queue.current.filter((e) => e.key !== entry.key);
-    if (current.current?.entry.key === entry.key) client().cancel(current.current.callId);
+    const run = current.current?.entry.key === entry.key ? current.current : null;
+    if (run) stop(run);
     // A load still running frees its Session itself once it learns the file was closed.
-    const session = current.current?.entry.key === entry.key ? current.current.callId : entry.session;
+    const session = run ? run.callId : entry.session;
     if (session != null && rpc.current && (entry.gen ?? gen.current) === gen.current) rpc.current.client.close(session);
     setEntries((es) => es.filter((e) => e.key !== entry.key));
+  };
+
+  /**
+   * Downloads `run`'s URL into the worker: the page fetches it (the request its CSP checks) and
+   * hands the body over as it arrives. The bar shows the bytes received here, which run ahead of
+   * the worker's 4 MB chunks, with the worker's decoded bytes.
+   */
+  const download = async (run: Running, url: string): Promise<Call<LoadResult>> => {
+    run.abort = new AbortController();
+    const t0 = performance.now();
+    let total: number | null = null;
+    let fromWorker: LoadProgress | null = null;
+    let timer = 0;
+    const show = () => {
+      timer = 0;
+      if (current.current !== run) return; // a late tick of a load already over
+      const bytesRead = Math.max(run.received, fromWorker?.bytesRead ?? 0);
+      setProgress({
+        bytesRead,
+        // A Content-Length below what came is the compressed size of a body the browser decoded.
+        totalBytes: total != null && bytesRead <= total ? total : null,
+        decodedBytes: fromWorker?.decodedBytes ?? 0,
+        elapsedMs: performance.now() - t0,
+      });
+    };
+    const d = await fetchTrace(url, run.abort.signal, (n) => {
+      run.received = n;
+      timer ||= window.setTimeout(show, 100);
+    });
+    if (run.cancelled) throw new DOMException('Loading was cancelled.', ABORT);
+    total = d.totalBytes;
+    update(run.entry.key, { size: total });
+    show();
+    const call = client().loadStream(d.stream, run.entry.name, total, (p) => {
+      fromWorker = p;
+      show();
+    });
+    run.callId = call.id;
+    return call;
   };
 
   const pump = async () => {
@@ -143,17 +223,37 @@ export function App() {
         const entry = queue.current.shift()!;
         update(entry.key, { status: 'loading' });
         setProgress(null);
-        const call = client().load(entry.file, setProgress);
         const g = gen.current;
-        current.current = { entry, callId: call.id };
+        const run: Running = { entry, callId: null, abort: null, received: 0, cancelled: false };
+        current.current = run;
         try {
-          const { summary, overview } = await call.promise;
-          update(entry.key, { status: summary.ok ? 'done' : 'failed', summary, overview, session: call.id, gen: g });
+          let call: Call<LoadResult>;
+          if (entry.url) call = await download(run, entry.url);
+          else {
+            call = client().load(entry.file!, setProgress);
+            run.callId = call.id;
+          }
+          const { summary, overview, file } = await call.promise;
+          if (run.cancelled) {
+            // Cancelled while the result was on its way: free the Session nobody will show.
+            if (rpc.current && gen.current === g) rpc.current.client.close(call.id);
+            update(entry.key, { status: 'cancelled' });
+          } else {
+            const got: Partial<Entry> = file ? { file, size: file.size } : entry.url ? { size: run.received } : {};
+            // A download that broke off is loaded as far as it came (read-error in the health table).
+            if (entry.url && summary.health?.some((h) => h.reason === 'read-error')) {
+              got.note = `The download broke off after ${formatBytes(run.received)}: the events received before that were loaded.`;
+            }
+            update(entry.key, { status: summary.ok ? 'done' : 'failed', summary, overview, session: call.id, gen: g, ...got });
+          }
         } catch (e) {
           const err = e as Error;
           afterTrap(err);
-          if (err.name === ABORT) update(entry.key, { status: 'cancelled' });
+          if (err.name === ABORT || run.cancelled) update(entry.key, { status: 'cancelled' });
           else update(entry.key, { status: 'failed', error: err.message || String(err) });
+        } finally {
+          // Whatever the outcome, the download is over: an aborted fetch stops any bytes still coming.
+          run.abort?.abort();
         }
         current.current = null;
       }
@@ -163,12 +263,36 @@ export function App() {
     }
   };
 
-  const addFiles = (files: File[], labels: (TraceLabel | null)[] = []) => {
+  /** New cards, newest first, loaded one at a time in the order given. */
+  const enqueue = (fresh: Entry[]) => {
     setNotice(null);
-    const fresh = files.map((file, i) => ({ key: nextKey++, file, label: labels[i] ?? null, status: 'queued' as Status }));
     queue.current.push(...fresh);
     setEntries((es) => [...fresh.slice().reverse(), ...es]);
     void pump();
+  };
+
+  const addFiles = (files: File[], labels: (TraceLabel | null)[] = []) =>
+    enqueue(files.map((file, i) => ({ key: nextKey++, file, name: file.name, size: file.size, label: labels[i] ?? null, status: 'queued' })));
+
+  /** Traces by URL (checked http(s), absolute): each is downloaded when its turn comes. */
+  const addUrls = (urls: string[]) =>
+    enqueue(urls.map((url) => ({ key: nextKey++, url, name: traceNameOf(url), size: null, status: 'queued' })));
+
+  /**
+   * A URL pasted into the drop zone. The page's CSP was fixed when it loaded and allows only the
+   * site and the link's url= origins, so another origin is opened by loading the page with it as
+   * url= (in a new tab when traces are open here, so they are not lost). The site's own origin is
+   * always allowed: that one opens here at once.
+   */
+  const openUrl = (url: string) => {
+    if (sameOrigin(url, location.href)) {
+      addUrls([url]);
+      return;
+    }
+    const link = linkWithTraceUrl(location.href, url);
+    if (!entries.length) location.assign(link);
+    else if (window.open(link, '_blank', 'noopener')) setNotice(`The trace opens in a new tab, so the traces here stay open.`);
+    else setNotice(`The trace could not be opened in a new tab (pop-ups blocked?). Open this link: ${link}`);
   };
 
   /** A drop or a pick: loose files as they are, folders' traces by run, span and worker. */
@@ -187,7 +311,7 @@ export function App() {
   const cancel = () => {
     const dropped = queue.current.splice(0);
     for (const e of dropped) update(e.key, { status: 'cancelled' });
-    if (current.current) client().cancel(current.current.callId);
+    if (current.current) stop(current.current);
   };
 
   const openSample = async () => {
@@ -203,6 +327,13 @@ export function App() {
 
   // Traces the OS opens with the installed app take the same path as a drop.
   useEffect(() => onLaunchFiles(addFiles), []);
+
+  // A link with ?url=<trace> (one or several) opens them as if dropped, in order.
+  useEffect(() => {
+    const { urls, refused } = traceUrlsOf(location.search, location.href);
+    if (urls.length) addUrls(urls);
+    if (refused.length) setNotice(refused.join(' '));
+  }, []);
 
   // Keyboard shortcuts: "?" and Esc are the page's; the rest go to the file card holding the
   // focus (else the first card) as a "ks-shortcut" event.
@@ -252,7 +383,7 @@ export function App() {
       </header>
       <main>
         <ErrorBoundary>
-          <DropZone onDropped={openDropped} onSample={openSample} busy={!!loading} />
+          <DropZone onDropped={openDropped} onSample={openSample} onUrl={openUrl} busy={!!loading} />
           {notice && (
             <p class="notice" role="alert" data-testid="notice">
               {notice}
@@ -260,9 +391,9 @@ export function App() {
           )}
           {loading && (
             <ProgressBar
-              fileName={loading.file.name}
+              fileName={loading.name}
               queued={queuedCount}
-              totalBytes={loading.file.size}
+              totalBytes={loading.size}
               progress={progress}
               onCancel={cancel}
             />
@@ -302,7 +433,8 @@ function FileCard({ entry, runner, onRemove }: { entry: Entry; runner: Runner; o
   const analysed = !!(entry.summary?.ok && entry.overview);
   const tabs: Tab[] = ['overview', 'operators'];
   if ((entry.summary?.kinds?.kernel ?? 0) > 0) tabs.push('kernels');
-  tabs.push('timeline');
+  // The Timeline sends the file's bytes: a download has them once its load has ended.
+  if (entry.file) tabs.push('timeline');
   const show = (t: string) => {
     if (!tabs.includes(t as Tab)) return;
     setTab(t as Tab);
@@ -360,13 +492,14 @@ function FileCard({ entry, runner, onRemove }: { entry: Entry; runner: Runner; o
     cancelled: 'cancelled',
   };
   return (
-    <article ref={root} class="card" data-testid="file-card" data-file={entry.file.name} data-status={entry.status}>
+    <article ref={root} class="card" data-testid="file-card" data-file={entry.name} data-status={entry.status}>
       <header class="card-head">
-        <h2 data-testid="file-name">{entry.file.name}</h2>
+        <h2 data-testid="file-name">{entry.name}</h2>
         <span class="muted">
-          {formatBytes(entry.file.size)}
-          {label[entry.status] ? ` · ${label[entry.status]}` : ''}
-          <button type="button" class="card-close" data-testid="remove-file" aria-label={`Close ${entry.file.name}`} title="Close this file" onClick={onRemove}>
+          {[entry.size != null ? formatBytes(entry.size) : entry.status === 'queued' || entry.status === 'loading' ? 'size not known yet' : '', label[entry.status]]
+            .filter(Boolean)
+            .join(' · ')}
+          <button type="button" class="card-close" data-testid="remove-file" aria-label={`Close ${entry.name}`} title="Close this file" onClick={onRemove}>
             ×
           </button>
         </span>
@@ -376,10 +509,20 @@ function FileCard({ entry, runner, onRemove }: { entry: Entry; runner: Runner; o
           {describeLabel(entry.label)}
         </p>
       )}
-      {entry.summary && <SummaryView summary={entry.summary} fileSize={entry.file.size} />}
+      {entry.url && (
+        <p class="muted card-label" data-testid="file-url">
+          From {entry.url}
+        </p>
+      )}
+      {entry.note && (
+        <p class="warn" data-testid="file-note">
+          {entry.note}
+        </p>
+      )}
+      {entry.summary && <SummaryView summary={entry.summary} fileSize={entry.size ?? 0} />}
       {analysed && (
         <>
-          <div class="tabs" role="tablist" aria-label={`Views of ${entry.file.name}`}>
+          <div class="tabs" role="tablist" aria-label={`Views of ${entry.name}`}>
             {tabs.map((t) => (
               <button
                 key={t}
@@ -410,18 +553,18 @@ function FileCard({ entry, runner, onRemove }: { entry: Entry; runner: Runner; o
           {opened.has('operators') && (
             <div role="tabpanel" hidden={tab !== 'operators'} data-testid="panel-operators">
               <ErrorBoundary>
-                <OperatorsView ask={ask} fileName={entry.file.name} toolbar={timelineButton()} />
+                <OperatorsView ask={ask} fileName={entry.name} toolbar={timelineButton()} />
               </ErrorBoundary>
             </div>
           )}
           {opened.has('kernels') && tabs.includes('kernels') && (
             <div role="tabpanel" hidden={tab !== 'kernels'} data-testid="panel-kernels">
               <ErrorBoundary>
-                <KernelsView ask={ask} fileName={entry.file.name} toolbar={timelineButton()} />
+                <KernelsView ask={ask} fileName={entry.name} toolbar={timelineButton()} />
               </ErrorBoundary>
             </div>
           )}
-          {opened.has('timeline') && (
+          {opened.has('timeline') && entry.file && (
             <div role="tabpanel" hidden={tab !== 'timeline'} data-testid="panel-timeline">
               <ErrorBoundary>
                 <TimelineView

@@ -1,16 +1,19 @@
 import { useRef, useState } from 'preact/hooks';
 import { droppedFiles, pickedFiles, type Dropped } from '../lib/folder';
+import { UrlForm } from './url-form';
 
 interface Props {
   /** Files and folders dropped or picked (folders already walked). */
   onDropped(d: Dropped): void;
   onSample(): void;
+  /** A URL pasted into the "paste a URL" field, checked (http or https, absolute). */
+  onUrl(url: string): void;
   busy: boolean;
 }
 
 const ACCEPT = '.json,.gz,application/json,application/gzip';
 
-export function DropZone({ onDropped, onSample, busy }: Props) {
+export function DropZone({ onDropped, onSample, onUrl, busy }: Props) {
   const input = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
   const [over, setOver] = useState(false);
@@ -57,6 +60,7 @@ export function DropZone({ onDropped, onSample, busy }: Props) {
           Open sample
         </button>
       </div>
+      <UrlForm onOpen={onUrl} />
       <input
         ref={input}
         type="file"

@@ -7,14 +7,17 @@ interface Props {
   /** Files waiting after this one. */
   queued: number;
   progress: LoadProgress | null;
-  totalBytes: number;
+  /** null: not known yet (a download before its answer, or without Content-Length). */
+  totalBytes: number | null;
   onCancel(): void;
 }
 
 export function ProgressBar({ fileName, queued, progress, totalBytes, onCancel }: Props) {
   const p = progress ?? { bytesRead: 0, totalBytes, decodedBytes: 0, elapsedMs: 0 };
   const s = progressStats(p);
-  const pct = Math.round(s.fraction * 100);
+  // Without a total (a download without Content-Length) the bar cannot fill: it only shows that
+  // bytes are coming, and the text says how many so far.
+  const pct = s.fraction == null ? null : Math.round(s.fraction * 100);
   return (
     <section class="progress" data-testid="progress" aria-live="polite">
       <div class="progress-head">
@@ -27,21 +30,21 @@ export function ProgressBar({ fileName, queued, progress, totalBytes, onCancel }
         </button>
       </div>
       <div
-        class="bar"
+        class={pct == null ? 'bar unknown' : 'bar'}
         role="progressbar"
         aria-valuemin={0}
         aria-valuemax={100}
-        aria-valuenow={pct}
+        aria-valuenow={pct ?? undefined}
         aria-label={`Loading ${fileName}`}
       >
-        <div class="bar-fill" style={{ width: `${pct}%` }} />
+        <div class="bar-fill" style={{ width: pct == null ? undefined : `${pct}%` }} />
       </div>
       <div class="progress-stats muted">
         <span data-testid="progress-bytes">
-          {formatBytes(p.bytesRead)} of {formatBytes(p.totalBytes)} ({pct}%)
+          {pct == null ? `${formatBytes(p.bytesRead)} so far` : `${formatBytes(p.bytesRead)} of ${formatBytes(p.totalBytes)} (${pct}%)`}
         </span>
         <span data-testid="progress-rate">{formatRate(s.bytesPerSecond)}</span>
-        <span data-testid="progress-eta">{formatEta(s.secondsLeft)} left</span>
+        {pct != null && <span data-testid="progress-eta">{formatEta(s.secondsLeft)} left</span>}
       </div>
     </section>
   );

@@ -5,9 +5,9 @@ export function formatCount(n: number): string {
   return intFmt.format(n);
 }
 
-/** Bytes with binary units: 1536 -> "1.5 KiB". */
-export function formatBytes(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return '—';
+/** Bytes with binary units: 1536 -> "1.5 KiB"; "—" when not known (null: a download's total). */
+export function formatBytes(bytes: number | null | undefined): string {
+  if (bytes == null || !Number.isFinite(bytes) || bytes < 0) return '—';
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
   let v = bytes;
   let i = 0;

@@ -1,14 +1,16 @@
 // Progress maths for the loading bar. Rates are measured on compressed bytes read vs file size,
-// because that is what we know the total of before decompression ends.
+// because that is what we know the total of before decompression ends. A download may have no
+// known total (no Content-Length): then there is a rate but no fraction and no time left.
 
 export interface ProgressSample {
   bytesRead: number;
-  totalBytes: number;
+  /** null: not known (a download without Content-Length). */
+  totalBytes: number | null;
   elapsedMs: number;
 }
 
 export interface ProgressStats {
-  fraction: number; // 0..1
+  fraction: number | null; // 0..1; null when the total is not known
   bytesPerSecond: number | null; // null until enough time has passed to be meaningful
   secondsLeft: number | null;
 }
@@ -16,13 +18,14 @@ export interface ProgressStats {
 const MIN_ELAPSED_MS = 50;
 
 export function progressStats(p: ProgressSample): ProgressStats {
-  const fraction = p.totalBytes > 0 ? Math.min(1, Math.max(0, p.bytesRead / p.totalBytes)) : 0;
+  const total = p.totalBytes;
+  const fraction = total == null ? null : total > 0 ? Math.min(1, Math.max(0, p.bytesRead / total)) : 0;
   if (p.elapsedMs < MIN_ELAPSED_MS || p.bytesRead <= 0) {
     return { fraction, bytesPerSecond: null, secondsLeft: null };
   }
   const bytesPerSecond = (p.bytesRead * 1000) / p.elapsedMs;
-  const left = Math.max(0, p.totalBytes - p.bytesRead);
-  return { fraction, bytesPerSecond, secondsLeft: left / bytesPerSecond };
+  const secondsLeft = total == null ? null : Math.max(0, total - p.bytesRead) / bytesPerSecond;
+  return { fraction, bytesPerSecond, secondsLeft };
 }
 
 /** Rate limiter for progress messages: at most one per `intervalMs` (100 ms = ~10 per second). */

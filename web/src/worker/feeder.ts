@@ -2,16 +2,18 @@
 // iterate per commit is cheapest on big pieces). The bytes stay bytes: nothing here decodes them
 // to a string (V8 caps strings at ~512 MB and Chromium then silently yields "").
 //
-//   reader worker:  readChunks(file)  ->  serveChunks(port)  --transfer-->
+//   reader worker:  readChunks(file) or streamChunks(download)  ->  serveChunks(port)  --transfer-->
 //   trace worker:   RemoteChunks.next()  ->  ChunkFeeder.feed()  ->  HEAPU8 at session.prepare(n)
 //
 // Reading a Blob in a worker (file.stream() or slice().arrayBuffer()) drains Chromium's data pipe
 // on that worker's own thread, so a worker busy parsing reads nothing meanwhile: measured on a
 // 1 GiB trace, reading in the parsing thread added 1.2-1.9 s of waits to ~5.6 s of parsing even
 // with a read kept in flight, against ~0.2 s from a second worker. Hence the reader worker.
+import { isGzip } from '../lib/gzip';
 import {
   toWireError,
   type Port,
+  type ReadInput,
   type ReaderRequest,
   type ReaderResponse,
   type WireError,
@@ -96,9 +98,12 @@ export interface Chunk {
   bytesRead: number; // file bytes (compressed, for gzip) read so far
 }
 
-/** The input itself failed part-way (a corrupt or cut-off gzip, a read error): not a bug. */
+/**
+ * The input itself failed part-way (a corrupt or cut-off gzip, a read error, a download that
+ * broke off): not a bug. `gzip`: it failed in the gzip decoding, not in reading the bytes.
+ */
 export class InputError extends Error {
-  constructor(w: WireError, readonly bytesRead: number) {
+  constructor(w: WireError, readonly bytesRead: number, readonly gzip = true) {
     super(w.message);
     this.name = w.name;
   }
@@ -107,34 +112,101 @@ export class InputError extends Error {
 /**
  * The file's JSON bytes in chunks of `chunkBytes` (the last may be shorter). Plain files are read
  * with slice().arrayBuffer(), the next read in flight while the caller handles the current one;
- * gzip goes file.stream() -> DecompressionStream and is gathered. On a failing stream the bytes
- * decoded before it are yielded first, then an InputError is thrown.
+ * gzip goes file.stream() -> DecompressionStream and is gathered (streamChunks). On a failing
+ * stream the bytes decoded before it are yielded first, then an InputError is thrown.
  */
 export async function* readChunks(file: Blob, gzip: boolean, chunkBytes = MAX_CHUNK): AsyncGenerator<Chunk> {
-  if (!gzip) {
-    const read = (off: number) => file.slice(off, off + chunkBytes).arrayBuffer();
-    let next = file.size > 0 ? read(0) : null;
-    for (let off = 0; next; ) {
-      const buf = await next;
-      off += buf.byteLength;
-      next = off < file.size && buf.byteLength > 0 ? read(off) : null;
-      yield { bytes: new Uint8Array(buf), bytesRead: off };
-    }
+  if (gzip) {
+    yield* streamChunks(file.stream(), { gzip: true, chunkBytes });
     return;
   }
+  const read = (off: number) => file.slice(off, off + chunkBytes).arrayBuffer();
+  let next = file.size > 0 ? read(0) : null;
+  for (let off = 0; next; ) {
+    const buf = await next;
+    off += buf.byteLength;
+    next = off < file.size && buf.byteLength > 0 ? read(off) : null;
+    yield { bytes: new Uint8Array(buf), bytesRead: off };
+  }
+}
+
+export interface StreamOptions {
+  /** Gunzip it; 'detect': when its first two bytes are gzip's magic (a download: names lie). */
+  gzip: boolean | 'detect';
+  chunkBytes?: number;
+  /** Receives every piece of the stream as read, before decoding (a download keeps its bytes). */
+  keep?: BlobPart[];
+  /** Cancels the stream at once, even while a read waits on a stalled download. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The JSON bytes of a byte stream, gunzipped if need be, gathered into chunks of `chunkBytes`
+ * (the last may be shorter); bytesRead counts the stream's own bytes (compressed, for gzip). The
+ * one path of gzip files and downloads. If the stream fails part-way, the bytes decoded before it
+ * are yielded first, then an InputError says whether the source itself failed (a download broke
+ * off: gzip false) or the gzip decoding did. Stopping early cancels the stream.
+ */
+export async function* streamChunks(stream: ReadableStream<Uint8Array>, opts: StreamOptions): AsyncGenerator<Chunk> {
+  const chunkBytes = opts.chunkBytes ?? MAX_CHUNK;
+  const source = stream.getReader();
   let bytesRead = 0;
-  const counted = file.stream().pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, ctl) {
-        bytesRead += chunk.byteLength; // compressed bytes: what file.size measures
-        ctl.enqueue(chunk);
+  let sourceFailed = false;
+  // One piece of the source: counted and kept on arrival, null at its end.
+  const readSource = async (): Promise<Uint8Array | null> => {
+    let r: ReadableStreamReadResult<Uint8Array>;
+    try {
+      r = await source.read();
+    } catch (e) {
+      sourceFailed = true;
+      throw e;
+    }
+    if (r.done) return null;
+    bytesRead += r.value.byteLength;
+    // A stream's pieces are never views of shared memory: they can be parts of a File.
+    opts.keep?.push(r.value as Uint8Array<ArrayBuffer>);
+    return r.value;
+  };
+  // Stopping the generator (return()) waits for a pending read; a download may stall for good.
+  // Cancelling the source ends that read now, and tells the page its request can go.
+  const cancel = () => void source.cancel(opts.signal?.reason).catch(() => {});
+  if (opts.signal?.aborted) cancel();
+  else opts.signal?.addEventListener('abort', cancel, { once: true });
+  // Pieces read ahead to look at the first two bytes, handed on before the rest.
+  const ahead: Uint8Array[] = [];
+  let gzip = opts.gzip;
+  if (gzip === 'detect') {
+    const head: number[] = [];
+    try {
+      while (head.length < 2) {
+        const piece = await readSource();
+        if (!piece) break;
+        ahead.push(piece);
+        head.push(...piece.subarray(0, 2 - head.length));
+      }
+    } catch {
+      // Failed before two bytes came: the counted stream below reads the same failure again.
+    }
+    gzip = isGzip(Uint8Array.from(head));
+  }
+  const counted = new ReadableStream<Uint8Array>(
+    {
+      async pull(ctl) {
+        const piece = ahead.shift() ?? (await readSource());
+        if (piece) ctl.enqueue(piece);
+        else ctl.close();
       },
-    }),
+      cancel: (reason) => source.cancel(reason),
+    },
+    // Read only when asked: a source read ahead here would be counted before it is used.
+    { highWaterMark: 0 },
   );
-  const reader = counted
-    .pipeThrough(new DecompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>)
-    .getReader();
+  const decoded = gzip
+    ? counted.pipeThrough(new DecompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>)
+    : counted;
+  const reader = decoded.getReader();
   const gather = new Gatherer(chunkBytes);
+  let failed = false;
   let failure: unknown = null;
   try {
     for (;;) {
@@ -142,6 +214,7 @@ export async function* readChunks(file: Blob, gzip: boolean, chunkBytes = MAX_CH
       try {
         r = await reader.read();
       } catch (e) {
+        failed = true; // the reason may be anything, even undefined
         failure = e;
         break;
       }
@@ -150,40 +223,60 @@ export async function* readChunks(file: Blob, gzip: boolean, chunkBytes = MAX_CH
     }
     const rest = gather.rest();
     if (rest) yield { bytes: rest, bytesRead };
-    if (failure) throw new InputError(toWireError(failure), bytesRead);
+    if (failed) throw new InputError(toWireError(failure), bytesRead, !sourceFailed && gzip);
   } finally {
-    // Stopped early (cancel, not a trace) or failed: release the file.
+    // Stopped early (cancel, not a trace) or failed: release the file, or end the download.
     reader.cancel().catch(() => {});
   }
 }
 
-/** The reader worker's side: serves readChunks over `port`, at most `credit` chunks ahead. */
-export function serveChunks(port: Port): void {
+/**
+ * The chunks of a reader input: a File (gzip known) or a download (gzip told by its bytes, raw
+ * pieces kept in `keep`, cancelled by `signal`).
+ */
+export function readInput(input: ReadInput, chunkBytes = MAX_CHUNK, keep?: BlobPart[], signal?: AbortSignal): AsyncGenerator<Chunk> {
+  return 'stream' in input ? streamChunks(input.stream, { gzip: 'detect', chunkBytes, keep, signal }) : readChunks(input.file, input.gzip, chunkBytes);
+}
+
+/**
+ * The reader worker's side: serves readInput over `port`, at most `credit` chunks ahead. A
+ * download's bytes, kept as read, go back with its end (or its failure) as one File. On `stop` a
+ * download is cancelled (its request ends) and `onStopped` runs once reading has stopped.
+ */
+export function serveChunks(port: Port, onStopped: () => void = () => {}): void {
   let credit = 0;
   let wake: (() => void) | null = null;
+  const stop = new AbortController();
   port.addEventListener('message', (ev: MessageEvent<ReaderRequest>) => {
     const req = ev.data;
-    if (req.kind === 'more') {
-      credit += req.n;
+    if (req.kind === 'more' || req.kind === 'stop') {
+      if (req.kind === 'more') credit += req.n;
+      else stop.abort();
       wake?.();
       wake = null;
       return;
     }
     credit += req.credit;
+    const input = req.input;
+    const keep: BlobPart[] | undefined = 'stream' in input ? [] : undefined;
+    const kept = () => (keep && 'stream' in input ? { kept: new File(keep, input.name) } : {});
     void (async () => {
       let bytesRead = 0;
       const post = (r: ReaderResponse, transfer: Transferable[] = []) => port.postMessage(r, transfer);
       try {
-        for await (const c of readChunks(req.file, req.gzip, req.chunkBytes)) {
-          while (credit <= 0) await new Promise<void>((r) => (wake = r));
+        for await (const c of readInput(input, req.chunkBytes, keep, stop.signal)) {
+          while (credit <= 0 && !stop.signal.aborted) await new Promise<void>((r) => (wake = r));
+          if (stop.signal.aborted) break;
           credit--;
           bytesRead = c.bytesRead;
           post({ kind: 'chunk', bytes: c.bytes, bytesRead }, [c.bytes.buffer]);
         }
-        post({ kind: 'end', bytesRead });
+        if (!stop.signal.aborted) post({ kind: 'end', bytesRead, ...kept() });
       } catch (e) {
-        post({ kind: 'error', error: toWireError(e), bytesRead: e instanceof InputError ? e.bytesRead : bytesRead });
+        const bad = e instanceof InputError; // else the reader itself failed
+        if (!stop.signal.aborted) post({ kind: 'error', error: toWireError(e), bytesRead: bad ? e.bytesRead : bytesRead, gzip: bad ? e.gzip : false, ...kept() });
       }
+      if (stop.signal.aborted) onStopped();
     })();
   });
 }
@@ -193,14 +286,22 @@ export interface ChunkSource {
   next(): Promise<Chunk | null>;
   /** Stops reading; a pending next() resolves null. */
   close(): void;
+  /** A download's bytes as read, once its end (or failure) was handed out; null for a File. */
+  kept(): File | null;
 }
 
 /** Chunks read in this thread: the fallback when no reader worker can be started. */
 export class LocalChunks implements ChunkSource {
   private readonly it: AsyncGenerator<Chunk>;
   private closed = false;
-  constructor(file: Blob, gzip: boolean, chunkBytes = MAX_CHUNK) {
-    this.it = readChunks(file, gzip, chunkBytes);
+  private readonly keep: BlobPart[] | undefined;
+  private readonly stop = new AbortController();
+  constructor(private readonly input: ReadInput, chunkBytes = MAX_CHUNK) {
+    this.keep = 'stream' in input ? [] : undefined;
+    this.it = readInput(input, chunkBytes, this.keep, this.stop.signal);
+  }
+  kept(): File | null {
+    return this.keep && 'stream' in this.input ? new File(this.keep, this.input.name) : null;
   }
   async next(): Promise<Chunk | null> {
     if (this.closed) return null;
@@ -210,6 +311,7 @@ export class LocalChunks implements ChunkSource {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.stop.abort(); // a download ends now, even if a read is waiting
     void this.it.return(undefined).catch(() => {});
   }
 }
@@ -221,20 +323,25 @@ export class RemoteChunks implements ChunkSource {
   private closed = false;
   private ended = false; // 'end' or 'error' was handed out: nothing more will come
   private crash: Error | null = null;
+  private keptFile: File | null = null;
   /** Chunks received so far. */
   received = 0;
 
   constructor(
     private readonly port: Port,
-    file: Blob,
-    gzip: boolean,
+    input: ReadInput,
     chunkBytes = MAX_CHUNK,
     ahead = 3,
     private readonly onClose: () => void = () => {},
   ) {
     port.addEventListener('message', (ev: MessageEvent<ReaderResponse>) => this.deliver(ev.data));
-    const start: ReaderRequest = { kind: 'start', file: file as File, gzip, chunkBytes, credit: ahead };
-    port.postMessage(start);
+    const start: ReaderRequest = { kind: 'start', input, chunkBytes, credit: ahead };
+    // A download's stream moves to the reader; a File is only cloned (a handle, not its bytes).
+    port.postMessage(start, 'stream' in input ? [input.stream] : []);
+  }
+
+  kept(): File | null {
+    return this.keptFile;
   }
 
   /** The reader itself died (not the input): the pending and later next() calls throw `e`. */
@@ -258,16 +365,21 @@ export class RemoteChunks implements ChunkSource {
       }
       case 'end':
         this.ended = true;
+        this.keptFile = r.kept ?? null;
         return null;
       case 'error':
         this.ended = true;
-        throw new InputError(r.error, r.bytesRead);
+        this.keptFile = r.kept ?? null;
+        throw new InputError(r.error, r.bytesRead, r.gzip);
     }
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    // The reader cancels a download it is reading (a terminated worker would only drop it).
+    const stop: ReaderRequest = { kind: 'stop' };
+    this.port.postMessage(stop);
     this.deliver(null);
     this.onClose();
   }

@@ -12,8 +12,8 @@ import type { Overview } from '../lib/overview';
 import type { Summary } from '../lib/summary';
 
 export interface LoadProgress {
-  bytesRead: number; // compressed bytes read from the file
-  totalBytes: number; // file.size
+  bytesRead: number; // compressed bytes read from the file (or downloaded)
+  totalBytes: number | null; // file.size, or a download's Content-Length (null: not sent)
   decodedBytes: number; // JSON bytes fed to the core
   elapsedMs: number;
 }
@@ -40,6 +40,11 @@ export type ResultOf<W extends QueryWhat> = Extract<QueryResult, { what: W }>;
 
 export type Request =
   | { kind: 'load'; id: number; file: File }
+  /**
+   * A download's body, transferred as it arrives (the page fetched it: its CSP checks that
+   * request). Parsed like a file; gzip is told by its first bytes. `totalBytes`: Content-Length.
+   */
+  | { kind: 'loadStream'; id: number; stream: ReadableStream<Uint8Array>; name: string; totalBytes: number | null }
   | { kind: 'cancel'; id: number; target: number }
   /** `session` is the id of the load call that made it. */
   | { kind: 'query'; id: number; session: number; query: Query }
@@ -49,7 +54,8 @@ export type Request =
 
 export type Response =
   | { kind: 'progress'; id: number; progress: LoadProgress }
-  | { kind: 'result'; id: number; summary: Summary; overview?: Overview | null }
+  /** `file`: for a loadStream, the bytes as received (gzip kept), to be used as a dropped File. */
+  | { kind: 'result'; id: number; summary: Summary; overview?: Overview | null; file?: File }
   | { kind: 'answer'; id: number; result: QueryResult }
   /** A valid trace JSON (its buffer transferred) holding the window, and its event counts. */
   | { kind: 'trimmed'; id: number; trimmed: Trimmed }
@@ -59,14 +65,25 @@ export type Response =
 // own thread so that file I/O and decompression overlap parsing. Chunks are ArrayBuffers moved
 // (transferred, not copied) to the trace worker; the reader runs at most `credit` chunks ahead and
 // each `more` grants another. The bytes stay bytes.
+//
+// A download's body is moved on to the reader the same way (a ReadableStream is transferable). The
+// reader keeps its bytes as received and hands them back at the end as `kept`, a File: the page
+// has no other copy, and the Timeline needs the file.
+export type ReadInput =
+  | { file: Blob; gzip: boolean }
+  | { stream: ReadableStream<Uint8Array>; name: string };
+
 export type ReaderRequest =
-  | { kind: 'start'; file: File; gzip: boolean; chunkBytes: number; credit: number }
-  | { kind: 'more'; n: number };
+  | { kind: 'start'; input: ReadInput; chunkBytes: number; credit: number }
+  | { kind: 'more'; n: number }
+  /** The trace worker needs no more: a download is cancelled (its request ends), then the reader stops. */
+  | { kind: 'stop' };
 
 export type ReaderResponse =
   | { kind: 'chunk'; bytes: Uint8Array; bytesRead: number } // bytes own their whole buffer
-  | { kind: 'end'; bytesRead: number }
-  | { kind: 'error'; error: WireError; bytesRead: number }; // the input failed part-way (e.g. bad gzip)
+  | { kind: 'end'; bytesRead: number; kept?: File }
+  /** The input failed part-way: in its gzip decoding (`gzip`), else in reading its bytes. */
+  | { kind: 'error'; error: WireError; bytesRead: number; gzip: boolean; kept?: File };
 
 /** A Worker, a worker's global scope or a MessagePort, as the reader protocol uses them. */
 export interface Port {
@@ -99,7 +116,7 @@ export class RemoteError extends Error {
 
 /** What the client needs of a Worker (or a MessagePort): lets tests drive it without a browser. */
 export interface Endpoint {
-  postMessage(message: unknown): void;
+  postMessage(message: unknown, transfer?: Transferable[]): void;
   addEventListener(type: 'message', listener: (ev: MessageEvent) => void): void;
 }
 
@@ -114,6 +131,8 @@ export interface Trimmed {
 export interface LoadResult {
   summary: Summary;
   overview: Overview | null;
+  /** A loadStream's bytes as received (none if it stopped early: not a trace). */
+  file?: File;
 }
 
 interface Pending {
@@ -142,6 +161,20 @@ export class TraceClient {
     });
     const req: Request = { kind: 'load', id, file };
     this.endpoint.postMessage(req);
+    return { id, promise };
+  }
+
+  /**
+   * Loads a download as it arrives. The stream is transferred: it is the worker's from now on.
+   * Cancel it with cancel(id), which also cancels the stream (and so the request behind it).
+   */
+  loadStream(stream: ReadableStream<Uint8Array>, name: string, totalBytes: number | null, onProgress?: (p: LoadProgress) => void): Call<LoadResult> {
+    const id = this.nextId++;
+    const promise = new Promise<LoadResult>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, onProgress });
+    });
+    const req: Request = { kind: 'loadStream', id, stream, name, totalBytes };
+    this.endpoint.postMessage(req, [stream]);
     return { id, promise };
   }
 
@@ -207,7 +240,7 @@ export class TraceClient {
         break;
       case 'result':
         this.pending.delete(res.id);
-        p.resolve({ summary: res.summary, overview: res.overview ?? null } satisfies LoadResult);
+        p.resolve({ summary: res.summary, overview: res.overview ?? null, ...(res.file ? { file: res.file } : {}) } satisfies LoadResult);
         break;
       case 'answer':
         this.pending.delete(res.id);

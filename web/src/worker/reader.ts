@@ -1,8 +1,9 @@
 /// <reference lib="webworker" />
 // The reader worker, started by the trace worker for each file: reads (and gunzips) the file on
 // this thread and moves 4 MB chunks to the trace worker, so file I/O overlaps parsing (feeder.ts).
+// Told to stop, it cancels a download it is reading and then ends itself.
 import { serveChunks } from './feeder';
 
 declare const self: DedicatedWorkerGlobalScope;
 
-serveChunks(self);
+serveChunks(self, () => self.close());

@@ -1,9 +1,10 @@
 /// <reference lib="webworker" />
-// The trace worker: streams each File into a wasm Session and answers with its summary, then
-// keeps the Session (keyed by the load's id) to answer the views' queries until the page closes it.
-// Trace bytes never become a JS string (V8 caps strings at ~512 MB and Chromium then silently
-// yields ""): a reader worker reads them (slice().arrayBuffer(), or file.stream() ->
-// DecompressionStream for gzip) and transfers 4 MB chunks here, copied once into the wasm heap.
+// The trace worker: streams each File (or download) into a wasm Session and answers with its
+// summary, then keeps the Session (keyed by the load's id) to answer the views' queries until the
+// page closes it. Trace bytes never become a JS string (V8 caps strings at ~512 MB and Chromium then
+// silently yields ""): a reader worker reads them (slice().arrayBuffer(), or file.stream() ->
+// DecompressionStream for gzip; a download's body as it arrives) and transfers 4 MB chunks here,
+// copied once into the wasm heap.
 import createKinetoscope from '../generated/kinetoscope_web.mjs';
 import type { KinetoscopeModule, KinetoscopeSession } from '../generated/kinetoscope_web.mjs';
 import wasmUrl from '../generated/kinetoscope_web.wasm?url';
@@ -23,6 +24,7 @@ import {
   type LoadResult,
   type Query,
   type QueryResult,
+  type ReadInput,
   type Request,
   type Response,
   type Trimmed,
@@ -69,24 +71,31 @@ function onTrap(): void {
   sessions.clear();
 }
 
+/** Runs load `id` and answers it; its Session stays here unless the page closed it meanwhile. */
+function startLoad(id: number, input: LoadInput): void {
+  const job: Job = { cancelled: false, closed: false, source: null };
+  jobs.set(id, job);
+  loadTrace(id, input, job)
+    .then(({ result, session }) => {
+      if (session) {
+        if (job.closed) session.delete();
+        else sessions.set(id, session);
+      }
+      post({ kind: 'result', id, summary: result.summary, overview: result.overview, ...(result.file ? { file: result.file } : {}) });
+    })
+    .catch((e) => {
+      if (isTrap(e)) onTrap();
+      post({ kind: 'error', id, error: toWireError(e) });
+    })
+    .finally(() => jobs.delete(id));
+}
+
 self.addEventListener('message', (ev: MessageEvent<Request>) => {
   const req = ev.data;
   if (req.kind === 'load') {
-    const job: Job = { cancelled: false, closed: false, source: null };
-    jobs.set(req.id, job);
-    loadFile(req.id, req.file, job)
-      .then(({ result, session }) => {
-        if (session) {
-          if (job.closed) session.delete();
-          else sessions.set(req.id, session);
-        }
-        post({ kind: 'result', id: req.id, summary: result.summary, overview: result.overview });
-      })
-      .catch((e) => {
-        if (isTrap(e)) onTrap();
-        post({ kind: 'error', id: req.id, error: toWireError(e) });
-      })
-      .finally(() => jobs.delete(req.id));
+    startLoad(req.id, { file: req.file });
+  } else if (req.kind === 'loadStream') {
+    startLoad(req.id, { stream: req.stream, name: req.name, totalBytes: req.totalBytes });
   } else if (req.kind === 'cancel') {
     const job = jobs.get(req.target);
     if (job) {
@@ -144,15 +153,19 @@ function abortError(): Error {
   return e;
 }
 
-/** Chunks of the file from a reader worker of its own, or read here if none can be started. */
-function openSource(file: File, gzip: boolean): ChunkSource {
+/** Chunks of the input from a reader worker of its own, or read here if none can be started. */
+function openSource(input: ReadInput): ChunkSource {
   let worker: Worker;
   try {
     worker = new Worker(new URL('./reader.ts', import.meta.url), { type: 'module' });
   } catch {
-    return new LocalChunks(file, gzip, MAX_CHUNK);
+    return new LocalChunks(input, MAX_CHUNK);
   }
-  const source = new RemoteChunks(worker, file, gzip, MAX_CHUNK, 3, () => worker.terminate());
+  // Closing ends the reader. A File's reader is simply terminated. A download's reader is first
+  // told to cancel the stream (so its request ends: the page aborts its fetch as well) and ends
+  // itself then; terminated later in case it does not.
+  const end = () => worker.terminate();
+  const source = new RemoteChunks(worker, input, MAX_CHUNK, 3, () => ('stream' in input ? setTimeout(end, 10_000) : end()));
   worker.addEventListener('error', (ev) => {
     ev.preventDefault();
     source.fail(new Error(`The file reader stopped: ${ev.message || 'worker error'}`));
@@ -160,15 +173,29 @@ function openSource(file: File, gzip: boolean): ChunkSource {
   return source;
 }
 
-/** The load's answer, and its Session when the file is a trace (the caller keeps or frees it). */
-async function loadFile(id: number, file: File, job: Job): Promise<{ result: LoadResult; session: KinetoscopeSession | null }> {
+/** A dropped or picked File, or a download's body (gzip or not: its first bytes tell). */
+type LoadInput = { file: File } | { stream: ReadableStream<Uint8Array>; name: string; totalBytes: number | null };
+
+/**
+ * The load's answer, and its Session when the input is a trace (the caller keeps or frees it).
+ * A download's answer also holds its bytes as received, as a File: the page has no other copy.
+ */
+async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ result: LoadResult; session: KinetoscopeSession | null }> {
   const t0 = performance.now();
-  const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
-  const gzipped = isGzip(head);
+  const isFile = 'file' in input;
+  const name = isFile ? input.file.name : input.name;
+  const totalBytes = isFile ? input.file.size : input.totalBytes;
+  let read: ReadInput;
+  if (isFile) {
+    const head = new Uint8Array(await input.file.slice(0, 2).arrayBuffer());
+    read = { file: input.file, gzip: isGzip(head) };
+  } else {
+    read = { stream: input.stream, name };
+  }
   if (job.cancelled) throw abortError();
 
   // Start reading before the module is ready (compiled once per worker, streaming): I/O overlaps it.
-  const source = openSource(file, gzipped);
+  const source = openSource(read);
   job.source = source;
   let session: KinetoscopeSession | null = null;
   try {
@@ -180,7 +207,7 @@ async function loadFile(id: number, file: File, job: Job): Promise<{ result: Loa
     let bytesRead = 0;
     const progress = (): LoadProgress => ({
       bytesRead,
-      totalBytes: file.size,
+      totalBytes,
       decodedBytes: feeder.fed,
       elapsedMs: performance.now() - t0,
     });
@@ -195,24 +222,27 @@ async function loadFile(id: number, file: File, job: Job): Promise<{ result: Loa
         if (throttle.ready(performance.now())) post({ kind: 'progress', id, progress: progress() });
       }
     } catch (e) {
-      // A corrupt or cut-off gzip stream fails here, after every byte decoded before it was fed;
-      // keep what was read and report it. Anything else (the reader died) fails the load.
+      // A corrupt or cut-off gzip stream, or a download that broke off, fails here after every
+      // byte decoded before it was fed; keep what was read and report it. Anything else (the
+      // reader died) fails the load.
       if (!(e instanceof InputError)) throw e;
       inputError = e;
       bytesRead = e.bytesRead;
     }
     if (job.cancelled) throw abortError();
+    // A download's bytes, known once its end (or failure) came; none if reading stopped early.
+    const downloaded = source.kept();
     source.close();
-    post({ kind: 'progress', id, progress: { ...progress(), bytesRead: inputError ? bytesRead : file.size } });
+    post({ kind: 'progress', id, progress: { ...progress(), bytesRead: inputError || !isFile ? bytesRead : input.file.size } });
 
-    // A corrupt or cut-off gzip stream: the core records it in health (as the CLI does) and
-    // keeps every event decompressed before it.
-    if (inputError) session.inputError(gzipped);
+    // The input failed part-way: the core records it in health (gzip-error or read-error, as the
+    // CLI does) and keeps every event decoded before it.
+    if (inputError) session.inputError(inputError.gzip);
     session.finish();
     // The summary is a small JSON object the core writes, not trace bytes.
     const summary = JSON.parse(session.summaryJson()) as Summary;
-    summary.file = file.name;
-    const result = { summary, overview: summary.ok ? overviewOf(session) : null };
+    summary.file = name;
+    const result: LoadResult = { summary, overview: summary.ok ? overviewOf(session) : null, ...(downloaded ? { file: downloaded } : {}) };
     if (!summary.ok) return { result, session: null };
     const kept = session;
     session = null; // handed over: not freed below
@@ -236,7 +266,7 @@ async function trimFile(id: number, file: File, startUs: number, endUs: number, 
   const mod = await getModule();
   if (!mod.Trimmer) throw new Error('This build of the analysis core cannot cut a time window out of a trace yet.');
   if (job.cancelled) throw abortError();
-  const source = openSource(file, gzipped);
+  const source = openSource({ file, gzip: gzipped });
   job.source = source;
   const trimmer = new mod.Trimmer(startUs, endUs);
   try {
@@ -257,7 +287,7 @@ async function trimFile(id: number, file: File, startUs: number, endUs: number, 
     } catch (e) {
       // A corrupt or cut-off gzip: keep the events decoded before it, as the load does.
       if (!(e instanceof InputError)) throw e;
-      trimmer.inputError(gzipped);
+      trimmer.inputError(e.gzip);
     }
     if (job.cancelled) throw abortError();
     trimmer.finish();
