@@ -4,6 +4,7 @@ import {
   ChunkFeeder,
   Gatherer,
   InputError,
+  Keeper,
   LocalChunks,
   MAX_CHUNK,
   RemoteChunks,
@@ -228,26 +229,26 @@ describe('streamChunks (gzip files and downloads share it)', () => {
     const json = traceJson(400);
     const pieces = split(json, [1, 3, 700, 5, 2000]);
     const { stream } = bodyOf(pieces);
-    const keep: BlobPart[] = [];
+    const keep = new Keeper(100); // folds into Blobs every 100 bytes: both parts are checked
     const { chunks, error } = await collect(streamChunks(stream, { gzip: 'detect', chunkBytes: 1024, keep }));
     expect(error).toBeNull();
     expect(concat(chunks.map((c) => c.bytes))).toEqual(json);
     expect(chunks.slice(0, -1).every((c) => c.bytes.length === 1024)).toBe(true);
     expect(chunks.every((c) => ownsBuffer(c.bytes))).toBe(true);
     expect(chunks.at(-1)!.bytesRead).toBe(json.length);
-    expect(new Uint8Array(await new Blob(keep).arrayBuffer())).toEqual(json);
+    expect(new Uint8Array(await keep.file('t').arrayBuffer())).toEqual(json);
   });
 
   it('tells gzip by its first two bytes, even split over two pieces, and keeps the compressed bytes', async () => {
     const json = traceJson(3000);
     const gz = new Uint8Array(gzipSync(json));
     const { stream } = bodyOf(split(gz, [1, 1, 10, 4000]));
-    const keep: BlobPart[] = [];
+    const keep = new Keeper(100); // folds into Blobs every 100 bytes: both parts are checked
     const { chunks, error } = await collect(streamChunks(stream, { gzip: 'detect', chunkBytes: 4096, keep }));
     expect(error).toBeNull();
     expect(concat(chunks.map((c) => c.bytes))).toEqual(json);
     expect(chunks.at(-1)!.bytesRead).toBe(gz.length); // compressed bytes, as received
-    expect(new Uint8Array(await new Blob(keep).arrayBuffer())).toEqual(gz);
+    expect(new Uint8Array(await keep.file('t').arrayBuffer())).toEqual(gz);
   });
 
   it('a body of one byte, or none, is plain (too short for the gzip magic)', async () => {

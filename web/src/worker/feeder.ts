@@ -130,12 +130,40 @@ export async function* readChunks(file: Blob, gzip: boolean, chunkBytes = MAX_CH
   }
 }
 
+/**
+ * A download's bytes as they come, kept for the Timeline. Every KEEP_FOLD bytes the pieces are
+ * folded into a Blob, which Chromium moves out of this thread's heap into its blob store (which
+ * spills to disk when big); a File made of those Blobs references them without copying. Holding
+ * a multi-GB download as thousands of 64 KB ArrayBuffers instead kept it all in the tab's memory
+ * and copied it once more when the File was made (scripts/bench, path url).
+ */
+export class Keeper {
+  private readonly blobs: Blob[] = [];
+  private pending: Uint8Array<ArrayBuffer>[] = [];
+  private pendingBytes = 0;
+  constructor(private readonly fold = KEEP_FOLD) {}
+  push(piece: Uint8Array<ArrayBuffer>): void {
+    this.pending.push(piece);
+    this.pendingBytes += piece.byteLength;
+    if (this.pendingBytes >= this.fold) {
+      this.blobs.push(new Blob(this.pending));
+      this.pending = [];
+      this.pendingBytes = 0;
+    }
+  }
+  file(name: string): File {
+    return new File([...this.blobs, ...this.pending], name);
+  }
+}
+
+export const KEEP_FOLD = 32 * 1024 * 1024;
+
 export interface StreamOptions {
   /** Gunzip it; 'detect': when its first two bytes are gzip's magic (a download: names lie). */
   gzip: boolean | 'detect';
   chunkBytes?: number;
   /** Receives every piece of the stream as read, before decoding (a download keeps its bytes). */
-  keep?: BlobPart[];
+  keep?: Keeper;
   /** Cancels the stream at once, even while a read waits on a stalled download. */
   signal?: AbortSignal;
 }
@@ -234,7 +262,7 @@ export async function* streamChunks(stream: ReadableStream<Uint8Array>, opts: St
  * The chunks of a reader input: a File (gzip known) or a download (gzip told by its bytes, raw
  * pieces kept in `keep`, cancelled by `signal`).
  */
-export function readInput(input: ReadInput, chunkBytes = MAX_CHUNK, keep?: BlobPart[], signal?: AbortSignal): AsyncGenerator<Chunk> {
+export function readInput(input: ReadInput, chunkBytes = MAX_CHUNK, keep?: Keeper, signal?: AbortSignal): AsyncGenerator<Chunk> {
   return 'stream' in input ? streamChunks(input.stream, { gzip: 'detect', chunkBytes, keep, signal }) : readChunks(input.file, input.gzip, chunkBytes);
 }
 
@@ -258,8 +286,8 @@ export function serveChunks(port: Port, onStopped: () => void = () => {}): void 
     }
     credit += req.credit;
     const input = req.input;
-    const keep: BlobPart[] | undefined = 'stream' in input ? [] : undefined;
-    const kept = () => (keep && 'stream' in input ? { kept: new File(keep, input.name) } : {});
+    const keep = 'stream' in input ? new Keeper() : undefined;
+    const kept = () => (keep && 'stream' in input ? { kept: keep.file(input.name) } : {});
     void (async () => {
       let bytesRead = 0;
       const post = (r: ReaderResponse, transfer: Transferable[] = []) => port.postMessage(r, transfer);
@@ -294,14 +322,14 @@ export interface ChunkSource {
 export class LocalChunks implements ChunkSource {
   private readonly it: AsyncGenerator<Chunk>;
   private closed = false;
-  private readonly keep: BlobPart[] | undefined;
+  private readonly keep: Keeper | undefined;
   private readonly stop = new AbortController();
   constructor(private readonly input: ReadInput, chunkBytes = MAX_CHUNK) {
-    this.keep = 'stream' in input ? [] : undefined;
+    this.keep = 'stream' in input ? new Keeper() : undefined;
     this.it = readInput(input, chunkBytes, this.keep, this.stop.signal);
   }
   kept(): File | null {
-    return this.keep && 'stream' in this.input ? new File(this.keep, this.input.name) : null;
+    return this.keep && 'stream' in this.input ? this.keep.file(this.input.name) : null;
   }
   async next(): Promise<Chunk | null> {
     if (this.closed) return null;
