@@ -1,6 +1,6 @@
 // End-to-end load benchmark of Kinetoscope on big synthetic traces (scripts/bench).
 //   node scripts/bench.mjs [--size 1G | --sizes 256M,1G,3G] [--runs 3]
-//                          [--only native,views,wasm,page,baseline,table] [--dir /tmp/kinetoscope-bench]
+//                          [--only native,views,wasm,page,url,baseline,table] [--dir /tmp/kinetoscope-bench]
 //                          [--table-size 150M]
 // For each size: generates (or reuses) DIR/trace-SIZE.v2.json with gen-trace, then measures
 //   native    build/native/kinetoscope summary --json FILE   (peak RSS from /usr/bin/time -v)
@@ -10,6 +10,8 @@
 //   page      web/dist in headless Debian Chromium: setInputFiles -> [data-testid=events-total]
 //             (peak RSS of the tab's renderer processes, sampled every 100 ms), and on to the
 //             Overview's step chart being drawn
+//   url       the page opened at ?url=<the trace, served from another origin with CORS>: from
+//             navigation start (page load, download and parse streamed together) to the summary
 //   table     the Operators tab on DIR/trace-TABLESIZE-distinct.v2.json (every call its own
 //             operator: 100k+ rows): time to show the table, then click-to-paint latency of
 //             sorting by a column and of typing a search (medians of 7)
@@ -26,7 +28,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const V8_STRING_CAP = 536870888;
 
 // ---------------------------------------------------------------- arguments
-const opts = { sizes: ['1G'], runs: 3, only: ['native', 'views', 'wasm', 'page', 'baseline', 'table'],
+const opts = { sizes: ['1G'], runs: 3, only: ['native', 'views', 'wasm', 'page', 'url', 'baseline', 'table'],
   dir: '/tmp/kinetoscope-bench', tableSize: '150M' };
 {
   const a = process.argv.slice(2);
@@ -136,9 +138,9 @@ async function browser() {
   return browserState;
 }
 
-async function staticServer() {
-  const p = spawn('python3', [path.join(root, 'scripts', 'static-server.py'), path.join(root, 'web', 'dist'),
-    '--port', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function staticServer(dir = path.join(root, 'web', 'dist'), extra = []) {
+  const p = spawn('python3', [path.join(root, 'scripts', 'static-server.py'), dir,
+    '--port', '0', '--quiet', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise((resolve, reject) => {
     let buf = '';
     p.stdout.on('data', (d) => {
@@ -242,6 +244,40 @@ async function benchPage(file, url) {
   }
 }
 
+// The page opened on ?url=<trace>: the trace comes from a second static server (another origin,
+// with CORS), downloaded and parsed as it streams. Timed from navigation start, so it includes
+// the page's own load and the wasm compile that the drop path has done before its clock starts.
+async function benchUrl(file, url, traceUrl) {
+  const { pid, ctx, page, crashed: tabCrashed } = await openPage();
+  try {
+    await page.addInitScript(() => {
+      window.__ksT1 = 0;
+      const done = () => {
+        const el = document.querySelector('[data-testid="events-total"]');
+        if (el && /\d/.test(el.textContent) && !window.__ksT1) window.__ksT1 = performance.now();
+      };
+      addEventListener('DOMContentLoaded', () =>
+        new MutationObserver(done).observe(document, { subtree: true, childList: true, characterData: true }));
+    });
+    const stop = sampler(pid);
+    await page.goto(`${url}?url=${encodeURIComponent(traceUrl + path.basename(file))}`, { waitUntil: 'commit' });
+    const limit = 60000 + fs.statSync(file).size / 5e3;
+    const r = await Promise.race([
+      page.waitForFunction(() => window.__ksT1 > 0, null, { timeout: limit, polling: 200 }).then(() => 'ok'),
+      new Promise((res) => page.once('crash', () => res('crash'))),
+    ]).catch((e) => `timeout: ${e.message.split('\n')[0]}`);
+    const mem = stop();
+    if (r !== 'ok' || tabCrashed()) return { error: tabCrashed() || r === 'crash' ? 'tab crashed' : r, mem };
+    const { t1, text } = await page.evaluate(() => ({ t1: window.__ksT1,
+      text: document.querySelector('[data-testid="events-total"]').textContent }));
+    return { seconds: t1 / 1000, mem, memNote: 'renderer RSS', events: numberIn(text) };
+  } catch (e) {
+    return { error: tabCrashed() ? 'tab crashed' : e.message.split('\n')[0] };
+  } finally {
+    await ctx.close().catch(() => {});
+  }
+}
+
 async function benchBaseline(file, url) {
   const { pid, ctx, page, crashed: tabCrashed } = await openPage();
   try {
@@ -332,18 +368,21 @@ const LABEL = {
   overview: 'web page, headless Chromium (input → Overview drawn)',
   wasm: 'wasm in Node (4 MB chunks)',
   page: 'web page, headless Chromium (input → summary)',
+  url: 'web page opened on `?url=` (navigation → summary; download streamed into the parse)',
   baseline: 'baseline: `file.text()` + `JSON.parse` in Chromium',
 };
 
 const loadAtStart = os.loadavg()[0].toFixed(2);
 
 async function main() {
-  const needWeb = opts.only.includes('page') || opts.only.includes('table');
+  const needWeb = opts.only.some((x) => x === 'page' || x === 'url' || x === 'table');
   if (needWeb && !fs.existsSync(path.join(root, 'web', 'dist', 'index.html'))) {
     log('web/dist missing: the page column is skipped');
-    opts.only = opts.only.filter((x) => x !== 'page' && x !== 'table');
+    opts.only = opts.only.filter((x) => x !== 'page' && x !== 'url' && x !== 'table');
   }
-  const srv = opts.only.some((x) => x === 'page' || x === 'baseline' || x === 'table') ? await staticServer() : null;
+  const srv = opts.only.some((x) => x === 'page' || x === 'url' || x === 'baseline' || x === 'table') ? await staticServer() : null;
+  // The traces' folder, served from another origin (its own port) with CORS, for ?url=.
+  const traceSrv = opts.only.includes('url') ? await staticServer(opts.dir, ['--cors']) : null;
   const tableRuns = [];
   const rows = [];
   const checks = [];
@@ -359,6 +398,7 @@ async function main() {
           else if (kind === 'views') r = await benchNative(file, true);
           else if (kind === 'wasm') r = await benchWasm(file);
           else if (kind === 'page') r = await benchPage(file, srv.url);
+          else if (kind === 'url') r = await benchUrl(file, srv.url, traceSrv.url);
           else if (kind === 'baseline') {
             r = await benchBaseline(file, srv.url);
           } else throw new Error(`unknown --only ${kind}`);
@@ -403,6 +443,7 @@ async function main() {
   } finally {
     if (browserState) await browserState.browser.close().catch(() => {});
     srv?.stop();
+    traceSrv?.stop();
   }
 
   // Cross-check: every path that finished should count the same events.

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Static file server for web/dist (scripts/serve, scripts/bench).
 
-usage: static-server.py DIR [--host 127.0.0.1] [--port 8080]   (--port 0 picks a free port)
+usage: static-server.py DIR [--host 127.0.0.1] [--port 8080] [--cors]   (--port 0 picks a free port)
+--cors sends Access-Control-Allow-Origin: * (scripts/bench serves traces to the page's ?url= that way).
 Prints "serving http://HOST:PORT/" once listening. Types are pinned rather than read from
 /etc/mime.types, which a fresh machine may lack: module scripts must be JavaScript and the wasm
 must be application/wasm for WebAssembly.instantiateStreaming.
@@ -34,6 +35,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def end_headers(self):
         # Always revalidate: a rebuilt app must not be shadowed by a cached one.
         self.send_header("Cache-Control", "no-cache")
+        if self.server.cors:
+            self.send_header("Access-Control-Allow-Origin", "*")
         super().end_headers()
 
     def log_message(self, fmt, *args):
@@ -47,11 +50,13 @@ def main():
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=8080)
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--cors", action="store_true")
     a = ap.parse_args()
     handler = functools.partial(Handler, directory=a.dir)
     http.server.ThreadingHTTPServer.allow_reuse_address = True
     with http.server.ThreadingHTTPServer((a.host, a.port), handler) as srv:
         srv.quiet = a.quiet
+        srv.cors = a.cors
         host, port = srv.server_address[:2]
         print(f"serving http://{host}:{port}/", flush=True)
         try:
