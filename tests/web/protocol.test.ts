@@ -50,6 +50,24 @@ describe('TraceClient', () => {
     expect(c.inFlight).toBe(0);
   });
 
+  it('hands the summary to its own call ahead of the result, and keeps the call pending', async () => {
+    const w = new FakeWorker();
+    const c = new TraceClient(w);
+    const seenA: Summary[] = [];
+    const seenB: Summary[] = [];
+    const a = c.load(file('a.json'), undefined, (s) => seenA.push(s));
+    const b = c.loadStream(new ReadableStream(), 'b.json', null, undefined, (s) => seenB.push(s));
+    w.reply({ kind: 'summary', id: b.id, summary: summary(5) });
+    expect(seenB.map((s) => s.events)).toEqual([5]);
+    expect(seenA).toEqual([]);
+    expect(c.inFlight).toBe(2); // the summary does not settle the load
+    w.reply({ kind: 'result', id: b.id, summary: summary(5) });
+    await expect(b.promise).resolves.toMatchObject({ summary: { events: 5 } });
+    w.reply({ kind: 'result', id: a.id, summary: summary(1) });
+    await a.promise;
+    expect(seenA).toEqual([]); // no summary message came for a: none reported
+  });
+
   it('routes progress to the right call and ignores responses for unknown ids', async () => {
     const w = new FakeWorker();
     const c = new TraceClient(w);

@@ -159,6 +159,11 @@ export function App() {
   }, []);
   const runner = useMemo<Runner>(() => ({ query: runQuery, trim: runTrim }), [runQuery, runTrim]);
 
+  /** The summary, ahead of the overview: the card shows it while the overview is computed. */
+  const showSummary = (run: Running, summary: Summary) => {
+    if (!run.cancelled && current.current === run) update(run.entry.key, { summary });
+  };
+
   /** Stops the load under way: the worker's call, and a download's fetch. */
   const stop = (run: Running) => {
     run.cancelled = true;
@@ -207,10 +212,16 @@ export function App() {
     total = d.totalBytes;
     update(run.entry.key, { size: total });
     show();
-    const call = client().loadStream(d.stream, run.entry.name, total, (p) => {
-      fromWorker = p;
-      show();
-    });
+    const call = client().loadStream(
+      d.stream,
+      run.entry.name,
+      total,
+      (p) => {
+        fromWorker = p;
+        show();
+      },
+      (summary) => showSummary(run, summary),
+    );
     run.callId = call.id;
     return call;
   };
@@ -230,7 +241,7 @@ export function App() {
           let call: Call<LoadResult>;
           if (entry.url) call = await download(run, entry.url);
           else {
-            call = client().load(entry.file!, setProgress);
+            call = client().load(entry.file!, setProgress, (summary) => showSummary(run, summary));
             run.callId = call.id;
           }
           const { summary, overview, file } = await call.promise;
@@ -520,6 +531,11 @@ function FileCard({ entry, runner, onRemove }: { entry: Entry; runner: Runner; o
         </p>
       )}
       {entry.summary && <SummaryView summary={entry.summary} fileSize={entry.size ?? 0} />}
+      {entry.summary && entry.status === 'loading' && (
+        <p class="muted" data-testid="overview-pending" role="status">
+          Computing the overview, operators and recommendations…
+        </p>
+      )}
       {analysed && (
         <>
           <div class="tabs" role="tablist" aria-label={`Views of ${entry.name}`}>

@@ -59,7 +59,12 @@ export type Response =
   | { kind: 'answer'; id: number; result: QueryResult }
   /** A valid trace JSON (its buffer transferred) holding the window, and its event counts. */
   | { kind: 'trimmed'; id: number; trimmed: Trimmed }
-  | { kind: 'error'; id: number; error: WireError };
+  | { kind: 'error'; id: number; error: WireError }
+  /**
+   * A load's summary, sent as soon as the file is read, before the overview is computed (1-2 s
+   * on a 1 GiB trace): the card shows it meanwhile. The `result` repeats it.
+   */
+  | { kind: 'summary'; id: number; summary: Summary };
 
 // Between the trace worker and its reader worker, which reads the file (and gunzips it) on its
 // own thread so that file I/O and decompression overlap parsing. Chunks are ArrayBuffers moved
@@ -139,6 +144,7 @@ interface Pending {
   resolve(r: unknown): void;
   reject(e: Error): void;
   onProgress?: (p: LoadProgress) => void;
+  onSummary?: (s: Summary) => void;
 }
 
 export interface Call<T> {
@@ -154,10 +160,11 @@ export class TraceClient {
     endpoint.addEventListener('message', (ev) => this.onResponse(ev.data as Response));
   }
 
-  load(file: File, onProgress?: (p: LoadProgress) => void): Call<LoadResult> {
+  /** `onSummary` gets the summary as soon as the file is read, before the overview is done. */
+  load(file: File, onProgress?: (p: LoadProgress) => void, onSummary?: (s: Summary) => void): Call<LoadResult> {
     const id = this.nextId++;
     const promise = new Promise<LoadResult>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, onProgress });
+      this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, onProgress, onSummary });
     });
     const req: Request = { kind: 'load', id, file };
     this.endpoint.postMessage(req);
@@ -168,10 +175,16 @@ export class TraceClient {
    * Loads a download as it arrives. The stream is transferred: it is the worker's from now on.
    * Cancel it with cancel(id), which also cancels the stream (and so the request behind it).
    */
-  loadStream(stream: ReadableStream<Uint8Array>, name: string, totalBytes: number | null, onProgress?: (p: LoadProgress) => void): Call<LoadResult> {
+  loadStream(
+    stream: ReadableStream<Uint8Array>,
+    name: string,
+    totalBytes: number | null,
+    onProgress?: (p: LoadProgress) => void,
+    onSummary?: (s: Summary) => void,
+  ): Call<LoadResult> {
     const id = this.nextId++;
     const promise = new Promise<LoadResult>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, onProgress });
+      this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, onProgress, onSummary });
     });
     const req: Request = { kind: 'loadStream', id, stream, name, totalBytes };
     this.endpoint.postMessage(req, [stream]);
@@ -237,6 +250,9 @@ export class TraceClient {
     switch (res.kind) {
       case 'progress':
         p.onProgress?.(res.progress);
+        break;
+      case 'summary':
+        p.onSummary?.(res.summary);
         break;
       case 'result':
         this.pending.delete(res.id);

@@ -242,6 +242,8 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
     // The summary is a small JSON object the core writes, not trace bytes.
     const summary = JSON.parse(session.summaryJson()) as Summary;
     summary.file = name;
+    // The overview takes a while on a big trace: the summary goes ahead so the card shows it.
+    if (summary.ok) post({ kind: 'summary', id, summary });
     const result: LoadResult = { summary, overview: summary.ok ? overviewOf(session) : null, ...(downloaded ? { file: downloaded } : {}) };
     if (!summary.ok) return { result, session: null };
     const kept = session;
