@@ -200,6 +200,15 @@ async function openPage() {
   return { pid, ctx, page, crashed: () => crashed };
 }
 
+/** Waits for the page's window.__ksT1 (the summary's first render): 'ok', 'crash' or 'timeout: …'. */
+function summaryShown(page, file) {
+  const limit = 60000 + fs.statSync(file).size / 5e3; // 5 MB/s floor before calling it stuck
+  return Promise.race([
+    page.waitForFunction(() => window.__ksT1 > 0, null, { timeout: limit, polling: 200 }).then(() => 'ok'),
+    new Promise((res) => page.once('crash', () => res('crash'))),
+  ]).catch((e) => `timeout: ${e.message.split('\n')[0]}`);
+}
+
 async function benchPage(file, url) {
   const { pid, ctx, page, crashed: tabCrashed } = await openPage();
   try {
@@ -224,12 +233,7 @@ async function benchPage(file, url) {
     });
     const stop = sampler(pid);
     await input.setInputFiles(file);
-    const size = fs.statSync(file).size;
-    const limit = 60000 + size / 5e3; // 5 MB/s floor before calling it stuck
-    const r = await Promise.race([
-      page.waitForFunction(() => window.__ksT1 > 0, null, { timeout: limit, polling: 200 }).then(() => 'ok'),
-      new Promise((res) => page.once('crash', () => res('crash'))),
-    ]).catch((e) => `timeout: ${e.message.split('\n')[0]}`);
+    const r = await summaryShown(page, file);
     const mem = stop();
     if (r !== 'ok' || tabCrashed()) return { error: tabCrashed() || r === 'crash' ? 'tab crashed' : r, mem };
     await page.waitForFunction(() => window.__ksT2 > 0, null, { timeout: 120000, polling: 100 }).catch(() => {});
@@ -261,11 +265,7 @@ async function benchUrl(file, url, traceUrl) {
     });
     const stop = sampler(pid);
     await page.goto(`${url}?url=${encodeURIComponent(traceUrl + path.basename(file))}`, { waitUntil: 'commit' });
-    const limit = 60000 + fs.statSync(file).size / 5e3;
-    const r = await Promise.race([
-      page.waitForFunction(() => window.__ksT1 > 0, null, { timeout: limit, polling: 200 }).then(() => 'ok'),
-      new Promise((res) => page.once('crash', () => res('crash'))),
-    ]).catch((e) => `timeout: ${e.message.split('\n')[0]}`);
+    const r = await summaryShown(page, file);
     const mem = stop();
     if (r !== 'ok' || tabCrashed()) return { error: tabCrashed() || r === 'crash' ? 'tab crashed' : r, mem };
     const { t1, text } = await page.evaluate(() => ({ t1: window.__ksT1,
