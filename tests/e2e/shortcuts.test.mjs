@@ -1,5 +1,6 @@
 // Keyboard shortcuts on the built site: 1-9 switch views, "/" focuses the table search, Esc
-// leaves it or closes the list, "?" lists the shortcuts; typing in a search never switches views.
+// leaves it or closes the list, else deselects the table row (closing the call stacks), "?" lists
+// the shortcuts; typing in a search never switches views.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { withCheckedPage, openSite } from './helpers.mjs';
@@ -44,6 +45,49 @@ describe('keyboard shortcuts', () => {
       assert.equal(await selected(page), 'tab-kernels');
       await page.keyboard.press('9');  // no ninth view: nothing changes
       assert.equal(await selected(page), 'tab-kernels');
+    });
+  });
+
+  it('Esc closes one thing at a time: the list, the search box, then the selected row and its call stacks', async () => {
+    await withCheckedPage(browser, server.url, async (page) => {
+      await page.click('[data-testid=open-sample]');
+      await page.waitForSelector('[data-testid=tab-operators]', { timeout: 60000 });
+      await page.click('[data-testid=tab-operators]');
+      await page.waitForSelector('[data-testid=op-row]');
+      const rowSel = '[data-testid=op-row][aria-selected=true]';
+      const hashRow = () => page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('row'));
+      const pick = await page.getAttribute('[data-testid=op-row] >> nth=1', 'data-name');
+      await page.click('[data-testid=op-row] >> nth=1');
+      await page.waitForSelector('[data-testid=op-stacks-name]');
+      assert.equal(await hashRow(), pick);
+
+      // In the search box: the first Esc only leaves it, the row stays selected.
+      await page.keyboard.press('/');
+      assert.equal(await focused(page), 'op-search');
+      await page.keyboard.press('Escape');
+      assert.notEqual(await focused(page), 'op-search');
+      assert.equal(await page.getAttribute(rowSel, 'data-name'), pick);
+      // With the list open, Esc closes the list and nothing else.
+      await page.keyboard.press('Shift+?');
+      await page.waitForSelector('[data-testid=shortcuts-help]');
+      await page.keyboard.press('Escape');
+      assert.equal(await page.$('[data-testid=shortcuts-help]'), null);
+      assert.equal(await page.getAttribute(rowSel, 'data-name'), pick);
+      // Then Esc deselects: the call-stack panel goes back to its hint, row= leaves the hash.
+      await page.keyboard.press('Escape');
+      await page.waitForSelector('[data-testid=op-stacks-hint]');
+      assert.equal(await page.$(rowSel), null);
+      assert.equal(await page.$('[data-testid=op-stacks-name]'), null);
+      await page.waitForFunction(() => !new URLSearchParams(location.hash.slice(1)).has('row'));
+
+      // With the focus nowhere (the page's body), Esc reaches the card all the same.
+      await page.click('[data-testid=op-row] >> nth=0');
+      await page.waitForSelector('[data-testid=op-stacks-name]');
+      await page.evaluate(() => document.activeElement?.blur());
+      assert.equal(await focused(page), 'BODY');
+      await page.keyboard.press('Escape');
+      await page.waitForSelector('[data-testid=op-stacks-hint]');
+      assert.equal(await page.$(rowSel), null);
     });
   });
 });

@@ -30,6 +30,7 @@ import { ShortcutsHelp } from './components/shortcuts-help';
 import { shortcutFor, takesText, type Shortcut } from './lib/shortcuts';
 import { TimelineView, type TimelineRequest, type TrimFn } from './views/timeline-view';
 import { SummaryView } from './views/summary-view';
+import { formatPlace, parsePlace, stepIndexOf, stepNameOf, type Place, type TablePlace } from './lib/deep-link';
 
 type Status = 'queued' | 'loading' | 'done' | 'failed' | 'cancelled';
 
@@ -346,6 +347,18 @@ export function App() {
     if (refused.length) setNotice(refused.join(' '));
   }, []);
 
+  // Deep links (lib/deep-link.ts): the place the hash names waits for the card of its file (any
+  // file when it names none) to finish loading, which then opens it once; a new hash (a link
+  // pasted into this tab) is opened again. The cards write the hash themselves.
+  const [link, setLink] = useState<Link | null>(readLink);
+  useEffect(() => {
+    const onHash = () => setLink(readLink());
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+  const linkCard = link && !link.taken ? entries.find((e) => e.status === 'done' && (link.place.file == null || e.name === link.place.file)) : undefined;
+  const linkTaken = useCallback((seq: number) => setLink((l) => (l && l.seq === seq ? { ...l, taken: true } : l)), []);
+
   // Keyboard shortcuts: "?" and Esc are the page's; the rest go to the file card holding the
   // focus (else the first card) as a "ks-shortcut" event.
   const [help, setHelp] = useState(false);
@@ -358,18 +371,22 @@ export function App() {
         setHelp((h) => !h);
         return;
       }
+      // Esc closes one thing at a time: the list, else the search box it is in, else (sent on to
+      // the card) the selected table row and the call stacks it shows.
       if (action.kind === 'escape') {
         if (document.querySelector('[data-testid=shortcuts-help]')) {
           setHelp(false);
           return;
         }
-        if (takesText(ev.target)) (ev.target as HTMLElement).blur();
-        return;
+        if (takesText(ev.target)) {
+          (ev.target as HTMLElement).blur();
+          return;
+        }
       }
       if (document.querySelector('[data-testid=shortcuts-help]')) return;
       const active = document.activeElement?.closest('[data-testid=file-card]') ?? document.querySelector('[data-testid=file-card]');
       if (!active) return;
-      ev.preventDefault(); // "/" must not be typed into the search it focuses
+      if (action.kind !== 'escape') ev.preventDefault(); // "/" must not be typed into the search it focuses
       active.dispatchEvent(new CustomEvent<Shortcut>('ks-shortcut', { detail: action }));
     };
     window.addEventListener('keydown', onKey);
@@ -416,7 +433,7 @@ export function App() {
           <div class="cards">
             {entries.map((e) => (
               <ErrorBoundary key={e.key}>
-                <FileCard entry={e} runner={runner} onRemove={() => remove(e)} />
+                <FileCard entry={e} runner={runner} onRemove={() => remove(e)} link={e === linkCard ? link! : null} onLinkTaken={linkTaken} />
               </ErrorBoundary>
             ))}
           </div>
@@ -426,9 +443,44 @@ export function App() {
   );
 }
 
+/** A deep link's place, numbered so a card opens each link once; taken once a card opened it. */
+interface Link {
+  seq: number;
+  place: Place;
+  taken: boolean;
+}
+
+let nextLinkSeq = 1;
+
+/** The place in the page's hash; null when it names nothing (no hash, or nothing valid in it). */
+function readLink(): Link | null {
+  const place = parsePlace(location.hash);
+  return Object.keys(place).length ? { seq: nextLinkSeq++, place, taken: false } : null;
+}
+
+/**
+ * The key of the card the hash describes: the one the user last used (or that last opened a
+ * link). Only it writes the hash, so with several files open the link follows the one in use.
+ */
+let hashOwner: number | null = null;
+const USE_EVENTS = ['pointerdown', 'keydown', 'focusin', 'input', 'change'];
+
 type Tab = 'overview' | 'operators' | 'kernels' | 'timeline';
 
-function FileCard({ entry, runner, onRemove }: { entry: Entry; runner: Runner; onRemove: () => void }) {
+function FileCard({
+  entry,
+  runner,
+  onRemove,
+  link,
+  onLinkTaken,
+}: {
+  entry: Entry;
+  runner: Runner;
+  onRemove: () => void;
+  /** A deep link for this card to open (once per link). */
+  link: Link | null;
+  onLinkTaken: (seq: number) => void;
+}) {
   const runQuery = runner.query;
   const [tab, setTab] = useState<Tab>('overview');
   // The step chosen in the Overview ('all' or its index): "Show in timeline" opens on it.
@@ -469,12 +521,79 @@ function FileCard({ entry, runner, onRemove }: { entry: Entry; runner: Runner; o
       } else if (action.kind === 'search') {
         const panel = el.querySelector('[role=tabpanel]:not([hidden])');
         panel?.querySelector<HTMLInputElement>('input[type=search], input[data-testid$="-search"]')?.focus();
+      } else if (action.kind === 'escape') {
+        // The table holding the focus, else those of the view shown, drop their selected row.
+        const inTable = document.activeElement?.closest('.data-table');
+        const tables = inTable && el.contains(inTable) ? [inTable] : el.querySelectorAll('[role=tabpanel]:not([hidden]) .data-table');
+        for (const t of tables) t.dispatchEvent(new CustomEvent('ks-deselect'));
       }
+      own();
     };
     el.addEventListener('ks-shortcut', onShortcut);
     return () => el.removeEventListener('ks-shortcut', onShortcut);
   });
   const steps = entry.overview?.steps?.steps ?? [];
+
+  // Deep links (lib/deep-link.ts). The place is the tab, the step (by name) and the shown view's
+  // table part, which the Operators and Kernels views report as it changes.
+  const tableParts = useRef<Partial<Record<Tab, TablePlace>>>({});
+  const latest = useRef({ tab, step, steps });
+  latest.current = { tab, step, steps };
+  /** Writes this card's place into the hash, when the hash is this card's. */
+  const writeHash = () => {
+    if (hashOwner !== entry.key) return;
+    const { tab: t, step: s, steps: ss } = latest.current;
+    const place: Place = { file: entry.name, view: t, step: stepNameOf(ss, s), ...tableParts.current[t] };
+    const hash = '#' + formatPlace(place);
+    // replaceState: every sort or keystroke would otherwise be a Back step; no hashchange fires.
+    if (hash !== location.hash) history.replaceState(history.state, '', hash);
+  };
+  const own = () => {
+    if (hashOwner === entry.key) return;
+    hashOwner = entry.key;
+    writeHash();
+  };
+  const placeOf = (t: Tab) => (part: TablePlace) => {
+    tableParts.current[t] = part;
+    writeHash();
+  };
+  useEffect(writeHash, [tab, step]);
+  // Any use of the card (a click, a key, the focus coming in, a value changed by assistive
+  // software) makes the hash describe it.
+  useEffect(() => {
+    const el = root.current;
+    if (!el) return;
+    for (const type of USE_EVENTS) el.addEventListener(type, own, true);
+    return () => {
+      for (const type of USE_EVENTS) el.removeEventListener(type, own, true);
+    };
+  });
+  // A closed card's place is nowhere to go back to.
+  useEffect(
+    () => () => {
+      if (hashOwner !== entry.key) return;
+      hashOwner = null;
+      history.replaceState(history.state, '', location.pathname + location.search);
+    },
+    [],
+  );
+  // The views a link set up, numbered so that a new link mounts them afresh with its state.
+  const [linked, setLinked] = useState<Partial<Record<Tab, { seq: number; place: TablePlace }>>>({});
+  useEffect(() => {
+    if (!link || !analysed) return;
+    const p = link.place;
+    setStep(stepIndexOf(steps, p.step));
+    // The Timeline hands the trace to the Perfetto UI, which only a click on its tab may do:
+    // a link to it opens the Overview, one click away from "Show in timeline".
+    const view: Tab = p.view && p.view !== 'timeline' && tabs.includes(p.view) ? p.view : 'overview';
+    if (view !== 'overview') setLinked((l) => ({ ...l, [view]: { seq: link.seq, place: p } }));
+    show(view);
+    hashOwner = entry.key;
+    onLinkTaken(link.seq);
+    // Once per link, when the card has its views.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [link?.seq, analysed]);
+
   const stepIndex = step === 'all' ? -1 : Number(step);
   const stepName = stepIndex >= 0 && stepIndex < steps.length ? steps[stepIndex].name : null;
   /** Opens the Timeline on the chosen step (trimmed to it), or on the whole file. */
@@ -569,14 +688,28 @@ function FileCard({ entry, runner, onRemove }: { entry: Entry; runner: Runner; o
           {opened.has('operators') && (
             <div role="tabpanel" hidden={tab !== 'operators'} data-testid="panel-operators">
               <ErrorBoundary>
-                <OperatorsView ask={ask} fileName={entry.name} toolbar={timelineButton()} />
+                <OperatorsView
+                  key={linked.operators?.seq ?? 0}
+                  ask={ask}
+                  fileName={entry.name}
+                  toolbar={timelineButton()}
+                  link={linked.operators?.place}
+                  onPlace={placeOf('operators')}
+                />
               </ErrorBoundary>
             </div>
           )}
           {opened.has('kernels') && tabs.includes('kernels') && (
             <div role="tabpanel" hidden={tab !== 'kernels'} data-testid="panel-kernels">
               <ErrorBoundary>
-                <KernelsView ask={ask} fileName={entry.name} toolbar={timelineButton()} />
+                <KernelsView
+                  key={linked.kernels?.seq ?? 0}
+                  ask={ask}
+                  fileName={entry.name}
+                  toolbar={timelineButton()}
+                  link={linked.kernels?.place}
+                  onPlace={placeOf('kernels')}
+                />
               </ErrorBoundary>
             </div>
           )}

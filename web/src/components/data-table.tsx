@@ -5,6 +5,7 @@ import {
   cellText,
   filterRows,
   headerLabel,
+  keyFromText,
   moveSelection,
   nextSort,
   positionOfKey,
@@ -17,6 +18,7 @@ import {
   type SortState,
   type TableModel,
 } from '../lib/data-table';
+import type { TableState } from '../lib/deep-link';
 import { downloadText } from '../lib/download';
 import { formatCount } from '../lib/format';
 
@@ -40,6 +42,15 @@ interface Props {
   /** Test id of a cell; default `<stem>-cell-<column id>`. */
   cellTestId?: (col: Column, row: number) => string;
   onSelect?: (key: RowKey | null) => void;
+  /** The search the table starts with (a deep link's). */
+  initialSearch?: string;
+  /**
+   * The row selected from the start, by its key as text (a deep link's): it is scrolled into view
+   * and reported to `onSelect` as a click would be. A key no row has is ignored.
+   */
+  initialSelected?: string | null;
+  /** Called with the sorting, the search in force and the selection, at first and on each change. */
+  onState?: (s: TableState) => void;
 }
 
 // Above this many rows the search waits for a pause in typing; below, it filters per keystroke.
@@ -49,6 +60,7 @@ const DEBOUNCE_ROWS = 20_000;
  * The one data table: sortable headers, a search box, windowed rows in a scroll container, CSV of
  * what is shown, and a selection kept by row key. Only the rows in view (plus a few) are in the
  * DOM; two spacer rows stand in for the rest so the scrollbar is true to the whole table.
+ * A "ks-deselect" event at its root (Esc, sent by the file card) clears the selection.
  */
 export function DataTable({
   model,
@@ -63,16 +75,20 @@ export function DataTable({
   renderCell,
   cellTestId,
   onSelect,
+  initialSearch = '',
+  initialSelected = null,
+  onState,
 }: Props) {
   const [sort, setSort] = useState<SortState | null>(initialSort);
-  const [text, setText] = useState('');
-  const [query, setQuery] = useState('');
-  const [selected, setSelected] = useState<RowKey | null>(null);
+  const [text, setText] = useState(initialSearch);
+  const [query, setQuery] = useState(initialSearch);
+  const [selected, setSelected] = useState<RowKey | null>(() => keyFromText(model, initialSelected));
   const [scrollTop, setScrollTop] = useState(0);
   const [viewport, setViewport] = useState(maxHeight);
   const [headerHeight, setHeaderHeight] = useState(rowHeight);
   const scroller = useRef<HTMLDivElement>(null);
   const head = useRef<HTMLTableSectionElement>(null);
+  const root = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     if (model.rowCount < DEBOUNCE_ROWS) {
@@ -113,6 +129,42 @@ export function DataTable({
     setSelected(key);
     onSelect?.(key);
   };
+
+  // A row selected from the start (a deep link) is told to the owner, as a click is, and scrolled
+  // into view. After the search effect above, which would scroll back to the top; the header's
+  // height is read off the DOM, its state is not measured yet.
+  useEffect(() => {
+    if (selected == null) return;
+    onSelect?.(selected);
+    const el = scroller.current;
+    const pos = positionOfKey(model, shown, selected);
+    if (!el || pos < 0) return;
+    const top = scrollToShow(pos, rowHeight, el.scrollTop, el.clientHeight, head.current?.offsetHeight ?? rowHeight);
+    if (top !== el.scrollTop) {
+      el.scrollTop = top;
+      setScrollTop(top);
+    }
+    // The table may sit below the fold of a long card: bring it on screen too.
+    el.scrollIntoView?.({ block: 'nearest' });
+    // Once, at mount: later selections come from clicks and keys, which scroll themselves.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  // What the table shows, for the page's deep link; the search counts once it filters the rows.
+  useEffect(() => {
+    onState?.({ sort, search: query, selected });
+    // onState is the owner's callback, often a new function each render: the state is what counts.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [sort, query, selected]);
+
+  // Esc in the card (app.tsx) clears the selection, which closes what shows the selected row.
+  useEffect(() => {
+    const el = root.current;
+    if (!el) return;
+    const onDeselect = () => select(null);
+    el.addEventListener('ks-deselect', onDeselect);
+    return () => el.removeEventListener('ks-deselect', onDeselect);
+  });
 
   const onKeyDown = (ev: KeyboardEvent) => {
     if (ev.key !== 'ArrowDown' && ev.key !== 'ArrowUp') return;
@@ -165,7 +217,7 @@ export function DataTable({
 
   const total = model.rowCount;
   return (
-    <div class="data-table" data-testid={`${stem}-data-table`}>
+    <div class="data-table" ref={root} data-testid={`${stem}-data-table`}>
       <div class="dt-toolbar">
         <input
           type="search"

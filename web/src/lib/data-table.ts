@@ -192,6 +192,19 @@ export function positionOfKey(model: TableModel, shown: Int32Array, key: RowKey 
 }
 
 /**
+ * The key of the row whose key reads `text` (a link holds keys as text, numbers included), or
+ * null when no row has it.
+ */
+export function keyFromText(model: TableModel, text: string | null | undefined): RowKey | null {
+  if (text == null) return null;
+  for (let i = 0; i < model.rowCount; i++) {
+    const k = model.rowKey(i);
+    if (String(k) === text) return k;
+  }
+  return null;
+}
+
+/**
  * The key selected after moving by `delta` (Up = -1, Down = +1) from `key`, clamped to the shown
  * rows. With no selected row shown, Down starts at the first row and Up at the last.
  */

@@ -1,15 +1,17 @@
-import type { ComponentChildren } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
 import { DataTable } from '../components/data-table';
 import { PieChart } from '../components/pie-chart';
+import { useLinkedGroup, type TableViewProps } from '../components/use-linked-group';
 import { useQuery, type Ask } from '../components/use-query';
-import type { RowKey } from '../lib/data-table';
+import type { RowKey, SortState } from '../lib/data-table';
+import { knownSort, type TablePlace, type TableState } from '../lib/deep-link';
 import { csvStem } from '../lib/download';
 import {
   formatPctCell,
   formatUsCell,
   operatorPieColumns,
   operatorsModel,
+  OP_GROUP_BYS,
   recordedStacks,
   type OperatorTable,
   type OpGroupBy,
@@ -21,15 +23,30 @@ import { QueryStatus } from './view-status';
 // The Operators view: operators grouped by name (or name + input shape) with host and device
 // time, Tensor Core use, the call stacks of the selected group, and top-N pies of the durations.
 // Trace strings (names, shapes, frames) are rendered as text.
-export function OperatorsView({ ask, fileName, toolbar }: { ask: Ask; fileName: string; toolbar?: ComponentChildren }) {
-  const [groupBy, setGroupBy] = useState<OpGroupBy>('op');
+//
+// A deep link (`link`) sets the grouping, and the sorting, search and selected row of that
+// grouping's table, when the view mounts (the card mounts it afresh for a new link); `onPlace`
+// hears the same fields as they change, for the page's hash.
+export function OperatorsView({
+  ask,
+  fileName,
+  toolbar,
+  link,
+  onPlace,
+}: TableViewProps) {
+  const { groupBy, start, choose, report: reportAs } = useLinkedGroup(OP_GROUP_BYS, link, onPlace);
   const state = useQuery(ask, { what: 'operators', groupBy });
+  const report = reportAs;
   return (
     <section class="view" data-testid="operators-view" aria-label="Operators">
       <div class="view-toolbar">
         <label class="ov-select">
           Group by{' '}
-          <select data-testid="op-group-by" value={groupBy} onChange={(e) => setGroupBy((e.currentTarget as HTMLSelectElement).value as OpGroupBy)}>
+          <select
+            data-testid="op-group-by"
+            value={groupBy}
+            onChange={(e) => choose((e.currentTarget as HTMLSelectElement).value as OpGroupBy)}
+          >
             <option value="op">Operator</option>
             <option value="op+shape">Operator + input shape</option>
           </select>
@@ -38,14 +55,28 @@ export function OperatorsView({ ask, fileName, toolbar }: { ask: Ask; fileName: 
       </div>
       <QueryStatus state={state} stem="op" what="operators" loading="Computing the operator table…" />
       {state.status === 'ready' && state.data.table.groupBy === groupBy && (
-        <OperatorsBody key={groupBy} table={state.data.table} ask={ask} fileName={fileName} />
+        <OperatorsBody key={groupBy} table={state.data.table} ask={ask} fileName={fileName} start={start} onState={report} />
       )}
     </section>
   );
 }
 
-function OperatorsBody({ table, ask, fileName }: { table: OperatorTable; ask: Ask; fileName: string }) {
+function OperatorsBody({
+  table,
+  ask,
+  fileName,
+  start,
+  onState,
+}: {
+  table: OperatorTable;
+  ask: Ask;
+  fileName: string;
+  /** A deep link's table state, applied when the table mounts. */
+  start?: TablePlace;
+  onState: (s: TableState, defaultSort: SortState) => void;
+}) {
   const model = useMemo(() => operatorsModel(table), [table]);
+  const defaultSort: SortState = { column: table.showGpu ? 'device_self_us' : 'host_self_us', dir: 'desc' };
   const index = useMemo(() => new Map(table.keys.map((k, i) => [k, i])), [table]);
   const [selected, setSelected] = useState<RowKey | null>(null);
   const row = selected == null ? null : index.get(String(selected)) ?? null;
@@ -62,10 +93,13 @@ function OperatorsBody({ table, ask, fileName }: { table: OperatorTable; ask: As
         stem="op"
         label="Operators"
         csvName={`${csvStem(fileName)}-${suffix}.csv`}
-        initialSort={{ column: table.showGpu ? 'device_self_us' : 'host_self_us', dir: 'desc' }}
+        initialSort={knownSort(model, start?.sort, defaultSort)}
+        initialSearch={start?.q}
+        initialSelected={start?.row}
         searchPlaceholder="Search operators"
         emptyText="No operators in this trace."
         onSelect={setSelected}
+        onState={(s) => onState(s, defaultSort)}
       />
       <StackPanel ask={ask} table={table} row={row} />
       <OperatorPies table={table} />

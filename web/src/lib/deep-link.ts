@@ -1,0 +1,144 @@
+// Deep links: the page's hash names a place in one file's card (the view, the step, and the
+// view's table: grouping, sorting, search, selected row), so a link opens the same place again
+// once the same trace is loaded. Pure: app.tsx reads and writes location.hash with these.
+//
+// The hash is written like a query string, `#file=rank-0.json.gz&view=operators&group=op%2Bshape&
+// sort=host_total_us.asc&q=conv&row=aten%3A%3Aconv2d`, in a fixed key order, and only with what
+// differs from a freshly loaded card: an absent field means the default (Overview, all steps, the
+// view's first grouping and sorting, no search, no row). Reading never throws: unknown keys and
+// values that cannot be right are dropped, and whoever applies a place ignores columns and rows
+// the table does not have.
+import type { RowKey, SortState, TableModel } from './data-table';
+
+export type LinkView = 'overview' | 'operators' | 'kernels' | 'timeline';
+export const LINK_VIEWS: readonly LinkView[] = ['overview', 'operators', 'kernels', 'timeline'];
+
+/** The table part of a place: the view's grouping and its data table's state. */
+export interface TablePlace {
+  group?: string;
+  sort?: SortState;
+  /** The search text. */
+  q?: string;
+  /** The selected row's key, as the data table knows it (String of a RowKey). */
+  row?: string;
+}
+
+export interface Place extends TablePlace {
+  /** The card's file name; absent: the first file loaded. */
+  file?: string;
+  view?: LinkView;
+  /** The step's name as the Overview lists it ("5"), not its index, which a cut trace shifts. */
+  step?: string;
+}
+
+/** What a data table reports of itself (components/data-table.tsx `onState`). */
+export interface TableState {
+  sort: SortState | null;
+  /** The search the rows are filtered by (after the debounce of big tables). */
+  search: string;
+  selected: RowKey | null;
+}
+
+// Key order of the hash; also the fields a place has.
+const KEYS = ['file', 'view', 'step', 'group', 'sort', 'q', 'row'] as const;
+
+/** Column ids are plain words; "." separates the column from the direction in `sort=`. */
+const SORT = /^([A-Za-z0-9_+-]+)\.(asc|desc)$/;
+
+/** The hash of `p`, without the '#'; '' when it holds nothing. */
+export function formatPlace(p: Place): string {
+  const out = new URLSearchParams();
+  for (const k of KEYS) {
+    if (k === 'sort') {
+      if (p.sort && SORT.test(`${p.sort.column}.${p.sort.dir}`)) out.append('sort', `${p.sort.column}.${p.sort.dir}`);
+      continue;
+    }
+    const v = p[k];
+    // The Overview is where a card opens: saying so would only lengthen the link.
+    if (k === 'view' && v === 'overview') continue;
+    if (typeof v === 'string' && v !== '') out.append(k, v);
+  }
+  return out.toString();
+}
+
+/** The place a hash (with or without its '#') names; fields that are not valid are left out. */
+export function parsePlace(hash: string): Place {
+  const p: Place = {};
+  let params: URLSearchParams;
+  try {
+    params = new URLSearchParams(hash.startsWith('#') ? hash.slice(1) : hash);
+  } catch {
+    return p;
+  }
+  // The first of a repeated key counts, as a person editing the link by hand would expect.
+  const get = (k: string) => {
+    const v = params.get(k);
+    return v == null || v === '' ? undefined : v;
+  };
+  const file = get('file');
+  if (file) p.file = file;
+  const view = get('view');
+  if (view && (LINK_VIEWS as readonly string[]).includes(view)) p.view = view as LinkView;
+  const step = get('step');
+  if (step) p.step = step;
+  const group = get('group');
+  if (group) p.group = group;
+  const sort = SORT.exec(get('sort') ?? '');
+  if (sort) p.sort = { column: sort[1], dir: sort[2] as 'asc' | 'desc' };
+  const q = get('q');
+  if (q) p.q = q;
+  const row = get('row');
+  if (row) p.row = row;
+  return p;
+}
+
+/**
+ * The table part a view writes: its grouping and its table's state, each left out when it is what
+ * the view starts with (`defaultGroup`, `defaultSort`), so links stay short and a default change
+ * later is followed.
+ */
+export function tablePlace(group: string, defaultGroup: string, s: TableState | null, defaultSort: SortState | null): TablePlace {
+  const t: TablePlace = {};
+  if (group !== defaultGroup) t.group = group;
+  if (!s) return t;
+  if (s.sort && !(defaultSort && s.sort.column === defaultSort.column && s.sort.dir === defaultSort.dir)) t.sort = s.sort;
+  if (s.search) t.q = s.search;
+  if (s.selected != null) t.row = String(s.selected);
+  return t;
+}
+
+/**
+ * The table part while the table of `group` is not shown yet (its rows are being computed): the
+ * link's sorting, search and row (`start`) still stand, so a link copied meanwhile loses nothing.
+ */
+export function pendingTablePlace(group: string, defaultGroup: string, start: TablePlace | undefined): TablePlace {
+  const t = tablePlace(group, defaultGroup, null, null);
+  if (start?.sort) t.sort = start.sort;
+  if (start?.q) t.q = start.q;
+  if (start?.row) t.row = start.row;
+  return t;
+}
+
+/** A link's sorting when `model` has that column, else `fallback` (a link from another version). */
+export function knownSort(model: TableModel, sort: SortState | undefined, fallback: SortState | null): SortState | null {
+  return sort && model.columns.some((c) => c.id === sort.column) ? sort : fallback;
+}
+
+/** A link's grouping when the view has it, else the view's first. */
+export function knownGroup<G extends string>(group: string | undefined, groups: readonly G[]): G {
+  return group && (groups as readonly string[]).includes(group) ? (group as G) : groups[0];
+}
+
+/** The index (as the card keeps it: 'all' or a number) of the step named `name`. */
+export function stepIndexOf(steps: readonly { name: string }[], name: string | undefined): string {
+  if (name == null) return 'all';
+  const i = steps.findIndex((s) => s.name === name);
+  return i < 0 ? 'all' : String(i);
+}
+
+/** The step name a card's step ('all' or an index) is written as; undefined for all steps. */
+export function stepNameOf(steps: readonly { name: string }[], step: string): string | undefined {
+  if (step === 'all') return undefined;
+  const i = Number(step);
+  return Number.isInteger(i) && i >= 0 && i < steps.length ? steps[i].name : undefined;
+}
