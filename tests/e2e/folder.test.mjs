@@ -7,8 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, it } from 'node:test';
-import { card, expectedFor, openSite, readCard, sampleTrace, settled, withCheckedPage } from './helpers.mjs';
-import { repo } from './helpers.mjs';
+import { card, expectedFor, hasShared, openSite, readCard, repo, sampleTrace, settled, shared, sharedTraces, withCheckedPage } from './helpers.mjs';
 
 const { server, browser, tmp } = await openSite({ tmp: true });
 
@@ -93,4 +92,43 @@ describe('a folder of runs', () => {
       assert.match(await page.textContent('[data-testid=notice]'), /^No file in the dropped folder is named as a trace .* so its \.json and \.json\.gz files are opened instead\.$/);
     });
   });
+
+  // tb_plugin's own reading of the real traces: for every run it loaded from a directory as it is,
+  // ../shared/golden/tb_plugin lists the workers and their span ranks. Picking the whole traces
+  // folder must label the cards of that run with the same workers and spans.
+  it('the real traces folder gets tb_plugin\'s runs, workers and span ranks', { skip: !hasShared && 'no ../shared/traces' }, async () => {
+    const goldenDir = path.join(shared, 'golden', 'tb_plugin');
+    const expectedRuns = {};
+    const walk = (dir) => {
+      for (const f of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, f.name);
+        if (f.isDirectory()) walk(p);
+        else if (f.name.endsWith('.json')) {
+          const run = JSON.parse(fs.readFileSync(p, 'utf8')).run;
+          if (run?.run_dir_mode !== 'directory-as-is') continue;
+          // The run's folder under traces/, as golden names it (tb_unit/<name> or <name>).
+          const rel = path.relative(goldenDir, p).replace(/\.json$/, '');
+          if (!fs.existsSync(path.join(sharedTraces, rel))) continue;
+          expectedRuns[`traces/${rel}`] = Object.entries(run.spans_by_worker)
+            .flatMap(([w, spans]) => spans.map((s) => `${w}/${s === 'default' ? '' : s}`))
+            .sort();
+        }
+      }
+    };
+    walk(goldenDir);
+    assert.ok(Object.keys(expectedRuns).length >= 10, 'golden lists the runs of the shared traces');
+    await withCheckedPage(browser, server.url, async (page) => {
+      await page.setInputFiles('[data-testid=folder-input]', sharedTraces);
+      await page.waitForSelector('[data-testid=file-label]');
+      const labels = await page.$$eval('[data-testid=file-label]', (els) => els.map((l) => ({ run: l.dataset.run, worker: l.dataset.worker, span: l.dataset.span })));
+      const shown = {};
+      for (const l of labels) (shown[l.run] ??= []).push(`${l.worker}/${l.span}`);
+      for (const [run, profiles] of Object.entries(expectedRuns)) {
+        assert.deepEqual((shown[run] ?? []).sort(), profiles, `run ${run}: workers/spans as tb_plugin lists them`);
+      }
+      // Stop the queued loads: the labels are what this test is about.
+      await page.click('[data-testid=cancel]').catch(() => {});
+    });
+  });
 });
+
