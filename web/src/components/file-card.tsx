@@ -1,0 +1,357 @@
+// One file's card: its name and place (run, worker, span), the summary, and the views (Overview,
+// Operators, Kernels, Timeline) once the overview has come; it keeps the view, the step and the
+// tables' state, and writes them into the page's hash as a deep link when it is the card in use.
+// The App (app.tsx) owns the entries, the loading queue and the worker; a card asks the worker
+// through the Runner it is given.
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { ErrorBoundary } from './error-boundary';
+import type { Ask } from './use-query';
+import { formatPlace, parsePlace, stepIndexOf, stepNameOf, type Place, type TablePlace } from '../lib/deep-link';
+import { formatBytes } from '../lib/format';
+import type { Overview } from '../lib/overview';
+import type { Shortcut } from '../lib/shortcuts';
+import type { Summary } from '../lib/summary';
+import { describeLabel, type TraceLabel } from '../lib/trace-names';
+import { RemoteError, SESSION_GONE, type Query, type QueryResult } from '../worker/protocol';
+import { KernelsView } from '../views/kernels-view';
+import { OperatorsView } from '../views/operators-view';
+import { OverviewView, VIEW_LABELS } from '../views/overview-view';
+import { SummaryView } from '../views/summary-view';
+import { TimelineView, type TimelineRequest, type TrimFn } from '../views/timeline-view';
+
+export type Status = 'queued' | 'loading' | 'done' | 'failed' | 'cancelled';
+
+export interface Entry {
+  key: number;
+  /** The trace's bytes: the File dropped or picked, or a download's once its load has ended. */
+  file?: File;
+  /** Where a trace opened by URL is downloaded from. */
+  url?: string;
+  /** What the card shows: the File's name, or the URL's last path segment. */
+  name: string;
+  /** Bytes; null while a download's size is not known (no answer yet, or no Content-Length). */
+  size: number | null;
+  /** Said on the card beside the summary: a download that broke off part-way. */
+  note?: string;
+  /** Its run, worker and span when it came in a folder or is named as tb_plugin names traces. */
+  label?: TraceLabel | null;
+  status: Status;
+  summary?: Summary;
+  overview?: Overview | null;
+  error?: string;
+  /** The id of the load call: the worker keeps the file's Session under it. */
+  session?: number;
+  /** The worker generation the Session lives in: after a restart it is gone. */
+  gen?: number;
+}
+
+/** Asks the Session of load `session`, made in worker generation `gen`. */
+export type RunQuery = (session: number, gen: number, q: Query) => Promise<QueryResult>;
+
+/** Everything a card needs of the app's worker. */
+export interface Runner {
+  query: RunQuery;
+  trim: TrimFn;
+}
+
+export const goneError = () =>
+  new RemoteError({ name: SESSION_GONE, message: 'The analysis worker restarted, so this file is no longer loaded.' });
+
+/** A deep link's place, numbered so a card opens each link once; taken once a card opened it. */
+export interface Link {
+  seq: number;
+  place: Place;
+  taken: boolean;
+}
+
+let nextLinkSeq = 1;
+
+/** The place in the page's hash; null when it names nothing (no hash, or nothing valid in it). */
+export function readLink(): Link | null {
+  const place = parsePlace(location.hash);
+  return Object.keys(place).length ? { seq: nextLinkSeq++, place, taken: false } : null;
+}
+
+/**
+ * The key of the card the hash describes: the one the user last used (or that last opened a
+ * link). Only it writes the hash, so with several files open the link follows the one in use.
+ */
+let hashOwner: number | null = null;
+const USE_EVENTS = ['pointerdown', 'keydown', 'focusin', 'input', 'change'];
+
+type Tab = 'overview' | 'operators' | 'kernels' | 'timeline';
+
+export function FileCard({
+  entry,
+  runner,
+  onRemove,
+  link,
+  onLinkTaken,
+}: {
+  entry: Entry;
+  runner: Runner;
+  onRemove: () => void;
+  /** A deep link for this card to open (once per link). */
+  link: Link | null;
+  onLinkTaken: (seq: number) => void;
+}) {
+  const runQuery = runner.query;
+  const [tab, setTab] = useState<Tab>('overview');
+  // The step chosen in the Overview ('all' or its index): "Show in timeline" opens on it.
+  const [step, setStep] = useState('all');
+  const [timelineReq, setTimelineReq] = useState<TimelineRequest | null>(null);
+  // Views stay mounted once opened (hidden when not shown), so their sorting and selection last.
+  const [opened, setOpened] = useState<Set<Tab>>(() => new Set<Tab>(['overview']));
+  const { session, gen } = entry;
+  const ask = useCallback(
+    ((q: Query) => (session == null || gen == null ? Promise.reject(goneError()) : runQuery(session, gen, q))) as Ask,
+    [session, gen, runQuery],
+  );
+  const analysed = !!(entry.summary?.ok && entry.overview);
+  const tabs: Tab[] = ['overview', 'operators'];
+  if ((entry.summary?.kinds?.kernel ?? 0) > 0) tabs.push('kernels');
+  // The Timeline sends the file's bytes: a download has them once its load has ended.
+  if (entry.file) tabs.push('timeline');
+  const show = (t: string) => {
+    if (!tabs.includes(t as Tab)) return;
+    setTab(t as Tab);
+    setOpened((o) => (o.has(t as Tab) ? o : new Set([...o, t as Tab])));
+  };
+  // Keyboard shortcuts sent by the App to this card.
+  const root = useRef<HTMLElement>(null);
+  const tabsRef = useRef(tabs);
+  tabsRef.current = tabs;
+  useEffect(() => {
+    const el = root.current;
+    if (!el) return;
+    const onShortcut = (ev: Event) => {
+      const action = (ev as CustomEvent<Shortcut>).detail;
+      if (action.kind === 'view') {
+        const t = tabsRef.current[action.index];
+        if (t) {
+          show(t);
+          el.querySelector<HTMLElement>(`[data-testid=tab-${t}]`)?.focus();
+        }
+      } else if (action.kind === 'search') {
+        const panel = el.querySelector('[role=tabpanel]:not([hidden])');
+        panel?.querySelector<HTMLInputElement>('input[type=search], input[data-testid$="-search"]')?.focus();
+      } else if (action.kind === 'escape') {
+        // The table holding the focus, else those of the view shown, drop their selected row.
+        const inTable = document.activeElement?.closest('.data-table');
+        const tables = inTable && el.contains(inTable) ? [inTable] : el.querySelectorAll('[role=tabpanel]:not([hidden]) .data-table');
+        for (const t of tables) t.dispatchEvent(new CustomEvent('ks-deselect'));
+      }
+      own();
+    };
+    el.addEventListener('ks-shortcut', onShortcut);
+    return () => el.removeEventListener('ks-shortcut', onShortcut);
+  });
+  const steps = entry.overview?.steps?.steps ?? [];
+
+  // Deep links (lib/deep-link.ts). The place is the tab, the step (by name) and the shown view's
+  // table part, which the Operators and Kernels views report as it changes.
+  const tableParts = useRef<Partial<Record<Tab, TablePlace>>>({});
+  const latest = useRef({ tab, step, steps });
+  latest.current = { tab, step, steps };
+  /** Writes this card's place into the hash, when the hash is this card's. */
+  const writeHash = () => {
+    if (hashOwner !== entry.key) return;
+    const { tab: t, step: s, steps: ss } = latest.current;
+    const place: Place = { file: entry.name, view: t, step: stepNameOf(ss, s), ...tableParts.current[t] };
+    const hash = '#' + formatPlace(place);
+    // replaceState: every sort or keystroke would otherwise be a Back step; no hashchange fires.
+    if (hash !== location.hash) history.replaceState(history.state, '', hash);
+  };
+  const own = () => {
+    if (hashOwner === entry.key) return;
+    hashOwner = entry.key;
+    writeHash();
+  };
+  const placeOf = (t: Tab) => (part: TablePlace) => {
+    tableParts.current[t] = part;
+    writeHash();
+  };
+  useEffect(writeHash, [tab, step]);
+  // Any use of the card (a click, a key, the focus coming in, a value changed by assistive
+  // software) makes the hash describe it.
+  useEffect(() => {
+    const el = root.current;
+    if (!el) return;
+    for (const type of USE_EVENTS) el.addEventListener(type, own, true);
+    return () => {
+      for (const type of USE_EVENTS) el.removeEventListener(type, own, true);
+    };
+  });
+  // A closed card's place is nowhere to go back to.
+  useEffect(
+    () => () => {
+      if (hashOwner !== entry.key) return;
+      hashOwner = null;
+      history.replaceState(history.state, '', location.pathname + location.search);
+    },
+    [],
+  );
+  // The views a link set up, numbered so that a new link mounts them afresh with its state.
+  const [linked, setLinked] = useState<Partial<Record<Tab, { seq: number; place: TablePlace }>>>({});
+  useEffect(() => {
+    if (!link || !analysed) return;
+    const p = link.place;
+    setStep(stepIndexOf(steps, p.step));
+    // The Timeline hands the trace to the Perfetto UI, which only a click on its tab may do:
+    // a link to it opens the Overview, one click away from "Show in timeline".
+    const view: Tab = p.view && p.view !== 'timeline' && tabs.includes(p.view) ? p.view : 'overview';
+    if (view !== 'overview') setLinked((l) => ({ ...l, [view]: { seq: link.seq, place: p } }));
+    show(view);
+    hashOwner = entry.key;
+    onLinkTaken(link.seq);
+    // Once per link, when the card has its views.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [link?.seq, analysed]);
+
+  const stepIndex = step === 'all' ? -1 : Number(step);
+  const stepName = stepIndex >= 0 && stepIndex < steps.length ? steps[stepIndex].name : null;
+  /** Opens the Timeline on the chosen step (trimmed to it), or on the whole file. */
+  const showTimeline = (index: number | null = stepName != null ? stepIndex : null) => {
+    setTimelineReq((r) => ({ window: index == null ? { kind: 'whole' } : { kind: 'step', index }, seq: (r?.seq ?? 0) + 1 }));
+    show('timeline');
+  };
+  // A function: one vnode must not be rendered in two places.
+  const timelineButton = () => (
+    <button
+      type="button"
+      class="link-button"
+      data-testid="show-in-timeline"
+      title={stepName != null ? `Open the Timeline on step ${stepName} (only that step is sent to Perfetto)` : 'Open the whole trace in the Timeline'}
+      onClick={() => showTimeline()}
+    >
+      {stepName != null ? `Show step ${stepName} in timeline` : 'Show in timeline'}
+    </button>
+  );
+
+  const label: Record<Status, string> = {
+    queued: 'waiting',
+    loading: 'loading…',
+    done: '',
+    failed: '',
+    cancelled: 'cancelled',
+  };
+  return (
+    <article ref={root} class="card" data-testid="file-card" data-file={entry.name} data-status={entry.status}>
+      <header class="card-head">
+        <h2 data-testid="file-name">{entry.name}</h2>
+        <span class="muted">
+          {[entry.size != null ? formatBytes(entry.size) : entry.status === 'queued' || entry.status === 'loading' ? 'size not known yet' : '', label[entry.status]]
+            .filter(Boolean)
+            .join(' · ')}
+          <button type="button" class="card-close" data-testid="remove-file" aria-label={`Close ${entry.name}`} title="Close this file" onClick={onRemove}>
+            ×
+          </button>
+        </span>
+      </header>
+      {entry.label && (
+        <p class="muted card-label" data-testid="file-label" data-run={entry.label.run} data-worker={entry.label.worker} data-span={entry.label.spanRank || ''}>
+          {describeLabel(entry.label)}
+        </p>
+      )}
+      {entry.url && (
+        <p class="muted card-label" data-testid="file-url">
+          From {entry.url}
+        </p>
+      )}
+      {entry.note && (
+        <p class="warn" data-testid="file-note">
+          {entry.note}
+        </p>
+      )}
+      {entry.summary && <SummaryView summary={entry.summary} fileSize={entry.size ?? 0} />}
+      {entry.summary && entry.status === 'loading' && (
+        <p class="muted" data-testid="overview-pending" role="status">
+          Computing the overview, operators and recommendations…
+        </p>
+      )}
+      {analysed && (
+        <>
+          <div class="tabs" role="tablist" aria-label={`Views of ${entry.name}`}>
+            {tabs.map((t) => (
+              <button
+                key={t}
+                type="button"
+                role="tab"
+                class={t === tab ? 'tab selected' : 'tab'}
+                aria-selected={t === tab ? 'true' : 'false'}
+                data-testid={`tab-${t}`}
+                onClick={() => show(t)}
+              >
+                {VIEW_LABELS[t]}
+              </button>
+            ))}
+          </div>
+          <div role="tabpanel" hidden={tab !== 'overview'} data-testid="panel-overview">
+            <ErrorBoundary>
+              <OverviewView
+                overview={entry.overview!}
+                summary={entry.summary!}
+                views={tabs}
+                onShowView={show}
+                step={step}
+                onStep={setStep}
+                onShowTimeline={(i) => showTimeline(i)}
+              />
+            </ErrorBoundary>
+          </div>
+          {opened.has('operators') && (
+            <div role="tabpanel" hidden={tab !== 'operators'} data-testid="panel-operators">
+              <ErrorBoundary>
+                <OperatorsView
+                  key={linked.operators?.seq ?? 0}
+                  ask={ask}
+                  fileName={entry.name}
+                  toolbar={timelineButton()}
+                  link={linked.operators?.place}
+                  onPlace={placeOf('operators')}
+                />
+              </ErrorBoundary>
+            </div>
+          )}
+          {opened.has('kernels') && tabs.includes('kernels') && (
+            <div role="tabpanel" hidden={tab !== 'kernels'} data-testid="panel-kernels">
+              <ErrorBoundary>
+                <KernelsView
+                  key={linked.kernels?.seq ?? 0}
+                  ask={ask}
+                  fileName={entry.name}
+                  toolbar={timelineButton()}
+                  link={linked.kernels?.place}
+                  onPlace={placeOf('kernels')}
+                />
+              </ErrorBoundary>
+            </div>
+          )}
+          {opened.has('timeline') && entry.file && (
+            <div role="tabpanel" hidden={tab !== 'timeline'} data-testid="panel-timeline">
+              <ErrorBoundary>
+                <TimelineView
+                  file={entry.file}
+                  steps={steps}
+                  traceStartUs={entry.summary?.start_us ?? null}
+                  request={timelineReq}
+                  trim={runner.trim}
+                />
+              </ErrorBoundary>
+            </div>
+          )}
+        </>
+      )}
+      {!entry.summary && entry.error && (
+        <p class="file-error" data-testid="file-error" role="alert">
+          {entry.error}
+        </p>
+      )}
+      {entry.status === 'cancelled' && (
+        <p class="muted" data-testid="file-cancelled">
+          Loading was cancelled.
+        </p>
+      )}
+    </article>
+  );
+}
