@@ -17,6 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import {
   card,
   dropFiles,
+  navRows,
   expectedFor,
   openPage,
   openSite,
@@ -40,6 +41,7 @@ const T = { timeout: 120_000 };
 async function serveTraces() {
   const requests = [];
   const stalled = { open: 0, closed: 0 };
+  const breakers = [];
   const cors = { 'Access-Control-Allow-Origin': '*', 'Cache-Control': 'no-store' };
   const srv = http.createServer((req, res) => {
     requests.push(`${req.headers.host}${req.url}`);
@@ -62,10 +64,14 @@ async function serveTraces() {
       case '/cors/redirect.json.gz': // to "localhost": the same server, another origin
         res.writeHead(302, { ...cors, Location: `http://localhost:${srv.address().port}/cors/rank-0.json.gz` }).end();
         return;
-      case '/cors/broken.json': {
-        // Promises the whole trace, sends 60% of it, then drops the connection.
+      case '/cors/broken.json':
+      case '/cors/broken-at-0.json': {
+        // Promises the whole trace, sends 60% of it (or nothing), then drops the connection when
+        // the test says so: once the page shows it has those bytes, whatever the machine's speed.
         res.writeHead(200, { ...cors, 'Content-Type': 'application/json', 'Content-Length': plain.length });
-        res.write(plain.subarray(0, Math.floor(plain.length * 0.6)), () => setTimeout(() => res.destroy(), 100));
+        if (route === '/cors/broken.json') res.write(plain.subarray(0, Math.floor(plain.length * 0.6)));
+        else res.flushHeaders();
+        breakers.push(() => res.destroy());
         return;
       }
       case '/cors/stalled.json': {
@@ -86,6 +92,8 @@ async function serveTraces() {
     origin,
     requests,
     stalled,
+    /** Drops the connections of the broken downloads answered so far. */
+    breakNow: () => breakers.splice(0).forEach((b) => b()),
     close: () => {
       srv.closeAllConnections();
       return new Promise((r) => srv.close(r));
@@ -142,11 +150,15 @@ describe('open a trace from a URL', () => {
         assert.equal(await settled(page, name), 'done', name);
         assert.deepEqual(await readCard(page, name), dropped, `${name}: the card shows what the dropped file's does`);
       }
-      // Newest first, as drops are.
-      assert.deepEqual(await page.$$eval('[data-testid=file-card]', (els) => els.map((e) => e.getAttribute('data-file'))), ['renamed.json', 'rank-0.json', NAME]);
+      // Filed in the navigator as opened files: all three are rank 0, so by name.
+      assert.deepEqual((await navRows(page)).map((r) => (r.kind === 'trace' ? r.file : r.kind)), ['run', 'rank-0.json', NAME, 'renamed.json']);
+      await settled(page, NAME);
       assert.equal(await page.textContent(`${card(NAME)} [data-testid=file-url]`), `From ${traces.origin}/cors/rank-0.json.gz`);
       // Sizes as downloaded: the gzip as received, the plain one (no Content-Length) once complete.
-      const size = (name) => page.$eval(`${card(name)} .card-head .muted`, (el) => el.firstChild.textContent);
+      const size = async (name) => {
+        await settled(page, name);
+        return page.textContent(`${card(name)} [data-testid=file-size]`);
+      };
       assert.equal(await size(NAME), '121 KiB');
       assert.equal(await size('rank-0.json'), '1.68 MiB');
       assert.equal(await page.$('[data-testid=notice]'), null);
@@ -248,6 +260,10 @@ describe('open a trace from a URL', () => {
   it('a download that breaks off keeps the events that came, and the card says so', T, async () => {
     const { page, context, errors } = await openPage(browser, linkTo(['/cors/broken.json']));
     try {
+      // The connection drops only once the page shows it has the 60% that was sent.
+      const sent = Math.floor(plain.length * 0.6);
+      await page.waitForFunction((sent) => Number(document.querySelector('[data-testid=progress] [role=progressbar]')?.dataset.read) >= sent, sent);
+      traces.breakNow();
       assert.equal(await settled(page, 'broken.json'), 'done');
       const shown = await readCard(page, 'broken.json');
       assert.ok(shown.events > 0 && shown.events < expectedFor(sampleTrace).events, `events: ${shown.events}`);
@@ -260,20 +276,36 @@ describe('open a trace from a URL', () => {
     }
   });
 
+  it('a download that breaks off before any byte says nothing was loaded, without contradicting itself', T, async () => {
+    const { page, context, errors } = await openPage(browser, linkTo(['/cors/broken-at-0.json']));
+    try {
+      // The answer's headers came (the total is known), no byte of the body.
+      await page.waitForSelector('[data-testid=progress] [role=progressbar][data-total]');
+      traces.breakNow();
+      const status = await settled(page, 'broken-at-0.json');
+      assert.equal(status, 'failed');
+      assert.equal(await page.textContent(`${card('broken-at-0.json')} [data-testid=file-note]`), 'The download broke off before any byte of the trace arrived, so nothing could be loaded.');
+      assert.equal(await page.getAttribute(`[data-testid=nav-trace][data-file="broken-at-0.json"]`, 'data-status'), 'failed');
+      for (const e of errors) assert.match(e, /ERR_CONTENT_LENGTH_MISMATCH|network error|Failed to load|Failed to fetch/i, `unexpected: ${e}`);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('shows bytes so far for a download of unknown size, and Cancel ends the download', T, async () => {
     const before = { ...traces.stalled };
     await withCheckedPage(browser, linkTo(['/cors/stalled.json', '/cors/rank-0.json.gz']), async (page) => {
       await page.waitForFunction(() => /^1(\.00)? MiB so far$/.test(document.querySelector('[data-testid=progress-bytes]')?.textContent ?? ''), null, { timeout: 20_000 });
       assert.equal(await page.getAttribute('[data-testid=progress] [role=progressbar]', 'aria-valuenow'), null, 'no percentage without a total');
       assert.equal(await page.$('[data-testid=progress-eta]'), null);
-      assert.equal(await page.textContent(`${card('stalled.json')} .card-head .muted`).then((t) => t.startsWith('size not known yet')), true);
+      assert.equal(await page.textContent(`${card('stalled.json')} [data-testid=file-size]`).then((t) => t.startsWith('size not known yet')), true);
       assert.equal(traces.stalled.open, before.open + 1);
       await page.click('[data-testid=cancel]');
       assert.equal(await settled(page, 'stalled.json'), 'cancelled');
       // Cancel stops the queue too, as for files.
       assert.equal(await settled(page, NAME), 'cancelled');
       const t0 = Date.now();
-      while (traces.stalled.closed <= before.closed && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 50));
+      while (traces.stalled.closed <= before.closed && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 50));
       assert.equal(traces.stalled.closed, before.closed + 1, 'the server saw the download end');
       assert.equal(await page.$('[data-testid=progress]'), null);
     });

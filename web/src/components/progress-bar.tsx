@@ -36,6 +36,8 @@ export function ProgressBar({ fileName, queued, progress, totalBytes, onCancel }
         aria-valuemax={100}
         aria-valuenow={pct ?? undefined}
         aria-label={`Loading ${fileName}`}
+        data-read={p.bytesRead}
+        data-total={p.totalBytes ?? undefined}
       >
         <div class="bar-fill" style={{ width: pct == null ? undefined : `${pct}%` }} />
       </div>
