@@ -1,3 +1,4 @@
+import { useEffect } from 'preact/hooks';
 import { useRegisterSW } from 'virtual:pwa-register/preact';
 import './update-prompt.css';
 
@@ -6,6 +7,8 @@ const HOUR = 60 * 60 * 1000;
 /**
  * Registers the service worker and says when a new version is waiting. The new version only
  * takes over when the person presses Reload: a silent swap would reload away the traces loaded.
+ * The message is a bar along the bottom of the window that the page makes room for (the body
+ * gets `with-status-bar`), so it never covers a control.
  */
 export function UpdatePrompt() {
   const {
@@ -22,6 +25,12 @@ export function UpdatePrompt() {
       console.warn('Kinetoscope: the service worker could not be registered, so offline use is off:', error);
     },
   });
+
+  const shown = needRefresh || offlineReady;
+  useEffect(() => {
+    document.body.classList.toggle('with-status-bar', shown);
+    return () => document.body.classList.remove('with-status-bar');
+  }, [shown]);
 
   if (needRefresh) {
     return (
