@@ -27,6 +27,8 @@ describe('data table', () => {
     await withCheckedPage(browser, server.url, async (page) => {
     await page.click('[data-testid=open-sample]');
     assert.equal(await settled(page, name), 'done');
+    // The event counts are in the Trace tab.
+    await page.click(`${c} [data-testid=tab-trace]`);
     const header = `${c} [data-testid=category-header-count]`;
 
     // Largest first when the page opens.

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { card, pickFiles, readTableRows, sampleTrace, settled, withCheckedPage, openSite } from './helpers.mjs';
+import { card, navRow, pickFiles, readTableRows, sampleTrace, settled, withCheckedPage, openSite } from './helpers.mjs';
 
 const { server, browser, tmp } = await openSite({ tmp: true });
 
@@ -212,9 +212,13 @@ describe('deep links', () => {
       assert.equal(await shownTab(page, c1), 'tab-operators');
       assert.equal(await shownTab(page), 'tab-overview', 'the other card is untouched');
 
-      // Using the other card makes the hash describe it.
+      // Picking the other trace in the navigator and using it makes the hash describe it.
+      await page.click(`${navRow(NAME)}`);
+      await page.waitForSelector(c, { state: 'visible' });
+      await waitHash(page, { file: NAME, view: undefined });
       await page.click(`${c} [data-testid=tab-kernels]`);
       await waitHash(page, { file: NAME, view: 'kernels', group: undefined });
+      await page.click(`${navRow('rank-1.json.gz')}`);
       await page.click(`${c1} [data-testid=tab-overview]`);
       await waitHash(page, { file: 'rank-1.json.gz', view: undefined });
       // Closing the card the hash describes clears it.

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, it } from 'node:test';
-import { card, expectedFor, hasShared, openSite, readCard, repo, sampleTrace, settled, shared, sharedTraces, withCheckedPage } from './helpers.mjs';
+import { card, expectedFor, hasShared, navRows, openSite, readCard, repo, sampleTrace, settled, shared, sharedTraces, withCheckedPage } from './helpers.mjs';
 
 const { server, browser, tmp } = await openSite({ tmp: true });
 
@@ -27,12 +27,22 @@ for (const [rel, bytes] of Object.entries(layout)) {
   fs.mkdirSync(path.dirname(path.join(logs, rel)), { recursive: true });
   fs.writeFileSync(path.join(logs, rel), bytes);
 }
-// The order the cards must come in (run, span rank, worker) with their labels.
+// The navigator's order (run, worker, span 1..n) with each trace's place and the label its card shows.
 const expected = [
   { file: 'worker0.20.pt.trace.json.gz', run: 'logs/run1', worker: 'worker0', span: '1', label: 'run logs/run1 · worker worker0 · span 20' },
   { file: 'worker1.100.pt.trace.json', run: 'logs/run1', worker: 'worker1', span: '1', label: 'run logs/run1 · worker worker1 · span 1 of 2' },
   { file: 'worker1.20.pt.trace.json', run: 'logs/run1', worker: 'worker1', span: '2', label: 'run logs/run1 · worker worker1 · span 2 of 2' },
   { file: 'host_7.pt.trace.json', run: 'logs/run2', worker: 'host_7', span: '', label: 'run logs/run2 · worker host_7' },
+];
+// The navigator's rows: each run, worker1 as a group of its two spans (span 1 before span 2).
+const expectedRows = [
+  'run logs/run1',
+  'trace worker0.20.pt.trace.json.gz',
+  'worker worker1',
+  'trace worker1.100.pt.trace.json',
+  'trace worker1.20.pt.trace.json',
+  'run logs/run2',
+  'trace host_7.pt.trace.json',
 ];
 const sources = {
   'worker0.20.pt.trace.json.gz': sampleTrace,
@@ -43,19 +53,23 @@ const sources = {
 
 async function checkCards(page) {
   for (const e of expected) assert.equal(await settled(page, e.file), 'done', `${e.file} loads`);
-  const cards = await page.$$eval('[data-testid=file-card]', (els) =>
-    els.map((el) => {
-      const l = el.querySelector('[data-testid=file-label]');
-      return { file: el.dataset.file, run: l?.dataset.run, worker: l?.dataset.worker, span: l?.dataset.span, label: l?.textContent };
-    }),
-  );
-  // Cards are shown newest first: the folder's traces in reverse of the order they were opened in.
-  assert.deepEqual(cards.slice().reverse(), expected);
-  // Each card shows its own file's numbers (not another worker's).
-  for (const e of expected) assert.equal((await readCard(page, e.file)).events, expectedFor(sources[e.file]).events, `${e.file}: events`);
+  const rows = await navRows(page);
+  assert.deepEqual(rows.map((r) => `${r.kind} ${r.kind === 'run' ? r.run : r.kind === 'worker' ? r.worker : r.file}`), expectedRows);
+  const traces = rows.filter((r) => r.kind === 'trace');
+  assert.deepEqual(traces.map(({ file, run, worker, span }) => ({ file, run, worker, span })), expected.map(({ file, run, worker, span }) => ({ file, run, worker, span })));
+  // The span rows say their rank.
+  assert.deepEqual(traces.filter((r) => r.worker === 'worker1').map((r) => r.text.includes(`span ${r.span}`)), [true, true]);
+  // Each card, once shown, says its place and shows its own file's numbers (not another worker's).
+  for (const e of expected) {
+    await settled(page, e.file);
+    const l = await page.$eval(`${card(e.file)} [data-testid=file-label]`, (l) => ({ run: l.dataset.run, worker: l.dataset.worker, span: l.dataset.span, label: l.textContent }));
+    assert.deepEqual(l, { run: e.run, worker: e.worker, span: e.span, label: e.label });
+    assert.equal((await readCard(page, e.file)).events, expectedFor(sources[e.file]).events, `${e.file}: events`);
+  }
   const notice = await page.textContent('[data-testid=notice]');
   assert.equal(notice, 'Opening 4 traces from 2 runs; 2 other files were skipped (only <worker>[.<span>].pt.trace.json[.gz] files are traces).');
-  assert.equal(await page.$(card('config.json')), null, 'a non-trace file of the folder is not opened');
+  assert.equal(await page.getAttribute('[data-testid=notice]', 'data-kind'), 'info', 'what was opened and skipped is information, not an error');
+  assert.equal(await page.$(`[data-testid=nav-trace][data-file="config.json"]`), null, 'a non-trace file of the folder is not opened');
 }
 
 describe('a folder of runs', () => {
@@ -119,8 +133,8 @@ describe('a folder of runs', () => {
     assert.ok(Object.keys(expectedRuns).length >= 10, 'golden lists the runs of the shared traces');
     await withCheckedPage(browser, server.url, async (page) => {
       await page.setInputFiles('[data-testid=folder-input]', sharedTraces);
-      await page.waitForSelector('[data-testid=file-label]');
-      const labels = await page.$$eval('[data-testid=file-label]', (els) => els.map((l) => ({ run: l.dataset.run, worker: l.dataset.worker, span: l.dataset.span })));
+      await page.waitForSelector('[data-testid=nav-trace]');
+      const labels = (await navRows(page)).filter((r) => r.kind === 'trace');
       const shown = {};
       for (const l of labels) (shown[l.run] ??= []).push(`${l.worker}/${l.span}`);
       for (const [run, profiles] of Object.entries(expectedRuns)) {

@@ -165,14 +165,67 @@ export function expectedFor(file) {
 // --- reading the page --------------------------------------------------------------------
 
 export const card = (name) => `[data-testid=file-card][data-file="${name}"]`;
+/** The navigator's row of a trace (rendered while it is scrolled into view: few files in tests). */
+export const navRow = (name) => `[data-testid=nav-trace][data-file="${name}"]`;
 
-/** Waits until the card of `name` is no longer queued or loading, and returns its status. */
+/**
+ * Shows the trace `name` (clicks its row in the run navigator unless it is shown already) and
+ * waits for its card to be the visible one.
+ */
+export async function showTrace(page, name, timeout = 60_000) {
+  if (!(await page.isVisible(card(name)))) await page.click(navRow(name), { timeout });
+  await page.waitForSelector(card(name), { state: 'visible', timeout });
+}
+
+/**
+ * Waits until the trace `name` is no longer queued or loading (its navigator row says so), shows
+ * it, and returns its status.
+ */
 export async function settled(page, name, timeout = 60_000) {
   const el = await page.waitForSelector(
-    `${card(name)}[data-status=done], ${card(name)}[data-status=failed], ${card(name)}[data-status=cancelled]`,
-    { timeout },
+    `${navRow(name)}[data-status=done], ${navRow(name)}[data-status=failed], ${navRow(name)}[data-status=cancelled]`,
+    { timeout, state: 'attached' },
   );
-  return el.getAttribute('data-status');
+  const status = await el.getAttribute('data-status');
+  await showTrace(page, name, timeout);
+  // The card has the same status once it is rendered (it may lag the row by one render).
+  await page.waitForSelector(`${card(name)}[data-status=${status}]`, { state: 'attached', timeout });
+  return status;
+}
+
+/**
+ * Every row of the run navigator, in order, read by scrolling its list from top to bottom (only
+ * the rows in view are in the page): {kind: run|worker|trace, text, and for traces file, run,
+ * worker, span, status, health, selected}.
+ */
+export async function navRows(page) {
+  const total = await page.$eval('[data-testid=run-nav] .nav-rows', (el) => Number(el.dataset.rows));
+  const rows = new Map();
+  for (let index = 0; rows.size < total; ) {
+    await page.$eval('[data-testid=run-nav] .nav-scroll', (el, top) => (el.scrollTop = top), index * 30);
+    await page.waitForSelector(`[data-testid=run-nav] .nav-row-slot[data-index="${index}"]`, { state: 'attached' });
+    const seen = await page.$$eval('[data-testid=run-nav] .nav-row-slot', (slots) =>
+      slots.map((slot) => {
+        const r = slot.firstElementChild;
+        const id = r.getAttribute('data-testid');
+        return {
+          index: Number(slot.dataset.index),
+          kind: id === 'nav-run' ? 'run' : id === 'nav-worker' ? 'worker' : 'trace',
+          text: r.textContent,
+          ...(id === 'nav-trace'
+            ? { file: r.dataset.file, run: r.dataset.run, worker: r.dataset.worker, span: r.dataset.span, status: r.dataset.status, health: r.dataset.health, selected: r.getAttribute('aria-selected') === 'true' }
+            : id === 'nav-run'
+              ? { run: r.dataset.run }
+              : { worker: r.dataset.worker }),
+        };
+      }),
+    );
+    for (const r of seen) rows.set(r.index, r);
+    const next = Math.max(...seen.map((r) => r.index)) + 1;
+    if (next <= index) break;
+    index = next;
+  }
+  return [...rows.values()].sort((a, b) => a.index - b.index);
 }
 
 /** The numbers a summary card shows, parsed back from its text. */

@@ -64,9 +64,9 @@ async function checkOverview(page, name, file) {
   for (const r of ROLES) assertUs(avg[`step-value-${r}`], steps.average[`${r}_us`], `${name}: average ${r}`);
   assertUs(avg['step-value-total'], steps.average.total_us, `${name}: average total (detail)`);
 
-  // One bar per step plus the average, each with a hover text naming a category.
-  const bars = await page.$$eval(`${root} .ov-bar-row`, (rows) => rows.length);
-  assert.equal(bars, steps.steps.length + 1, `${name}: bars`);
+  // One column per step plus the average in the step chart.
+  const bars = await page.getAttribute(`${root} [data-testid=step-bars]`, 'data-columns');
+  assert.equal(Number(bars), steps.steps.length + 1, `${name}: columns`);
 
   // Each step: its row in the step table, then its values once selected.
   const optionCount = await page.$eval(`${root} [data-testid=step-select]`, (s) => s.options.length);
@@ -94,11 +94,25 @@ async function checkOverview(page, name, file) {
   const back = await readNums(page, name, ['step-value-kernel']);
   assertUs(back['step-value-kernel'], steps.average.kernel_us, `${name}: back to the average`);
 
-  // Hovering a segment of the average bar shows its value and share.
-  await page.hover(`${root} .ov-bar-row:last-child .ov-seg[data-role=kernel]`);
-  const hover = await page.textContent(`${root} [data-testid=step-hover]`);
+  // Hovering the average's column reads it out: its total and each category's value and share.
+  const over = await page.$(`${root} [data-testid=step-chart] .u-over`);
+  const box = await over.boundingBox();
+  const n = steps.steps.length + 1;
+  const colX = (i) => box.x + ((i + 0.5) / n) * box.width;
+  await page.mouse.move(colX(n - 1), box.y + box.height - 5);
+  await page.waitForSelector(`${root} [data-testid=step-hover-title]`);
+  assert.equal(await page.textContent(`${root} [data-testid=step-hover-title]`), `Average step: ${(Math.round(steps.average.total_us) / 1000).toFixed(3)} ms`);
+  const hover = await page.textContent(`${root} [data-testid=step-hover-line][data-role=kernel]`);
   const kpct = ((steps.average.kernel_us / steps.average.total_us) * 100).toFixed(2);
   assert.match(hover, new RegExp(`^Kernel: .* us .*${kpct.replace('.', '\\.')} % of the average step$`), `${name}: hover text`);
+  // Clicking the first step's column shows that step (in the breakdown table and the step select).
+  await page.mouse.click(colX(0), box.y + box.height - 5);
+  await page.waitForFunction(
+    ([sel, n]) => document.querySelector(`${sel} [data-testid=step-detail] caption`)?.textContent === `Step ${n}`,
+    [root, steps.steps[0].name],
+  );
+  assert.equal(await page.inputValue(`${root} [data-testid=step-select]`), '0');
+  await page.selectOption(`${root} [data-testid=step-select]`, { value: 'all' });
 
   // GPU summary.
   assert.ok(gpus.gpus.length >= 1, `${name}: the trace has GPU kernels`);
@@ -111,8 +125,14 @@ async function checkOverview(page, name, file) {
     else assertPct(shown[`gpu-sm-eff-${d}`], g.sm_efficiency_pct, `${name}: GPU ${d} SM efficiency`);
     if (g.achieved_occupancy_pct == null) assert.equal(shown[`gpu-occupancy-${d}`], null);
     else assertPct(shown[`gpu-occupancy-${d}`], g.achieved_occupancy_pct, `${name}: GPU ${d} occupancy`);
-    const points = await page.$eval(`${root} [data-testid="gpu-timeline-${d}"] polyline`, (p) => p.getAttribute('points'));
-    assert.equal(points.trim().split(/\s+/).length, g.timeline.length, `${name}: GPU ${d} timeline points`);
+    // The utilization chart: every sample, in ms from the trace's first event, the steps shaded.
+    const fig = await page.$eval(`${root} [data-testid="gpu-timeline-${d}"]`, (f) => ({ ...f.dataset }));
+    assert.equal(Number(fig.points), g.timeline.length, `${name}: GPU ${d} timeline points`);
+    const ms = (us) => (us - summary.start_us) / 1000;
+    assert.ok(Math.abs(Number(fig.x0) - ms(g.timeline[0][0])) < 1e-6 && Number(fig.x0) >= 0, `${name}: GPU ${d} chart starts at ${fig.x0} ms, not before the trace`);
+    assert.ok(Math.abs(Number(fig.x1) - ms(g.timeline.at(-1)[0])) < 1e-6, `${name}: GPU ${d} chart ends at ${fig.x1} ms`);
+    const [ws, we] = fig.window.split(',').map(Number);
+    assert.ok(Math.abs(ws - ms(gpus.window_start_us)) < 1e-6 && Math.abs(we - ms(gpus.window_end_us)) < 1e-6, `${name}: GPU ${d} shaded window ${fig.window}`);
     const dev = summary.devices.find((x) => x.id === d);
     const devName = await page.textContent(`${root} [data-testid="gpu-name-${d}"]`);
     assert.equal(devName, dev ? dev.name : '—', `${name}: GPU ${d} name`);

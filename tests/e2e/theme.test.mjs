@@ -23,7 +23,7 @@ async function colours(scheme) {
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(server.url);
     await page.click('[data-testid=open-sample]');
-    await page.waitForSelector('[data-testid=file-card] [data-testid=events-total]', { timeout: 60000 });
+    await page.waitForSelector('[data-testid=file-card] [data-testid=header-events]', { timeout: 60000 });
     const c = await page.evaluate(() => {
       const style = (sel) => getComputedStyle(document.querySelector(sel));
       return { bg: style('body').backgroundColor, fg: style('body').color,

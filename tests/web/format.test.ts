@@ -7,6 +7,8 @@ import {
   formatEta,
   formatRate,
   formatTimestampUs,
+  traceClock,
+  brokenDownloadNote,
 } from '../../web/src/lib/format';
 
 describe('formatCount', () => {
@@ -70,5 +72,32 @@ describe('formatEta and formatRate', () => {
     expect(formatRate(160e6)).toBe('160.0 MB/s');
     expect(formatRate(1_250_000)).toBe('1.3 MB/s');
     expect(formatRate(null)).toBe('—');
+  });
+});
+
+describe('traceClock', () => {
+  it('adds baseTimeNanoseconds to the timestamps (PyTorch >= 2.4), giving the UTC clock time', () => {
+    // cpu_only_rank34 (HTA): baseTimeNanoseconds 1719853884000000000, start 1212075525586.016 µs.
+    const c = traceClock(1212075525586.016, 1212076815112.118, 1719853884000000000);
+    expect(c.kind).toBe('clock');
+    // 1719853884 s + 1212075.525586 s = 1721065959.525586 s = 2024-07-15 17:52:39.525 UTC
+    expect(c.start).toBe('2024-07-15 17:52:39.525 UTC');
+    expect(c.end).toBe('2024-07-15 17:52:40.815 UTC'); // 1,289.526 ms later
+  });
+  it('reads Unix microseconds as clock time without a base', () => {
+    expect(traceClock(1712195495403123.5, 1712195495997097, null)).toMatchObject({ kind: 'clock', start: '2024-04-04 01:51:35.403 UTC' });
+  });
+  it('gives other times from the first event, and says so', () => {
+    const c = traceClock(1000, 1234567.5, null);
+    expect(c).toMatchObject({ kind: 'relative', start: '0.000 ms', end: '1,233.568 ms' });
+    expect(c.note).toMatch(/from its first event/);
+    expect(traceClock(null, null, null).start).toBe('—');
+  });
+});
+
+describe('brokenDownloadNote', () => {
+  it('says how far a broken download came, and never that 0 bytes were loaded', () => {
+    expect(brokenDownloadNote(3 * 1024 * 1024)).toBe('The download broke off after 3.00 MiB: the events received before that were loaded.');
+    expect(brokenDownloadNote(0)).toBe('The download broke off before any byte of the trace arrived, so nothing could be loaded.');
   });
 });

@@ -7,7 +7,9 @@ import {
   ROLES,
   segmentTitle,
   stackSegments,
-  timelinePlot,
+  stepChart,
+  stepReadout,
+  utilizationSeries,
   type StepValues,
 } from '../../web/src/lib/overview';
 
@@ -86,9 +88,32 @@ describe('overview maths', () => {
     );
   });
 
-  it('plots the timeline in ms from the window start, y 0..100 % top-down', () => {
+  it('stacks the step chart: one column per step and the average, cumulative ms from the top category down', () => {
+    const b = {
+      steps: [{ ...sampleAverage, name: '5', start_us: 0, end_us: 615120 }],
+      average: sampleAverage,
+    };
+    const c = stepChart(b);
+    expect(c.labels).toEqual(['5', 'Average']);
+    expect(c.data[0]).toEqual([0, 1]);
+    expect(c.order.map((r) => r.key)).toEqual(['other', 'cpu_exec', 'dataloader', 'runtime', 'communication', 'memset', 'memcpy', 'kernel']);
+    // The top series is the whole column (the categories add up to the total), the last is Kernel alone.
+    expect(c.data[1][1]).toBeCloseTo(615.12, 9);
+    expect(c.data[8][1]).toBeCloseTo(273.6515, 9);
+    // Kernel + Memcpy = 273.8150 ms
+    expect(c.data[7][1]).toBeCloseTo(273.815, 9);
+  });
+
+  it('reads out a column with its total and each category\'s share', () => {
+    const r = stepReadout('Average', sampleAverage);
+    expect(r.title).toBe('Average step: 615.120 ms');
+    expect(r.lines[0]).toBe('Kernel: 273,652 us (273.652 ms), 44.49 % of the average step');
+    expect(stepReadout('551', sampleAverage).lines[6]).toBe('CPU Exec: 330,273 us (330.273 ms), 53.69 % of step 551');
+  });
+
+  it('puts the utilization timeline in ms from the trace start, 0..100 %, whatever the steps window', () => {
     const start = 1_000_000;
-    const plot = timelinePlot(
+    const [x, y] = utilizationSeries(
       [
         [start, 0],
         [start + 100_000, 0.5],
@@ -96,17 +121,9 @@ describe('overview maths', () => {
         [start + 400_000, 1.5], // clamped to 100 %
       ],
       start,
-      400,
-      100,
     );
-    expect(plot.x0Ms).toBe(0);
-    expect(plot.x1Ms).toBe(400);
-    expect(plot.points).toBe('0,100 100,50 200,0 400,0');
-    // Samples before the window start give negative ms.
-    const before = timelinePlot([[start - 50_000, 0.25], [start + 50_000, 0]], start, 10, 10);
-    expect(before.x0Ms).toBe(-50);
-    expect(before.x1Ms).toBe(50);
-    expect(before.points).toBe('0,7.5 10,10');
-    expect(timelinePlot([], start, 10, 10).points).toBe('');
+    expect(x).toEqual([0, 100, 200, 400]);
+    expect(y).toEqual([0, 50, 100, 100]);
+    expect(utilizationSeries([], start)).toEqual([[], []]);
   });
 });

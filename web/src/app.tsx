@@ -3,14 +3,16 @@ import { DropZone } from './components/drop-zone';
 import { ErrorBoundary } from './components/error-boundary';
 import { FileCard, goneError, readLink, type Entry, type Link, type RunQuery, type Runner } from './components/file-card';
 import { ProgressBar } from './components/progress-bar';
+import { RunNav, type NavState } from './components/run-nav';
 import { ShortcutsHelp } from './components/shortcuts-help';
-import type { Dropped } from './lib/folder';
+import { droppedFiles, type Dropped } from './lib/folder';
 import { fetchTrace } from './lib/fetch-trace';
-import { formatBytes } from './lib/format';
+import { brokenDownloadNote } from './lib/format';
 import { onLaunchFiles } from './lib/launch-queue';
+import { buildRunTree, findByPlace, placeOf, traceOrder, type NavTrace } from './lib/run-tree';
 import { shortcutFor, takesText, type Shortcut } from './lib/shortcuts';
 import type { Summary } from './lib/summary';
-import { planOpen, type TraceLabel } from './lib/trace-names';
+import { parseTraceName, planOpen, type TraceLabel } from './lib/trace-names';
 import { linkWithTraceUrl, sameOrigin, traceNameOf, traceUrlsOf } from './lib/trace-url';
 import type { TrimFn } from './views/timeline-view';
 import { ABORT, SESSION_GONE, TraceClient, TRAP, type Call, type LoadProgress, type LoadResult } from './worker/protocol';
@@ -29,6 +31,32 @@ interface Running {
   cancelled: boolean;
 }
 
+/** A sentence above the analysis: something to know (info) or something that went wrong (error). */
+interface Notice {
+  kind: 'info' | 'error';
+  text: string;
+}
+
+/** How the navigator files an entry: its folder's run, its worker and span (lib/run-tree.ts). */
+function navOf(e: Entry): NavTrace {
+  const l = e.label;
+  const rank = e.summary?.distributed?.rank;
+  return {
+    key: e.key,
+    name: e.name,
+    run: l?.run ?? '',
+    worker: l?.worker ?? e.name,
+    span: l?.span ?? null,
+    rank: typeof rank === 'number' && rank >= 0 ? rank : null,
+  };
+}
+
+/** A URL's trace named as tb_plugin names traces gets its worker and span, as a loose file does. */
+function urlLabel(name: string): TraceLabel | null {
+  const ws = parseTraceName(name);
+  return ws ? { run: '', worker: ws.worker, span: ws.span, spanRank: ws.span == null ? 0 : 1, spanCount: ws.span == null ? 0 : 1 } : null;
+}
+
 function makeClient(): { client: TraceClient; worker: Worker } {
   const worker = new Worker(new URL('./worker/worker.ts', import.meta.url), { type: 'module' });
   return { client: new TraceClient(worker), worker };
@@ -37,7 +65,16 @@ function makeClient(): { client: TraceClient; worker: Worker } {
 export function App() {
   const [entries, setEntries] = useState<Entry[]>([]);
   const [progress, setProgress] = useState<LoadProgress | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const [notice, setNotice] = useState<Notice | null>(null);
+  const info = (text: string) => setNotice({ kind: 'info', text });
+  const fail = (text: string) => setNotice({ kind: 'error', text });
+  // The trace shown right of the navigator (its Entry key), and whether the user picked it there.
+  const [selected, setSelected] = useState<number | null>(null);
+  const [picked, setPicked] = useState<number | null>(null);
+  const pick = (key: number) => {
+    setSelected(key);
+    setPicked(key);
+  };
   const queue = useRef<Entry[]>([]);
   const current = useRef<Running | null>(null);
   const running = useRef(false);
@@ -125,6 +162,13 @@ export function App() {
     // A load still running frees its Session itself once it learns the file was closed.
     const session = run ? run.callId : entry.session;
     if (session != null && rpc.current && (entry.gen ?? gen.current) === gen.current) rpc.current.client.close(session);
+    if (selected === entry.key) {
+      // The next trace in the navigator takes its place (the previous one after the last).
+      const order = traceOrder(runs).map((t) => t.key);
+      const at = order.indexOf(entry.key);
+      const rest = order.filter((k) => k !== entry.key);
+      setSelected(rest.length ? rest[Math.min(at, rest.length - 1)] : null);
+    }
     setEntries((es) => es.filter((e) => e.key !== entry.key));
   };
 
@@ -199,9 +243,7 @@ export function App() {
           } else {
             const got: Partial<Entry> = file ? { file, size: file.size } : entry.url ? { size: run.received } : {};
             // A download that broke off is loaded as far as it came (read-error in the health table).
-            if (entry.url && summary.health?.some((h) => h.reason === 'read-error')) {
-              got.note = `The download broke off after ${formatBytes(run.received)}: the events received before that were loaded.`;
-            }
+            if (entry.url && summary.health?.some((h) => h.reason === 'read-error')) got.note = brokenDownloadNote(run.received);
             update(entry.key, { status: summary.ok ? 'done' : 'failed', summary, overview, session: call.id, gen: g, ...got });
           }
         } catch (e) {
@@ -221,11 +263,16 @@ export function App() {
     }
   };
 
-  /** New cards, newest first, loaded one at a time in the order given. */
+  /**
+   * New traces, loaded one at a time in the order given; the first of them is shown (the
+   * navigator files them all by run, worker and span whatever their order).
+   */
   const enqueue = (fresh: Entry[]) => {
     setNotice(null);
+    if (!fresh.length) return;
     queue.current.push(...fresh);
-    setEntries((es) => [...fresh.slice().reverse(), ...es]);
+    setEntries((es) => [...es, ...fresh]);
+    setSelected(fresh[0].key);
     void pump();
   };
 
@@ -234,7 +281,10 @@ export function App() {
 
   /** Traces by URL (checked http(s), absolute): each is downloaded when its turn comes. */
   const addUrls = (urls: string[]) =>
-    enqueue(urls.map((url) => ({ key: nextKey++, url, name: traceNameOf(url), size: null, status: 'queued' })));
+    enqueue(urls.map((url) => {
+      const name = traceNameOf(url);
+      return { key: nextKey++, url, name, size: null, label: urlLabel(name), status: 'queued' };
+    }));
 
   /**
    * A URL pasted into the drop zone. The page's CSP was fixed when it loaded and allows only the
@@ -249,8 +299,8 @@ export function App() {
     }
     const link = linkWithTraceUrl(location.href, url);
     if (!entries.length) location.assign(link);
-    else if (window.open(link, '_blank', 'noopener')) setNotice(`The trace opens in a new tab, so the traces here stay open.`);
-    else setNotice(`The trace could not be opened in a new tab (pop-ups blocked?). Open this link: ${link}`);
+    else if (window.open(link, '_blank', 'noopener')) info(`The trace opens in a new tab, so the traces here stay open.`);
+    else fail(`The trace could not be opened in a new tab (pop-ups blocked?). Open this link: ${link}`);
   };
 
   /** A drop or a pick: loose files as they are, folders' traces by run, span and worker. */
@@ -263,7 +313,9 @@ export function App() {
     if (plan.open.length) addFiles(plan.open.map((o) => o.file), plan.open.map((o) => o.label));
     const notes = plan.notice ? [plan.notice] : [];
     if (d.unreadable.length) notes.push(`${d.unreadable.length} item${d.unreadable.length === 1 ? '' : 's'} could not be read: ${d.unreadable.slice(0, 3).join(', ')}${d.unreadable.length > 3 ? ', …' : ''}.`);
-    setNotice(notes.length ? notes.join(' ') : null);
+    // Nothing opened, or something unreadable: a problem; otherwise what was opened and skipped.
+    if (!notes.length) setNotice(null);
+    else setNotice({ kind: plan.open.length && !d.unreadable.length ? 'info' : 'error', text: notes.join(' ') });
   };
 
   const cancel = () => {
@@ -279,7 +331,7 @@ export function App() {
       const blob = await res.blob();
       addFiles([new File([blob], 'rank-0.json.gz')]);
     } catch (e) {
-      setNotice(`The sample trace could not be fetched (${(e as Error).message}).`);
+      fail(`The sample trace could not be fetched (${(e as Error).message}).`);
     }
   };
 
@@ -290,23 +342,74 @@ export function App() {
   useEffect(() => {
     const { urls, refused } = traceUrlsOf(location.search, location.href);
     if (urls.length) addUrls(urls);
-    if (refused.length) setNotice(refused.join(' '));
+    if (refused.length) fail(refused.join(' '));
   }, []);
 
-  // Deep links (lib/deep-link.ts): the place the hash names waits for the card of its file (any
-  // file when it names none) to finish loading, which then opens it once; a new hash (a link
-  // pasted into this tab) is opened again. The cards write the hash themselves.
+  // The navigator's tree: runs, workers, spans (lib/run-tree.ts).
+  const navTraces = useMemo(() => entries.map(navOf), [entries]);
+  const runs = useMemo(() => buildRunTree(navTraces), [navTraces]);
+
+  // Deep links (lib/deep-link.ts): the trace the hash names (by run, worker and span; by file name
+  // for links that have only that; else the first trace) is shown as soon as it is open, and its
+  // place opened once it has loaded; a new hash (a link pasted into this tab) is opened again.
+  // The card shown writes the hash itself.
   const [link, setLink] = useState<Link | null>(readLink);
   useEffect(() => {
     const onHash = () => setLink(readLink());
     window.addEventListener('hashchange', onHash);
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
-  const linkCard = link && !link.taken ? entries.find((e) => e.status === 'done' && (link.place.file == null || e.name === link.place.file)) : undefined;
+  const linkTarget = useMemo(() => {
+    if (!link || link.taken) return undefined;
+    const p = link.place;
+    if (p.worker != null) {
+      const t = findByPlace(runs, p.run ?? '', p.worker, p.span ?? 0);
+      if (t) return entries.find((e) => e.key === t.key);
+    }
+    if (p.file != null) return entries.find((e) => e.name === p.file);
+    return entries.find((e) => e.status === 'done');
+  }, [link, runs, entries]);
+  useEffect(() => {
+    if (linkTarget) setSelected(linkTarget.key);
+  }, [linkTarget?.key, link?.seq]);
+  const linkCard = linkTarget?.status === 'done' ? linkTarget : undefined;
   const linkTaken = useCallback((seq: number) => setLink((l) => (l && l.seq === seq ? { ...l, taken: true } : l)), []);
 
-  // Keyboard shortcuts: "?" and Esc are the page's; the rest go to the file card holding the
-  // focus (else the first card) as a "ks-shortcut" event.
+  // Files can be dropped anywhere on the page once traces are open (the drop bar is small).
+  const [dragging, setDragging] = useState(false);
+  useEffect(() => {
+    const hasFiles = (ev: DragEvent) => !!ev.dataTransfer && Array.from(ev.dataTransfer.types ?? []).includes('Files');
+    const onOver = (ev: DragEvent) => {
+      if (!hasFiles(ev)) return;
+      ev.preventDefault();
+      if (ev.dataTransfer) ev.dataTransfer.dropEffect = 'copy';
+      setDragging(true);
+    };
+    const onLeave = (ev: DragEvent) => {
+      // Leaving the window (no element to go to), not moving between elements.
+      if (!ev.relatedTarget) setDragging(false);
+    };
+    const onDrop = (ev: DragEvent) => {
+      setDragging(false);
+      // The drop zone took it already (its handler runs first and prevents the default).
+      if (ev.defaultPrevented || !ev.dataTransfer) return;
+      ev.preventDefault();
+      void droppedFiles(ev.dataTransfer).then((d) => {
+        if (d.loose.length || d.inFolders.length || d.unreadable.length) openDropped(d);
+      });
+    };
+    window.addEventListener('dragover', onOver);
+    window.addEventListener('dragleave', onLeave);
+    window.addEventListener('drop', onDrop);
+    return () => {
+      window.removeEventListener('dragover', onOver);
+      window.removeEventListener('dragleave', onLeave);
+      window.removeEventListener('drop', onDrop);
+    };
+  });
+
+  // Keyboard shortcuts: "?" and Esc are the page's; the rest go to the trace shown as a
+  // "ks-shortcut" event.
   const [help, setHelp] = useState(false);
   useEffect(() => {
     const onKey = (ev: KeyboardEvent) => {
@@ -330,7 +433,7 @@ export function App() {
         }
       }
       if (document.querySelector('[data-testid=shortcuts-help]')) return;
-      const active = document.activeElement?.closest('[data-testid=file-card]') ?? document.querySelector('[data-testid=file-card]');
+      const active = document.querySelector('[data-testid=file-card]:not([hidden])');
       if (!active) return;
       if (action.kind !== 'escape') ev.preventDefault(); // "/" must not be typed into the search it focuses
       active.dispatchEvent(new CustomEvent<Shortcut>('ks-shortcut', { detail: action }));
@@ -341,50 +444,112 @@ export function App() {
 
   useEffect(() => {
     const onRejection = (ev: PromiseRejectionEvent) =>
-      setNotice(`Unexpected error: ${String((ev.reason as Error)?.message ?? ev.reason)}`);
+      fail(`Unexpected error: ${String((ev.reason as Error)?.message ?? ev.reason)}`);
     window.addEventListener('unhandledrejection', onRejection);
     return () => window.removeEventListener('unhandledrejection', onRejection);
   }, []);
 
   const loading = entries.find((e) => e.status === 'loading');
   const queuedCount = useMemo(() => entries.filter((e) => e.status === 'queued').length, [entries]);
+  const states = useMemo(() => {
+    const m = new Map<number, NavState>();
+    for (const e of entries) {
+      const total = e.size ?? progress?.totalBytes ?? null;
+      m.set(e.key, {
+        status: e.status,
+        fraction: e.status === 'loading' && progress && total ? Math.min(1, progress.bytesRead / total) : null,
+        health: e.summary?.health,
+        error: e.error ?? (e.summary && !e.summary.ok ? e.summary.error : null),
+      });
+    }
+    return m;
+  }, [entries, progress]);
+  // Cards stay mounted once shown (hidden while another is), so each keeps its views' state.
+  const [visited, setVisited] = useState<Set<number>>(() => new Set());
+  useEffect(() => {
+    if (selected != null && !visited.has(selected)) setVisited((v) => new Set([...v, selected]));
+  }, [selected]);
+  const queueOrder = queue.current.map((e) => e.key);
+
+  const noticeEl = notice && (
+    <div class={`notice notice-${notice.kind}`} role={notice.kind === 'error' ? 'alert' : 'status'}>
+      <span class="notice-icon" aria-hidden="true">{notice.kind === 'error' ? '⚠' : 'ℹ'}</span>
+      <p data-testid="notice" data-kind={notice.kind}>
+        {notice.text}
+      </p>
+      <button type="button" class="notice-close" aria-label="Dismiss" data-testid="notice-close" onClick={() => setNotice(null)}>
+        ×
+      </button>
+    </div>
+  );
+  const progressEl = loading && (
+    <ProgressBar fileName={loading.name} queued={queuedCount} totalBytes={loading.size} progress={progress} onCancel={cancel} />
+  );
+  const help_ = help && <ShortcutsHelp onClose={() => setHelp(false)} />;
+
+  if (!entries.length) {
+    // Nothing open yet: the page is the drop zone.
+    return (
+      <div class="landing">
+        <header class="top">
+          <h1>Kinetoscope</h1>
+          <p class="muted">PyTorch profiler (Kineto) traces, analyzed in your browser.</p>
+        </header>
+        <main>
+          <ErrorBoundary>
+            <DropZone onDropped={openDropped} onSample={openSample} onUrl={openUrl} busy={false} />
+            {noticeEl}
+            {help_}
+            <p class="muted shortcuts-hint">
+              Press <kbd>?</kbd> for keyboard shortcuts.
+            </p>
+          </ErrorBoundary>
+        </main>
+      </div>
+    );
+  }
 
   return (
-    <>
-      <header class="top">
-        <h1>Kinetoscope</h1>
-        <p class="muted">PyTorch profiler (Kineto) traces, analyzed in your browser.</p>
+    <div class={`app${dragging ? ' dragging' : ''}`}>
+      <header class="topbar">
+        <h1 class="brand">Kinetoscope</h1>
+        <DropZone compact onDropped={openDropped} onSample={openSample} onUrl={openUrl} busy={!!loading} />
+        {progressEl}
+        <button type="button" class="help-button" title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts" data-testid="shortcuts-button" onClick={() => setHelp(true)}>
+          ?
+        </button>
       </header>
-      <main>
-        <ErrorBoundary>
-          <DropZone onDropped={openDropped} onSample={openSample} onUrl={openUrl} busy={!!loading} />
-          {notice && (
-            <p class="notice" role="alert" data-testid="notice">
-              {notice}
-            </p>
-          )}
-          {loading && (
-            <ProgressBar
-              fileName={loading.name}
-              queued={queuedCount}
-              totalBytes={loading.size}
-              progress={progress}
-              onCancel={cancel}
-            />
-          )}
-          {help && <ShortcutsHelp onClose={() => setHelp(false)} />}
-          <p class="muted shortcuts-hint">
-            Press <kbd>?</kbd> for keyboard shortcuts.
-          </p>
-          <div class="cards">
-            {entries.map((e) => (
-              <ErrorBoundary key={e.key}>
-                <FileCard entry={e} runner={runner} onRemove={() => remove(e)} link={e === linkCard ? link! : null} onLinkTaken={linkTaken} />
-              </ErrorBoundary>
-            ))}
-          </div>
-        </ErrorBoundary>
-      </main>
-    </>
+      {help_}
+      <div class="shell">
+        <RunNav runs={runs} states={states} selected={selected} onSelect={pick} />
+        <main class="analysis" data-testid="analysis">
+          <ErrorBoundary>
+            {noticeEl}
+            {entries
+              .filter((e) => visited.has(e.key) || e.key === selected)
+              .map((e) => (
+                <ErrorBoundary key={e.key}>
+                  <FileCard
+                    entry={e}
+                    runner={runner}
+                    onRemove={() => remove(e)}
+                    link={e === linkCard ? link! : null}
+                    onLinkTaken={linkTaken}
+                    active={e.key === selected}
+                    picked={e.key === selected && e.key === picked}
+                    place={placeOf(runs, e.key)}
+                    waiting={e.status === 'queued' ? queueOrder.indexOf(e.key) + (loading ? 1 : 0) : 0}
+                  />
+                </ErrorBoundary>
+              ))}
+          </ErrorBoundary>
+        </main>
+      </div>
+      {dragging && (
+        <div class="drop-overlay" aria-hidden="true">
+          <p>Drop traces or folders to open them</p>
+        </div>
+      )}
+    </div>
   );
 }

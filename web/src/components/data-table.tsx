@@ -115,7 +115,8 @@ export function DataTable({
     const el = scroller.current;
     if (!el) return;
     const measure = () => {
-      setViewport(el.clientHeight);
+      // A table in a hidden tab measures 0: it renders as if at its full height, so it is whole when shown.
+      setViewport(el.clientHeight || maxHeight);
       if (head.current) setHeaderHeight(head.current.offsetHeight);
     };
     measure();

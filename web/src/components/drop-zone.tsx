@@ -9,11 +9,13 @@ interface Props {
   /** A URL pasted into the "paste a URL" field, checked (http or https, absolute). */
   onUrl(url: string): void;
   busy: boolean;
+  /** Traces are open: a one-line bar in the page's top bar (drops are taken anywhere on the page). */
+  compact?: boolean;
 }
 
 const ACCEPT = '.json,.gz,application/json,application/gzip';
 
-export function DropZone({ onDropped, onSample, onUrl, busy }: Props) {
+export function DropZone({ onDropped, onSample, onUrl, busy, compact = false }: Props) {
   const input = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
   const [over, setOver] = useState(false);
@@ -26,41 +28,8 @@ export function DropZone({ onDropped, onSample, onUrl, busy }: Props) {
     el.value = ''; // picking the same file again must fire change again
   };
 
-  return (
-    <section
-      class={`drop-zone${over ? ' over' : ''}`}
-      data-testid="drop-zone"
-      onDragOver={(e) => {
-        e.preventDefault();
-        if (e.dataTransfer) e.dataTransfer.dropEffect = 'copy';
-        setOver(true);
-      }}
-      onDragLeave={() => setOver(false)}
-      onDrop={(e) => {
-        e.preventDefault();
-        setOver(false);
-        // The entries must be taken now, during the event; walking the folders comes after.
-        if (e.dataTransfer) void droppedFiles(e.dataTransfer).then(take);
-      }}
-    >
-      <p class="drop-title">Drop PyTorch profiler traces here</p>
-      <p class="muted">
-        <code>.json</code> or <code>.json.gz</code>, one or several, or a folder of runs
-        (<code>&lt;worker&gt;[.&lt;span&gt;].pt.trace.json[.gz]</code>, as TensorBoard's plugin read them). Nothing leaves your
-        machine.
-      </p>
-      <div class="actions">
-        <button type="button" class="primary" onClick={() => input.current?.click()} data-testid="pick-files">
-          Choose files…
-        </button>
-        <button type="button" onClick={() => folderInput.current?.click()} data-testid="pick-folder">
-          Choose folder…
-        </button>
-        <button type="button" onClick={onSample} disabled={busy} data-testid="open-sample">
-          Open sample
-        </button>
-      </div>
-      <UrlForm onOpen={onUrl} />
+  const inputs = (
+    <>
       <input
         ref={input}
         type="file"
@@ -79,6 +48,57 @@ export function DropZone({ onDropped, onSample, onUrl, busy }: Props) {
         {...{ webkitdirectory: true }}
         onChange={(e) => takeInput(e.currentTarget)}
       />
+    </>
+  );
+  const buttons = (
+    <>
+      <button type="button" class={compact ? '' : 'primary'} onClick={() => input.current?.click()} data-testid="pick-files">
+        {compact ? 'Open files…' : 'Choose files…'}
+      </button>
+      <button type="button" onClick={() => folderInput.current?.click()} data-testid="pick-folder">
+        {compact ? 'Open folder…' : 'Choose folder…'}
+      </button>
+      <button type="button" onClick={onSample} disabled={busy} data-testid="open-sample">
+        {compact ? 'Sample' : 'Open sample'}
+      </button>
+    </>
+  );
+  const dropHandlers = {
+    onDragOver: (e: DragEvent) => {
+      e.preventDefault();
+      if (e.dataTransfer) e.dataTransfer.dropEffect = 'copy';
+      setOver(true);
+    },
+    onDragLeave: () => setOver(false),
+    onDrop: (e: DragEvent) => {
+      e.preventDefault();
+      setOver(false);
+      // The entries must be taken now, during the event; walking the folders comes after.
+      if (e.dataTransfer) void droppedFiles(e.dataTransfer).then(take);
+    },
+  };
+
+  if (compact) {
+    return (
+      <section class={`drop-bar${over ? ' over' : ''}`} data-testid="drop-zone" aria-label="Open more traces" {...dropHandlers}>
+        <span class="muted drop-bar-hint">Drop traces anywhere, or</span>
+        {buttons}
+        <UrlForm onOpen={onUrl} compact />
+        {inputs}
+      </section>
+    );
+  }
+  return (
+    <section class={`drop-zone${over ? ' over' : ''}`} data-testid="drop-zone" {...dropHandlers}>
+      <p class="drop-title">Drop PyTorch profiler traces here</p>
+      <p class="muted">
+        <code>.json</code> or <code>.json.gz</code>, one or several, or a folder of runs
+        (<code>&lt;worker&gt;[.&lt;span&gt;].pt.trace.json[.gz]</code>, as TensorBoard's plugin read them). Nothing leaves your
+        machine.
+      </p>
+      <div class="actions">{buttons}</div>
+      <UrlForm onOpen={onUrl} />
+      {inputs}
     </section>
   );
 }

@@ -1,23 +1,25 @@
-// One file's card: its name and place (run, worker, span), the summary, and the views (Overview,
-// Operators, Kernels, Timeline) once the overview has come; it keeps the view, the step and the
-// tables' state, and writes them into the page's hash as a deep link when it is the card in use.
+// One trace's analysis, the one shown right of the run navigator: a compact header (file, place,
+// events, duration, GPUs, rank, health), the view tabs with the step they show, and the views
+// (Overview, Operators, Kernels, Trace, Timeline) once the overview has come. It keeps the view,
+// the step and the tables' state while another trace is shown (it stays mounted, hidden), and
+// writes them into the page's hash as a deep link while it is the one shown.
 // The App (app.tsx) owns the entries, the loading queue and the worker; a card asks the worker
 // through the Runner it is given.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ErrorBoundary } from './error-boundary';
+import { TraceHeader } from './trace-header';
 import type { Ask } from './use-query';
 import { formatPlace, parsePlace, stepIndexOf, stepNameOf, type Place, type TablePlace } from '../lib/deep-link';
-import { formatBytes } from '../lib/format';
 import type { Overview } from '../lib/overview';
 import type { Shortcut } from '../lib/shortcuts';
 import type { Summary } from '../lib/summary';
-import { describeLabel, type TraceLabel } from '../lib/trace-names';
+import type { TraceLabel } from '../lib/trace-names';
 import { RemoteError, SESSION_GONE, type Query, type QueryResult } from '../worker/protocol';
 import { KernelsView } from '../views/kernels-view';
 import { OperatorsView } from '../views/operators-view';
 import { OverviewView, VIEW_LABELS } from '../views/overview-view';
-import { SummaryView } from '../views/summary-view';
 import { TimelineView, type TimelineRequest, type TrimFn } from '../views/timeline-view';
+import { TraceError, TraceView } from '../views/trace-view';
 
 export type Status = 'queued' | 'loading' | 'done' | 'failed' | 'cancelled';
 
@@ -72,14 +74,16 @@ export function readLink(): Link | null {
   return Object.keys(place).length ? { seq: nextLinkSeq++, place, taken: false } : null;
 }
 
-/**
- * The key of the card the hash describes: the one the user last used (or that last opened a
- * link). Only it writes the hash, so with several files open the link follows the one in use.
- */
-let hashOwner: number | null = null;
 const USE_EVENTS = ['pointerdown', 'keydown', 'focusin', 'input', 'change'];
 
-type Tab = 'overview' | 'operators' | 'kernels' | 'timeline';
+type Tab = 'overview' | 'operators' | 'kernels' | 'trace' | 'timeline';
+
+/** Where a trace sits in the navigator, as a link names it (lib/run-tree.ts placeOf). */
+export interface NavPlace {
+  run: string;
+  worker: string;
+  span: number;
+}
 
 export function FileCard({
   entry,
@@ -87,6 +91,10 @@ export function FileCard({
   onRemove,
   link,
   onLinkTaken,
+  active,
+  picked = false,
+  place,
+  waiting = 0,
 }: {
   entry: Entry;
   runner: Runner;
@@ -94,6 +102,14 @@ export function FileCard({
   /** A deep link for this card to open (once per link). */
   link: Link | null;
   onLinkTaken: (seq: number) => void;
+  /** The card shown: only it writes the page's hash, once the user has used it. */
+  active: boolean;
+  /** The user chose it in the navigator (a use, as a click in it is). */
+  picked?: boolean;
+  /** Its run, worker and span in the navigator, for the link (null: not named as a trace). */
+  place: NavPlace | null;
+  /** Files loaded before this one (while it is queued). */
+  waiting?: number;
 }) {
   const runQuery = runner.query;
   const [tab, setTab] = useState<Tab>('overview');
@@ -110,6 +126,7 @@ export function FileCard({
   const analysed = !!(entry.summary?.ok && entry.overview);
   const tabs: Tab[] = ['overview', 'operators'];
   if ((entry.summary?.kinds?.kernel ?? 0) > 0) tabs.push('kernels');
+  tabs.push('trace');
   // The Timeline sends the file's bytes: a download has them once its load has ended.
   if (entry.file) tabs.push('timeline');
   const show = (t: string) => {
@@ -141,7 +158,6 @@ export function FileCard({
         const tables = inTable && el.contains(inTable) ? [inTable] : el.querySelectorAll('[role=tabpanel]:not([hidden]) .data-table');
         for (const t of tables) t.dispatchEvent(new CustomEvent('ks-deselect'));
       }
-      own();
     };
     el.addEventListener('ks-shortcut', onShortcut);
     return () => el.removeEventListener('ks-shortcut', onShortcut);
@@ -153,25 +169,45 @@ export function FileCard({
   const tableParts = useRef<Partial<Record<Tab, TablePlace>>>({});
   const latest = useRef({ tab, step, steps });
   latest.current = { tab, step, steps };
-  /** Writes this card's place into the hash, when the hash is this card's. */
+  const latestPlace = useRef(place);
+  latestPlace.current = place;
+  // The hash describes the card shown once the user has used it (picked it, clicked or typed in
+  // it, or opened a link to it): a trace shown because it was just dropped writes nothing, so a
+  // link still waiting for another trace is not overwritten.
+  const activeRef = useRef(active);
+  activeRef.current = active;
+  const used = useRef(false);
+  if (!active) used.current = false;
+  if (active && picked) used.current = true;
+  /** Writes this card's place into the hash, while it is the card shown and in use. */
   const writeHash = () => {
-    if (hashOwner !== entry.key) return;
+    if (!activeRef.current || !used.current) return;
     const { tab: t, step: s, steps: ss } = latest.current;
-    const place: Place = { file: entry.name, view: t, step: stepNameOf(ss, s), ...tableParts.current[t] };
-    const hash = '#' + formatPlace(place);
+    const np = latestPlace.current;
+    const named = entry.label != null && np != null;
+    const p: Place = {
+      ...(named && np.run ? { run: np.run } : {}),
+      ...(named ? { worker: np.worker } : {}),
+      ...(named && np.span ? { span: np.span } : {}),
+      file: entry.name,
+      view: t,
+      step: stepNameOf(ss, s),
+      ...tableParts.current[t],
+    };
+    const hash = '#' + formatPlace(p);
     // replaceState: every sort or keystroke would otherwise be a Back step; no hashchange fires.
     if (hash !== location.hash) history.replaceState(history.state, '', hash);
   };
   const own = () => {
-    if (hashOwner === entry.key) return;
-    hashOwner = entry.key;
+    if (used.current || !activeRef.current) return;
+    used.current = true;
     writeHash();
   };
   const placeOf = (t: Tab) => (part: TablePlace) => {
     tableParts.current[t] = part;
     writeHash();
   };
-  useEffect(writeHash, [tab, step]);
+  useEffect(writeHash, [tab, step, active, picked, place?.run, place?.worker, place?.span]);
   // Any use of the card (a click, a key, the focus coming in, a value changed by assistive
   // software) makes the hash describe it.
   useEffect(() => {
@@ -185,8 +221,7 @@ export function FileCard({
   // A closed card's place is nowhere to go back to.
   useEffect(
     () => () => {
-      if (hashOwner !== entry.key) return;
-      hashOwner = null;
+      if (!activeRef.current || !used.current) return;
       history.replaceState(history.state, '', location.pathname + location.search);
     },
     [],
@@ -202,11 +237,19 @@ export function FileCard({
     const view: Tab = p.view && p.view !== 'timeline' && tabs.includes(p.view) ? p.view : 'overview';
     if (view !== 'overview') setLinked((l) => ({ ...l, [view]: { seq: link.seq, place: p } }));
     show(view);
-    hashOwner = entry.key;
+    used.current = true;
     onLinkTaken(link.seq);
     // Once per link, when the card has its views.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [link?.seq, analysed]);
+
+  /** Opens a place of this trace (a recommendation's evidence): its step, view and table state. */
+  const openPlace = (p: Place) => {
+    if (p.step != null) setStep(stepIndexOf(steps, p.step));
+    const view = p.view && p.view !== 'timeline' && tabs.includes(p.view) ? p.view : 'overview';
+    if (view === 'operators' || view === 'kernels') setLinked((l) => ({ ...l, [view]: { seq: nextLinkSeq++, place: p } }));
+    show(view);
+  };
 
   const stepIndex = step === 'all' ? -1 : Number(step);
   const stepName = stepIndex >= 0 && stepIndex < steps.length ? steps[stepIndex].name : null;
@@ -228,63 +271,80 @@ export function FileCard({
     </button>
   );
 
-  const label: Record<Status, string> = {
-    queued: 'waiting',
-    loading: 'loading…',
-    done: '',
-    failed: '',
-    cancelled: 'cancelled',
-  };
+  const overview = entry.overview ?? null;
   return (
-    <article ref={root} class="card" data-testid="file-card" data-file={entry.name} data-status={entry.status}>
-      <header class="card-head">
-        <h2 data-testid="file-name">{entry.name}</h2>
-        <span class="muted">
-          {[entry.size != null ? formatBytes(entry.size) : entry.status === 'queued' || entry.status === 'loading' ? 'size not known yet' : '', label[entry.status]]
-            .filter(Boolean)
-            .join(' · ')}
-          <button type="button" class="card-close" data-testid="remove-file" aria-label={`Close ${entry.name}`} title="Close this file" onClick={onRemove}>
-            ×
-          </button>
-        </span>
-      </header>
-      {entry.label && (
-        <p class="muted card-label" data-testid="file-label" data-run={entry.label.run} data-worker={entry.label.worker} data-span={entry.label.spanRank || ''}>
-          {describeLabel(entry.label)}
-        </p>
-      )}
-      {entry.url && (
-        <p class="muted card-label" data-testid="file-url">
-          From {entry.url}
-        </p>
-      )}
+    <article ref={root} class="trace-panel" data-testid="file-card" data-file={entry.name} data-status={entry.status} hidden={!active}>
+      <TraceHeader
+        name={entry.name}
+        size={entry.size}
+        label={entry.label}
+        url={entry.url}
+        summary={entry.summary}
+        gpus={overview?.gpus}
+        status={entry.status}
+        onClose={onRemove}
+        onShowTrace={analysed ? () => show('trace') : undefined}
+      />
       {entry.note && (
         <p class="warn" data-testid="file-note">
           {entry.note}
         </p>
       )}
-      {entry.summary && <SummaryView summary={entry.summary} fileSize={entry.size ?? 0} />}
-      {entry.summary && entry.status === 'loading' && (
-        <p class="muted" data-testid="overview-pending" role="status">
-          Computing the overview, operators and recommendations…
+      {entry.summary && !entry.summary.ok && <TraceError summary={entry.summary} />}
+      {entry.status === 'queued' && (
+        <p class="muted pending" data-testid="file-waiting" role="status">
+          Waiting to load{waiting > 0 ? `: ${waiting} file${waiting === 1 ? '' : 's'} before it` : ''}.
         </p>
+      )}
+      {entry.status === 'loading' && !entry.summary && (
+        <p class="muted pending" data-testid="file-reading" role="status">
+          Reading the trace… (progress at the top of the page)
+        </p>
+      )}
+      {entry.summary?.ok && entry.status === 'loading' && (
+        <>
+          <p class="muted pending" data-testid="overview-pending" role="status">
+            Computing the overview, operators and recommendations…
+          </p>
+          {/* What the file holds is known already: shown meanwhile, as the Trace tab will show it. */}
+          <TraceView summary={entry.summary} fileSize={entry.size ?? 0} />
+        </>
       )}
       {analysed && (
         <>
-          <div class="tabs" role="tablist" aria-label={`Views of ${entry.name}`}>
-            {tabs.map((t) => (
-              <button
-                key={t}
-                type="button"
-                role="tab"
-                class={t === tab ? 'tab selected' : 'tab'}
-                aria-selected={t === tab ? 'true' : 'false'}
-                data-testid={`tab-${t}`}
-                onClick={() => show(t)}
-              >
-                {VIEW_LABELS[t]}
-              </button>
-            ))}
+          <div class="tabbar">
+            <div class="tabs" role="tablist" aria-label={`Views of ${entry.name}`}>
+              {tabs.map((t, i) => (
+                <button
+                  key={t}
+                  type="button"
+                  role="tab"
+                  class={t === tab ? 'tab selected' : 'tab'}
+                  aria-selected={t === tab ? 'true' : 'false'}
+                  data-testid={`tab-${t}`}
+                  title={`${VIEW_LABELS[t]} (key ${i + 1})`}
+                  onClick={() => show(t)}
+                >
+                  {VIEW_LABELS[t]}
+                </button>
+              ))}
+            </div>
+            {steps.length > 0 && (
+              <label class="step-pick">
+                <span>Step</span>
+                <select data-testid="step-select" value={step} onChange={(e) => setStep((e.currentTarget as HTMLSelectElement).value)}>
+                  <option value="all">All steps</option>
+                  {steps.map((s, i) => (
+                    <option value={String(i)} key={i}>
+                      {s.name}
+                    </option>
+                  ))}
+                </select>
+                <span class="muted step-scope" data-testid="step-scope">
+                  {stepName != null ? `Overview, Operators, Kernels and Timeline show step ${stepName}` : 'applies to Overview, Operators, Kernels and Timeline'}
+                </span>
+              </label>
+            )}
           </div>
           <div role="tabpanel" hidden={tab !== 'overview'} data-testid="panel-overview">
             <ErrorBoundary>
@@ -293,6 +353,7 @@ export function FileCard({
                 summary={entry.summary!}
                 views={tabs}
                 onShowView={show}
+                onEvidence={openPlace}
                 step={step}
                 onStep={setStep}
                 onShowTimeline={(i) => showTimeline(i)}
@@ -327,6 +388,12 @@ export function FileCard({
               </ErrorBoundary>
             </div>
           )}
+          {/* Always mounted: it is only the summary, and the card's counts are read from it. */}
+          <div role="tabpanel" hidden={tab !== 'trace'} data-testid="panel-trace">
+            <ErrorBoundary>
+              <TraceView summary={entry.summary!} fileSize={entry.size ?? 0} />
+            </ErrorBoundary>
+          </div>
           {opened.has('timeline') && entry.file && (
             <div role="tabpanel" hidden={tab !== 'timeline'} data-testid="panel-timeline">
               <ErrorBoundary>

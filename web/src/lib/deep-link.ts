@@ -1,17 +1,19 @@
-// Deep links: the page's hash names a place in one file's card (the view, the step, and the
-// view's table: grouping, sorting, search, selected row), so a link opens the same place again
-// once the same trace is loaded. Pure: app.tsx reads and writes location.hash with these.
+// Deep links: the page's hash names a place in one trace (its run, worker and span, its file
+// name, the view, the step, and the view's table: grouping, sorting, search, selected row), so a
+// link opens the same place again once the same traces are loaded. Pure: app.tsx and the file
+// card read and write location.hash with these.
 //
-// The hash is written like a query string, `#file=rank-0.json.gz&view=operators&group=op%2Bshape&
-// sort=host_total_us.asc&q=conv&row=aten%3A%3Aconv2d`, in a fixed key order, and only with what
+// The hash is written like a query string, `#run=logs%2Frun1&worker=w0&span=2&file=w0.2.pt.trace.
+// json&view=operators&group=op%2Bshape&sort=host_total_us.asc&q=conv&row=aten%3A%3Aconv2d`, in a
+// fixed key order, and only with what
 // differs from a freshly loaded card: an absent field means the default (Overview, all steps, the
 // view's first grouping and sorting, no search, no row). Reading never throws: unknown keys and
 // values that cannot be right are dropped, and whoever applies a place ignores columns and rows
 // the table does not have.
 import type { RowKey, SortState, TableModel } from './data-table';
 
-export type LinkView = 'overview' | 'operators' | 'kernels' | 'timeline';
-export const LINK_VIEWS: readonly LinkView[] = ['overview', 'operators', 'kernels', 'timeline'];
+export type LinkView = 'overview' | 'operators' | 'kernels' | 'trace' | 'timeline';
+export const LINK_VIEWS: readonly LinkView[] = ['overview', 'operators', 'kernels', 'trace', 'timeline'];
 
 /** The table part of a place: the view's grouping and its data table's state. */
 export interface TablePlace {
@@ -24,7 +26,13 @@ export interface TablePlace {
 }
 
 export interface Place extends TablePlace {
-  /** The card's file name; absent: the first file loaded. */
+  /** The trace's run (its folder's path in the drop), when it came from a folder. */
+  run?: string;
+  /** Its worker, when its file is named as a trace (`<worker>[.<span>].pt.trace.json[.gz]`). */
+  worker?: string;
+  /** Its span's rank among the worker's spans (1..n), when it has one. */
+  span?: number;
+  /** The card's file name; absent: the first file loaded. Links from before run/worker/span have only this. */
   file?: string;
   view?: LinkView;
   /** The step's name as the Overview lists it ("5"), not its index, which a cut trace shifts. */
@@ -40,7 +48,7 @@ export interface TableState {
 }
 
 // Key order of the hash; also the fields a place has.
-const KEYS = ['file', 'view', 'step', 'group', 'sort', 'q', 'row'] as const;
+const KEYS = ['run', 'worker', 'span', 'file', 'view', 'step', 'group', 'sort', 'q', 'row'] as const;
 
 /** Column ids are plain words; "." separates the column from the direction in `sort=`. */
 const SORT = /^([A-Za-z0-9_+-]+)\.(asc|desc)$/;
@@ -51,6 +59,10 @@ export function formatPlace(p: Place): string {
   for (const k of KEYS) {
     if (k === 'sort') {
       if (p.sort && SORT.test(`${p.sort.column}.${p.sort.dir}`)) out.append('sort', `${p.sort.column}.${p.sort.dir}`);
+      continue;
+    }
+    if (k === 'span') {
+      if (p.span != null && Number.isInteger(p.span) && p.span > 0) out.append('span', String(p.span));
       continue;
     }
     const v = p[k];
@@ -75,6 +87,12 @@ export function parsePlace(hash: string): Place {
     const v = params.get(k);
     return v == null || v === '' ? undefined : v;
   };
+  const run = get('run');
+  if (run) p.run = run;
+  const worker = get('worker');
+  if (worker) p.worker = worker;
+  const span = get('span');
+  if (span && /^[1-9][0-9]{0,6}$/.test(span)) p.span = Number(span);
   const file = get('file');
   if (file) p.file = file;
   const view = get('view');

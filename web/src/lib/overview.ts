@@ -1,6 +1,8 @@
 // The Overview: the step-time breakdown (Session.stepBreakdownJson), the GPU metrics
 // (Session.gpuMetricsJson) and the rest of Session.overviewJson (Tensor Core share per GPU,
 // recommendations), typed, plus the pure maths the view draws with.
+import type { Place } from './deep-link';
+import { parsePlace } from './deep-link';
 import { Reader } from './json-check';
 
 /** The step-time categories, in tb_plugin's order, with the fixed colors of the bars. */
@@ -56,6 +58,8 @@ export interface Recommendation {
   /** Plain text: shown as text, never as HTML. */
   text: string;
   view: ViewName | string;
+  /** Where the evidence is: a place in this trace, as a deep link names one (view, step, table state). */
+  evidence?: Place;
 }
 
 export interface GpuInfo {
@@ -99,9 +103,27 @@ export function parseOverviewInfo(json: string): OverviewInfo {
     .items()
     .map((it) => {
       const r = it.object();
-      return { id: r.str('id'), text: r.str('text'), view: r.strOrNull('view') ?? 'overview' };
+      const rec: Recommendation = { id: r.str('id'), text: r.str('text'), view: r.strOrNull('view') ?? 'overview' };
+      const ev = r.has('evidence') ? evidenceOf(r.field('evidence').value) : null;
+      if (ev) rec.evidence = ev;
+      return rec;
     });
   return { gpus, recommendations };
+}
+
+/**
+ * A recommendation's evidence as the core writes it ({view, step?, group?, sort?, q?, row?}, the
+ * deep-link fields), read through the deep-link parser so it is checked the same way a link is.
+ */
+export function evidenceOf(v: unknown): Place | null {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
+  const params = new URLSearchParams();
+  for (const k of ['view', 'step', 'group', 'sort', 'q', 'row']) {
+    const x = (v as Record<string, unknown>)[k];
+    if (typeof x === 'string' && x) params.set(k, x);
+  }
+  const p = parsePlace(params.toString());
+  return p.view ? p : null;
 }
 
 export interface Overview {
@@ -173,32 +195,46 @@ export function segmentTitle(s: Segment, of: string): string {
   return `${s.label}: ${formatStepUs(s.us)} (${formatStepMs(s.us)}), ${formatPct(s.pct)} of ${of}`;
 }
 
-export interface TimelinePlot {
-  /** SVG polyline points, "x,y x,y ...". */
-  points: string;
-  /** The x axis in ms from the window start. */
-  x0Ms: number;
-  x1Ms: number;
+/** The step chart's data: one column per step and one for the average (ms). */
+export interface StepChart {
+  /** Column labels: the step names, then "Average". */
+  labels: string[];
+  /**
+   * uPlot data: x (0..n), then one series per category from the top of the stack down, each the
+   * cumulative height (ms) up to and including that category. Drawn in that order, each bar
+   * covers the ones below it except for its own segment.
+   */
+  data: number[][];
+  /** The categories of data[1..], top of the stack first. */
+  order: (typeof ROLES)[number][];
+}
+
+export function stepChart(b: StepBreakdown): StepChart {
+  const cols: StepValues[] = [...b.steps, ...(b.average ? [b.average] : [])];
+  const labels = [...b.steps.map((s) => s.name), ...(b.average ? ['Average'] : [])];
+  const x = cols.map((_, i) => i);
+  const cum: number[][] = [];
+  let run = cols.map(() => 0);
+  for (const r of ROLES) {
+    run = run.map((v, i) => v + Math.max(0, cols[i][`${r.key}_us`] ?? 0) / 1000);
+    cum.push(run);
+  }
+  return { labels, data: [x, ...cum.reverse()], order: [...ROLES].reverse() };
+}
+
+/** The readout of one column: "Step 551: 607.312 ms" and a line per category with its share. */
+export function stepReadout(label: string, v: StepValues): { title: string; lines: string[] } {
+  const of = label === 'Average' ? 'the average step' : `step ${label}`;
+  return {
+    title: `${label === 'Average' ? 'Average step' : `Step ${label}`}: ${formatStepMs(v.total_us)}`,
+    lines: stackSegments(v).map((s) => segmentTitle(s, of)),
+  };
 }
 
 /**
- * The utilization timeline as a polyline in a w x h box: x in ms from `windowStartUs` (spanning
- * the first to the last sample), y 0..100 % bottom to top.
+ * The GPU utilization timeline for a chart: x in ms from `originUs` (the trace's first event), y
+ * in % (0..100); each sample holds until the next (the buckets of spec §9.2, then a closing 0).
  */
-export function timelinePlot(timeline: [number, number][], windowStartUs: number, w: number, h: number): TimelinePlot {
-  if (!timeline.length) return { points: '', x0Ms: 0, x1Ms: 0 };
-  const xs = timeline.map(([t]) => (t - windowStartUs) / 1000);
-  const x0 = Math.min(...xs);
-  const x1 = Math.max(...xs);
-  const span = x1 > x0 ? x1 - x0 : 1;
-  const pts = timeline.map(([, u], i) => {
-    const x = ((xs[i] - x0) / span) * w;
-    const y = h - Math.min(1, Math.max(0, u)) * h;
-    return `${round2(x)},${round2(y)}`;
-  });
-  return { points: pts.join(' '), x0Ms: x0, x1Ms: x1 };
-}
-
-function round2(v: number): number {
-  return Math.round(v * 100) / 100;
+export function utilizationSeries(timeline: [number, number][], originUs: number): [number[], number[]] {
+  return [timeline.map(([t]) => (t - originUs) / 1000), timeline.map(([, u]) => Math.min(1, Math.max(0, u)) * 100)];
 }

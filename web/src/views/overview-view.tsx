@@ -1,14 +1,16 @@
-import { useState } from 'preact/hooks';
+import uPlot from 'uplot';
+import { useMemo, useState } from 'preact/hooks';
+import { alpha, axisStyle, Chart, type ChartTheme } from '../components/chart';
+import type { Place } from '../lib/deep-link';
 import { formatDeviceMemory } from '../lib/format';
 import {
   formatPct,
-  formatStepMs,
   formatStepUs,
   percentOf,
   ROLES,
-  segmentTitle,
-  stackSegments,
-  timelinePlot,
+  stepChart,
+  stepReadout,
+  utilizationSeries,
   type GpuMetric,
   type GpuMetrics,
   type Overview,
@@ -24,67 +26,76 @@ export const VIEW_LABELS: Record<string, string> = {
   overview: 'Overview',
   operators: 'Operators',
   kernels: 'Kernels',
+  trace: 'Trace',
   memory: 'Memory',
   distributed: 'Distributed',
   timeline: 'Timeline',
 };
 
-// The Overview tab of a file's card: the step-time breakdown, the GPU summary and the
-// recommendations. Every string from the trace or the core (step names, device names,
-// recommendation texts) is rendered as text.
+// The Overview tab of a trace: the step-time breakdown (a chart of every step and the average,
+// and the chosen step's table), the GPU summary with its utilization over time, and the
+// recommendations, each with a link to its evidence. Laid out so the step chart, the breakdown
+// and the recommendations are on the first screen at 1440x900. Every string from the trace or the
+// core (step names, device names, recommendation texts) is rendered as text.
 export function OverviewView({
   overview,
   summary,
   views = [],
   onShowView,
+  onEvidence,
   step,
   onStep,
   onShowTimeline,
 }: {
   overview: Overview;
   summary: Summary;
-  /** The views this card has: a recommendation links to its view only when it is one of them. */
+  /** The views this trace has: a recommendation links to its view only when it is one of them. */
   views?: readonly string[];
   onShowView?: (view: string) => void;
-  /** The chosen step ('all' or its index), when the card keeps it; else the view keeps its own. */
-  step?: string;
-  onStep?: (step: string) => void;
+  /** Opens the place a recommendation's evidence is (view, step, table state). */
+  onEvidence?: (place: Place) => void;
+  /** The chosen step ('all' or its index), kept by the card. */
+  step: string;
+  onStep: (step: string) => void;
   /** Opens the Timeline on a step (its index), or on the whole trace (null). */
   onShowTimeline?: (step: number | null) => void;
 }) {
   return (
     <section class="overview" data-testid="overview-card" aria-label="Overview">
-      <h3 class="overview-title">Overview</h3>
       {overview.error && (
         <p class="file-error" role="alert" data-testid="overview-error">
           {overview.error}
         </p>
       )}
-      {overview.steps && <StepBreakdownView data={overview.steps} sel={step} onSel={onStep} onShowTimeline={onShowTimeline} />}
-      {overview.gpus && <GpuSummary data={overview.gpus} devices={summary.devices ?? []} info={overview.info ?? null} />}
-      {overview.info && <Recommendations items={overview.info.recommendations} views={views} onShowView={onShowView} />}
+      <div class="ov-row ov-top">
+        {overview.steps ? (
+          <StepBreakdownView data={overview.steps} sel={step} onSel={onStep} onShowTimeline={onShowTimeline} />
+        ) : (
+          <div class="ov-panel" />
+        )}
+        {overview.info ? <Recommendations items={overview.info.recommendations} views={views} onShowView={onShowView} onEvidence={onEvidence} /> : <div />}
+      </div>
+      {overview.gpus && <GpuSummary data={overview.gpus} devices={summary.devices ?? []} info={overview.info ?? null} traceStartUs={summary.start_us ?? null} />}
+      {overview.steps && overview.steps.steps?.length > 0 && overview.steps.average && <StepTable data={overview.steps} sel={step} onSel={onStep} />}
     </section>
   );
 }
 
 function StepBreakdownView({
   data,
-  sel: selProp,
+  sel,
   onSel,
   onShowTimeline,
 }: {
   data: StepBreakdown;
-  sel?: string;
-  onSel?: (s: string) => void;
+  sel: string;
+  onSel: (s: string) => void;
   onShowTimeline?: (step: number | null) => void;
 }) {
-  const [own, setOwn] = useState<string>('all');
-  const sel = selProp ?? own;
-  const setSel = (s: string) => (onSel ?? setOwn)(s);
   const steps = data.steps ?? [];
   if (!steps.length || !data.average) {
     return (
-      <div class="ov-steps">
+      <div class="ov-panel ov-steps">
         <h4>Step-time breakdown</h4>
         <p class="muted" data-testid="no-steps">
           This trace has no profiler steps (no ProfilerStep annotations), so there is no step-time breakdown.
@@ -96,59 +107,20 @@ function StepBreakdownView({
   const chosen = idx >= 0 && idx < steps.length ? steps[idx] : null;
   const shown: StepValues = chosen ?? data.average;
   const shownLabel = chosen ? `step ${chosen.name}` : 'the average step';
-  const scale = Math.max(data.average.total_us, ...steps.map((s) => s.total_us));
 
   return (
-    <div class="ov-steps">
-      <h4>Step-time breakdown</h4>
-      <label class="ov-select">
-        Step{' '}
-        <select
-          data-testid="step-select"
-          value={sel}
-          onChange={(e) => setSel((e.currentTarget as HTMLSelectElement).value)}
-        >
-          <option value="all">All steps (average)</option>
-          {steps.map((s, i) => (
-            <option value={String(i)} key={i}>
-              {s.name}
-            </option>
-          ))}
-        </select>
-      </label>
-      {onShowTimeline && (
-        <>
-          {' '}
+    <div class="ov-panel ov-steps">
+      <div class="ov-panel-head">
+        <h4>Step-time breakdown</h4>
+        {onShowTimeline && (
           <button type="button" class="link-button" data-testid="step-show-in-timeline" onClick={() => onShowTimeline(chosen ? idx : null)}>
             {chosen ? `Show step ${chosen.name} in timeline` : 'Show in timeline'}
           </button>
-        </>
-      )}
-      <ul class="ov-legend" aria-label="Legend">
-        {ROLES.map((r) => (
-          <li key={r.key}>
-            <span class="ov-swatch" style={{ background: r.color }} />
-            {r.label}
-          </li>
-        ))}
-      </ul>
-      <div class="ov-bars" data-testid="step-bars">
-        {steps.map((s, i) => (
-          <StepBar
-            key={i}
-            label={s.name}
-            of={`step ${s.name}`}
-            values={s}
-            scale={scale}
-            selected={i === idx}
-            onClick={() => setSel(String(i))}
-          />
-        ))}
-        <StepBar label="Average" of="the average step" values={data.average} scale={scale} selected={idx < 0} onClick={() => setSel('all')} />
+        )}
       </div>
-
-      <div class="grid2 ov-tables">
-        <table class="table" data-testid="step-detail">
+      <div class="ov-steps-body">
+        <StepChartView data={data} sel={idx} onSel={onSel} />
+        <table class="table ov-detail" data-testid="step-detail">
           <caption class="ov-caption">{chosen ? <>Step {chosen.name}</> : 'Average over all steps'}</caption>
           <thead>
             <tr>
@@ -161,7 +133,7 @@ function StepBreakdownView({
             {ROLES.map((r) => {
               const us = shown[`${r.key}_us`];
               return (
-                <tr key={r.key} title={`${r.label}: ${formatStepMs(us)} of ${shownLabel}`}>
+                <tr key={r.key} title={`${r.label}: ${formatStepUs(us)} of ${shownLabel}`}>
                   <td>
                     <span class="ov-swatch" style={{ background: r.color }} />
                     {r.label}
@@ -184,81 +156,155 @@ function StepBreakdownView({
             </tr>
           </tbody>
         </table>
-        <div class="ov-scroll">
-          <table class="table" data-testid="step-table">
-            <thead>
-              <tr>
-                <th>Step</th>
-                <th class="num">Total (us)</th>
-                <th class="num">Kernel (us)</th>
-                <th class="num">Kernel %</th>
-              </tr>
-            </thead>
-            <tbody>
-              {steps.map((s, i) => (
-                <tr
-                  key={i}
-                  data-testid={`step-row-${s.name}`}
-                  class={i === idx ? 'selected' : undefined}
-                  onClick={() => setSel(String(i))}
-                >
-                  <td>{s.name}</td>
-                  <td class="num">{formatStepUs(s.total_us)}</td>
-                  <td class="num">{formatStepUs(s.kernel_us)}</td>
-                  <td class="num">{formatPct(percentOf(s.kernel_us, s.total_us))}</td>
-                </tr>
-              ))}
-              <tr class={idx < 0 ? 'selected ov-total' : 'ov-total'} data-testid="step-row-average">
-                <td>Average</td>
-                <td class="num" data-testid="avg-total">
-                  {formatStepUs(data.average.total_us)}
-                </td>
-                <td class="num" data-testid="avg-kernel">
-                  {formatStepUs(data.average.kernel_us)}
-                </td>
-                <td class="num">{formatPct(percentOf(data.average.kernel_us, data.average.total_us))}</td>
-              </tr>
-            </tbody>
-          </table>
-        </div>
       </div>
     </div>
   );
 }
 
-function StepBar(props: {
-  label: string;
-  of: string;
-  values: StepValues;
-  scale: number;
-  selected: boolean;
-  onClick: () => void;
-}) {
-  const segs = stackSegments(props.values, props.scale);
-  const [hover, setHover] = useState<string | null>(null);
+/**
+ * The steps and the average as stacked columns (uPlot bars drawn tallest-first so each shows its
+ * own segment); hovering a column reads it out, clicking chooses that step.
+ */
+function StepChartView({ data, sel, onSel }: { data: StepBreakdown; sel: number; onSel: (s: string) => void }) {
+  const chart = useMemo(() => stepChart(data), [data]);
+  const n = chart.labels.length;
+  const steps = data.steps;
+  const [hover, setHover] = useState<number | null>(null);
+  const selCol = sel >= 0 && sel < steps.length ? sel : n - 1;
+  const readout = hover != null && hover >= 0 && hover < n ? stepReadout(chart.labels[hover], hover < steps.length ? steps[hover] : data.average!) : null;
+  const options = (width: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => {
+    // Column labels that would collide are thinned out (the first, every k-th and the average stay).
+    const every = Math.max(1, Math.ceil((n * 42) / Math.max(1, width - 70)));
+    return {
+      scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.04 : 1] } },
+      axes: [
+        { ...axisStyle(t), grid: { show: false }, splits: () => chart.data[0], values: (_u, splits) => splits.map((i) => (i === n - 1 || i % every === 0 ? chart.labels[i] ?? '' : '')) },
+        { ...axisStyle(t), size: 64, values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
+      ],
+      series: [
+        {},
+        ...chart.order.map((r) => ({
+          label: r.label,
+          fill: r.color,
+          stroke: r.color,
+          width: 0,
+          points: { show: false },
+          paths: uPlot.paths.bars!({ size: [0.72, 72], align: 0 }),
+        })),
+      ],
+      legend: { show: false },
+      cursor: { points: { show: false }, drag: { x: false, y: false, setScale: false }, y: false, x: false },
+      hooks: {
+        setCursor: [(u) => setHover(u.cursor.idx ?? null)],
+        ready: [
+          (u) =>
+            u.over.addEventListener('click', () => {
+              const i = u.cursor.idx;
+              if (i != null) onSel(i < steps.length ? String(i) : 'all');
+            }),
+        ],
+        // The chosen column stands out: a band behind it.
+        drawClear: [
+          (u) => {
+            const x0 = u.valToPos(selCol - 0.5, 'x', true);
+            const x1 = u.valToPos(selCol + 0.5, 'x', true);
+            u.ctx.save();
+            u.ctx.fillStyle = alpha(t.accent, 0.16);
+            u.ctx.fillRect(x0, u.bbox.top, x1 - x0, u.bbox.height);
+            u.ctx.restore();
+          },
+        ],
+      },
+    };
+  };
   return (
-    <div class={props.selected ? 'ov-bar-row selected' : 'ov-bar-row'} onClick={props.onClick}>
-      <span class="ov-bar-label">{props.label}</span>
-      <div class="ov-bar" onMouseLeave={() => setHover(null)}>
-        {segs
-          .filter((s) => s.widthPct > 0)
-          .map((s) => (
-            <span
-              key={s.key}
-              class="ov-seg"
-              data-role={s.key}
-              title={segmentTitle(s, props.of)}
-              style={{ left: `${s.offsetPct}%`, width: `${s.widthPct}%`, background: s.color }}
-              onMouseEnter={() => setHover(segmentTitle(s, props.of))}
-            />
-          ))}
+    <div class="ov-step-chart">
+      <ul class="ov-legend" aria-label="Legend">
+        {ROLES.map((r) => (
+          <li key={r.key}>
+            <span class="ov-swatch" style={{ background: r.color }} />
+            {r.label}
+          </li>
+        ))}
+      </ul>
+      <div class="ov-chart-wrap" data-testid="step-bars" data-columns={n} data-selected={selCol} onMouseLeave={() => setHover(null)}>
+        <Chart
+          key={selCol}
+          options={options}
+          data={chart.data as uPlot.AlignedData}
+          height={210}
+          testid="step-chart"
+          label={`Step-time breakdown of ${steps.length} steps and their average, stacked by category`}
+        />
       </div>
-      <span class="ov-bar-total">{formatStepMs(props.values.total_us)}</span>
-      {hover && (
-        <span class="ov-hover" data-testid="step-hover">
-          {hover}
-        </span>
-      )}
+      <div class="ov-readout" data-testid="step-hover" aria-live="polite">
+        {readout ? (
+          <>
+            <strong data-testid="step-hover-title">{readout.title}</strong>
+            <ul>
+              {readout.lines.map((l, i) => (
+                <li key={i} data-testid="step-hover-line" data-role={ROLES[i].key}>
+                  <span class="ov-swatch" style={{ background: ROLES[i].color }} />
+                  {l}
+                </li>
+              ))}
+            </ul>
+          </>
+        ) : (
+          <span class="muted">Hover a column to read it; click one to show that step everywhere.</span>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function StepTable({ data, sel, onSel }: { data: StepBreakdown; sel: string; onSel: (s: string) => void }) {
+  const steps = data.steps;
+  const idx = sel === 'all' ? -1 : Number(sel);
+  return (
+    <div class="ov-panel">
+      <h4>Steps</h4>
+      <div class="ov-scroll">
+        <table class="table ov-tables" data-testid="step-table">
+          <thead>
+            <tr>
+              <th>Step</th>
+              <th class="num">Total (us)</th>
+              <th class="num">Kernel (us)</th>
+              <th class="num">Kernel %</th>
+              <th class="num">CPU Exec (us)</th>
+              <th class="num">DataLoader (us)</th>
+              <th class="num">Communication (us)</th>
+            </tr>
+          </thead>
+          <tbody>
+            {steps.map((s, i) => (
+              <tr key={i} data-testid={`step-row-${s.name}`} class={i === idx ? 'selected' : undefined} onClick={() => onSel(String(i))}>
+                <td>{s.name}</td>
+                <td class="num">{formatStepUs(s.total_us)}</td>
+                <td class="num">{formatStepUs(s.kernel_us)}</td>
+                <td class="num">{formatPct(percentOf(s.kernel_us, s.total_us))}</td>
+                <td class="num">{formatStepUs(s.cpu_exec_us)}</td>
+                <td class="num">{formatStepUs(s.dataloader_us)}</td>
+                <td class="num">{formatStepUs(s.communication_us)}</td>
+              </tr>
+            ))}
+            <tr class={idx < 0 ? 'selected ov-total' : 'ov-total'} data-testid="step-row-average" onClick={() => onSel('all')}>
+              <td>Average</td>
+              <td class="num" data-testid="avg-total">
+                {formatStepUs(data.average!.total_us)}
+              </td>
+              <td class="num" data-testid="avg-kernel">
+                {formatStepUs(data.average!.kernel_us)}
+              </td>
+              <td class="num">{formatPct(percentOf(data.average!.kernel_us, data.average!.total_us))}</td>
+              <td class="num">{formatStepUs(data.average!.cpu_exec_us)}</td>
+              <td class="num">{formatStepUs(data.average!.dataloader_us)}</td>
+              <td class="num">{formatStepUs(data.average!.communication_us)}</td>
+            </tr>
+          </tbody>
+        </table>
+      </div>
     </div>
   );
 }
@@ -267,13 +313,15 @@ function Recommendations({
   items,
   views,
   onShowView,
+  onEvidence,
 }: {
   items: Recommendation[];
   views: readonly string[];
   onShowView?: (view: string) => void;
+  onEvidence?: (place: Place) => void;
 }) {
   return (
-    <div class="ov-recs">
+    <div class="ov-panel ov-recs">
       <h4>Recommendations</h4>
       {!items.length ? (
         <p class="muted" data-testid="no-recommendations">
@@ -281,29 +329,38 @@ function Recommendations({
         </p>
       ) : (
         <ul class="ov-rec-list" data-testid="recommendations">
-          {items.map((r) => (
-            <li key={r.id} data-testid="recommendation" data-id={r.id}>
-              <span data-testid="recommendation-text">{r.text}</span>
-              {r.view !== 'overview' && views.includes(r.view) && onShowView ? (
-                <>
-                  {' '}
-                  <button type="button" class="link-button" data-testid={`recommendation-show-${r.id}`} onClick={() => onShowView(r.view)}>
-                    Show in {VIEW_LABELS[r.view] ?? r.view}
-                  </button>
-                </>
-              ) : null}
-            </li>
-          ))}
+          {items.map((r) => {
+            const target = r.evidence?.view ?? r.view;
+            const can = target !== 'overview' && views.includes(target) && (onEvidence || onShowView);
+            return (
+              <li key={r.id} data-testid="recommendation" data-id={r.id}>
+                <span data-testid="recommendation-text">{r.text}</span>
+                {can ? (
+                  <>
+                    {' '}
+                    <button
+                      type="button"
+                      class="link-button"
+                      data-testid={`recommendation-show-${r.id}`}
+                      onClick={() => (r.evidence && onEvidence ? onEvidence(r.evidence) : onShowView?.(target))}
+                    >
+                      Show in {VIEW_LABELS[target] ?? target}
+                    </button>
+                  </>
+                ) : null}
+              </li>
+            );
+          })}
         </ul>
       )}
     </div>
   );
 }
 
-function GpuSummary({ data, devices, info }: { data: GpuMetrics; devices: Device[]; info: OverviewInfo | null }) {
+function GpuSummary({ data, devices, info, traceStartUs }: { data: GpuMetrics; devices: Device[]; info: OverviewInfo | null; traceStartUs: number | null }) {
   const gpus = data.gpus ?? [];
   return (
-    <div class="ov-gpus">
+    <div class="ov-panel ov-gpus">
       <h4>GPU summary</h4>
       {!gpus.length && (
         <p class="muted" data-testid="no-gpus">
@@ -315,48 +372,92 @@ function GpuSummary({ data, devices, info }: { data: GpuMetrics; devices: Device
           key={g.device}
           g={g}
           dev={devices.find((d) => d.id === g.device)}
-          windowStartUs={data.window_start_us ?? 0}
+          data={data}
+          originUs={traceStartUs ?? g.timeline?.[0]?.[0] ?? 0}
           tensorCorePct={info?.gpus.find((x) => x.device === g.device)?.tensor_core_pct ?? null}
         />
       ))}
+      {gpus.length > 0 && (
+        <p class="muted ov-footnote" data-testid="gpu-footnote">
+          Utilization, SM efficiency and occupancy are over the steps (the shaded part of each chart). “Kernel time using Tensor
+          Cores” covers the kernels that operators launched themselves, as tb_plugin counts it; the Kernels view's pie covers every
+          kernel in the trace.
+        </p>
+      )}
     </div>
   );
 }
 
-const W = 560;
-const H = 110;
-
 function GpuBlock({
   g,
   dev,
-  windowStartUs,
+  data,
+  originUs,
   tensorCorePct,
 }: {
   g: GpuMetric;
   dev: Device | undefined;
-  windowStartUs: number;
+  data: GpuMetrics;
+  originUs: number;
   tensorCorePct: number | null;
 }) {
-  const plot = timelinePlot(g.timeline ?? [], windowStartUs, W, H);
+  const series = useMemo(() => utilizationSeries(g.timeline ?? [], originUs), [g, originUs]);
+  const [at, setAt] = useState<number | null>(null);
+  const ws = data.window_start_us != null ? (data.window_start_us - originUs) / 1000 : null;
+  const we = data.window_end_us != null ? (data.window_end_us - originUs) / 1000 : null;
+  const options = (_w: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => ({
+    scales: { x: { time: false }, y: { range: [0, 100] } },
+    axes: [
+      { ...axisStyle(t), values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
+      { ...axisStyle(t), size: 48, splits: () => [0, 50, 100], values: (_u, vals) => vals.map((v) => `${v} %`) },
+    ],
+    series: [
+      {},
+      {
+        label: 'GPU utilization',
+        stroke: t.accent,
+        fill: alpha(t.accent, 0.22),
+        width: 1.5,
+        points: { show: false },
+        paths: uPlot.paths.stepped!({ align: 1 }),
+      },
+    ],
+    legend: { show: false },
+    cursor: { points: { show: false }, drag: { x: false, y: false, setScale: false }, y: false },
+    hooks: {
+      setCursor: [(u) => setAt(u.cursor.idx ?? null)],
+      // The steps' window, over which the figures above are computed.
+      drawClear: [
+        (u) => {
+          if (ws == null || we == null) return;
+          const x0 = u.valToPos(ws, 'x', true);
+          const x1 = u.valToPos(we, 'x', true);
+          u.ctx.save();
+          u.ctx.fillStyle = alpha(t.muted, 0.14);
+          u.ctx.fillRect(x0, u.bbox.top, x1 - x0, u.bbox.height);
+          u.ctx.restore();
+        },
+      ],
+    },
+  });
+  const name = dev?.name || '—';
   return (
     <div class="ov-gpu" data-testid={`gpu-${g.device}`}>
-      <dl class="stats">
-        <div class="wide">
-          <dt>GPU {g.device}</dt>
-          <dd data-testid={`gpu-name-${g.device}`}>{dev?.name || '—'}</dd>
-        </div>
+      <div class="ov-gpu-head">
+        <strong>GPU {g.device}</strong> <span data-testid={`gpu-name-${g.device}`}>{name}</span>
         {dev?.memory_bytes ? (
-          <div>
-            <dt>Memory</dt>
-            <dd data-testid={`gpu-memory-${g.device}`}>{formatDeviceMemory(dev.memory_bytes)}</dd>
-          </div>
+          <span class="muted">
+            {' · '}
+            <span data-testid={`gpu-memory-${g.device}`}>{formatDeviceMemory(dev.memory_bytes)}</span>
+          </span>
         ) : null}
         {dev?.compute_capability ? (
-          <div>
-            <dt>Compute capability</dt>
-            <dd data-testid={`gpu-cc-${g.device}`}>{dev.compute_capability}</dd>
-          </div>
+          <span class="muted">
+            {' · '}compute capability <span data-testid={`gpu-cc-${g.device}`}>{dev.compute_capability}</span>
+          </span>
         ) : null}
+      </div>
+      <dl class="ov-gpu-stats">
         {g.utilization_pct != null && (
           <div>
             <dt>GPU utilization</dt>
@@ -376,31 +477,27 @@ function GpuBlock({
           </div>
         )}
         {tensorCorePct != null && (
-          <div>
+          <div title="Share of the kernel time of operator-launched kernels (in the steps) spent in kernels that use Tensor Cores">
             <dt>Kernel time using Tensor Cores</dt>
             <dd data-testid={`gpu-tc-${g.device}`}>{formatPct(tensorCorePct)}</dd>
           </div>
         )}
       </dl>
-      {plot.points && (
-        <figure class="ov-chart">
-          <svg
-            data-testid={`gpu-timeline-${g.device}`}
-            viewBox={`-40 -8 ${W + 50} ${H + 28}`}
-            role="img"
-            aria-label={`GPU ${g.device} utilization over time`}
-          >
-            <line x1={0} y1={H} x2={W} y2={H} class="ov-axis" />
-            <line x1={0} y1={0} x2={0} y2={H} class="ov-axis" />
-            <line x1={0} y1={H / 2} x2={W} y2={H / 2} class="ov-grid" />
-            <text x={-6} y={4} class="ov-tick" text-anchor="end">100 %</text>
-            <text x={-6} y={H / 2 + 4} class="ov-tick" text-anchor="end">50 %</text>
-            <text x={-6} y={H + 4} class="ov-tick" text-anchor="end">0 %</text>
-            <text x={0} y={H + 16} class="ov-tick">{`${Math.round(plot.x0Ms) || 0} ms`}</text>
-            <text x={W} y={H + 16} class="ov-tick" text-anchor="end">{`${Math.round(plot.x1Ms) || 0} ms`}</text>
-            <polyline points={plot.points} class="ov-line" fill="none" />
-          </svg>
-          <figcaption class="muted">GPU utilization over time (ms from the start of the analysis window)</figcaption>
+      {series[0].length > 0 && (
+        <figure
+          class="ov-chart"
+          data-testid={`gpu-timeline-${g.device}`}
+          data-points={series[0].length}
+          data-x0={series[0][0]}
+          data-x1={series[0][series[0].length - 1]}
+          data-window={ws != null && we != null ? `${ws},${we}` : ''}
+          onMouseLeave={() => setAt(null)}
+        >
+          <Chart options={options} data={series as uPlot.AlignedData} height={120} label={`GPU ${g.device} utilization over time`} />
+          <figcaption class="muted">
+            <span>GPU utilization over time, ms from the trace's first event; shaded: the steps.</span>{' '}
+            <span data-testid={`gpu-readout-${g.device}`}>{at != null && at < series[0].length ? `At ${+series[0][at].toFixed(3)} ms: ${series[1][at].toFixed(1)} %` : ''}</span>
+          </figcaption>
         </figure>
       )}
     </div>

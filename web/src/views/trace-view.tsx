@@ -1,26 +1,31 @@
 import { CountTable } from '../components/count-table';
 import { HealthTable } from '../components/health-table';
-import { formatBytes, formatCount, formatDeviceMemory, formatDurationUs, formatTimestampUs } from '../lib/format';
+import { formatBytes, formatCount, formatDeviceMemory, formatDurationUs, traceClock } from '../lib/format';
 import { csvStem } from '../lib/download';
 import { formatLabel, namingLabel, type Summary } from '../lib/summary';
 
-// One card per loaded file. Every string from the trace is rendered as a text node, never as HTML.
-export function SummaryView({ summary, fileSize }: { summary: Summary; fileSize: number }) {
-  const s = summary;
-  if (!s.ok) {
-    return (
-      <div class="card-body">
-        <p class="file-error" data-testid="file-error" role="alert">
-          {s.error || 'This file is not a PyTorch profiler trace.'}
-        </p>
-        {s.health?.length ? <HealthTable rows={s.health} /> : null}
-      </div>
-    );
-  }
-  const schema = s.schema;
-  const csvBase = csvStem(s.file || schema?.trace_name || 'trace');
+/** A file that is not a trace (or could not be read): the one sentence why, and what was counted. */
+export function TraceError({ summary }: { summary: Summary }) {
   return (
     <div class="card-body">
+      <p class="file-error" data-testid="file-error" role="alert">
+        {summary.error || 'This file is not a PyTorch profiler trace.'}
+      </p>
+      {summary.health?.length ? <HealthTable rows={summary.health} /> : null}
+    </div>
+  );
+}
+
+// The Trace tab: what the file holds (format, schema, clock, devices, distributed setup, events by
+// category, phase and kind) and its trace health. Every string from the trace is rendered as a
+// text node, never as HTML.
+export function TraceView({ summary, fileSize }: { summary: Summary; fileSize: number }) {
+  const s = summary;
+  const schema = s.schema;
+  const csvBase = csvStem(s.file || schema?.trace_name || 'trace');
+  const clock = traceClock(s.start_us, s.end_us, schema?.base_time_ns);
+  return (
+    <div class="card-body trace-view" data-testid="trace-view">
       <p class="meta" data-testid="format-line">
         <span data-testid="format">{formatLabel(s.format)}</span>
         {schema?.schema_version != null && (
@@ -47,13 +52,13 @@ export function SummaryView({ summary, fileSize }: { summary: Summary; fileSize:
           <dt>Duration</dt>
           <dd data-testid="span">{s.span_us == null ? '—' : formatDurationUs(s.span_us)}</dd>
         </div>
-        <div class="wide">
-          <dt>Start</dt>
-          <dd data-testid="start">{formatTimestampUs(s.start_us)}</dd>
+        <div class="wide" title={clock.note}>
+          <dt>Start{clock.kind === 'relative' ? ' (from the first event)' : ' (UTC)'}</dt>
+          <dd data-testid="start">{clock.start}</dd>
         </div>
-        <div class="wide">
-          <dt>End</dt>
-          <dd data-testid="end">{formatTimestampUs(s.end_us)}</dd>
+        <div class="wide" title={clock.note}>
+          <dt>End{clock.kind === 'relative' ? ' (from the first event)' : ' (UTC)'}</dt>
+          <dd data-testid="end">{clock.end}</dd>
         </div>
         <div>
           <dt>JSON read</dt>
@@ -64,6 +69,9 @@ export function SummaryView({ summary, fileSize }: { summary: Summary; fileSize:
           <dd>{formatBytes(fileSize)}</dd>
         </div>
       </dl>
+      <p class="muted clock-note" data-testid="clock-note">
+        {clock.note}
+      </p>
 
       <h3>Distributed</h3>
       {s.distributed ? (
