@@ -280,7 +280,8 @@ export async function serveFakePerfetto({ silent = false } = {}) {
   const body = silent ? fakePerfettoPage.replace('<html lang="en">', '<html lang="en" data-silent="1">') : fakePerfettoPage;
   const server = http.createServer((req, res) => {
     requests.push(req.url);
-    if (req.url === '/' || req.url.startsWith('/?') || req.url.startsWith('/#')) {
+    // The UI's page at the root or under a folder (self-hosted under a path, as on GitHub Pages).
+    if (new URL(req.url, 'http://x').pathname.endsWith('/')) {
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' }).end(body);
     } else res.writeHead(204).end();
   });

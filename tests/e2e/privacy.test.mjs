@@ -138,7 +138,8 @@ describe('Content-Security-Policy', () => {
     await withCheckedPage(browser, link, async (page) => {
       const p = await readPolicy(page);
       assert.deepEqual(p['connect-src'], ["'self'", otherOrigin]);
-      assert.deepEqual(p['frame-src'], [otherOrigin]);
+      // A Perfetto UI under a path is allowed that folder only (a GitHub Pages project site).
+      assert.deepEqual(p['frame-src'], [`${otherOrigin}/perfetto/`]);
       const got = await fetchFromPage(page, `${other.url}favicon.svg`);
       assert.deepEqual(got, { outcome: 'fetched', violation: null });
       // And the page opens the url= trace from there.

@@ -182,7 +182,43 @@ describe('Timeline view (stand-in Perfetto UI)', () => {
     });
   });
 
-  for (const bad of ['javascript:alert(1)', 'ftp://127.0.0.1', 'https://perfetto.example/some/path', 'not a url']) {
+  it('a Perfetto UI served under a path (a GitHub Pages project site) is loaded from that path and gets the trace', async () => {
+    const base = `${fake.origin}/org/perfetto/`;
+    await withCheckedPage(browser, appUrl(base.slice(0, -1)), async (page) => {
+      fake.requests.length = 0;
+      await openSample(page);
+      await page.click(`${card(NAME)} [data-testid=tab-timeline]`);
+      const [msg] = await received(page, fake.origin, 1);
+      assert.equal(msg.kind, 'trace');
+      assert.equal(msg.sha256, sha256(fs.readFileSync(sampleTrace)));
+      assert.equal(await page.getAttribute(`${card(NAME)} [data-testid=timeline-frame]`, 'src'), `${base}#!/?mode=embedded`);
+      assert.ok(fake.requests.some((r) => r.startsWith('/org/perfetto/')), `requests: ${fake.requests}`);
+      // Once it answered, the frame is shown.
+      await page.waitForSelector(`${card(NAME)} [data-testid=timeline-frame][data-state=ready]`, { state: 'visible' });
+      // The page's policy names that folder.
+      const csp = await page.$eval('meta[http-equiv=Content-Security-Policy]', (m) => m.content);
+      assert.match(csp, new RegExp(`frame-src ${base.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(;|$)`));
+    });
+  });
+
+  it('in dark mode the frame stays out of sight until the UI answers (no light box or broken-page icon)', async () => {
+    const context = await browser.newContext({ colorScheme: 'dark' });
+    try {
+      const page = await context.newPage();
+      await page.goto(appUrl(silentFake.origin));
+      await openSample(page);
+      await page.click(`${card(NAME)} [data-testid=tab-timeline]`);
+      await page.waitForSelector(`${card(NAME)} [data-testid=timeline-connecting]`);
+      const frame = `${card(NAME)} [data-testid=timeline-frame]`;
+      assert.equal(await page.$eval(frame, (f) => getComputedStyle(f).visibility), 'hidden', 'not shown while connecting');
+      await page.waitForSelector(`${card(NAME)} [data-testid=timeline-no-answer]`, { timeout: 25_000 });
+      assert.equal(await page.isVisible(frame), false, 'not shown when it did not answer');
+    } finally {
+      await context.close();
+    }
+  });
+
+  for (const bad of ['javascript:alert(1)', 'ftp://127.0.0.1', 'https://perfetto.example/a;script-src/', 'not a url']) {
     it(`a bad perfetto= value (${bad}) is an error and loads nothing`, async () => {
       await withCheckedPage(browser, appUrl(bad), async (page) => {
         await openSample(page);

@@ -51,10 +51,18 @@ describe('CSP policy', () => {
       ['?perfetto=' + encodeURIComponent('https://perfetto.corp.example/'), null],
       ['?perfetto=' + encodeURIComponent('ftp://x'), null],
       ['?perfetto=', 'https://perfetto.corp.example'],
+      ['?perfetto=' + encodeURIComponent('https://org.github.io/perfetto/'), null],
+      ['?perfetto=' + encodeURIComponent('https://org.github.io/perfetto'), null],
+      ['', 'https://org.github.io/tools/perfetto/'],
     ];
     for (const [query, stored] of cases) {
       const app = choosePerfettoOrigin(query, stored);
-      expect(at(query, stored)['frame-src'], `${query} / ${stored}`).toEqual([app.origin ?? "'none'"]);
+      // The frame loads app.base: a path ends in "/", so the policy allows that folder. A root
+      // address is named by its origin alone (the same pages).
+      const want = app.base == null ? "'none'" : app.base === `${app.origin}/` ? app.origin : app.base;
+      expect(at(query, stored)['frame-src'], `${query} / ${stored}`).toEqual([want]);
     }
+    // A path the policy cannot hold leaves only the origin (and the app refuses the address).
+    expect(at('?perfetto=' + encodeURIComponent('https://h.example/a;b/'))['frame-src']).toEqual(['https://h.example']);
   });
 });

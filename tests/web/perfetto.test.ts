@@ -12,33 +12,43 @@ import {
 } from '../../web/src/lib/perfetto';
 import { handshake, NO_ANSWER, WINDOW_CLOSED, type MessageHost, type MessageTarget } from '../../web/src/lib/perfetto-link';
 
-describe('Perfetto origin', () => {
+describe('Perfetto address', () => {
   it('accepts http(s) origins, with or without the trailing slash', () => {
-    expect(checkPerfettoOrigin('https://ui.perfetto.dev')).toEqual({ ok: true, origin: 'https://ui.perfetto.dev' });
-    expect(checkPerfettoOrigin(' https://ui.perfetto.dev/ ')).toEqual({ ok: true, origin: 'https://ui.perfetto.dev' });
-    expect(checkPerfettoOrigin('http://127.0.0.1:10000')).toEqual({ ok: true, origin: 'http://127.0.0.1:10000' });
-    expect(checkPerfettoOrigin('HTTPS://Perfetto.Example.COM:443/')).toEqual({ ok: true, origin: 'https://perfetto.example.com' });
+    expect(checkPerfettoOrigin('https://ui.perfetto.dev')).toEqual({ ok: true, origin: 'https://ui.perfetto.dev', base: 'https://ui.perfetto.dev/' });
+    expect(checkPerfettoOrigin(' https://ui.perfetto.dev/ ')).toEqual({ ok: true, origin: 'https://ui.perfetto.dev', base: 'https://ui.perfetto.dev/' });
+    expect(checkPerfettoOrigin('http://127.0.0.1:10000')).toEqual({ ok: true, origin: 'http://127.0.0.1:10000', base: 'http://127.0.0.1:10000/' });
+    expect(checkPerfettoOrigin('HTTPS://Perfetto.Example.COM:443/')).toEqual({ ok: true, origin: 'https://perfetto.example.com', base: 'https://perfetto.example.com/' });
   });
-  it('refuses other schemes, paths, queries, fragments, credentials and non-URLs', () => {
-    for (const bad of ['', '  ', 'javascript:alert(1)', 'data:text/html,x', 'ftp://h', 'file:///tmp', 'https://h/path', 'https://h/?q=1', 'https://h/#!/', 'https://u:p@h', 'ui.perfetto.dev', 'not a url']) {
+  it('accepts a path (Perfetto self-hosted on a GitHub Pages project site): loaded from it, messages to its origin', () => {
+    expect(checkPerfettoOrigin('https://org.github.io/perfetto/')).toEqual({ ok: true, origin: 'https://org.github.io', base: 'https://org.github.io/perfetto/' });
+    // Without the final slash it is the same folder (GitHub Pages redirects /perfetto to /perfetto/).
+    expect(checkPerfettoOrigin('https://org.github.io/perfetto')).toEqual({ ok: true, origin: 'https://org.github.io', base: 'https://org.github.io/perfetto/' });
+    expect(checkPerfettoOrigin('http://127.0.0.1:9000/tools/perfetto-v50/')).toMatchObject({ ok: true, base: 'http://127.0.0.1:9000/tools/perfetto-v50/' });
+    expect(embeddedUrl('https://org.github.io/perfetto/')).toBe('https://org.github.io/perfetto/#!/?mode=embedded');
+    expect(newTabUrl('https://org.github.io/perfetto/')).toBe('https://org.github.io/perfetto/#!/');
+  });
+  it('refuses other schemes, queries, fragments, credentials, paths a policy cannot name, and non-URLs', () => {
+    for (const bad of ['', '  ', 'javascript:alert(1)', 'data:text/html,x', 'ftp://h', 'file:///tmp', 'https://h/?q=1', 'https://h/#!/', 'https://u:p@h', 'https://h/a;script-src/', 'https://h/a,b/', 'ui.perfetto.dev', 'not a url']) {
       expect(checkPerfettoOrigin(bad).ok, bad).toBe(false);
     }
   });
   it('takes perfetto= over the setting over the default; a bad parameter is an error, a bad setting falls back', () => {
-    expect(choosePerfettoOrigin('', null)).toEqual({ origin: DEFAULT_PERFETTO_ORIGIN, source: 'default' });
-    expect(choosePerfettoOrigin('', 'http://localhost:10000/')).toEqual({ origin: 'http://localhost:10000', source: 'settings' });
-    expect(choosePerfettoOrigin('?perfetto=http%3A%2F%2F127.0.0.1%3A9', 'http://localhost:10000')).toEqual({ origin: 'http://127.0.0.1:9', source: 'url' });
+    const def = { origin: DEFAULT_PERFETTO_ORIGIN, base: `${DEFAULT_PERFETTO_ORIGIN}/`, source: 'default' };
+    expect(choosePerfettoOrigin('', null)).toEqual(def);
+    expect(choosePerfettoOrigin('', 'http://localhost:10000/')).toEqual({ origin: 'http://localhost:10000', base: 'http://localhost:10000/', source: 'settings' });
+    expect(choosePerfettoOrigin('?perfetto=http%3A%2F%2F127.0.0.1%3A9', 'http://localhost:10000')).toEqual({ origin: 'http://127.0.0.1:9', base: 'http://127.0.0.1:9/', source: 'url' });
+    expect(choosePerfettoOrigin('?perfetto=https%3A%2F%2Forg.github.io%2Fperfetto%2F', null)).toEqual({ origin: 'https://org.github.io', base: 'https://org.github.io/perfetto/', source: 'url' });
     const bad = choosePerfettoOrigin('?perfetto=javascript:alert(1)', 'http://localhost:10000');
     expect(bad.origin).toBeNull();
     expect(bad.error).toMatch(/^The perfetto= parameter: /);
-    expect(choosePerfettoOrigin('', 'javascript:x')).toEqual({ origin: DEFAULT_PERFETTO_ORIGIN, source: 'default' });
+    expect(choosePerfettoOrigin('', 'javascript:x')).toEqual(def);
   });
 });
 
 describe('Perfetto messages', () => {
   it('embedded and new-tab URLs', () => {
-    expect(embeddedUrl('https://ui.perfetto.dev')).toBe('https://ui.perfetto.dev/#!/?mode=embedded');
-    expect(newTabUrl('http://127.0.0.1:9')).toBe('http://127.0.0.1:9/#!/');
+    expect(embeddedUrl('https://ui.perfetto.dev/')).toBe('https://ui.perfetto.dev/#!/?mode=embedded');
+    expect(newTabUrl('http://127.0.0.1:9/')).toBe('http://127.0.0.1:9/#!/');
   });
   it('the trace message keeps the API open; the zoom is in seconds of trace time', () => {
     const buf = new ArrayBuffer(3);

@@ -27,7 +27,21 @@ function kinetoscopeHttpOrigin(value, base) {
 }
 
 /**
- * The policy for a page at `href`, given the Perfetto origin saved in the settings (or null).
+ * The Perfetto UI's address as a CSP source: its origin and, when it is served under a path (a
+ * GitHub Pages project site), that path ending in "/", which allows the pages under it. As
+ * lib/perfetto.ts checkPerfettoOrigin: a path with characters a policy cannot hold (; , and
+ * the like) leaves only the origin, and the app refuses that address anyway.
+ */
+function kinetoscopePerfettoSource(value) {
+  var origin = kinetoscopeHttpOrigin(value);
+  if (!origin) return null;
+  var u = new URL(value);
+  var path = u.pathname.slice(-1) === '/' ? u.pathname : u.pathname + '/';
+  return path !== '/' && /^\/[A-Za-z0-9._~%!$&'()*+=:@\/-]*$/.test(path) ? origin + path : origin;
+}
+
+/**
+ * The policy for a page at `href`, given the Perfetto address saved in the settings (or null).
  * Perfetto: the `perfetto=` parameter wins over the setting, which wins over ui.perfetto.dev.
  * The policy is fixed once the page has started (a CSP can be tightened later, never widened):
  * a new origin saved in the settings is allowed from the next page load on.
@@ -36,13 +50,12 @@ function kinetoscopeHttpOrigin(value, base) {
 function kinetoscopePolicy(href, storedPerfetto) {
   var page = new URL(href);
   // As lib/perfetto.ts choosePerfettoOrigin: a bad perfetto= parameter loads no Perfetto at all
-  // (never a silent fall back), so it allows none. The app accepts origins only; a longer URL
-  // here still allows just its origin, which the app then refuses to load.
+  // (never a silent fall back), so it allows none.
   var param = page.searchParams.get('perfetto');
   var perfetto =
     param != null
-      ? kinetoscopeHttpOrigin(param.trim()) || "'none'"
-      : kinetoscopeHttpOrigin(storedPerfetto) || KINETOSCOPE_DEFAULT_PERFETTO;
+      ? kinetoscopePerfettoSource(param.trim()) || "'none'"
+      : kinetoscopePerfettoSource(storedPerfetto) || KINETOSCOPE_DEFAULT_PERFETTO;
   var connect = ["'self'"];
   var traces = page.searchParams.getAll('url');
   for (var i = 0; i < traces.length; i++) {

@@ -13,37 +13,50 @@ export const PERFETTO_ORIGIN_KEY = 'kinetoscope.perfettoOrigin';
 export const PING_INTERVAL_MS = 50;
 export const HANDSHAKE_TIMEOUT_MS = 15_000;
 
-export type OriginCheck = { ok: true; origin: string } | { ok: false; error: string };
+export type OriginCheck = { ok: true; origin: string; base: string } | { ok: false; error: string };
+
+// Path characters a Content-Security-Policy source expression can hold (';' and ',' would end
+// the directive or the source list, so a typed address could otherwise widen the policy).
+const CSP_SAFE_PATH = /^\/[A-Za-z0-9._~%!$&'()*+=:@\/-]*$/;
 
 /**
- * An http(s) origin from what a person typed ("https://perfetto.example.com/", with or without
- * the trailing slash). Paths, queries, credentials and other schemes are refused: the value
- * becomes an iframe src and the target origin of every postMessage, so it must be exactly an origin.
+ * The Perfetto UI's address from what a person typed: an http(s) URL, at a domain's root
+ * ("https://perfetto.example.com") or under a path ("https://org.github.io/perfetto/", a project
+ * site on GitHub Pages). `base` is the page to load (its path always ends with "/"), `origin`
+ * the target of every postMessage and the only sender whose answers count. Queries, fragments,
+ * credentials, other schemes and paths a policy cannot name are refused: the value becomes an
+ * iframe src and a Content-Security-Policy source.
  */
 export function checkPerfettoOrigin(text: string): OriginCheck {
   const raw = text.trim();
+  const example = `${DEFAULT_PERFETTO_ORIGIN} or https://org.github.io/perfetto/`;
   if (!raw) return { ok: false, error: 'The Perfetto UI address is empty.' };
   let u: URL;
   try {
     u = new URL(raw);
   } catch {
-    return { ok: false, error: `"${raw}" is not a URL; give an origin such as ${DEFAULT_PERFETTO_ORIGIN}.` };
+    return { ok: false, error: `"${raw}" is not a URL; give an address such as ${example}.` };
   }
   if (u.protocol !== 'https:' && u.protocol !== 'http:') {
-    return { ok: false, error: `"${raw}" is not an http(s) address; give an origin such as ${DEFAULT_PERFETTO_ORIGIN}.` };
+    return { ok: false, error: `"${raw}" is not an http(s) address; give an address such as ${example}.` };
   }
-  if (u.username || u.password) return { ok: false, error: `"${raw}" holds credentials; give only the origin.` };
-  if ((u.pathname !== '/' && u.pathname !== '') || u.search || u.hash || /[?#]/.test(raw)) {
-    return { ok: false, error: `"${raw}" has a path, query or fragment; give only the origin (scheme, host and port), such as ${u.origin}.` };
+  if (u.username || u.password) return { ok: false, error: `"${raw}" holds credentials; give the address without them.` };
+  if (u.search || u.hash || /[?#]/.test(raw)) {
+    return { ok: false, error: `"${raw}" has a query or fragment; give the address of the Perfetto UI's page only, such as ${u.origin}${u.pathname}.` };
   }
-  return { ok: true, origin: u.origin };
+  const path = u.pathname.endsWith('/') ? u.pathname : `${u.pathname}/`;
+  if (!CSP_SAFE_PATH.test(path)) return { ok: false, error: `"${raw}" has characters in its path (such as ; or ,) that the page's security policy cannot name.` };
+  return { ok: true, origin: u.origin, base: u.origin + path };
 }
 
 export interface OriginChoice {
+  /** The Perfetto UI's origin: where messages go and answers come from. */
   origin: string | null;
+  /** Its page (origin + path ending in "/"): what the frame loads. */
+  base: string | null;
   /** Where it came from, for the settings line. */
   source: 'url' | 'settings' | 'default';
-  /** A `perfetto=` URL parameter (or a stored value) that is not an http(s) origin. */
+  /** A `perfetto=` URL parameter (or a stored value) that is not an http(s) address. */
   error?: string;
 }
 
@@ -56,19 +69,19 @@ export function choosePerfettoOrigin(search: string, stored: string | null): Ori
   const param = new URLSearchParams(search).get('perfetto');
   if (param != null) {
     const c = checkPerfettoOrigin(param);
-    return c.ok ? { origin: c.origin, source: 'url' } : { origin: null, source: 'url', error: `The perfetto= parameter: ${c.error}` };
+    return c.ok ? { origin: c.origin, base: c.base, source: 'url' } : { origin: null, base: null, source: 'url', error: `The perfetto= parameter: ${c.error}` };
   }
   if (stored) {
     const c = checkPerfettoOrigin(stored);
-    if (c.ok) return { origin: c.origin, source: 'settings' };
+    if (c.ok) return { origin: c.origin, base: c.base, source: 'settings' };
   }
-  return { origin: DEFAULT_PERFETTO_ORIGIN, source: 'default' };
+  return { origin: DEFAULT_PERFETTO_ORIGIN, base: `${DEFAULT_PERFETTO_ORIGIN}/`, source: 'default' };
 }
 
-/** The iframe's src: the UI in embedded mode (no sidebar, no file drop). */
-export const embeddedUrl = (origin: string) => `${origin}/#!/?mode=embedded`;
+/** The iframe's src: the UI (at `base`, ending in "/") in embedded mode (no sidebar, no file drop). */
+export const embeddedUrl = (base: string) => `${base}#!/?mode=embedded`;
 /** The page the "Open in new tab" fallback opens. */
-export const newTabUrl = (origin: string) => `${origin}/#!/`;
+export const newTabUrl = (base: string) => `${base}#!/`;
 
 export interface PostedTrace {
   perfetto: { buffer: ArrayBuffer; title: string; fileName: string; keepApiOpen: true };

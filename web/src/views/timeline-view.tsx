@@ -66,7 +66,10 @@ export function TimelineView({
   trim: TrimFn;
 }) {
   const [choice] = useState<OriginChoice>(() => choosePerfettoOrigin(location.search, readStoredOrigin()));
+  // Messages go to (and answers must come from) the origin; the page loaded is the base URL,
+  // which may have a path (Perfetto self-hosted on a GitHub Pages project site).
   const origin = choice.origin;
+  const base = choice.base ?? (origin ? `${origin}/` : null);
   const frame = useRef<HTMLIFrameElement>(null);
   const [link, setLink] = useState<Link>({ state: 'connecting' });
   const [send, setSend] = useState<Send>({ state: 'idle' });
@@ -185,7 +188,7 @@ export function TimelineView({
     if (!origin) return;
     const w = chosen();
     setWin(w);
-    const tab = window.open(newTabUrl(origin));
+    const tab = window.open(newTabUrl(base!));
     if (!tab) {
       setSend({ state: 'error', message: 'The browser blocked the new tab; allow pop-ups for this site and try again.' });
       return;
@@ -213,7 +216,7 @@ export function TimelineView({
     <section class="view timeline" data-testid="timeline-view" aria-label="Timeline">
       <p class="muted" data-testid="timeline-privacy">
         {origin
-          ? `The trace is sent to the Perfetto UI page loaded from ${origin} inside this tab; it stays in your browser.`
+          ? `The trace is sent to the Perfetto UI page loaded from ${base === `${origin}/` ? origin : base} inside this tab; it stays in your browser.`
           : 'No Perfetto UI is loaded: its address is not valid.'}
       </p>
       {choice.error && (
@@ -260,7 +263,7 @@ export function TimelineView({
           <SendStatus send={send} />
           {link.state === 'connecting' && (
             <p class="muted" data-testid="timeline-connecting">
-              Loading the Perfetto UI from {origin}…
+              Loading the Perfetto UI from {base}…
             </p>
           )}
           {link.state === 'no-answer' && (
@@ -284,13 +287,16 @@ export function TimelineView({
               </button>
             )}
           </div>
+          {/* Until the UI answers, the frame is kept out of sight (it still loads): an unanswered or
+              offline frame would show the browser's light error page, a grey box in dark mode. */}
           <iframe
             key={`${origin}#${attempt}`}
             ref={frame}
             class="timeline-frame"
             data-testid="timeline-frame"
+            data-state={link.state}
             title={`Perfetto UI: ${file.name}`}
-            src={embeddedUrl(origin)}
+            src={embeddedUrl(base!)}
             hidden={link.state === 'no-answer'}
           />
         </>
@@ -328,7 +334,7 @@ function SendStatus({ send }: { send: Send }) {
 }
 
 function OriginSettings({ choice }: { choice: OriginChoice }) {
-  const [text, setText] = useState(() => readStoredOrigin() ?? choice.origin ?? '');
+  const [text, setText] = useState(() => readStoredOrigin() ?? choice.base ?? '');
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
   const save = () => {
@@ -336,13 +342,13 @@ function OriginSettings({ choice }: { choice: OriginChoice }) {
     if (!c.ok) return setError(c.error);
     setError(null);
     try {
-      localStorage.setItem(PERFETTO_ORIGIN_KEY, c.origin);
+      localStorage.setItem(PERFETTO_ORIGIN_KEY, c.base);
     } catch {
       // storage disabled: the choice lasts for this page only
     }
-    // The page's Content-Security-Policy names the Perfetto origin when the page loads, so a new
-    // origin applies from the next load on.
-    setSaved(`Saved. Reload the page to load the Perfetto UI from ${c.origin}.`);
+    // The page's Content-Security-Policy names the Perfetto address when the page loads, so a new
+    // one applies from the next load on.
+    setSaved(`Saved. Reload the page to load the Perfetto UI from ${c.base}.`);
   };
   const reset = () => {
     try {
@@ -352,8 +358,8 @@ function OriginSettings({ choice }: { choice: OriginChoice }) {
     }
     setError(null);
     const c = choosePerfettoOrigin('', null);
-    setText(c.origin ?? '');
-    setSaved(`Saved. Reload the page to load the Perfetto UI from ${c.origin}.`);
+    setText(c.base ?? '');
+    setSaved(`Saved. Reload the page to load the Perfetto UI from ${c.base}.`);
   };
   return (
     <details class="timeline-settings" data-testid="perfetto-settings">
