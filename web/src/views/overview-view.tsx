@@ -174,7 +174,7 @@ function StepChartView({ data, sel, onSel }: { data: StepBreakdown; sel: number;
   const readout = hover != null && hover >= 0 && hover < n ? stepReadout(chart.labels[hover], hover < steps.length ? steps[hover] : data.average!) : null;
   const options = (width: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => {
     // Column labels that would collide are thinned out (the first, every k-th and the average stay).
-    const every = Math.max(1, Math.ceil((n * 42) / Math.max(1, width - 70)));
+    const every = Math.max(1, Math.ceil((n * 34) / Math.max(1, width - 70)));
     return {
       scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.04 : 1] } },
       axes: [

@@ -53,11 +53,11 @@ export function TraceView({ summary, fileSize }: { summary: Summary; fileSize: n
           <dd data-testid="span">{s.span_us == null ? '—' : formatDurationUs(s.span_us)}</dd>
         </div>
         <div class="wide" title={clock.note}>
-          <dt>Start{clock.kind === 'relative' ? ' (from the first event)' : ' (UTC)'}</dt>
+          <dt>Start{clock.kind === 'relative' ? ' (from the first event)' : ''}</dt>
           <dd data-testid="start">{clock.start}</dd>
         </div>
         <div class="wide" title={clock.note}>
-          <dt>End{clock.kind === 'relative' ? ' (from the first event)' : ' (UTC)'}</dt>
+          <dt>End{clock.kind === 'relative' ? ' (from the first event)' : ''}</dt>
           <dd data-testid="end">{clock.end}</dd>
         </div>
         <div>
