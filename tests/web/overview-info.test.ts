@@ -29,7 +29,32 @@ describe('parseOverviewInfo', () => {
   });
 
   it('accepts no GPUs and no recommendations', () => {
-    expect(parseOverviewInfo('{"steps":[],"average":null,"gpus":[],"recommendations":[]}')).toEqual({ gpus: [], recommendations: [] });
+    const info = parseOverviewInfo('{"steps":[],"average":null,"gpus":[],"recommendations":[]}');
+    expect(info.gpus).toEqual([]);
+    expect(info.recommendations).toEqual([]);
+    expect(info.tensorCores.term).toBe('Tensor Cores');
+  });
+
+  it('reads the three-state Tensor Core figures, the AMD term and each figure\'s scope, and the evidence of a recommendation', () => {
+    const info = parseOverviewInfo(
+      JSON.stringify({
+        accelerator: 'amd',
+        gpus: [{ device: 0, name: 'AMD Instinct MI250X', memory_bytes: 68702699520, compute_capability: null, vendor: 'amd', arch: 'gfx90a', utilization_pct: 50, sm_efficiency_pct: null, achieved_occupancy_pct: null, tensor_core_pct: 40.5, tensor_core_unknown_pct: 12.25 }],
+        tensor_cores: { term: 'Matrix Cores', kernel_pct: 38, kernel_unknown_pct: 10, eligible_op_kernel_pct: 70, scope: { gpu: 'G.', kernel: 'K.', eligible_op_kernel: 'E.' } },
+        recommendations: [
+          { id: 'amp', text: 't', view: 'operators', evidence: { view: 'operators', sort: 'device_self_us.desc', row: 'aten::mm' } },
+          { id: 'memory', text: 't', view: 'memory', evidence: { view: 'memory' } },
+          { id: 'bad', text: 't', view: 'overview', evidence: { view: 'overview', sort: 'no dot', step: 5 } },
+        ],
+      }),
+    );
+    expect(info.gpus[0]).toMatchObject({ vendor: 'amd', arch: 'gfx90a', compute_capability: '', tensor_core_pct: 40.5, tensor_core_unknown_pct: 12.25 });
+    expect(info.tensorCores).toEqual({ term: 'Matrix Cores', kernel_pct: 38, kernel_unknown_pct: 10, eligible_op_kernel_pct: 70, scope: { gpu: 'G.', kernel: 'K.', eligible_op_kernel: 'E.' } });
+    expect(info.recommendations[0].evidence).toEqual({ view: 'operators', sort: { column: 'device_self_us', dir: 'desc' }, row: 'aten::mm' });
+    // A view the page does not have yet is dropped as a link would drop it: no evidence.
+    expect(info.recommendations[1].evidence).toBeUndefined();
+    // Invalid fields are left out (a sort without a direction, a step that is not text).
+    expect(info.recommendations[2].evidence).toEqual({ view: 'overview' });
   });
 
   it('rejects a recommendation without text, or a percentage that is not a number', () => {

@@ -13,7 +13,7 @@ import { describeLabel, type TraceLabel } from '../lib/trace-names';
 export function gpusLine(summary: Summary, gpus: GpuMetrics | null | undefined): string {
   const devices = summary.devices ?? [];
   const used = gpus?.gpus?.length ?? null; // GPUs with kernels, once the overview is in
-  const names = [...new Set(devices.map((d) => d.name).filter(Boolean))];
+  const names = [...new Set(devices.map((d) => (d.arch ? `${d.name} (${d.arch})` : d.name)).filter(Boolean))];
   if (!devices.length) {
     if (used) return `${used} GPU${used === 1 ? '' : 's'} with kernels`;
     return (summary.kinds?.kernel ?? 0) > 0 ? 'GPU kernels, no device properties' : 'CPU only';

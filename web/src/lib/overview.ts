@@ -67,18 +67,40 @@ export interface GpuInfo {
   name: string;
   memory_bytes: number | null;
   compute_capability: string;
+  vendor: string;
+  arch: string;
   utilization_pct: number | null;
   sm_efficiency_pct: number | null;
   achieved_occupancy_pct: number | null;
   /** Share of kernel time on Tensor Cores, 0..100; null when unknown. */
   tensor_core_pct: number | null;
+  /** Share of kernel time in kernels whose name does not tell (Triton, ...), 0..100. */
+  tensor_core_unknown_pct: number | null;
+}
+
+/** The trace's Tensor Core figures and what each covers (core: overview `tensor_cores`). */
+export interface TensorCoreInfo {
+  /** "Tensor Cores", or "Matrix Cores" on AMD. */
+  term: string;
+  kernel_pct: number | null;
+  kernel_unknown_pct: number | null;
+  eligible_op_kernel_pct: number | null;
+  /** One sentence per figure: which kernels it covers. */
+  scope: { gpu: string; kernel: string; eligible_op_kernel: string };
 }
 
 /** What overviewJson adds to the step breakdown and GPU metrics. */
 export interface OverviewInfo {
   gpus: GpuInfo[];
   recommendations: Recommendation[];
+  tensorCores: TensorCoreInfo;
 }
+
+const DEFAULT_SCOPE = {
+  gpu: 'Of the kernels operators launched themselves on this GPU, as tb_plugin counts it.',
+  kernel: 'Of every kernel in the trace.',
+  eligible_op_kernel: 'Of the kernel time operators launched, the share launched by operators that could use Tensor Cores.',
+};
 
 export function parseOverviewInfo(json: string): OverviewInfo {
   const root = Reader.parse('overviewJson', json);
@@ -92,10 +114,13 @@ export function parseOverviewInfo(json: string): OverviewInfo {
         name: g.strOrNull('name') ?? '',
         memory_bytes: g.numOrNull('memory_bytes'),
         compute_capability: g.strOrNull('compute_capability') ?? '',
+        vendor: g.has('vendor') ? g.strOrNull('vendor') ?? '' : '',
+        arch: g.has('arch') ? g.strOrNull('arch') ?? '' : '',
         utilization_pct: g.numOrNull('utilization_pct'),
         sm_efficiency_pct: g.numOrNull('sm_efficiency_pct'),
         achieved_occupancy_pct: g.numOrNull('achieved_occupancy_pct'),
         tensor_core_pct: g.numOrNull('tensor_core_pct'),
+        tensor_core_unknown_pct: g.has('tensor_core_unknown_pct') ? g.numOrNull('tensor_core_unknown_pct') : null,
       };
     });
   const recommendations = root
@@ -108,7 +133,20 @@ export function parseOverviewInfo(json: string): OverviewInfo {
       if (ev) rec.evidence = ev;
       return rec;
     });
-  return { gpus, recommendations };
+  const tc = root.has('tensor_cores') && !root.field('tensor_cores').isNull() ? root.field('tensor_cores').object() : null;
+  const scope = tc?.has('scope') ? tc.field('scope').object() : null;
+  const tensorCores: TensorCoreInfo = {
+    term: (tc?.has('term') ? tc.strOrNull('term') : null) || 'Tensor Cores',
+    kernel_pct: tc?.has('kernel_pct') ? tc.numOrNull('kernel_pct') : null,
+    kernel_unknown_pct: tc?.has('kernel_unknown_pct') ? tc.numOrNull('kernel_unknown_pct') : null,
+    eligible_op_kernel_pct: tc?.has('eligible_op_kernel_pct') ? tc.numOrNull('eligible_op_kernel_pct') : null,
+    scope: {
+      gpu: (scope?.has('gpu') ? scope.strOrNull('gpu') : null) ?? DEFAULT_SCOPE.gpu,
+      kernel: (scope?.has('kernel') ? scope.strOrNull('kernel') : null) ?? DEFAULT_SCOPE.kernel,
+      eligible_op_kernel: (scope?.has('eligible_op_kernel') ? scope.strOrNull('eligible_op_kernel') : null) ?? DEFAULT_SCOPE.eligible_op_kernel,
+    },
+  };
+  return { gpus, recommendations, tensorCores };
 }
 
 /**

@@ -13,9 +13,17 @@ export interface Device {
   id: number;
   name: string;
   memory_bytes: number | null;
-  compute_capability: string;
+  /** NVIDIA's major.minor; "" (or null) on AMD, where HIP's major.minor is not one. */
+  compute_capability: string | null;
+  /** SMs, or compute units on AMD. */
   sms: number | null;
+  vendor?: 'nvidia' | 'amd' | '';
+  /** "sm_90", "gfx90a", or "". */
+  arch?: string;
 }
+
+/** What ran the trace's GPU work, as the core tells it. */
+export type Accelerator = 'nvidia' | 'amd' | 'mtia' | 'none' | 'unknown';
 
 export interface Distributed {
   rank: number;
@@ -43,6 +51,7 @@ export interface Summary {
   phases: Record<string, number>;
   kinds: Record<string, number>;
   devices: Device[];
+  accelerator?: Accelerator;
   distributed: Distributed | null;
   start_us: number | null;
   end_us: number | null;
@@ -67,4 +76,10 @@ export function formatLabel(format: string | undefined): string {
   if (format === 'object') return 'Kineto JSON object';
   if (format === 'array') return 'Chrome trace array';
   return format || 'unknown format';
+}
+
+/** "sm_90" / "gfx942": a device's architecture as the header and tables name it; '' when unknown. */
+export function archLabel(d: Device): string {
+  if (d.arch) return d.arch;
+  return d.compute_capability ? `compute capability ${d.compute_capability}` : '';
 }

@@ -368,20 +368,24 @@ function GpuSummary({ data, devices, info, traceStartUs }: { data: GpuMetrics; d
         </p>
       )}
       {gpus.map((g) => (
-        <GpuBlock
-          key={g.device}
-          g={g}
-          dev={devices.find((d) => d.id === g.device)}
-          data={data}
-          originUs={traceStartUs ?? g.timeline?.[0]?.[0] ?? 0}
-          tensorCorePct={info?.gpus.find((x) => x.device === g.device)?.tensor_core_pct ?? null}
-        />
+        <GpuBlock key={g.device} g={g} dev={devices.find((d) => d.id === g.device)} data={data} originUs={traceStartUs ?? g.timeline?.[0]?.[0] ?? 0} info={info} />
       ))}
       {gpus.length > 0 && (
         <p class="muted ov-footnote" data-testid="gpu-footnote">
-          Utilization, SM efficiency and occupancy are over the steps (the shaded part of each chart). “Kernel time using Tensor
-          Cores” covers the kernels that operators launched themselves, as tb_plugin counts it; the Kernels view's pie covers every
-          kernel in the trace.
+          Utilization, SM efficiency and occupancy are over the steps (the shaded part of each chart).{' '}
+          {info ? (
+            <>
+              “Kernel time using {info.tensorCores.term}”: <span data-testid="tc-scope-gpu">{info.tensorCores.scope.gpu}</span> The Kernels view's
+              pie: <span data-testid="tc-scope-kernel">{info.tensorCores.scope.kernel}</span>
+              {info.tensorCores.kernel_pct != null && (
+                <>
+                  {' '}
+                  (there <span data-testid="tc-kernel-pct">{formatPct(info.tensorCores.kernel_pct)}</span>
+                  {info.tensorCores.kernel_unknown_pct ? <>, and {formatPct(info.tensorCores.kernel_unknown_pct)} in kernels whose name does not tell</> : null}.)
+                </>
+              )}
+            </>
+          ) : null}
         </p>
       )}
     </div>
@@ -393,14 +397,20 @@ function GpuBlock({
   dev,
   data,
   originUs,
-  tensorCorePct,
+  info,
 }: {
   g: GpuMetric;
   dev: Device | undefined;
   data: GpuMetrics;
   originUs: number;
-  tensorCorePct: number | null;
+  info: OverviewInfo | null;
 }) {
+  const gi = info?.gpus.find((x) => x.device === g.device);
+  const tensorCorePct = gi?.tensor_core_pct ?? null;
+  const unknownPct = gi?.tensor_core_unknown_pct ?? null;
+  const term = info?.tensorCores.term ?? 'Tensor Cores';
+  const arch = dev?.arch || gi?.arch || '';
+  const amd = (dev?.vendor || gi?.vendor) === 'amd';
   const series = useMemo(() => utilizationSeries(g.timeline ?? [], originUs), [g, originUs]);
   const [at, setAt] = useState<number | null>(null);
   const ws = data.window_start_us != null ? (data.window_start_us - originUs) / 1000 : null;
@@ -451,9 +461,16 @@ function GpuBlock({
             <span data-testid={`gpu-memory-${g.device}`}>{formatDeviceMemory(dev.memory_bytes)}</span>
           </span>
         ) : null}
-        {dev?.compute_capability ? (
+        {dev?.compute_capability && !amd ? (
           <span class="muted">
             {' · '}compute capability <span data-testid={`gpu-cc-${g.device}`}>{dev.compute_capability}</span>
+          </span>
+        ) : null}
+        {arch ? (
+          <span class="muted">
+            {' · '}
+            {amd ? 'architecture ' : ''}
+            <span data-testid={`gpu-arch-${g.device}`}>{arch}</span>
           </span>
         ) : null}
       </div>
@@ -477,9 +494,17 @@ function GpuBlock({
           </div>
         )}
         {tensorCorePct != null && (
-          <div title="Share of the kernel time of operator-launched kernels (in the steps) spent in kernels that use Tensor Cores">
-            <dt>Kernel time using Tensor Cores</dt>
-            <dd data-testid={`gpu-tc-${g.device}`}>{formatPct(tensorCorePct)}</dd>
+          <div title={info?.tensorCores.scope.gpu}>
+            <dt data-testid={`gpu-tc-label-${g.device}`}>Kernel time using {term}</dt>
+            <dd>
+              <span data-testid={`gpu-tc-${g.device}`}>{formatPct(tensorCorePct)}</span>
+              {unknownPct ? (
+                <span class="ov-unknown" title="Kernels whose name does not tell whether they use them (Triton, compiled regions): not counted as no">
+                  {' '}
+                  + <span data-testid={`gpu-tc-unknown-${g.device}`}>{formatPct(unknownPct)}</span> unknown
+                </span>
+              ) : null}
+            </dd>
           </div>
         )}
       </dl>

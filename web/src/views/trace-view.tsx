@@ -99,6 +99,7 @@ export function TraceView({ summary, fileSize }: { summary: Summary; fileSize: n
               <th>Name</th>
               <th class="num">Memory</th>
               <th class="num">Compute capability</th>
+              <th>Architecture</th>
               <th class="num">SMs</th>
             </tr>
           </thead>
@@ -111,6 +112,7 @@ export function TraceView({ summary, fileSize }: { summary: Summary; fileSize: n
                   {formatDeviceMemory(d.memory_bytes)}
                 </td>
                 <td class="num">{d.compute_capability || '—'}</td>
+                <td data-testid={`device-arch-${i}`}>{d.arch || '—'}</td>
                 <td class="num" data-testid={`device-sms-${i}`}>
                   {d.sms ?? '—'}
                 </td>
