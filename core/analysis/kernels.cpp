@@ -39,13 +39,14 @@ bool parse_kernel_group_by(std::string_view s, KernelGroupBy& out) {
 KernelTable kernel_table(const OpTree& t, const TraceModel& m, KernelGroupBy group_by) {
   KernelTable table;
   table.group_by = group_by;
-  table.tensor_cores = tc_kernel_share(m);
+  table.tensor_cores = tc_kernel_share(m, t.tb_plugin);
+  table.accelerator = trace_accelerator(m);
   for (const KernelRow& k : m.kernels) {
     if (k.device < 0) continue;
     if (!std::isnan(k.blocks_per_sm)) table.has_blocks_per_sm = true;
     if (!std::isnan(k.occupancy_pct)) table.has_occupancy = true;
   }
-  TcKernelNames tc(m.strings);
+  TcKernelNames tc(m.strings, t.tb_plugin);
   if (group_by == KernelGroupBy::kName) {
     std::unordered_map<StringId, size_t> index;
     for (const KernelRow& k : m.kernels) {
@@ -54,13 +55,14 @@ KernelTable kernel_table(const OpTree& t, const TraceModel& m, KernelGroupBy gro
         table.rows.emplace_back();
         table.rows.back().name = k.s.name;
         table.rows.back().tensor_cores = tc(k.s.name);
+        table.rows.back().tc_rule = tc.rule(k.s.name);
       }
       add_kernel(table.rows[it->second], k, k.s.dur_ns);  // every kernel, its recorded dur
     }
   } else {
     std::unordered_map<std::string, size_t> index;
     std::string key;
-    auto add = [&](uint32_t kernel, std::string_view op, bool op_eligible) {
+    auto add = [&](uint32_t kernel, std::string_view op, TcState op_eligible) {
       const KernelRow& k = m.kernels[kernel];
       key.assign(reinterpret_cast<const char*>(&k.s.name), sizeof k.s.name);
       const int32_t props[8] = {k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2],
@@ -78,6 +80,7 @@ KernelTable kernel_table(const OpTree& t, const TraceModel& m, KernelGroupBy gro
         g.registers_per_thread = props[6];
         g.shared_memory = props[7];
         g.tensor_cores = tc(k.s.name);
+        g.tc_rule = tc.rule(k.s.name);
         table.rows.push_back(std::move(g));
       }
       add_kernel(table.rows[it->second], k, span_ns(k.s.ts_ns, k.s.dur_ns, t.tb_plugin));
@@ -85,13 +88,13 @@ KernelTable kernel_table(const OpTree& t, const TraceModel& m, KernelGroupBy gro
     std::vector<char> seen(t.tb_plugin ? 0 : m.kernels.size(), 0);
     walk_post_order(t, [&](uint32_t kernel, int32_t node) {
       // tb_plugin: a kernel's op_tc_eligible is the node's name-list eligibility.
-      add(kernel, node_name(t, m, node), is_tc_eligible_op_name(node_name(t, m, node)));
+      add(kernel, node_name(t, m, node), tc_eligible_op(node_name(t, m, node), t.tb_plugin));
       if (!seen.empty()) seen[kernel] = 1;
     }, [](int32_t) {});
     // Kernels no operator launched (launch missing, or on a thread without host ranges) still ran:
     // they are listed under "N/A" rather than dropped.
     for (size_t i = 0; i < seen.size(); ++i)
-      if (!seen[i]) add(uint32_t(i), "N/A", false);
+      if (!seen[i]) add(uint32_t(i), "N/A", TcState::kNo);
   }
   std::stable_sort(table.rows.begin(), table.rows.end(),
                    [](const KernelGroup& a, const KernelGroup& b) { return a.total_ns > b.total_ns; });
@@ -125,9 +128,12 @@ std::string kernel_table_json(const KernelTable& table, const TraceModel& m) {
     w.key("shared_memory");
     if (props) w.value(g.shared_memory); else w.null();
     w.key("calls").value(g.calls);
-    w.key("tensor_cores").value(g.tensor_cores);
+    w.key("tensor_cores");
+    write_tc_state(w, g.tensor_cores);
+    w.key("tensor_cores_rule");
+    if (g.tc_rule) w.value(tc_rule_text(*g.tc_rule)); else w.null();
     w.key("op_tc_eligible");
-    if (props) w.value(g.op_tc_eligible); else w.null();
+    if (props) write_tc_state(w, g.op_tc_eligible); else w.null();
     w.key("total_us").value(double(g.total_ns) / 1e3);
     w.key("mean_us").value(g.mean_ns() / 1e3);
     w.key("min_us").value(double(g.min_ns) / 1e3);
@@ -145,7 +151,10 @@ std::string kernel_table_json(const KernelTable& table, const TraceModel& m) {
   } else {
     w.begin_object();
     w.key("tc_us").value(double(table.tensor_cores.tc_ns) / 1e3);
+    w.key("unknown_us").value(double(table.tensor_cores.unknown_ns) / 1e3);
     w.key("total_us").value(double(table.tensor_cores.total_ns) / 1e3);
+    w.key("term").value(matrix_units_term(table.accelerator));
+    w.key("scope").value(kernel_tc_scope(table.accelerator));
     w.end_object();
   }
   w.end_object();
@@ -159,6 +168,7 @@ std::string kernel_table_csv(const KernelTable& table, const TraceModel& m) {
   if (props) c.field("operator").field("grid").field("block").field("registers_per_thread").field("shared_memory");
   c.field("calls").field("tensor_cores");
   if (props) c.field("op_tc_eligible");
+  c.field("tensor_cores_rule");
   c.field("total_us").field("mean_us").field("min_us").field("max_us");
   if (table.has_blocks_per_sm) c.field("blocks_per_sm");
   if (table.has_occupancy) c.field("occupancy_pct");
@@ -169,8 +179,9 @@ std::string kernel_table_csv(const KernelTable& table, const TraceModel& m) {
       c.field(g.op).field(dims_text(g.grid)).field(dims_text(g.block));
       c.field(int64_t(g.registers_per_thread)).field(int64_t(g.shared_memory));
     }
-    c.field(g.calls).field(g.tensor_cores ? "yes" : "no");
-    if (props) c.field(g.op_tc_eligible ? "yes" : "no");
+    c.field(g.calls).field(tc_state_word(g.tensor_cores));
+    if (props) c.field(tc_state_word(g.op_tc_eligible));
+    c.field(g.tc_rule ? std::string_view(g.tc_rule->id) : std::string_view());
     c.field(double(g.total_ns) / 1e3).field(g.mean_ns() / 1e3).field(double(g.min_ns) / 1e3).field(double(g.max_ns) / 1e3);
     if (table.has_blocks_per_sm) c.field(g.blocks_per_sm());
     if (table.has_occupancy) c.field(g.occupancy_pct());

@@ -60,7 +60,7 @@ class Builder {
     const std::string_view name = m_.strings.get(s.name);
     n.is_operator = cls == NodeClass::kPlain && type == NodeType::kOperator && name != "DataParallel.forward" &&
                     name != "DistributedDataParallel.forward" && !name.starts_with("Optimizer.");
-    n.tc_eligible = is_tc_eligible_op_name(name);
+    n.tc_eligible = tc_eligible_op(name, tb_);
     cands_.push_back({int32_t(t_.nodes.size()), s.tid, external_id});
     t_.nodes.push_back(n);
   }
@@ -392,14 +392,14 @@ class Builder {
 
   // --- spec §5.2 --------------------------------------------------------------------------------
   void fill_stats() {
-    TcKernelNames tc(m_.strings);
+    TcKernelNames tc(m_.strings, tb_);
     for (Launch& l : t_.launches) {
       for (uint32_t d = l.device_begin; d < l.device_end; ++d) {
         const DeviceRef ref = t_.launched[d];
         const SliceRow& s = device_slice(m_, ref);
         const int64_t span = span_ns(s.ts_ns, s.dur_ns, tb_);
         l.device_ns += span;
-        if (ref.kind == EventKind::kKernel && tc(s.name)) l.tc_ns += span;
+        if (ref.kind == EventKind::kKernel && tc(s.name) == TcState::kYes) l.tc_ns += span;
       }
     }
     std::vector<int32_t> pre;
@@ -430,7 +430,7 @@ class Builder {
           host_self -= child.host_total_ns;
           node.device_total_ns += child.device_total_ns;
           node.tc_total_ns += child.tc_total_ns;
-          if (propagate && child.tc_eligible) node.tc_eligible = true;
+          if (propagate) node.tc_eligible = tc_either(node.tc_eligible, child.tc_eligible);
           if (node.cls == NodeClass::kModule && child.is_operator) node.device_self_ns += child.device_total_ns;
         }
         for (int32_t l = node.first_launch; l >= 0; l = t_.launches[size_t(l)].next) {
@@ -440,7 +440,7 @@ class Builder {
           node.device_self_ns += launch.device_ns;
           node.tc_self_ns += launch.tc_ns;
           node.tc_total_ns += launch.tc_ns;
-          if (propagate && launch.tc_ns > 0) node.tc_eligible = true;
+          if (propagate && launch.tc_ns > 0) node.tc_eligible = TcState::kYes;
         }
         node.host_self_ns = node.type == NodeType::kRoot ? 0 : host_self;
       }

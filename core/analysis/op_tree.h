@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/analysis/steps.h"
+#include "core/analysis/tensor_core_rules.h"
 #include "core/trace/trace_model.h"
 
 namespace ks {
@@ -32,7 +33,8 @@ struct OpNode {
   NodeType type = NodeType::kOperator;
   NodeClass cls = NodeClass::kPlain;
   bool is_operator = false;  // counted in the operator tables (spec §3 is_operator_node)
-  bool tc_eligible = false;
+  // Could run on Tensor Cores: by name, or because a child is or a launch used them (spec §5.2).
+  TcState tc_eligible = TcState::kNo;
   int32_t parent = -1, first_child = -1, last_child = -1, next_sibling = -1;
   int32_t first_launch = -1;  // list through Launch::next
   // Statistics (spec §5.2), ns.

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "core/analysis/step_breakdown.h"
+#include "core/analysis/tensor_cores.h"
 #include "core/util/csv_writer.h"
 #include "core/util/json_writer.h"
 
@@ -132,7 +133,8 @@ std::string operator_table_json(const OperatorTable& table, const TraceModel& m)
     if (table.group_by == OpGroupBy::kNameAndShape) w.value(g.input_shape);
     else w.null();
     write_stats(w, g.stats);
-    w.key("tc_eligible").value(g.tc_eligible);
+    w.key("tc_eligible");
+    write_tc_state(w, g.tc_eligible);
     w.key("tc_self_pct").value(g.stats.tc_self_ratio() * 100);
     w.key("tc_total_pct").value(g.stats.tc_total_ratio() * 100);
     w.key("has_call_stack").value(g.has_call_stack);
@@ -166,7 +168,7 @@ std::string operator_table_csv(const OperatorTable& table, const TraceModel& m) 
     if (shape) c.field(g.input_shape);
     c.field(g.stats.calls).field(double(g.stats.host_self_ns) / 1e3).field(double(g.stats.host_total_ns) / 1e3);
     c.field(double(g.stats.device_self_ns) / 1e3).field(double(g.stats.device_total_ns) / 1e3);
-    c.field(g.tc_eligible ? "yes" : "no").field(g.stats.tc_self_ratio() * 100).field(g.stats.tc_total_ratio() * 100);
+    c.field(tc_state_word(g.tc_eligible)).field(g.stats.tc_self_ratio() * 100).field(g.stats.tc_total_ratio() * 100);
     c.end_row();
   }
   return c.take();

@@ -26,7 +26,7 @@ struct OperatorStats {
 struct OperatorGroup {
   StringId name = 0;
   std::string input_shape;   // Python repr of "Input Dims" ("[]" when absent); by-shape grouping only
-  bool tc_eligible = false;  // of the group's first call
+  TcState tc_eligible = TcState::kNo;  // of the group's first call
   bool has_call_stack = false;
   OperatorStats stats;
 };
@@ -49,7 +49,8 @@ std::vector<StackGroup> operator_stacks(const OpTree& t, const TraceModel& m, Op
                                         std::string_view name, std::string_view input_shape);
 
 // {"group_by", "show_gpu", "rows": [{"name", "input_shape", "calls", "host_self_us", "host_total_us",
-// "device_self_us", "device_total_us", "tc_eligible", "tc_self_pct", "tc_total_pct", "has_call_stack"}],
+// "device_self_us", "device_total_us", "tc_eligible" (true, false, null: unknown), "tc_self_pct",
+// "tc_total_pct", "has_call_stack"}],
 // "linking": {"launches", "by_external_id", "by_enclosing_op", "to_thread_root", "unattached",
 // "dropped_ranges", "unlaunched_kernels", "external_ids_are_correlations"}}
 std::string operator_table_json(const OperatorTable& table, const TraceModel& m);

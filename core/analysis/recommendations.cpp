@@ -7,6 +7,7 @@
 #include <map>
 #include <string_view>
 
+#include "core/analysis/accelerator.h"
 #include "core/analysis/tensor_cores.h"
 
 namespace ks {
@@ -19,9 +20,11 @@ std::string fmt1(double v) {
   return buf;
 }
 
-// Names seen on node-creating events (tb_plugin's use_dp / use_ddp and communication libraries).
+// Names seen on node-creating events (tb_plugin's use_dp / use_ddp and communication libraries),
+// and, for the default mode, which collective libraries the trace shows at work.
 struct Usage {
   bool dp = false, ddp = false, nccl = false;
+  bool nccl_seen = false, gloo_seen = false;  // any nccl:* / gloo:* range, NCCL kernels
 };
 
 Usage usage(const TraceModel& m) {
@@ -31,16 +34,29 @@ Usage usage(const TraceModel& m) {
       const std::string_view n = m.strings.get(r.s.name);
       if (n == "DataParallel.forward") u.dp = true;
       else if (n == "DistributedDataParallel.forward") u.ddp = true;
-      else if (n.starts_with("nccl:") && is_communication_op(n)) u.nccl = true;
+      else if (n.starts_with("nccl:")) {
+        u.nccl_seen = true;
+        if (is_communication_op(n)) u.nccl = true;
+      } else if (n.starts_with("gloo:")) {
+        u.gloo_seen = true;
+      }
     }
   };
   scan(m.cpu_ops);
   scan(m.user_annotations);
   scan(m.python_functions);
+  for (const KernelRow& k : m.kernels) {
+    const std::string_view n = m.strings.get(k.s.name);
+    if (n.starts_with("nccl") || n.find(" nccl") != std::string_view::npos) {
+      u.nccl_seen = true;
+      break;
+    }
+  }
   return u;
 }
 
-size_t used_devices(const TraceModel& m) {
+// tb_plugin counts devices by the pids of GPU events.
+size_t used_device_pids(const TraceModel& m) {
   std::vector<StringId> pids;
   auto add = [&](StringId pid) {
     if (std::find(pids.begin(), pids.end(), pid) == pids.end()) pids.push_back(pid);
@@ -51,16 +67,43 @@ size_t used_devices(const TraceModel& m) {
   return pids.size();
 }
 
+// The GPUs the trace's device work ran on, by its "device" argument (the pid where none has one).
+size_t used_devices(const TraceModel& m) {
+  std::vector<int32_t> ids;
+  auto add = [&](int32_t d) {
+    if (d >= 0 && std::find(ids.begin(), ids.end(), d) == ids.end()) ids.push_back(d);
+  };
+  for (const KernelRow& k : m.kernels) add(k.device);
+  for (const MemcpyRow& r : m.memcpys) add(r.device);
+  for (const MemcpyRow& r : m.memsets) add(r.device);
+  return ids.empty() ? used_device_pids(m) : ids.size();
+}
+
+// The step (by name) where a role takes the most time; "" without steps.
+std::string step_with_most(const StepBreakdown& b, Role r) {
+  const StepCosts* best = nullptr;
+  for (const StepCosts& c : b.steps)
+    if (!best || c.ns[size_t(r)] > best->ns[size_t(r)]) best = &c;
+  return best ? best->step.name : "";
+}
+
+bool compute_capability_at_least(const DeviceInfo& d, double v) {
+  if (d.compute_major < 0 || d.compute_minor < 0) return false;
+  return std::strtod((std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)).c_str(), nullptr) >= v;
+}
+
 }  // namespace
 
 std::vector<Recommendation> recommendations(const OverviewInputs& in) {
   const TraceModel& m = in.model;
   const bool tb = in.tb_plugin;
+  const Accelerator acc = trace_accelerator(m);
   std::vector<Recommendation> out;
   const double total = in.steps.average_total_ns;
   auto share = [&](Role r) { return total > 0 ? in.steps.average_ns[size_t(r)] / total : 0.0; };
 
-  // 1. Input loading.
+  // 1. Input loading: the DataLoader's share of the average step. pin_memory only helps copies
+  // to an accelerator.
   if (const double s = share(Role::kDataLoader); s > 0.05) {
     const std::string pct = fmt1(s * 100);
     out.push_back({"dataloader",
@@ -69,38 +112,61 @@ std::vector<Recommendation> recommendations(const OverviewInputs& in) {
                             "construction and <a href=\"https://pytorch.org/docs/stable/data.html#single-and-multi-"
                             "process-data-loading\" target=\"_blank\">enable multi-processes on data loading</a>."
                       : pct + "% of the step time is spent waiting for the DataLoader. Load data in worker "
-                              "processes (DataLoader num_workers > 0, with pin_memory=True) so the next batch is "
-                              "ready while the GPU computes.",
-                   "overview"});
+                              "processes (DataLoader num_workers > 0" +
+                            std::string(acc == Accelerator::kNone ? "" : ", with pin_memory=True") +
+                            ") so the next batch is ready while the " +
+                            (acc == Accelerator::kNone ? "model computes." : "GPU computes."),
+                   "overview",
+                   {"overview", step_with_most(in.steps, Role::kDataLoader), "", "", "", ""}});
   }
 
   // 2-3. Distributed training setup.
   const Usage u = usage(m);
-  if (u.dp && used_devices(m) > 1) {
+  // DataParallel drives several GPUs from one process: counted from the devices the work ran on.
+  if (u.dp && (tb ? used_device_pids(m) : used_devices(m)) > 1) {
     out.push_back({"data-parallel",
                    tb ? "It is recommended to use DistributedDataParallel instead of DataParallel to do multi-GPU "
                         "training."
                       : "This run uses DataParallel on several GPUs. DistributedDataParallel (one process per GPU) "
                         "is usually faster: it avoids replicating the model and gathering outputs in one process "
                         "every step.",
-                   "overview"});
+                   "overview",
+                   {"overview", "", "", "", "", ""}});
   }
-  if (u.ddp && !u.nccl) {
-    for (const DeviceInfo& d : m.devices) {
-      if (d.compute_major < 0 || d.compute_minor < 0) continue;
-      if (std::strtod((std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)).c_str(), nullptr) < 3.5)
-        continue;
+  if (tb) {
+    // tb_plugin: DDP, no nccl:* collective among the ranges, some CUDA-capable device; it ignores the
+    // declared backend, so a cut-off trace of an NCCL run is told to use NCCL.
+    if (u.ddp && !u.nccl) {
+      for (const DeviceInfo& d : m.devices) {
+        if (!compute_capability_at_least(d, 3.5)) continue;
+        out.push_back({"nccl",
+                       "Nccl backend is currently the fastest and highly recommended backend when using DDP for "
+                       "training.",
+                       "distributed",
+                       {"distributed", "", "", "", "", ""}});
+        break;
+      }
+    }
+  } else if (u.ddp && acc == Accelerator::kNvidia) {
+    // NCCL advice is for NVIDIA GPUs only: ROCm's RCCL is the "nccl" backend already, a CPU-only
+    // run is right with gloo. The backend is the one the trace declares; without a declaration,
+    // the collectives seen tell (gloo ranges and no NCCL), and a trace showing neither says nothing.
+    const std::string& backend = m.distributed.backend;
+    const bool declared = !backend.empty();
+    const bool not_nccl = declared ? backend.find("nccl") == std::string::npos : (u.gloo_seen && !u.nccl_seen);
+    bool gpus = false;
+    for (const DeviceInfo& d : m.devices) gpus |= compute_capability_at_least(d, 3.5);
+    if (not_nccl && gpus) {
       out.push_back({"nccl",
-                     tb ? "Nccl backend is currently the fastest and highly recommended backend when using DDP for "
-                          "training."
-                        : "This run uses DistributedDataParallel without NCCL on GPUs that support it. The NCCL "
-                          "backend is usually the fastest for GPU collectives (init_process_group(\"nccl\")).",
-                     "distributed"});
-      break;
+                     "This run uses DistributedDataParallel with the " + (declared ? backend : std::string("gloo")) +
+                         " backend on NVIDIA GPUs. The NCCL backend is usually the fastest for GPU collectives "
+                         "(init_process_group(\"nccl\")).",
+                     "distributed",
+                     {"distributed", "", "", "", "", ""}});
     }
   }
 
-  // 4. Communication.
+  // 4. Communication that nothing overlaps, as a share of the average step.
   if (const double s = share(Role::kCommunication); s > 0.1) {
     const std::string pct = fmt1(s * 100);
     out.push_back({"communication",
@@ -116,10 +182,11 @@ std::vector<Recommendation> recommendations(const OverviewInputs& in) {
                       : pct + "% of the step time is spent in communication that nothing else overlaps. Try "
                               "gradient compression (DDP communication hooks), gradient accumulation or a larger "
                               "batch; larger effective batches can hurt convergence (optimizers such as LAMB help).",
-                   "distributed"});
+                   "distributed",
+                   {"distributed", step_with_most(in.steps, Role::kCommunication), "", "", "", ""}});
   }
 
-  // 5. Low GPU utilization.
+  // 5. Low GPU utilization over the steps (the GPUs that ran kernels).
   std::vector<const GpuMetrics*> low;
   for (const GpuMetrics& g : in.gpus.gpus)
     if (g.utilization < 0.5) low.push_back(&g);
@@ -139,29 +206,63 @@ std::vector<Recommendation> recommendations(const OverviewInputs& in) {
         if (i) text += i + 1 == low.size() ? " and " : ", ";
         text += "GPU " + std::to_string(low[i]->device) + " (" + fmt1(low[i]->utilization * 100) + "%)";
       }
+      // Graph capture replays a step's launches at once: CUDA graphs, HIP graphs on ROCm (the same
+      // torch.cuda.CUDAGraph API).
+      const std::string graphs = acc == Accelerator::kNvidia ? "CUDA graphs"
+                                 : acc == Accelerator::kAmd  ? "HIP graphs (torch.cuda.CUDAGraph on ROCm)"
+                                                             : "";
       text += (low.size() == 1 ? " runs kernels" : " run kernels") +
-              std::string(" less than half of the steps' time. A larger batch, fewer host-side stalls (see the "
-                          "step-time breakdown) or CUDA graphs can keep the GPU busier; a larger batch may change "
-                          "convergence.");
+              std::string(" less than half of the steps' time. A larger batch") +
+              (graphs.empty() ? " or fewer host-side stalls (see the step-time breakdown)"
+                              : ", fewer host-side stalls (see the step-time breakdown) or " + graphs) +
+              " can keep the GPU busier; a larger batch may change convergence.";
     }
-    out.push_back({"gpu-utilization", text, "overview"});
+    out.push_back({"gpu-utilization", text, "overview", {"overview", "", "", "", "", ""}});
   }
 
   if (m.devices.empty() || (tb && m.devices_from_compute_properties)) return out;
   // 6a. Mixed precision: Tensor Core eligible operators, but no kernel used Tensor Cores.
-  const std::optional<double> used = tc_kernel_share(m).ratio();
-  if (m.devices[0].compute_major >= 7 && used && *used == 0.0) {
-    if (const double r = tc_eligible_kernel_ratio(in.tree, m); r > 0) {
-      const std::string pct = std::to_string(int64_t(std::nearbyint(r * 100)));
+  if (tb) {
+    const std::optional<double> used = tc_kernel_share(m, true).ratio();
+    if (m.devices[0].compute_major >= 7 && used && *used == 0.0) {
+      if (const double r = tc_eligible_kernel_ratio(in.tree, m); r > 0) {
+        const std::string pct = std::to_string(int64_t(std::nearbyint(r * 100)));
+        out.push_back({"amp",
+                       "Kernels with " + pct +
+                           "% time are launched by Tensor Cores eligible operators. You could enable <a href=\""
+                           "https://pytorch.org/docs/stable/amp.html\" target=\"_blank\">Automatic Mixed "
+                           "Precision</a> to speedup by using FP16.",
+                       "operators",
+                       {"operators", "", "", "device_self_us.desc", "", ""}});
+      }
+    }
+  } else {
+    // Only where the hardware has the units (NVIDIA Volta+, AMD CDNA/RDNA3+), no kernel is known to
+    // use them, and every kernel of the eligible operators is known not to (an unknown one, say a
+    // Triton template, may be using them). Under 1% is not worth a sentence.
+    const DeviceInfo* hw = nullptr;
+    for (const DeviceInfo& d : m.devices)
+      if (has_matrix_units(d)) {
+        hw = &d;
+        break;
+      }
+    const TcShare all = tc_kernel_share(m, false);
+    const EligibleKernels e = tc_eligible_kernels(in.tree, m);
+    const int64_t pct = int64_t(std::nearbyint(e.ratio() * 100));
+    if (hw && (acc == Accelerator::kNvidia || acc == Accelerator::kAmd) && all.total_ns > 0 && all.tc_ns == 0 &&
+        e.eligible_unknown_ns == 0 && pct >= 1) {
+      const std::string units(matrix_units_term(acc));
+      // TF32 exists from Ampere (8.0) on; ROCm has no TF32 switch in PyTorch, so AMD gets autocast only.
+      const bool tf32 = acc == Accelerator::kNvidia && hw->compute_major >= 8;
       out.push_back({"amp",
-                     tb ? "Kernels with " + pct +
-                              "% time are launched by Tensor Cores eligible operators. You could enable <a href=\""
-                              "https://pytorch.org/docs/stable/amp.html\" target=\"_blank\">Automatic Mixed "
-                              "Precision</a> to speedup by using FP16."
-                        : pct + "% of the kernel time is launched by operators that could use Tensor Cores "
-                                "(convolutions, matrix multiplies), but no kernel used them. Automatic Mixed "
-                                "Precision (torch.autocast) or TF32 lets these operators run on Tensor Cores.",
-                     "operators"});
+                     std::to_string(pct) + "% of the kernel time is launched by operators that could use " + units +
+                         " (convolutions, matrix multiplies, attention), but no kernel used them. Automatic Mixed "
+                         "Precision (torch.autocast with bfloat16 or float16)" +
+                         (tf32 ? std::string(" or TF32 for float32 (torch.backends.cuda.matmul.allow_tf32 = True)")
+                               : std::string()) +
+                         " lets these operators run on " + units + ".",
+                     "operators",
+                     {"operators", "", "", "device_self_us.desc", "", std::string(m.strings.get(e.top_op))}});
     }
   }
   // 6b. Peak memory near the device's capacity.
@@ -177,12 +278,21 @@ std::vector<Recommendation> recommendations(const OverviewInputs& in) {
   for (const auto& key : order) {
     const auto [type, id] = key;
     if (type == -1) continue;
-    // tb_plugin also checks the CPU (type 0, id -1: Python's last device); here only GPUs count.
-    if (!tb && type == 0) continue;
-    const int64_t n = int64_t(m.devices.size());
-    const int64_t index = id < 0 ? n + id : id;
-    if (index < 0 || index >= n || m.devices[size_t(index)].memory_bytes <= 0) continue;
-    const double capacity = double(m.devices[size_t(index)].memory_bytes);
+    const DeviceInfo* device = nullptr;
+    if (tb) {
+      // tb_plugin indexes deviceProperties by the id, Python-style: the CPU's -1 is the last GPU.
+      const int64_t n = int64_t(m.devices.size());
+      const int64_t index = id < 0 ? n + id : id;
+      if (index >= 0 && index < n) device = &m.devices[size_t(index)];
+    } else {
+      // Only GPU memory (c10 device type 1, CUDA; ROCm reports its GPUs as CUDA too), against the
+      // capacity of the device with that id.
+      if (type != 1) continue;
+      for (const DeviceInfo& d : m.devices)
+        if (d.id == id) device = &d;
+    }
+    if (!device || device->memory_bytes <= 0) continue;
+    const double capacity = double(device->memory_bytes);
     const double peak = double(peaks[key]);
     if (peak <= 0.9 * capacity) continue;
     const std::string pct = fmt1(peak / capacity * 100), gb = fmt1(capacity / (1024.0 * 1024 * 1024));
@@ -194,7 +304,8 @@ std::vector<Recommendation> recommendations(const OverviewInputs& in) {
                       : "Peak memory on GPU " + std::to_string(id) + " reaches " + pct + "% of its " + gb +
                             " GB. Near the limit the allocator retries and fragments, which slows steps; reduce "
                             "the batch or activation memory (activation checkpointing, mixed precision).",
-                   "memory"});
+                   "memory",
+                   {"memory", "", "", "", "", ""}});
     break;
   }
   return out;

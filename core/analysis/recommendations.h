@@ -1,6 +1,8 @@
 // Recommendations of the Overview (tb_plugin spec §17): input loading, DataParallel, the DDP
-// backend, communication, low GPU utilization, mixed precision and peak memory, with tb_plugin's
-// triggers and thresholds.
+// backend, communication, low GPU utilization, mixed precision and peak memory. --tb-plugin keeps
+// tb_plugin's triggers and sentences; the default mode checks each rule against the evidence it
+// cites (the backend the trace declares, the hardware, the numbers behind a threshold) and says
+// where that evidence is (docs/compatibility.md lists each difference).
 #pragma once
 #include <string>
 #include <vector>
@@ -11,10 +13,18 @@
 
 namespace ks {
 
+// Where the page shows a recommendation's evidence, in the deep-link fields of docs/contracts.md
+// ("" = absent): the view, and within it the step (its name), grouping, sorting
+// ("<column id>.asc|desc"), search text and selected row (the table's row key).
+struct Evidence {
+  std::string view, step, group, sort, q, row;
+};
+
 struct Recommendation {
   std::string id;    // dataloader, data-parallel, nccl, communication, gpu-utilization, amp, memory
   std::string text;  // plain text (tb_plugin mode: tb_plugin's exact HTML sentence)
   std::string view;  // the view that shows the evidence: overview, operators, kernels, memory, distributed
+  Evidence evidence;
 };
 
 // What the Overview's analyses read: the model, its steps' breakdown, GPU metrics and operator trees.

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/analysis/accelerator.h"
 #include "core/util/json_writer.h"
 
 namespace ks {
@@ -19,11 +20,6 @@ std::vector<std::pair<std::string_view, uint64_t>> sorted_counts(const TraceMode
     if (c[id]) out.emplace_back(m.strings.get(static_cast<StringId>(id)), c[id]);
   std::sort(out.begin(), out.end());
   return out;
-}
-
-std::string compute_capability(const DeviceInfo& d) {
-  if (d.compute_major < 0) return "";
-  return std::to_string(d.compute_major) + "." + std::to_string(std::max(d.compute_minor, 0));
 }
 
 std::string format_duration_us(double us) {
@@ -70,11 +66,14 @@ std::string summary_json(const TraceModel& m, std::string_view file_name, std::s
     w.key("id").value(d.id);
     w.key("name").value(d.name);
     w.key("memory_bytes").value(d.memory_bytes);
-    w.key("compute_capability").value(compute_capability(d));
+    w.key("compute_capability").value(compute_capability_text(d));
     w.key("sms").value(static_cast<int64_t>(d.sms));
+    w.key("vendor").value(vendor_name(device_vendor(d)));
+    w.key("arch").value(device_arch(d));
     w.end_object();
   }
   w.end_array();
+  w.key("accelerator").value(accelerator_name(trace_accelerator(m)));
   w.key("distributed");
   if (m.distributed.present) {
     w.begin_object();
@@ -134,9 +133,12 @@ std::string summary_text(const TraceModel& m, std::string_view file_name, std::s
     out += line;
   }
   for (const DeviceInfo& d : m.devices) {
-    std::snprintf(line, sizeof line, "  device %lld: %s, %.1f GB, compute %s, %d SMs\n",
+    const bool amd = device_vendor(d) == Vendor::kAmd;
+    const std::string arch = device_arch(d);
+    std::snprintf(line, sizeof line, "  device %lld: %s, %.1f GB, %s %s, %d %s\n",
                   static_cast<long long>(d.id), d.name.c_str(), double(d.memory_bytes) / (1 << 30),
-                  compute_capability(d).c_str(), d.sms);
+                  amd ? "arch" : "compute", amd ? (arch.empty() ? "-" : arch.c_str()) : compute_capability_text(d).c_str(),
+                  d.sms, amd ? "CUs" : "SMs");
     out += line;
   }
   out += "  categories:\n";

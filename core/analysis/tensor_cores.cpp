@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <unordered_map>
 
 namespace ks {
 
@@ -34,20 +35,57 @@ bool is_tc_eligible_op_name(std::string_view name) {
   return std::find(kOps.begin(), kOps.end(), name) != kOps.end();
 }
 
-bool TcKernelNames::operator()(StringId name) {
-  if (name >= known_.size()) known_.resize(std::max<size_t>(strings_.size(), size_t(name) + 1), -1);
-  int8_t& k = known_[name];
-  if (k < 0) k = is_tc_kernel_name(strings_.get(name)) ? 1 : 0;
-  return k == 1;
+TcState tc_eligible_op(std::string_view name, bool tb_plugin) {
+  if (is_tc_eligible_op_name(name)) return TcState::kYes;
+  return tb_plugin ? TcState::kNo : tc_eligible_op_since_tb_plugin(name);
 }
 
-TcShare tc_kernel_share(const TraceModel& m) {
-  TcShare share;
-  TcKernelNames tc(m.strings);
-  for (const KernelRow& k : m.kernels) {
-    share.total_ns += k.s.dur_ns;
-    if (tc(k.s.name)) share.tc_ns += k.s.dur_ns;
+std::string kernel_tc_scope(Accelerator a) {
+  return "Share of the time of every kernel in the trace (whoever launched it, steps or not) spent in kernels "
+         "known to use " + std::string(matrix_units_term(a)) + "; as tb_plugin's Kernel view pie.";
+}
+
+std::string gpu_tc_scope(Accelerator a) {
+  return "Share of the time of the kernels that operators launched themselves on this GPU, over the whole trace "
+         "(not only the steps), spent in kernels known to use " + std::string(matrix_units_term(a)) +
+         "; kernels no operator launched are left out. As tb_plugin's GPU summary.";
+}
+
+std::string eligible_tc_scope(Accelerator a) {
+  return "Share of operator-launched kernel time launched by the innermost operators that could use " +
+         std::string(matrix_units_term(a)) + " (convolutions, matrix multiplies, attention).";
+}
+
+void write_tc_state(JsonWriter& w, TcState s) {
+  if (s == TcState::kUnknown) w.null();
+  else w.value(s == TcState::kYes);
+}
+
+TcState tc_either(TcState a, TcState b) {
+  if (a == TcState::kYes || b == TcState::kYes) return TcState::kYes;
+  if (a == TcState::kUnknown || b == TcState::kUnknown) return TcState::kUnknown;
+  return TcState::kNo;
+}
+
+const TcKernelNames::Known& TcKernelNames::classify(StringId name) {
+  if (name >= known_.size()) known_.resize(std::max<size_t>(strings_.size(), size_t(name) + 1));
+  Known& k = known_[name];
+  if (!k.set) {
+    k.set = true;
+    if (tb_) {
+      k.state = is_tc_kernel_name(strings_.get(name)) ? TcState::kYes : TcState::kNo;
+    } else {
+      k.rule = classify_tc_kernel(strings_.get(name));
+      k.state = k.rule->state;
+    }
   }
+  return k;
+}
+
+TcShare tc_kernel_share(const TraceModel& m, bool tb_plugin) {
+  TcShare share;
+  TcKernelNames tc(m.strings, tb_plugin);
+  for (const KernelRow& k : m.kernels) share.add(tc(k.s.name), k.s.dur_ns);
   return share;
 }
 
@@ -65,9 +103,9 @@ void own_kernels(const OpTree& t, const TraceModel& m, const OpNode& n, F&& f) {
 
 }  // namespace
 
-std::optional<std::vector<double>> tc_ratio_by_gpu(const OpTree& t, const TraceModel& m, const std::vector<int>& gpu_ids) {
-  std::vector<int64_t> tc(gpu_ids.size()), total(gpu_ids.size());
-  TcKernelNames is_tc(m.strings);
+std::optional<std::vector<TcShare>> tc_share_by_gpu(const OpTree& t, const TraceModel& m, const std::vector<int>& gpu_ids) {
+  std::vector<TcShare> out(gpu_ids.size());
+  TcKernelNames tc(m.strings, t.tb_plugin);
   bool any = false;
   for (const OpNode& n : t.nodes) {
     if (!n.is_operator || n.parent == -2) continue;
@@ -75,38 +113,57 @@ std::optional<std::vector<double>> tc_ratio_by_gpu(const OpTree& t, const TraceM
       any = true;
       const auto g = std::find(gpu_ids.begin(), gpu_ids.end(), k.device);
       if (g == gpu_ids.end()) return;
-      const size_t i = size_t(g - gpu_ids.begin());
-      const int64_t d = span_ns(k.s.ts_ns, k.s.dur_ns, t.tb_plugin);
-      total[i] += d;
-      if (is_tc(k.s.name)) tc[i] += d;
+      out[size_t(g - gpu_ids.begin())].add(tc(k.s.name), span_ns(k.s.ts_ns, k.s.dur_ns, t.tb_plugin));
     });
   }
   if (!any) return std::nullopt;
-  std::vector<double> out(gpu_ids.size(), 0.0);
-  for (size_t i = 0; i < out.size(); ++i)
-    if (total[i]) out[i] = double(tc[i]) / double(total[i]);
   return out;
 }
 
-double tc_eligible_kernel_ratio(const OpTree& t, const TraceModel& m) {
+std::optional<std::vector<double>> tc_ratio_by_gpu(const OpTree& t, const TraceModel& m, const std::vector<int>& gpu_ids) {
+  const std::optional<std::vector<TcShare>> shares = tc_share_by_gpu(t, m, gpu_ids);
+  if (!shares) return std::nullopt;
+  std::vector<double> out;
+  for (const TcShare& s : *shares) out.push_back(s.ratio().value_or(0.0));
+  return out;
+}
+
+EligibleKernels tc_eligible_kernels(const OpTree& t, const TraceModel& m) {
   // A node is a "bottom" eligible node when it is eligible and no node below it is.
+  EligibleKernels out;
+  TcKernelNames tc(m.strings, t.tb_plugin);
   std::vector<char> below(t.nodes.size(), 0);  // the subtree holds a bottom eligible node
-  int64_t eligible_ns = 0, all_ns = 0;
+  std::unordered_map<StringId, int64_t> by_name;
   walk_post_order(t, [](uint32_t, int32_t) {}, [&](int32_t n) {
     const OpNode& node = t.nodes[size_t(n)];
     bool child_has = false;
     for (int32_t c = node.first_child; c >= 0; c = t.nodes[size_t(c)].next_sibling) child_has |= below[size_t(c)] != 0;
+    const bool bottom = node.tc_eligible == TcState::kYes && !child_has;
     int64_t own = 0;
-    own_kernels(t, m, node, [&](const KernelRow& k) { own += span_ns(k.s.ts_ns, k.s.dur_ns, t.tb_plugin); });
-    if (node.is_operator) all_ns += own;
-    if (node.tc_eligible && !child_has) {
-      eligible_ns += own;
-      below[size_t(n)] = 1;
-    } else {
-      below[size_t(n)] = child_has;
+    own_kernels(t, m, node, [&](const KernelRow& k) {
+      const int64_t d = span_ns(k.s.ts_ns, k.s.dur_ns, t.tb_plugin);
+      own += d;
+      if (!bottom) return;
+      const TcState s = tc(k.s.name);
+      if (s == TcState::kYes) out.eligible_tc_ns += d;
+      else if (s == TcState::kUnknown) out.eligible_unknown_ns += d;
+    });
+    if (node.is_operator) out.all_ns += own;
+    if (bottom) {
+      out.eligible_ns += own;
+      by_name[node.name] += own;
     }
+    below[size_t(n)] = bottom || child_has;
   });
-  return all_ns ? double(eligible_ns) / double(all_ns) : 0.0;
+  int64_t best = 0;
+  for (const auto& [name, ns] : by_name)  // most time first, then the name's text: a stable answer
+    if (ns > best || (ns == best && ns > 0 && m.strings.get(name) < m.strings.get(out.top_op))) {
+      best = ns;
+      out.top_op = name;
+    }
+  return out;
 }
+
+double tc_eligible_kernel_ratio(const OpTree& t, const TraceModel& m) { return tc_eligible_kernels(t, m).ratio(); }
 
 }  // namespace ks

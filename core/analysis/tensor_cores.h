@@ -1,49 +1,105 @@
-// Tensor Cores (tb_plugin spec §10): which kernels use them (by name) and which operators could
-// (by name), and the trace-wide share of kernel time spent in Tensor Core kernels.
+// Tensor Cores (tb_plugin spec §10): which kernels use them and which operators could (by name),
+// and the shares of kernel time on them: over all kernels (Kernel view), per GPU over the kernels
+// operators launched (GPU summary), and the eligible operators' share (mixed-precision advice).
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/analysis/accelerator.h"
 #include "core/analysis/op_tree.h"
+#include "core/analysis/tensor_core_rules.h"
 #include "core/trace/trace_model.h"
+#include "core/util/json_writer.h"
 
 namespace ks {
 
-// The kernel's name contains one of the known Tensor Core kernel markers (h884, hmma, xmma_gemm...).
+// What each Tensor Core figure covers, one sentence for the page to show beside it ("Matrix
+// Cores" on AMD). Kernel view: every kernel of the trace. GPU summary: the kernels operators
+// launched themselves, over the whole trace (not only the steps), per GPU. Eligible operators:
+// the mixed-precision advice's number.
+std::string kernel_tc_scope(Accelerator a);
+std::string gpu_tc_scope(Accelerator a);
+std::string eligible_tc_scope(Accelerator a);
+
+// tb_plugin's allowlist (--tb-plugin): the kernel's name contains one of the 2021 Tensor Core
+// markers (h884, hmma, xmma_gemm...).
 bool is_tc_kernel_name(std::string_view name);
-// The operator is one tb_plugin lists as able to use Tensor Cores (convolutions, matmuls, RNN cells).
+// tb_plugin's operator list (--tb-plugin): convolutions, matmuls, RNN cells, by exact name.
 bool is_tc_eligible_op_name(std::string_view name);
 
-// is_tc_kernel_name by interned name, each name tested once.
+// Eligibility of an operator by name: tb_plugin's list (yes/no), and in the default mode also
+// tc_eligible_op_since_tb_plugin (tensor_core_rules.h).
+TcState tc_eligible_op(std::string_view name, bool tb_plugin);
+// true, false, or null for unknown.
+void write_tc_state(JsonWriter& w, TcState s);
+
+// Eligibility of a node holding both: yes if either is, else unknown if either is, else no.
+TcState tc_either(TcState a, TcState b);
+
+// The Tensor Core state of kernels by interned name, each name classified once: by the rule
+// table (default), or by tb_plugin's allowlist (yes/no only, no rule).
 class TcKernelNames {
  public:
-  explicit TcKernelNames(const StringPool& strings) : strings_(strings) {}
-  bool operator()(StringId name);
+  TcKernelNames(const StringPool& strings, bool tb_plugin) : strings_(strings), tb_(tb_plugin) {}
+  TcState operator()(StringId name) { return classify(name).state; }
+  // The rule that decided (null with tb_plugin's allowlist).
+  const TcRule* rule(StringId name) { return classify(name).rule; }
 
  private:
+  struct Known {
+    TcState state = TcState::kNo;
+    const TcRule* rule = nullptr;
+    bool set = false;
+  };
+  const Known& classify(StringId name);
   const StringPool& strings_;
-  std::vector<int8_t> known_;  // -1 unknown, 0 no, 1 yes
+  bool tb_;
+  std::vector<Known> known_;
 };
 
-// Σ dur of Tensor Core kernels / Σ dur of all kernels; empty when the trace has no kernels.
+// Kernel time on Tensor Cores, of unknown use, and in all: Σ dur.
 struct TcShare {
-  int64_t tc_ns = 0, total_ns = 0;
+  int64_t tc_ns = 0, unknown_ns = 0, total_ns = 0;
+  void add(TcState s, int64_t ns) {
+    total_ns += ns;
+    if (s == TcState::kYes) tc_ns += ns;
+    else if (s == TcState::kUnknown) unknown_ns += ns;
+  }
+  // Known Tensor Core time / all kernel time; empty without kernels.
   std::optional<double> ratio() const {
     if (total_ns == 0) return std::nullopt;
     return double(tc_ns) / double(total_ns);
   }
+  std::optional<double> unknown_ratio() const {
+    if (total_ns == 0) return std::nullopt;
+    return double(unknown_ns) / double(total_ns);
+  }
 };
-TcShare tc_kernel_share(const TraceModel& m);
+// Over every kernel of the trace, with its recorded dur (tb_plugin's Kernel view pie).
+TcShare tc_kernel_share(const TraceModel& m, bool tb_plugin);
 
-// Per GPU (kernel "device"), the Tensor Core share of the kernels operators launched themselves
-// (tb_plugin's "Kernel time using Tensor Cores"): one value per id in gpu_ids (0 when no operator
-// kernel ran there); empty when no operator launched any kernel.
+// Per GPU (kernel "device"), the kernels operators launched themselves, over the whole trace
+// (tb_plugin's "Kernel time using Tensor Cores" of the GPU summary): one share per id in gpu_ids
+// (empty when no operator kernel ran there); nothing when no operator launched any kernel.
+std::optional<std::vector<TcShare>> tc_share_by_gpu(const OpTree& t, const TraceModel& m, const std::vector<int>& gpu_ids);
+// The ratios of tc_share_by_gpu, 0 for a GPU without operator kernels (as tb_plugin).
 std::optional<std::vector<double>> tc_ratio_by_gpu(const OpTree& t, const TraceModel& m, const std::vector<int>& gpu_ids);
 
-// Of the kernel time operators launched themselves, the share launched by the innermost Tensor
-// Core eligible operators (the mixed-precision recommendation's number); 0 when there is none.
+// The kernels the innermost Tensor Core eligible operators launched themselves, against all
+// operator-launched kernel time (the mixed-precision recommendation's evidence).
+struct EligibleKernels {
+  int64_t eligible_ns = 0;          // launched by bottom eligible operators
+  int64_t eligible_tc_ns = 0;       // of which on Tensor Cores
+  int64_t eligible_unknown_ns = 0;  // of which of unknown use
+  int64_t all_ns = 0;               // launched by any operator
+  StringId top_op = 0;              // the eligible operator (by name) with the most such time
+  double ratio() const { return all_ns ? double(eligible_ns) / double(all_ns) : 0.0; }
+};
+EligibleKernels tc_eligible_kernels(const OpTree& t, const TraceModel& m);
+// tc_eligible_kernels(...).ratio(): 0 when no operator launched a kernel.
 double tc_eligible_kernel_ratio(const OpTree& t, const TraceModel& m);
 
 }  // namespace ks

@@ -130,6 +130,8 @@ struct DeviceInfo {
   int sms = -1;
   int64_t max_threads_per_block = -1, max_threads_per_sm = -1, regs_per_block = -1,
           regs_per_sm = -1, warp_size = -1, shared_mem_per_block = -1, shared_mem_per_sm = -1;
+  std::string gcn_arch_name;  // "gfx90a:sramecc+:xnack-" where a ROCm writer records it
+  bool hip_only_fields = false;  // maxSharedMemoryPerMultiProcessor: written only by Kineto's ROCm path
 };
 
 struct DistributedInfo {
@@ -184,6 +186,7 @@ struct TraceModel {
   std::vector<DeviceInfo> devices;
   bool devices_from_compute_properties = false;  // older traces' member (tb_plugin ignores it)
   DistributedInfo distributed;
+  bool roctracer = false;  // a "roctracer_version" member: Kineto's ROCm (HIP) path wrote the trace
 
   // Time span of the work (duration events), ns.
   int64_t start_ns = 0;

@@ -47,6 +47,8 @@ error_code read_devices(od::value& v, std::vector<DeviceInfo>& out) {
       else if (k == "warpSize") err = get_int(fv, d.warp_size);
       else if (k == "sharedMemPerBlock") err = get_int(fv, d.shared_mem_per_block);
       else if (k == "sharedMemPerMultiprocessor") err = get_int(fv, d.shared_mem_per_sm);
+      else if (k == "maxSharedMemoryPerMultiProcessor") { err = get_int(fv, d.shared_mem_per_sm); d.hip_only_fields = true; }
+      else if (k == "gcnArchName") err = get_text(fv, d.gcn_arch_name);
       return err;
     }))
       return failed;
@@ -107,6 +109,7 @@ void TraceReader::read_member(std::string_view key, std::string_view value, uint
                      key == "baseTimeNanoseconds" || key == "Framework" ||
                      key == "deviceProperties" || key == "computeProperties" ||
                      key == "distributedInfo";
+  if (key == "roctracer_version") model_->roctracer = true;  // its value (a version) is not needed
   if (!known) return;
   // Wrapped in [ ] so scalars parse like any value (On-Demand treats scalar documents apart).
   std::string wrapped;

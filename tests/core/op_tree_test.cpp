@@ -53,7 +53,7 @@ TEST_CASE("op-tree-linking: self times, launches by External id, by enclosing op
   CHECK(ops["aten::addmm"].stats.host_self_ns == 31 * us);
   CHECK(ops["aten::addmm"].stats.device_self_ns == 30 * us);
   CHECK(ops["aten::addmm"].stats.tc_self_ns == 20 * us);
-  CHECK(ops["aten::addmm"].tc_eligible);
+  CHECK(ops["aten::addmm"].tc_eligible == ks::TcState::kYes);
   // aten::linear [10,60] holds addmm: self 10, device only through its child
   CHECK(ops["aten::linear"].stats.host_self_ns == 10 * us);
   CHECK(ops["aten::linear"].stats.device_self_ns == 0);
@@ -84,7 +84,15 @@ TEST_CASE("op-tree-linking: self times, launches by External id, by enclosing op
   REQUIRE(ratio);
   CHECK((*ratio)[0] == Approx(20.0 / 41));
   CHECK(ks::tc_eligible_kernel_ratio(tree, l.m()) == Approx(30.0 / 41));  // addmm is the bottom eligible op
-  CHECK(*ks::tc_kernel_share(l.m()).ratio() == Approx(20.0 / 44));         // every kernel, triton's included
+  // every kernel, triton's included; add_kernel is a name no rule knows: unknown, not "no"
+  const ks::TcShare all = ks::tc_kernel_share(l.m(), false);
+  CHECK(*all.ratio() == Approx(20.0 / 44));
+  CHECK(all.unknown_ns == 4 * us);
+  const auto shares = ks::tc_share_by_gpu(tree, l.m(), {0});
+  REQUIRE(shares);
+  CHECK((*shares)[0].total_ns == 41 * us);
+  CHECK((*shares)[0].unknown_ns == 4 * us);  // aten::add_ launched it
+  CHECK(ks::tc_kernel_share(l.m(), true).unknown_ns == 0);  // tb_plugin's allowlist knows only yes and no
 }
 
 TEST_CASE("op-tree-linking: tb_plugin's linking loses and moves work", "[op_tree]") {
@@ -147,7 +155,9 @@ TEST_CASE("kernels by name: duration-weighted blocks per SM and occupancy, missi
   CHECK(t.has_occupancy);
   REQUIRE(t.rows.size() == 6);
   CHECK(l.m().strings.get(t.rows[0].name) == "volta_h884gemm_64x64");
-  CHECK(t.rows[0].tensor_cores);
+  CHECK(t.rows[0].tensor_cores == ks::TcState::kYes);
+  REQUIRE(t.rows[0].tc_rule);
+  CHECK(t.rows[0].tc_rule->id == "mma-shape");
   CHECK(t.rows[0].blocks_per_sm() == Approx(1.0));
   CHECK(t.rows[0].occupancy_pct() == Approx(50.0));
   CHECK(t.rows[1].occupancy_pct() == 0.0);  // elementwise_kernel recorded none
@@ -157,7 +167,7 @@ TEST_CASE("kernels by name: duration-weighted blocks per SM and occupancy, missi
   CHECK(props.rows[0].grid == std::array<int32_t, 3>{80, 1, 1});
   CHECK(props.rows[0].registers_per_thread == 64);
   CHECK(props.rows[0].shared_memory == 8192);
-  CHECK(props.rows[0].op_tc_eligible);
+  CHECK(props.rows[0].op_tc_eligible == ks::TcState::kYes);
   int64_t total = 0;  // by props covers every kernel, as by name does
   for (const auto& g : props.rows) total += g.total_ns;
   CHECK(total == 44 * us);
