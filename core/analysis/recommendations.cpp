@@ -147,20 +147,27 @@ std::vector<Recommendation> recommendations(const OverviewInputs& in) {
         break;
       }
     }
-  } else if (u.ddp && acc == Accelerator::kNvidia) {
-    // NCCL advice is for NVIDIA GPUs only: ROCm's RCCL is the "nccl" backend already, a CPU-only
-    // run is right with gloo. The backend is the one the trace declares; without a declaration,
-    // the collectives seen tell (gloo ranges and no NCCL), and a trace showing neither says nothing.
+  } else if (u.ddp && (acc == Accelerator::kNvidia || acc == Accelerator::kAmd)) {
+    // GPU collectives only: a CPU-only run is right with gloo, MTIA has its own backend. On ROCm
+    // the "nccl" backend is RCCL, so a run declaring it is fine there too. The backend is the one
+    // the trace declares; without a declaration, the collectives seen tell (gloo ranges and no
+    // NCCL), and a trace showing neither says nothing.
     const std::string& backend = m.distributed.backend;
     const bool declared = !backend.empty();
     const bool not_nccl = declared ? backend.find("nccl") == std::string::npos : (u.gloo_seen && !u.nccl_seen);
+    const bool amd = acc == Accelerator::kAmd;
     bool gpus = false;
-    for (const DeviceInfo& d : m.devices) gpus |= compute_capability_at_least(d, 3.5);
+    for (const DeviceInfo& d : m.devices)
+      gpus |= amd ? device_vendor(d) == Vendor::kAmd : compute_capability_at_least(d, 3.5);
     if (not_nccl && gpus) {
+      const std::string used = declared ? backend : std::string("gloo");
       out.push_back({"nccl",
-                     "This run uses DistributedDataParallel with the " + (declared ? backend : std::string("gloo")) +
-                         " backend on NVIDIA GPUs. The NCCL backend is usually the fastest for GPU collectives "
-                         "(init_process_group(\"nccl\")).",
+                     amd ? "This run uses DistributedDataParallel with the " + used +
+                               " backend on AMD GPUs. RCCL, ROCm's NCCL (init_process_group(\"nccl\")), is usually "
+                               "the fastest for GPU collectives."
+                         : "This run uses DistributedDataParallel with the " + used +
+                               " backend on NVIDIA GPUs. The NCCL backend is usually the fastest for GPU collectives "
+                               "(init_process_group(\"nccl\")).",
                      "distributed",
                      {"distributed", "", "", "", "", ""}});
     }

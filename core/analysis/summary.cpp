@@ -73,7 +73,8 @@ std::string summary_json(const TraceModel& m, std::string_view file_name, std::s
     w.end_object();
   }
   w.end_array();
-  w.key("accelerator").value(accelerator_name(trace_accelerator(m)));
+  // A file that is not a trace says nothing of hardware ("none" would claim a CPU-only run).
+  w.key("accelerator").value(accelerator_name(error.empty() ? trace_accelerator(m) : Accelerator::kUnknown));
   w.key("distributed");
   if (m.distributed.present) {
     w.begin_object();

@@ -61,7 +61,9 @@ bool is_xmma(const KernelName& k) {
 // Tensile/hipBLASLt kernels: Cijk_<layout>_<types>_..._MT<tile>_MI<m>x<n>x<k>[x<b>]_... when they
 // use MFMA (MI = matrix instruction); the same names without MI are VALU (MAC) kernels or the
 // split-K reduction ("Cijk_SS_BiasS_..._PostGSU16").
-bool is_tensile(const KernelName& k) { return starts_any(k.func, {"Cijk_", "Custom_Cijk_"}); }
+bool is_tensile(const KernelName& k) {
+  return k.func.starts_with("Cijk_") || (k.func.starts_with("Custom") && has(k.func, "_Cijk_"));
+}
 bool tensile_has_mfma(const KernelName& k) {
   for (size_t at = k.func.find("_MI"); at != std::string_view::npos; at = k.func.find("_MI", at + 1))
     if (at + 3 < k.func.size() && is_digit(k.func[at + 3])) return true;
@@ -85,16 +87,19 @@ std::optional<bool> mem_efficient_attention_uses_tc(const KernelName& k) {
   return false;
 }
 
-// Words of PyTorch-style CUDA-core kernels, looked for in the function name only (template
-// arguments name functors of every kind). A name that also speaks of a matmul or attention is
+// Words of PyTorch-style CUDA-core kernels, looked for in the function's own name only (template
+// arguments name functors of every kind, namespaces name libraries). A name that also speaks of a matmul or attention is
 // left to the other rules.
 bool elementwise_by_name(const KernelName& k) {
-  const std::string& f = k.lower;
-  if (has_any(f, {"gemm", "matmul", "attn", "attention", "conv", "mma", "fmha", "flash", "_mm_", "bmm"})) return false;
+  // The function's own name, without its namespaces ("flashinfer::" says nothing of the work).
+  std::string_view f = k.lower;
+  if (const size_t colons = f.rfind("::"); colons != std::string_view::npos) f.remove_prefix(colons + 2);
+  if (has_any(f, {"gemm", "matmul", "attn", "attention", "conv", "mma", "fmha", "flash", "_mm_", "bmm", "moe"}))
+    return false;
   return has_any(f, {"elementwise", "reduce", "reduction", "copy", "fill", "memset", "memcpy", "transpose",
                      "softmax", "norm", "scatter", "gather", "index", "indices", "embedding", "cast", "quant",
                      "sort", "scan", "topk", "concat", "activation", "relu", "gelu", "silu", "sigmoid", "tanh",
-                     "dropout", "rotary", "rope", "permute", "histogram"});
+                     "dropout", "rotary", "rope", "permute", "histogram", "swiglu", "geglu", "act_and_mul"});
 }
 
 constexpr TcState kYes = TcState::kYes, kNo = TcState::kNo, kUnknown = TcState::kUnknown;
@@ -177,6 +182,16 @@ const std::array kRules = {
     TcRule{"miopen-igemm-xdlops", kYes, kAmd, "igemm_*_gtcx*",
            "MIOpen's implicit-GEMM convolutions in the xdlops (gtcx) variant: Matrix Cores",
            [](const KernelName& k) { return k.func.starts_with("igemm_") && has(k.func, "_gtcx"); }},
+    TcRule{"ck-tile-gemm", kYes, kAmd, "ck_tile::kentry<...Gemm.../...Flatmm...>",
+           "Composable Kernel tile GEMMs (grouped, MoE flat-matmul), built on MFMA: Matrix Cores",
+           [](const KernelName& k) {
+             return k.func == "ck_tile::kentry" && has_any(k.text, {"Gemm", "Flatmm", "GEMM"});
+           }},
+    TcRule{"aiter-asm", kYes, kAmd, "aiter::fmoe_*, aiter::*gemm*, aiter::mla_*",
+           "AITER's assembly fused-MoE, GEMM and MLA attention kernels for MI300 (MFMA): Matrix Cores",
+           [](const KernelName& k) {
+             return k.func.starts_with("aiter::") && has_any(k.func, {"fmoe", "gemm", "mla_"});
+           }},
     // --- the MMA instruction or API written in the name
     TcRule{"mma-shape", kYes, kNvidia, "*h884*, *s1688*, *h16816*, *s16816*, *i8816*, *i16832* (gemm, cudnn, fprop...)",
            "cuBLAS, cuDNN and CUTLASS 2 name the Tensor Core MMA shape they issue (884: Volta, 1688: Turing, "
@@ -233,6 +248,13 @@ const std::array kRules = {
                                         "rocprim::", "rocblas_", "MIOpen", "miopen", "naive_conv", "internal::gemvx"}) ||
                     has_any(k.func, {"nchwToNhwc", "nhwcToNchw"});
            }},
+    TcRule{"ck-tile-other", kNo, kAmd, "ck_tile::kentry<...Rmsnorm2d/Layernorm2d/MoeSorting/Elementwise...>",
+           "Composable Kernel tile normalization, sorting and element-wise kernels (no matmul)",
+           [](const KernelName& k) {
+             return k.func == "ck_tile::kentry" &&
+                    has_any(k.text, {"Rmsnorm", "Layernorm", "Sorting", "Elementwise", "Topk", "Smoothquant",
+                                     "Reduce", "Permute"});
+           }},
     TcRule{"communication", kNo, kAny, "nccl*, rccl*, deep_ep::*, dpsk::ep::*, *cross_device_reduce*",
            "collective and all-to-all communication kernels (NCCL, RCCL, DeepEP)",
            [](const KernelName& k) {
@@ -283,21 +305,11 @@ KernelName::KernelName(std::string_view name) : text(name) {
       }
     }
   }
-  std::string_view head = name.substr(0, end);
-  while (!head.empty() && head.back() == ' ') head.remove_suffix(1);
-  // Template arguments of the function itself.
-  if (head.ends_with('>')) {
-    int depth = 0;
-    for (size_t i = head.size(); i-- > 0;) {
-      if (head[i] == '>') ++depth;
-      else if (head[i] == '<' && --depth == 0) {
-        head = head.substr(0, i);
-        break;
-      }
-    }
-  }
-  // The return type ("void ", "std::enable_if<...>::type ") ends at the last space outside brackets.
-  size_t start = 0;
+  const std::string_view head = name.substr(0, end);
+  // The return type ("void ", "std::enable_if<...>::type ") ends at the last space outside
+  // brackets; the function's own template arguments start at the next '<' (a name cut inside
+  // them, as tools print long names, has no closing '>').
+  size_t start = 0, stop = head.size();
   int depth = 0;
   for (size_t i = 0; i < head.size(); ++i) {
     const char c = head[i];
@@ -305,7 +317,17 @@ KernelName::KernelName(std::string_view name) : text(name) {
     else if ((c == '>' || c == ')') && depth > 0) --depth;
     else if (c == ' ' && depth == 0) start = i + 1;
   }
-  func = head.substr(start);
+  depth = 0;
+  for (size_t i = start; i < head.size(); ++i) {
+    const char c = head[i];
+    if (c == '(') ++depth;
+    else if (c == ')' && depth > 0) --depth;
+    else if (c == '<' && depth == 0) {
+      stop = i;
+      break;
+    }
+  }
+  func = head.substr(start, stop - start);
   lower.assign(func);
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
 }
