@@ -15,6 +15,7 @@
 #include "core/analysis/overview.h"
 #include "core/analysis/step_breakdown.h"
 #include "core/analysis/summary.h"
+#include "core/analysis/tensor_cores.h"
 #include "core/trace/trace_trimmer.h"
 
 namespace {
@@ -41,21 +42,24 @@ const char kUsage[] =
     "  gpus      per GPU over the steps: utilization, est. SM efficiency, est. achieved\n"
     "            occupancy, and the utilization timeline (--json).\n"
     "\n"
-    "  overview  steps with their breakdown and average, the GPU summary (with the share of\n"
-    "            operator kernel time on Tensor Cores) and the recommendations.\n"
+    "  overview  steps with their breakdown and average, the GPU summary (vendor, architecture,\n"
+    "            the share of operator kernel time on Tensor Cores, Matrix Cores on AMD), the\n"
+    "            trace-wide shares and the recommendations with their evidence.\n"
     "\n"
     "  operators operators grouped by name (--group-by op, default) or name and input shape\n"
     "            (op+shape): calls, host and device self/total time (us), Tensor Core shares.\n"
     "\n"
     "  kernels   kernels grouped by name (--group-by name, default) or by launch properties and\n"
-    "            launching operator (props): calls, total/mean/min/max (us), blocks per SM,\n"
-    "            est. achieved occupancy.\n"
+    "            launching operator (props): calls, total/mean/min/max (us), Tensor Core use\n"
+    "            (yes, no, ? when the name does not tell, with the rule that decided), blocks\n"
+    "            per SM, est. achieved occupancy.\n"
     "\n"
     "  trim      writes a valid trace holding only a time window: step N (as `steps` finds it)\n"
     "            or [--from-us, --to-us] (absolute trace time): top-level members, metadata,\n"
     "            events overlapping the window, flows wholly inside it (to stdout or -o OUT).\n"
     "\n"
-    "  --tb-plugin  link and count as tb_plugin does, quirks included (docs/compatibility.md).\n"
+    "  --tb-plugin  link and count as tb_plugin does, quirks included, with its 2021 Tensor Core\n"
+    "               list and its recommendation sentences (docs/compatibility.md).\n"
     "  --csv        the operators/kernels table as CSV instead of text.\n"
     "\n"
     "TRACE is a PyTorch profiler trace (*.pt.trace.json or .json.gz; gzip is detected by content).\n";
@@ -222,6 +226,11 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
       }
       std::printf("%s: %zu step%s, average %.1f us; %zu GPU%s\n", name.c_str(), b.steps.size(),
                   b.steps.size() == 1 ? "" : "s", b.average_total_ns / 1e3, g.gpus.size(), g.gpus.size() == 1 ? "" : "s");
+      const ks::TcShare share = ks::tc_kernel_share(m, tb);
+      if (share.total_ns > 0)
+        std::printf("  %s: %.1f %% of all kernel time, %.1f %% unknown\n",
+                    std::string(ks::matrix_units_term(ks::trace_accelerator(m))).c_str(), *share.ratio() * 100,
+                    *share.unknown_ratio() * 100);
       for (const ks::Recommendation& r : ks::recommendations({m, b, g, tree, tb}))
         std::printf("  - %s\n", r.text.c_str());
       return;
@@ -247,11 +256,12 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
     else if (csv) std::fputs(ks::kernel_table_csv(t, m).c_str(), stdout);
     else {
       std::printf("%s: %zu kernel group%s (us)\n", name.c_str(), t.rows.size(), t.rows.size() == 1 ? "" : "s");
-      std::printf("  %10s %14s %12s %12s %12s  %s\n", "calls", "total", "mean", "min", "max", "name");
+      std::printf("  %10s %14s %12s %12s %12s %3s  %s\n", "calls", "total", "mean", "min", "max", "TC", "name");
       for (const ks::KernelGroup& g : t.rows)
-        std::printf("  %10llu %14.1f %12.2f %12.1f %12.1f  %s%s%s\n", (unsigned long long)g.calls, g.total_ns / 1e3,
-                    g.mean_ns() / 1e3, g.min_ns / 1e3, g.max_ns / 1e3, std::string(m.strings.get(g.name)).c_str(),
-                    g.op.empty() ? "" : " <- ", g.op.c_str());
+        std::printf("  %10llu %14.1f %12.2f %12.1f %12.1f %3s  %s%s%s\n", (unsigned long long)g.calls, g.total_ns / 1e3,
+                    g.mean_ns() / 1e3, g.min_ns / 1e3, g.max_ns / 1e3,
+                    g.tensor_cores == ks::TcState::kYes ? "yes" : g.tensor_cores == ks::TcState::kNo ? "no" : "?",
+                    std::string(m.strings.get(g.name)).c_str(), g.op.empty() ? "" : " <- ", g.op.c_str());
     }
   });
 }

@@ -48,7 +48,8 @@ std::string kernel_tc_scope(Accelerator a) {
 std::string gpu_tc_scope(Accelerator a) {
   return "Share of the time of the kernels that operators launched themselves on this GPU, over the whole trace "
          "(not only the steps), spent in kernels known to use " + std::string(matrix_units_term(a)) +
-         "; kernels no operator launched are left out. As tb_plugin's GPU summary.";
+         "; kernels launched outside operators (under nccl:* annotations, ProfilerStep ranges) are left out. "
+         "As tb_plugin's GPU summary.";
 }
 
 std::string eligible_tc_scope(Accelerator a) {
