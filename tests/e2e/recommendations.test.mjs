@@ -17,7 +17,18 @@ async function checkOverviewExtras(page, name, file) {
   for (const g of ov.gpus) {
     const el = await page.$(`${c} [data-testid=gpu-tc-${g.device}]`);
     if (g.tensor_core_pct == null) assert.equal(el, null, `${name}: GPU ${g.device} has no TC line`);
-    else assert.equal(await el.textContent(), `${g.tensor_core_pct.toFixed(2)} %`, `${name}: GPU ${g.device} TC share`);
+    else {
+      assert.equal(await el.textContent(), `${g.tensor_core_pct.toFixed(2)} %`, `${name}: GPU ${g.device} TC share`);
+      assert.equal(await page.textContent(`${c} [data-testid=gpu-tc-label-${g.device}]`), `Kernel time using ${ov.tensor_cores.term}`);
+      const unknown = await page.$(`${c} [data-testid=gpu-tc-unknown-${g.device}]`);
+      if (!g.tensor_core_unknown_pct) assert.equal(unknown, null, `${name}: GPU ${g.device} has no unknown share`);
+      else assert.equal(await unknown.textContent(), `${g.tensor_core_unknown_pct.toFixed(2)} %`, `${name}: GPU ${g.device} unknown share`);
+    }
+  }
+  if (ov.gpus.some((g) => g.tensor_core_pct != null)) {
+    // What each figure covers, in the core's words.
+    assert.equal(await page.textContent(`${c} [data-testid=tc-scope-gpu]`), ov.tensor_cores.scope.gpu);
+    assert.equal(await page.textContent(`${c} [data-testid=tc-scope-kernel]`), ov.tensor_cores.scope.kernel);
   }
 
   const shown = await page.$$eval(`${c} [data-testid=recommendation]`, (lis) =>
@@ -29,25 +40,44 @@ async function checkOverviewExtras(page, name, file) {
   );
   const tabs = await page.$$eval(`${c} [role=tab]`, (ts) => ts.map((t) => t.getAttribute('data-testid').slice(4)));
   const labels = { operators: 'Operators', kernels: 'Kernels' };
+  // Each recommendation links to its evidence: another view of this trace, or a step of the Overview.
+  const buttonOf = (r) => {
+    const view = r.evidence?.view ?? r.view;
+    if (view !== 'overview') return tabs.includes(view) ? `Show in ${labels[view]}` : null;
+    return r.evidence?.step != null ? `Show step ${r.evidence.step}` : null;
+  };
   assert.deepEqual(
     shown,
-    ov.recommendations.map((r) => ({
-      id: r.id,
-      text: r.text,
-      button: r.view !== 'overview' && tabs.includes(r.view) ? `Show in ${labels[r.view]}` : null,
-    })),
+    ov.recommendations.map((r) => ({ id: r.id, text: r.text, button: buttonOf(r) })),
     `${name}: recommendations`,
   );
   if (!ov.recommendations.length) {
     assert.equal(await page.textContent(`${c} [data-testid=no-recommendations]`), 'No recommendations.');
   }
 
-  // Each "Show in …" switches the card to that view; the Overview tab comes back.
-  for (const r of ov.recommendations.filter((r) => r.view !== 'overview' && tabs.includes(r.view))) {
+  // Each button opens the evidence: the view, sorted as named, with the named row selected; or
+  // the named step in the Overview. The Overview tab comes back.
+  const steps = runCliJson(['steps', '--json', file]).steps;
+  for (const r of ov.recommendations.filter((r) => buttonOf(r))) {
+    const view = r.evidence?.view ?? r.view;
     await page.click(`${c} [data-testid="recommendation-show-${r.id}"]`);
-    assert.equal(await page.getAttribute(`${c} [data-testid=tab-${r.view}]`, 'aria-selected'), 'true');
-    await page.waitForSelector(`${c} [data-testid=${r.view}-view]`, { state: 'visible' });
+    if (view === 'overview') {
+      const i = steps.findIndex((st) => st.name === r.evidence.step);
+      assert.ok(i >= 0, `${name}: ${r.id} names a step the trace has`);
+      await page.waitForFunction(([sel, n]) => document.querySelector(`${sel} [data-testid=step-detail] caption`)?.textContent === `Step ${n}`, [c, r.evidence.step]);
+      assert.equal(await page.inputValue(`${c} [data-testid=step-select]`), String(i));
+      await page.selectOption(`${c} [data-testid=step-select]`, { value: 'all' });
+      continue;
+    }
+    assert.equal(await page.getAttribute(`${c} [data-testid=tab-${view}]`, 'aria-selected'), 'true');
+    await page.waitForSelector(`${c} [data-testid=${view}-view]`, { state: 'visible' });
     assert.equal(await page.isVisible(`${c} [data-testid=overview-card]`), false, 'the overview is hidden');
+    const stem = view === 'operators' ? 'op' : 'kernel';
+    if (r.evidence?.sort) {
+      const [col, dir] = r.evidence.sort.split('.');
+      await page.waitForSelector(`${c} [data-testid=${stem}-header-${col}][aria-sort=${dir === 'asc' ? 'ascending' : 'descending'}]`);
+    }
+    if (r.evidence?.row) await page.waitForSelector(`${c} [data-testid=${stem}-row][data-name="${r.evidence.row.replace(/"/g, '\\"')}"][aria-selected=true]`);
     await page.click(`${c} [data-testid=tab-overview]`);
     await page.waitForSelector(`${c} [data-testid=overview-card]`, { state: 'visible' });
   }

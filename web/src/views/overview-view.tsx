@@ -330,21 +330,21 @@ function Recommendations({
       ) : (
         <ul class="ov-rec-list" data-testid="recommendations">
           {items.map((r) => {
-            const target = r.evidence?.view ?? r.view;
-            const can = target !== 'overview' && views.includes(target) && (onEvidence || onShowView);
+            const label = evidenceLabel(r, views);
             return (
               <li key={r.id} data-testid="recommendation" data-id={r.id}>
                 <span data-testid="recommendation-text">{r.text}</span>
-                {can ? (
+                {label && (onEvidence || onShowView) ? (
                   <>
                     {' '}
                     <button
                       type="button"
                       class="link-button"
                       data-testid={`recommendation-show-${r.id}`}
-                      onClick={() => (r.evidence && onEvidence ? onEvidence(r.evidence) : onShowView?.(target))}
+                      title="Open where the numbers behind this come from"
+                      onClick={() => (r.evidence && onEvidence ? onEvidence(r.evidence) : onShowView?.(r.view))}
                     >
-                      Show in {VIEW_LABELS[target] ?? target}
+                      {label}
                     </button>
                   </>
                 ) : null}
@@ -355,6 +355,17 @@ function Recommendations({
       )}
     </div>
   );
+}
+
+/**
+ * The button a recommendation's evidence gets: another view this trace has ("Show in
+ * Operators"), or a step of the Overview ("Show step 7"); none when the evidence is a view the
+ * page does not have yet (memory, distributed) or the Overview as it is.
+ */
+export function evidenceLabel(r: Recommendation, views: readonly string[]): string | null {
+  const target = r.evidence?.view ?? r.view;
+  if (target !== 'overview') return views.includes(target) ? `Show in ${VIEW_LABELS[target] ?? target}` : null;
+  return r.evidence?.step != null ? `Show step ${r.evidence.step}` : null;
 }
 
 function GpuSummary({ data, devices, info, traceStartUs }: { data: GpuMetrics; devices: Device[]; info: OverviewInfo | null; traceStartUs: number | null }) {
