@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <unordered_map>
 
 #include "core/util/csv_writer.h"
@@ -27,6 +28,66 @@ std::string dims_text(const std::array<int32_t, 3>& d) {
   return "[" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + "]";
 }
 
+// Whether some kernel recorded blocks per SM / occupancy: the table then has the column.
+void recorded_values(const TraceModel& m, bool& blocks_per_sm, bool& occupancy) {
+  for (const KernelRow& k : m.kernels) {
+    if (k.device < 0) continue;
+    if (!std::isnan(k.blocks_per_sm)) blocks_per_sm = true;
+    if (!std::isnan(k.occupancy_pct)) occupancy = true;
+  }
+}
+
+// The launch properties that tell "props" groups apart; a register or shared-memory value not
+// recorded counts as 0, as tb_plugin's str(regs or "0") makes it.
+using LaunchProps = std::array<int32_t, 8>;
+LaunchProps launch_props(const KernelRow& k) {
+  return {k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2],
+          std::max(k.registers_per_thread, 0), std::max(k.shared_memory, 0)};
+}
+
+// Every kernel as the "props" table counts it (the kernels of the operator trees, in tb_plugin's
+// order), with the node whose launch put it on the GPU (-1: none). Of one step, or all.
+template <class F>
+void for_each_launched_kernel(const OpTree& t, const TraceModel& m, const StepFilter* step, F&& f) {
+  std::vector<char> seen(t.tb_plugin ? 0 : m.kernels.size(), 0);
+  walk_post_order(t, [&](uint32_t kernel, int32_t node) {
+    if (!seen.empty()) seen[kernel] = 1;
+    if (!step || step->has_kernel(kernel)) f(kernel, node);
+  }, [](int32_t) {});
+  // Kernels no operator launched (launch missing, or on a thread without host ranges) still ran:
+  // they are listed under "N/A" rather than dropped.
+  for (size_t i = 0; i < seen.size(); ++i)
+    if (!seen[i] && (!step || step->has_kernel(uint32_t(i)))) f(uint32_t(i), -1);
+}
+
+std::string_view launcher_name(const OpTree& t, const TraceModel& m, int32_t node) {
+  return node < 0 ? std::string_view("N/A") : node_name(t, m, node);
+}
+
+// The "Call stack" a node's event recorded (0: none; only operator and annotation events have one).
+StringId call_stack_of(const OpTree& t, const TraceModel& m, int32_t node) {
+  const OpNode& n = t.nodes[size_t(node)];
+  switch (n.kind) {
+    case EventKind::kCpuOp: return n.type == NodeType::kRoot ? 0 : m.cpu_ops[n.row].call_stack;
+    case EventKind::kUserAnnotation: return m.user_annotations[n.row].call_stack;
+    case EventKind::kGpuAnnotation: return m.gpu_annotations[n.row].call_stack;
+    default: return 0;
+  }
+}
+
+void write_dims(JsonWriter& w, const std::array<int32_t, 3>& d) {
+  if (!recorded(d)) {
+    w.null();
+    return;
+  }
+  w.begin_array().value(d[0]).value(d[1]).value(d[2]).end_array();
+}
+
+template <class T>
+void sort_by_total(std::vector<T>& rows) {
+  std::stable_sort(rows.begin(), rows.end(), [](const T& a, const T& b) { return a.total_ns > b.total_ns; });
+}
+
 }  // namespace
 
 bool parse_kernel_group_by(std::string_view s, KernelGroupBy& out) {
@@ -36,20 +97,19 @@ bool parse_kernel_group_by(std::string_view s, KernelGroupBy& out) {
   return true;
 }
 
-KernelTable kernel_table(const OpTree& t, const TraceModel& m, KernelGroupBy group_by) {
+KernelTable kernel_table(const OpTree& t, const TraceModel& m, KernelGroupBy group_by, const StepFilter* step) {
   KernelTable table;
   table.group_by = group_by;
-  table.tensor_cores = tc_kernel_share(m, t.tb_plugin);
+  table.tensor_cores = tc_kernel_share(m, t.tb_plugin, step);
   table.accelerator = trace_accelerator(m);
-  for (const KernelRow& k : m.kernels) {
-    if (k.device < 0) continue;
-    if (!std::isnan(k.blocks_per_sm)) table.has_blocks_per_sm = true;
-    if (!std::isnan(k.occupancy_pct)) table.has_occupancy = true;
-  }
+  if (step) table.step = step->name;
+  recorded_values(m, table.has_blocks_per_sm, table.has_occupancy);
   TcKernelNames tc(m.strings, t.tb_plugin);
   if (group_by == KernelGroupBy::kName) {
     std::unordered_map<StringId, size_t> index;
-    for (const KernelRow& k : m.kernels) {
+    for (uint32_t i = 0; i < m.kernels.size(); ++i) {
+      if (step && !step->has_kernel(i)) continue;
+      const KernelRow& k = m.kernels[i];
       auto [it, fresh] = index.try_emplace(k.s.name, table.rows.size());
       if (fresh) {
         table.rows.emplace_back();
@@ -62,19 +122,20 @@ KernelTable kernel_table(const OpTree& t, const TraceModel& m, KernelGroupBy gro
   } else {
     std::unordered_map<std::string, size_t> index;
     std::string key;
-    auto add = [&](uint32_t kernel, std::string_view op, TcState op_eligible) {
+    for_each_launched_kernel(t, m, step, [&](uint32_t kernel, int32_t node) {
       const KernelRow& k = m.kernels[kernel];
+      const std::string_view op = launcher_name(t, m, node);
+      const LaunchProps props = launch_props(k);
       key.assign(reinterpret_cast<const char*>(&k.s.name), sizeof k.s.name);
-      const int32_t props[8] = {k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2],
-                                std::max(k.registers_per_thread, 0), std::max(k.shared_memory, 0)};
-      key.append(reinterpret_cast<const char*>(props), sizeof props);
+      key.append(reinterpret_cast<const char*>(props.data()), sizeof props);
       key += op;
       auto [it, fresh] = index.try_emplace(key, table.rows.size());
       if (fresh) {
         KernelGroup g;
         g.name = k.s.name;
         g.op = std::string(op);
-        g.op_tc_eligible = op_eligible;
+        // tb_plugin: a kernel's op_tc_eligible is the node's name-list eligibility.
+        g.op_tc_eligible = node < 0 ? TcState::kNo : tc_eligible_op(op, t.tb_plugin);
         g.grid = k.grid;
         g.block = k.block;
         g.registers_per_thread = props[6];
@@ -84,32 +145,76 @@ KernelTable kernel_table(const OpTree& t, const TraceModel& m, KernelGroupBy gro
         table.rows.push_back(std::move(g));
       }
       add_kernel(table.rows[it->second], k, span_ns(k.s.ts_ns, k.s.dur_ns, t.tb_plugin));
-    };
-    std::vector<char> seen(t.tb_plugin ? 0 : m.kernels.size(), 0);
-    walk_post_order(t, [&](uint32_t kernel, int32_t node) {
-      // tb_plugin: a kernel's op_tc_eligible is the node's name-list eligibility.
-      add(kernel, node_name(t, m, node), tc_eligible_op(node_name(t, m, node), t.tb_plugin));
-      if (!seen.empty()) seen[kernel] = 1;
-    }, [](int32_t) {});
-    // Kernels no operator launched (launch missing, or on a thread without host ranges) still ran:
-    // they are listed under "N/A" rather than dropped.
-    for (size_t i = 0; i < seen.size(); ++i)
-      if (!seen[i]) add(uint32_t(i), "N/A", TcState::kNo);
+    });
   }
-  std::stable_sort(table.rows.begin(), table.rows.end(),
-                   [](const KernelGroup& a, const KernelGroup& b) { return a.total_ns > b.total_ns; });
+  sort_by_total(table.rows);
   return table;
+}
+
+KernelDetail kernel_detail(const OpTree& t, const TraceModel& m, const KernelKey& key, const StepFilter* step) {
+  KernelDetail d;
+  // Interned: one comparison of text per distinct name.
+  std::vector<int8_t> named(m.strings.size(), -1);
+  auto is_named = [&](StringId id) {
+    if (named[id] < 0) named[id] = m.strings.get(id) == key.name ? 1 : 0;
+    return named[id] == 1;
+  };
+  const bool props_row = key.group_by == KernelGroupBy::kProps;
+  const LaunchProps wanted = {key.grid[0], key.grid[1], key.grid[2], key.block[0], key.block[1], key.block[2],
+                              std::max(key.registers_per_thread, 0), std::max(key.shared_memory, 0)};
+  if (!props_row) {
+    // The row's own numbers, as the table counts them: every kernel of that name, its recorded dur.
+    for (uint32_t i = 0; i < m.kernels.size(); ++i)
+      if (is_named(m.kernels[i].s.name) && (!step || step->has_kernel(i))) add_kernel(d.total, m.kernels[i], m.kernels[i].s.dur_ns);
+  }
+  std::unordered_map<std::string_view, size_t> ops;
+  std::map<LaunchProps, size_t> launches;
+  std::map<std::pair<size_t, StringId>, size_t> stacks;  // (operator, call stack)
+  for_each_launched_kernel(t, m, step, [&](uint32_t kernel, int32_t node) {
+    const KernelRow& k = m.kernels[kernel];
+    if (!is_named(k.s.name)) return;
+    const std::string_view op = launcher_name(t, m, node);
+    const LaunchProps props = launch_props(k);
+    if (props_row && (op != key.op || props != wanted)) return;
+    const int64_t dur = span_ns(k.s.ts_ns, k.s.dur_ns, t.tb_plugin);
+    if (props_row) add_kernel(d.total, k, dur);
+    auto [o, new_op] = ops.try_emplace(op, d.operators.size());
+    if (new_op) {
+      d.operators.emplace_back();
+      d.operators.back().op = std::string(op);
+    }
+    add_kernel(d.operators[o->second], k, dur);
+    auto [l, new_props] = launches.try_emplace(props, d.launches.size());
+    if (new_props) {
+      KernelGroup g;
+      g.grid = k.grid;
+      g.block = k.block;
+      g.registers_per_thread = props[6];
+      g.shared_memory = props[7];
+      d.launches.push_back(std::move(g));
+    }
+    add_kernel(d.launches[l->second], k, dur);
+    const StringId stack = node < 0 ? 0 : call_stack_of(t, m, node);
+    if (!stack) return;
+    auto [s, new_stack] = stacks.try_emplace({o->second, stack}, d.stacks.size());
+    if (new_stack) d.stacks.push_back({std::string(op), stack, 0, 0});
+    ++d.stacks[s->second].calls;
+    d.stacks[s->second].total_ns += dur;
+  });
+  d.found = d.total.calls > 0;
+  recorded_values(m, d.has_blocks_per_sm, d.has_occupancy);
+  sort_by_total(d.operators);
+  sort_by_total(d.launches);
+  sort_by_total(d.stacks);
+  return d;
 }
 
 std::string kernel_table_json(const KernelTable& table, const TraceModel& m) {
   JsonWriter w;
   const bool props = table.group_by == KernelGroupBy::kProps;
   auto dims = [&](const std::array<int32_t, 3>& d) {
-    if (!props || !recorded(d)) {
-      w.null();
-      return;
-    }
-    w.begin_array().value(d[0]).value(d[1]).value(d[2]).end_array();
+    if (props) write_dims(w, d);
+    else w.null();
   };
   w.begin_object();
   w.key("group_by").value(props ? "props" : "name");
@@ -154,7 +259,7 @@ std::string kernel_table_json(const KernelTable& table, const TraceModel& m) {
     w.key("unknown_us").value(double(table.tensor_cores.unknown_ns) / 1e3);
     w.key("total_us").value(double(table.tensor_cores.total_ns) / 1e3);
     w.key("term").value(matrix_units_term(table.accelerator));
-    w.key("scope").value(kernel_tc_scope(table.accelerator));
+    w.key("scope").value(table.step.empty() ? kernel_tc_scope(table.accelerator) : kernel_tc_step_scope(table.accelerator, table.step));
     w.end_object();
   }
   w.end_object();
@@ -188,6 +293,75 @@ std::string kernel_table_csv(const KernelTable& table, const TraceModel& m) {
     c.end_row();
   }
   return c.take();
+}
+
+}  // namespace ks
+
+namespace ks {
+
+std::string kernel_detail_json(const KernelDetail& d, const KernelKey& key, const TraceModel& m) {
+  JsonWriter w;
+  const bool props = key.group_by == KernelGroupBy::kProps;
+  auto optional_us = [&](bool has, double ns) {
+    if (has) w.value(ns / 1e3);
+    else w.null();
+  };
+  auto weighted = [&](const KernelGroup& g) {
+    w.key("blocks_per_sm");
+    if (d.has_blocks_per_sm && g.calls) w.value(g.blocks_per_sm()); else w.null();
+    w.key("occupancy_pct");
+    if (d.has_occupancy && g.calls) w.value(g.occupancy_pct()); else w.null();
+  };
+  w.begin_object();
+  w.key("group_by").value(props ? "props" : "name");
+  w.key("name").value(key.name);
+  w.key("operator");
+  if (props) w.value(key.op); else w.null();
+  w.key("calls").value(d.total.calls);
+  w.key("total_us").value(double(d.total.total_ns) / 1e3);
+  w.key("mean_us");
+  optional_us(d.found, d.total.mean_ns());
+  w.key("min_us");
+  optional_us(d.found, double(d.total.min_ns));
+  w.key("max_us");
+  optional_us(d.found, double(d.total.max_ns));
+  weighted(d.total);
+  w.key("operators").begin_array();
+  for (const KernelGroup& g : d.operators) {
+    w.begin_object();
+    w.key("name").value(g.op);
+    w.key("calls").value(g.calls);
+    w.key("total_us").value(double(g.total_ns) / 1e3);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("launches").begin_array();
+  for (const KernelGroup& g : d.launches) {
+    w.begin_object();
+    w.key("grid");
+    write_dims(w, g.grid);
+    w.key("block");
+    write_dims(w, g.block);
+    w.key("registers_per_thread").value(g.registers_per_thread);
+    w.key("shared_memory").value(g.shared_memory);
+    weighted(g);
+    w.key("calls").value(g.calls);
+    w.key("total_us").value(double(g.total_ns) / 1e3);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("stacks").begin_array();
+  for (const KernelStack& s : d.stacks) {
+    w.begin_object();
+    w.key("operator").value(s.op);
+    w.key("call_stack").value(m.strings.get(s.call_stack));
+    w.key("calls").value(s.calls);
+    w.key("total_us").value(double(s.total_ns) / 1e3);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return w.take();
 }
 
 }  // namespace ks

@@ -11,6 +11,7 @@
 
 #include "core/analysis/accelerator.h"
 #include "core/analysis/op_tree.h"
+#include "core/analysis/step_scope.h"
 #include "core/analysis/tensor_cores.h"
 
 namespace ks {
@@ -41,11 +42,47 @@ struct KernelTable {
   KernelGroupBy group_by = KernelGroupBy::kName;
   bool has_blocks_per_sm = false, has_occupancy = false;  // some kernel recorded the value
   std::vector<KernelGroup> rows;  // total desc
-  TcShare tensor_cores;           // over every kernel
+  TcShare tensor_cores;           // over every kernel (of the step)
   Accelerator accelerator = Accelerator::kUnknown;  // for the word: Tensor Cores or Matrix Cores
+  std::string step;               // the step's name when the table is one step's, else ""
 };
 
-KernelTable kernel_table(const OpTree& t, const TraceModel& m, KernelGroupBy group_by);
+// `step`: only the kernels that step issued (step_scope.h); null: the whole trace, as tb_plugin.
+// The columns (has_blocks_per_sm, has_occupancy) are the whole trace's either way, so that a
+// step's table has the same columns as the trace's.
+KernelTable kernel_table(const OpTree& t, const TraceModel& m, KernelGroupBy group_by, const StepFilter* step = nullptr);
+
+// One row of the kernel table, as its identity: the name, and in kProps the launching node's
+// name and the launch properties (0s where not recorded, as the table has them).
+struct KernelKey {
+  KernelGroupBy group_by = KernelGroupBy::kName;
+  std::string name;
+  std::string op;
+  std::array<int32_t, 3> grid{{0, 0, 0}}, block{{0, 0, 0}};
+  int32_t registers_per_thread = 0, shared_memory = 0;
+};
+
+// What a row of the kernel table is made of: its calls and durations (as the row counts them),
+// the nodes that launched it ("N/A": none), its distinct launch properties, and the call stacks
+// of the operators that launched it (their "Call stack", where recorded), each with the calls
+// and kernel time that came from it; lists by time descending. `found` is false when no kernel
+// of the trace (or step) is in that row.
+struct KernelStack {
+  std::string op;
+  StringId call_stack = 0;
+  uint64_t calls = 0;
+  int64_t total_ns = 0;
+};
+struct KernelDetail {
+  bool found = false;
+  bool has_blocks_per_sm = false, has_occupancy = false;  // of the whole trace, as the table's columns
+  KernelGroup total;
+  std::vector<KernelGroup> operators;  // op, calls, total/min/max
+  std::vector<KernelGroup> launches;   // grid, block, registers, shared memory, calls, total, blocks, occupancy
+  std::vector<KernelStack> stacks;
+};
+KernelDetail kernel_detail(const OpTree& t, const TraceModel& m, const KernelKey& key, const StepFilter* step = nullptr);
+
 
 // {"group_by", "rows": [{"name", "operator", "grid", "block", "registers_per_thread",
 // "shared_memory", "calls", "tensor_cores" (true, false, null: unknown), "tensor_cores_rule",
@@ -53,5 +90,10 @@ KernelTable kernel_table(const OpTree& t, const TraceModel& m, KernelGroupBy gro
 // "tensor_cores": {"tc_us", "unknown_us", "total_us", "term", "scope"} | null}
 std::string kernel_table_json(const KernelTable& table, const TraceModel& m);
 std::string kernel_table_csv(const KernelTable& table, const TraceModel& m);
+// {"name", "calls", "total_us", "mean_us", "min_us", "max_us", "operators": [{"name", "calls",
+// "total_us"}], "launches": [{"grid", "block", "registers_per_thread", "shared_memory",
+// "blocks_per_sm", "occupancy_pct", "calls", "total_us"}], "stacks": [{"operator", "call_stack",
+// "calls", "total_us"}]}; min/max/mean null when found is false.
+std::string kernel_detail_json(const KernelDetail& d, const KernelKey& key, const TraceModel& m);
 
 }  // namespace ks

@@ -37,12 +37,25 @@ void add_call(OperatorStats& s, const OpNode& n) {
   s.tc_total_ns += n.tc_total_ns;
 }
 
-// The operator nodes in tb_plugin's collection order (spec §5.3).
+// The operator nodes in tb_plugin's collection order (spec §5.3), of one step or all.
 template <class F>
-void for_each_operator(const OpTree& t, const TraceModel& m, F&& f) {
+void for_each_operator(const OpTree& t, const StepFilter* step, F&& f) {
   walk_post_order(t, [](uint32_t, int32_t) {}, [&](int32_t n) {
     const OpNode& node = t.nodes[size_t(n)];
-    if (node.is_operator) f(node);
+    if (node.is_operator && (!step || step->has_node(n))) f(node);
+  });
+}
+
+// The calls of one group (a name, and with kNameAndShape an input shape).
+template <class F>
+void for_each_call_of(const OpTree& t, const TraceModel& m, OpGroupBy group_by, std::string_view name,
+                      std::string_view input_shape, const StepFilter* step, F&& f) {
+  ShapeReprs shapes(m);
+  for_each_operator(t, step, [&](const OpNode& n) {
+    if (m.strings.get(n.name) != name) return;
+    const CpuOpRow& row = m.cpu_ops[n.row];
+    if (group_by == OpGroupBy::kNameAndShape && shapes(row.input_dims) != input_shape) return;
+    f(n, row);
   });
 }
 
@@ -74,7 +87,7 @@ bool parse_op_group_by(std::string_view s, OpGroupBy& out) {
   return true;
 }
 
-OperatorTable operator_table(const OpTree& t, const TraceModel& m, OpGroupBy group_by) {
+OperatorTable operator_table(const OpTree& t, const TraceModel& m, OpGroupBy group_by, const StepFilter* step) {
   OperatorTable table;
   table.group_by = group_by;
   table.linking = t.stats;
@@ -83,7 +96,7 @@ OperatorTable operator_table(const OpTree& t, const TraceModel& m, OpGroupBy gro
   // Groups by name id, or by name id + shape text, in first-call order.
   std::unordered_map<std::string, size_t> index;
   std::string key;
-  for_each_operator(t, m, [&](const OpNode& n) {
+  for_each_operator(t, step, [&](const OpNode& n) {
     const CpuOpRow& row = m.cpu_ops[n.row];
     key.assign(reinterpret_cast<const char*>(&n.name), sizeof n.name);
     if (group_by == OpGroupBy::kNameAndShape) key += shapes(row.input_dims);
@@ -104,19 +117,40 @@ OperatorTable operator_table(const OpTree& t, const TraceModel& m, OpGroupBy gro
 }
 
 std::vector<StackGroup> operator_stacks(const OpTree& t, const TraceModel& m, OpGroupBy group_by,
-                                        std::string_view name, std::string_view input_shape) {
+                                        std::string_view name, std::string_view input_shape, const StepFilter* step) {
   std::vector<StackGroup> out;
   std::unordered_map<StringId, size_t> by_stack;
-  ShapeReprs shapes(m);
-  for_each_operator(t, m, [&](const OpNode& n) {
-    const CpuOpRow& row = m.cpu_ops[n.row];
-    if (!row.call_stack || m.strings.get(n.name) != name) return;
-    if (group_by == OpGroupBy::kNameAndShape && shapes(row.input_dims) != input_shape) return;
+  for_each_call_of(t, m, group_by, name, input_shape, step, [&](const OpNode& n, const CpuOpRow& row) {
+    if (!row.call_stack) return;
     auto [it, fresh] = by_stack.try_emplace(row.call_stack, out.size());
     if (fresh) out.push_back({row.call_stack, {}});
     add_call(out[it->second].stats, n);
   });
   sort_by_self_time(out, shows_gpu(m));
+  return out;
+}
+
+std::vector<OperatorKernel> operator_kernels(const OpTree& t, const TraceModel& m, OpGroupBy group_by,
+                                             std::string_view name, std::string_view input_shape,
+                                             const StepFilter* step) {
+  std::vector<OperatorKernel> out;
+  std::unordered_map<StringId, size_t> by_name;
+  TcKernelNames tc(m.strings, t.tb_plugin);
+  for_each_call_of(t, m, group_by, name, input_shape, step, [&](const OpNode& n, const CpuOpRow&) {
+    for (int32_t l = n.first_launch; l >= 0; l = t.launches[size_t(l)].next) {
+      const Launch& launch = t.launches[size_t(l)];
+      for (uint32_t d = launch.device_begin; d < launch.device_end; ++d) {
+        if (t.launched[d].kind != EventKind::kKernel) continue;
+        const KernelRow& k = m.kernels[t.launched[d].row];
+        auto [it, fresh] = by_name.try_emplace(k.s.name, out.size());
+        if (fresh) out.push_back({k.s.name, 0, 0, tc(k.s.name)});
+        OperatorKernel& g = out[it->second];
+        ++g.calls;
+        g.total_ns += span_ns(k.s.ts_ns, k.s.dur_ns, t.tb_plugin);  // as the node's device time counts it
+      }
+    }
+  });
+  std::stable_sort(out.begin(), out.end(), [](const OperatorKernel& a, const OperatorKernel& b) { return a.total_ns > b.total_ns; });
   return out;
 }
 
@@ -174,10 +208,10 @@ std::string operator_table_csv(const OperatorTable& table, const TraceModel& m) 
   return c.take();
 }
 
-std::string operator_stacks_json(const std::vector<StackGroup>& stacks, const TraceModel& m) {
-  JsonWriter w;
-  w.begin_object();
-  w.key("rows").begin_array();
+namespace {
+
+void write_stack_rows(JsonWriter& w, const std::vector<StackGroup>& stacks, const TraceModel& m) {
+  w.begin_array();
   for (const StackGroup& s : stacks) {
     w.begin_object();
     w.key("call_stack").value(m.strings.get(s.call_stack));
@@ -187,6 +221,36 @@ std::string operator_stacks_json(const std::vector<StackGroup>& stacks, const Tr
     w.end_object();
   }
   w.end_array();
+}
+
+}  // namespace
+
+std::string operator_stacks_json(const std::vector<StackGroup>& stacks, const TraceModel& m) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("rows");
+  write_stack_rows(w, stacks, m);
+  w.end_object();
+  return w.take();
+}
+
+std::string operator_detail_json(const std::vector<OperatorKernel>& kernels, const std::vector<StackGroup>& stacks,
+                                 const TraceModel& m) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("kernels").begin_array();
+  for (const OperatorKernel& k : kernels) {
+    w.begin_object();
+    w.key("name").value(m.strings.get(k.name));
+    w.key("calls").value(k.calls);
+    w.key("total_us").value(double(k.total_ns) / 1e3);
+    w.key("tensor_cores");
+    write_tc_state(w, k.tensor_cores);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("stacks");
+  write_stack_rows(w, stacks, m);
   w.end_object();
   return w.take();
 }

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "core/analysis/op_tree.h"
+#include "core/analysis/step_scope.h"
+#include "core/analysis/tensor_cores.h"
 
 namespace ks {
 
@@ -38,7 +40,8 @@ struct OperatorTable {
   LinkStats linking;                // how the launches found their operators
 };
 
-OperatorTable operator_table(const OpTree& t, const TraceModel& m, OpGroupBy group_by);
+// `step`: only the calls that step issued (step_scope.h); null: the whole trace, as tb_plugin.
+OperatorTable operator_table(const OpTree& t, const TraceModel& m, OpGroupBy group_by, const StepFilter* step = nullptr);
 
 // One group's calls split by their "Call stack" (only calls that recorded one), in table order.
 struct StackGroup {
@@ -46,7 +49,21 @@ struct StackGroup {
   OperatorStats stats;
 };
 std::vector<StackGroup> operator_stacks(const OpTree& t, const TraceModel& m, OpGroupBy group_by,
-                                        std::string_view name, std::string_view input_shape);
+                                        std::string_view name, std::string_view input_shape,
+                                        const StepFilter* step = nullptr);
+
+// The kernels one group's calls put on the GPU through their own launches (what their device
+// self time counts; kernels of the operators they called are those operators'), by kernel name,
+// total time descending (ties in first-launch order).
+struct OperatorKernel {
+  StringId name = 0;
+  uint64_t calls = 0;
+  int64_t total_ns = 0;
+  TcState tensor_cores = TcState::kNo;
+};
+std::vector<OperatorKernel> operator_kernels(const OpTree& t, const TraceModel& m, OpGroupBy group_by,
+                                             std::string_view name, std::string_view input_shape,
+                                             const StepFilter* step = nullptr);
 
 // {"group_by", "show_gpu", "rows": [{"name", "input_shape", "calls", "host_self_us", "host_total_us",
 // "device_self_us", "device_total_us", "tc_eligible" (true, false, null: unknown), "tc_self_pct",
@@ -58,6 +75,10 @@ std::string operator_table_json(const OperatorTable& table, const TraceModel& m)
 std::string operator_table_csv(const OperatorTable& table, const TraceModel& m);
 // {"rows": [{"call_stack", "calls", ... as above without name/shape/eligibility}]}
 std::string operator_stacks_json(const std::vector<StackGroup>& stacks, const TraceModel& m);
+// One group's detail: {"kernels": [{"name", "calls", "total_us", "tensor_cores" (true, false, null:
+// unknown)}], "stacks": [rows of operator_stacks_json]}.
+std::string operator_detail_json(const std::vector<OperatorKernel>& kernels, const std::vector<StackGroup>& stacks,
+                                 const TraceModel& m);
 
 // Python's repr of a JSON value (how tb_plugin prints input shapes): "[[32,3],[]]" -> "[[32, 3], []]".
 std::string python_repr_of_json(std::string_view json);

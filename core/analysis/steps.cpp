@@ -93,16 +93,17 @@ StepsResult find_steps(const TraceModel& m, const StepOptions& options) {
   struct Found {
     int64_t ts, end;
     std::string name;
+    bool gpu = false;
   };
   std::vector<Found> found;
   std::string number;
-  auto scan = [&](const ChunkedTable<CpuOpRow>& t) {
+  auto scan = [&](const ChunkedTable<CpuOpRow>& t, bool gpu) {
     for (const CpuOpRow& r : t)
-      if (step_number(m.strings.get(r.s.name), number)) found.push_back({r.s.ts_ns, r.s.ts_ns + r.s.dur_ns, number});
+      if (step_number(m.strings.get(r.s.name), number)) found.push_back({r.s.ts_ns, r.s.ts_ns + r.s.dur_ns, number, gpu});
   };
-  scan(m.cpu_ops);
-  scan(m.user_annotations);
-  if (options.tb_plugin_gpu_annotations) scan(m.gpu_annotations);
+  scan(m.cpu_ops, false);
+  scan(m.user_annotations, false);
+  if (options.tb_plugin_gpu_annotations) scan(m.gpu_annotations, true);
   std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.ts < b.ts; });
 
   if (found.empty()) {
@@ -115,7 +116,7 @@ StepsResult find_steps(const TraceModel& m, const StepOptions& options) {
       hi = std::max(hi, r.s.ts_ns + r.s.dur_ns);
     }
     if (lo > hi) return result;
-    found.push_back({lo, hi, "0"});  // device-adjusted below like any step
+    found.push_back({lo, hi, "0", false});  // device-adjusted below like any step
   } else {
     result.from_profiler_steps = true;
   }
@@ -160,7 +161,7 @@ StepsResult find_steps(const TraceModel& m, const StepOptions& options) {
     }
   }
   std::vector<Step> steps;
-  for (const Found& f : found) steps.push_back({f.name, f.ts, f.end});
+  for (const Found& f : found) steps.push_back({f.name, f.ts, f.end, f.ts, f.end, f.gpu});
   if (any_matched == 0) {
     result.steps = std::move(steps);
     return result;

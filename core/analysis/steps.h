@@ -22,6 +22,10 @@ struct StepOptions {
 struct Step {
   std::string name;  // the N of ProfilerStep#N ("0" for the whole trace when there is none)
   int64_t start_ns = 0, end_ns = 0;
+  // The ProfilerStep range as recorded, before the extension to its GPU work: the host work of
+  // the step started in it (step_scope.h). A tb_plugin-mode step read off a GPU stream has none.
+  int64_t host_start_ns = 0, host_end_ns = 0;
+  bool on_gpu_stream = false;
 };
 
 struct StepsResult {

@@ -45,6 +45,12 @@ std::string kernel_tc_scope(Accelerator a) {
          "known to use " + std::string(matrix_units_term(a)) + "; as tb_plugin's Kernel view pie.";
 }
 
+std::string kernel_tc_step_scope(Accelerator a, std::string_view step) {
+  return "Share of the time of the kernels step " + std::string(step) +
+         " issued (launched by its operators, or run in it when their launch is not in the trace) spent in kernels "
+         "known to use " + std::string(matrix_units_term(a)) + ".";
+}
+
 std::string gpu_tc_scope(Accelerator a) {
   return "Share of the time of the kernels that operators launched themselves on this GPU, over the whole trace "
          "(not only the steps), spent in kernels known to use " + std::string(matrix_units_term(a)) +
@@ -83,10 +89,14 @@ const TcKernelNames::Known& TcKernelNames::classify(StringId name) {
   return k;
 }
 
-TcShare tc_kernel_share(const TraceModel& m, bool tb_plugin) {
+TcShare tc_kernel_share(const TraceModel& m, bool tb_plugin, const StepFilter* step) {
   TcShare share;
   TcKernelNames tc(m.strings, tb_plugin);
-  for (const KernelRow& k : m.kernels) share.add(tc(k.s.name), k.s.dur_ns);
+  for (uint32_t i = 0; i < m.kernels.size(); ++i) {
+    if (step && !step->has_kernel(i)) continue;
+    const KernelRow& k = m.kernels[i];
+    share.add(tc(k.s.name), k.s.dur_ns);
+  }
   return share;
 }
 

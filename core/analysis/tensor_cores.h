@@ -10,6 +10,7 @@
 
 #include "core/analysis/accelerator.h"
 #include "core/analysis/op_tree.h"
+#include "core/analysis/step_scope.h"
 #include "core/analysis/tensor_core_rules.h"
 #include "core/trace/trace_model.h"
 #include "core/util/json_writer.h"
@@ -21,6 +22,8 @@ namespace ks {
 // launched themselves, over the whole trace (not only the steps), per GPU. Eligible operators:
 // the mixed-precision advice's number.
 std::string kernel_tc_scope(Accelerator a);
+// The Kernel view of one step (kernel_table with a StepFilter): the kernels that step issued.
+std::string kernel_tc_step_scope(Accelerator a, std::string_view step);
 std::string gpu_tc_scope(Accelerator a);
 std::string eligible_tc_scope(Accelerator a);
 
@@ -78,8 +81,9 @@ struct TcShare {
     return double(unknown_ns) / double(total_ns);
   }
 };
-// Over every kernel of the trace, with its recorded dur (tb_plugin's Kernel view pie).
-TcShare tc_kernel_share(const TraceModel& m, bool tb_plugin);
+// Over every kernel of the trace, with its recorded dur (tb_plugin's Kernel view pie); with
+// `step`, over the kernels that step issued only (step_scope.h).
+TcShare tc_kernel_share(const TraceModel& m, bool tb_plugin, const StepFilter* step = nullptr);
 
 // Per GPU (kernel "device"), the kernels operators launched themselves, over the whole trace
 // (tb_plugin's "Kernel time using Tensor Cores" of the GPU summary): one share per id in gpu_ids
