@@ -1,6 +1,9 @@
 // kinetoscope: the command-line face of the core. Reads traces exactly as the browser does
 // (same chunked reader), prints the views as text or JSON.
 #include <algorithm>
+#include <array>
+#include <climits>
+#include <optional>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +17,7 @@
 #include "core/analysis/operators.h"
 #include "core/analysis/overview.h"
 #include "core/analysis/step_breakdown.h"
+#include "core/analysis/step_scope.h"
 #include "core/analysis/summary.h"
 #include "core/analysis/tensor_cores.h"
 #include "core/trace/trace_trimmer.h"
@@ -25,8 +29,13 @@ const char kUsage[] =
     "       kinetoscope steps [--json] [--tb-plugin] TRACE...\n"
     "       kinetoscope gpus [--json] [--tb-plugin] TRACE...\n"
     "       kinetoscope overview [--json] [--tb-plugin] TRACE...\n"
-    "       kinetoscope operators [--json|--csv] [--group-by op|op+shape] [--tb-plugin] TRACE...\n"
-    "       kinetoscope kernels [--json|--csv] [--group-by name|props] [--tb-plugin] TRACE...\n"
+    "       kinetoscope operators [--json|--csv] [--group-by op|op+shape] [--step N] [--tb-plugin] TRACE...\n"
+    "       kinetoscope operators --detail NAME [--group-by op+shape --input-shape SHAPE] [--json]\n"
+    "                             [--step N] [--tb-plugin] TRACE...\n"
+    "       kinetoscope kernels [--json|--csv] [--group-by name|props] [--step N] [--tb-plugin] TRACE...\n"
+    "       kinetoscope kernels --detail NAME [--group-by props --operator OP [--grid X,Y,Z]\n"
+    "                           [--block X,Y,Z] [--registers N] [--shared-memory N]] [--json]\n"
+    "                           [--step N] [--tb-plugin] TRACE...\n"
     "       kinetoscope trim (--step N | --from-us T --to-us T) [-o OUT] TRACE\n"
     "\n"
     "  summary   what each trace holds: schema, devices, distributed info, time span,\n"
@@ -48,11 +57,19 @@ const char kUsage[] =
     "\n"
     "  operators operators grouped by name (--group-by op, default) or name and input shape\n"
     "            (op+shape): calls, host and device self/total time (us), Tensor Core shares.\n"
+    "            --detail NAME: that group's kernels (its own launches) and call stacks.\n"
     "\n"
     "  kernels   kernels grouped by name (--group-by name, default) or by launch properties and\n"
     "            launching operator (props): calls, total/mean/min/max (us), Tensor Core use\n"
     "            (yes, no, ? when the name does not tell, with the rule that decided), blocks\n"
-    "            per SM, est. achieved occupancy.\n"
+    "            per SM, est. achieved occupancy. --detail NAME: that row's launching operators,\n"
+    "            launch properties and the call stacks of the operators that launched it\n"
+    "            (a props row is named by --operator and the properties, 0 or absent where\n"
+    "            the row has none).\n"
+    "\n"
+    "            --step N (operators, kernels): only the work step N issued (N: a name\n"
+    "            `steps` lists): operators that started in the step, with their device time,\n"
+    "            and the kernels they launched (docs/contracts.md).\n"
     "\n"
     "  trim      writes a valid trace holding only a time window: step N (as `steps` finds it)\n"
     "            or [--from-us, --to-us] (absolute trace time): top-level members, metadata,\n"
@@ -182,20 +199,111 @@ int run_step_views(const char* command, int argc, char** argv) {
   });
 }
 
+// "80,1,1" -> {80, 1, 1}; false if it is not three integers.
+bool parse_dims(const std::string& text, std::array<int32_t, 3>& out) {
+  const char* p = text.c_str();
+  for (int i = 0; i < 3; ++i) {
+    char* end = nullptr;
+    const long v = std::strtol(p, &end, 10);
+    if (end == p || v < INT32_MIN || v > INT32_MAX) return false;
+    out[size_t(i)] = int32_t(v);
+    p = end;
+    if (i < 2 && *p++ != ',') return false;
+  }
+  return *p == '\0';
+}
+
+bool parse_int(const std::string& text, int32_t& out) {
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end || v < INT32_MIN || v > INT32_MAX) return false;
+  out = int32_t(v);
+  return true;
+}
+
+// A call stack as the trace holds it ("a.py(1): f;b.py(2): g"), one frame a line.
+void print_frames(std::string_view frames) {
+  for (size_t at = 0; at <= frames.size();) {
+    const size_t semi = std::min(frames.find(';', at), frames.size());
+    if (semi > at) std::printf("      %.*s\n", int(semi - at), frames.data() + at);
+    at = semi + 1;
+  }
+}
+
+void print_operator_detail(const std::string& name, const ks::TraceModel& m, const std::string& op, const std::string& shape,
+                           const std::string& step, const std::vector<ks::OperatorKernel>& kernels,
+                           const std::vector<ks::StackGroup>& stacks) {
+  std::printf("%s: operator %s%s%s%s%s\n", name.c_str(), op.c_str(), shape.empty() ? "" : " ", shape.c_str(),
+              step.empty() ? "" : ", step ", step.c_str());
+  std::printf("  kernels it launched (us):\n  %10s %14s  %s\n", "calls", "total", "kernel");
+  for (const ks::OperatorKernel& k : kernels)
+    std::printf("  %10llu %14.1f  %s\n", (unsigned long long)k.calls, k.total_ns / 1e3, std::string(m.strings.get(k.name)).c_str());
+  std::printf("  call stacks (us):\n");
+  for (const ks::StackGroup& s : stacks) {
+    std::printf("  %llu calls, device self %.1f, host self %.1f:\n", (unsigned long long)s.stats.calls,
+                s.stats.device_self_ns / 1e3, s.stats.host_self_ns / 1e3);
+    print_frames(m.strings.get(s.call_stack));
+  }
+}
+
+void print_kernel_detail(const std::string& name, const ks::TraceModel& m, const ks::KernelKey& key, const std::string& step,
+                         const ks::KernelDetail& d) {
+  std::printf("%s: kernel %s%s%s%s%s: %llu calls, total %.1f us", name.c_str(), key.name.c_str(),
+              key.group_by == ks::KernelGroupBy::kProps ? " <- " : "", key.op.c_str(), step.empty() ? "" : ", step ",
+              step.c_str(), (unsigned long long)d.total.calls, d.total.total_ns / 1e3);
+  if (d.found) std::printf(", mean %.2f, min %.1f, max %.1f", d.total.mean_ns() / 1e3, d.total.min_ns / 1e3, d.total.max_ns / 1e3);
+  std::printf("\n  launched by (us):\n  %10s %14s  %s\n", "calls", "total", "operator");
+  for (const ks::KernelGroup& g : d.operators)
+    std::printf("  %10llu %14.1f  %s\n", (unsigned long long)g.calls, g.total_ns / 1e3, g.op.c_str());
+  std::printf("  launch properties (us):\n  %10s %14s  %-16s %-16s %10s %14s\n", "calls", "total", "grid", "block",
+              "registers", "shared memory");
+  auto dims = [](const std::array<int32_t, 3>& v) {
+    return v[0] || v[1] || v[2] ? "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + "]"
+                                : std::string("-");
+  };
+  for (const ks::KernelGroup& g : d.launches)
+    std::printf("  %10llu %14.1f  %-16s %-16s %10d %14d\n", (unsigned long long)g.calls, g.total_ns / 1e3, dims(g.grid).c_str(),
+                dims(g.block).c_str(), g.registers_per_thread, g.shared_memory);
+  std::printf("  call stacks of the launching operators (us):\n");
+  for (const ks::KernelStack& s : d.stacks) {
+    std::printf("  %s: %llu calls, %.1f\n", s.op.c_str(), (unsigned long long)s.calls, s.total_ns / 1e3);
+    print_frames(m.strings.get(s.call_stack));
+  }
+}
+
 // overview, operators, kernels: the views read from the operator trees.
 int run_tree_views(const std::string& command, int argc, char** argv) {
   bool json = false, csv = false, tb = false;
   std::string group_by = command == "kernels" ? "name" : "op";
+  std::string step, detail, input_shape;
+  bool has_step = false, has_detail = false, has_shape = false, has_props = false;
+  ks::KernelKey kernel_key;
+  auto usage = [&](const char* why) {
+    std::fprintf(stderr, "kinetoscope %s: %s\n%s", command.c_str(), why, kUsage);
+    return 2;
+  };
+  const bool table = command != "overview";
   std::vector<std::string> files;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
+    const bool more = i + 1 < argc;
     if (a == "--json") json = true;
-    else if (a == "--csv" && command != "overview") csv = true;
+    else if (a == "--csv" && table) csv = true;
     else if (a == "--tb-plugin") tb = true;
-    else if (a == "--group-by" && i + 1 < argc && command != "overview") group_by = argv[++i];
-    else if (a.size() > 1 && a[0] == '-') {
-      std::fprintf(stderr, "kinetoscope %s: unknown option %s\n%s", command.c_str(), a.c_str(), kUsage);
-      return 2;
+    else if (a == "--group-by" && more && table) group_by = argv[++i];
+    else if (a == "--step" && more && table) { step = argv[++i]; has_step = true; }
+    else if (a == "--detail" && more && table) { detail = argv[++i]; has_detail = true; }
+    else if (a == "--input-shape" && more && command == "operators") { input_shape = argv[++i]; has_shape = true; }
+    else if (a == "--operator" && more && command == "kernels") { kernel_key.op = argv[++i]; has_props = true; }
+    else if ((a == "--grid" || a == "--block") && more && command == "kernels") {
+      if (!parse_dims(argv[++i], a == "--grid" ? kernel_key.grid : kernel_key.block)) return usage((a + " takes X,Y,Z").c_str());
+      has_props = true;
+    } else if ((a == "--registers" || a == "--shared-memory") && more && command == "kernels") {
+      if (!parse_int(argv[++i], a == "--registers" ? kernel_key.registers_per_thread : kernel_key.shared_memory))
+        return usage((a + " takes a whole number").c_str());
+      has_props = true;
+    } else if (a.size() > 1 && a[0] == '-') {
+      return usage(("unknown option " + a).c_str());
     } else files.push_back(a);
   }
   ks::OpGroupBy op_group = ks::OpGroupBy::kName;
@@ -211,11 +319,24 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return 2;
   }
-  return for_each_trace(files, [&](const std::string& name, const ks::TraceModel& m) {
+  // A detail names one row of the table: its grouping's key, nothing more or less.
+  if (has_detail && csv) return usage("--detail prints JSON (--json) or text, not CSV");
+  if ((has_shape || has_props) && !has_detail) return usage("--input-shape, --operator and the launch properties name a --detail row");
+  if (has_shape && op_group != ks::OpGroupBy::kNameAndShape) return usage("--input-shape goes with --group-by op+shape");
+  if (command == "operators" && has_detail && op_group == ks::OpGroupBy::kNameAndShape && !has_shape)
+    return usage("a --group-by op+shape row is named with --input-shape too");
+  if (command == "kernels" && has_detail && kernel_group == ks::KernelGroupBy::kProps && kernel_key.op.empty())
+    return usage("a --group-by props row is named with --operator too");
+  if (command == "kernels" && has_props && kernel_group != ks::KernelGroupBy::kProps)
+    return usage("--operator and the launch properties go with --group-by props");
+  kernel_key.group_by = kernel_group;
+  kernel_key.name = detail;
+  int status = 0;
+  const int loaded = for_each_trace(files, [&](const std::string& name, const ks::TraceModel& m) {
     const ks::OpTree tree = ks::build_op_tree(m, {tb});
+    ks::StepOptions options;
+    options.tb_plugin_gpu_annotations = tb;
     if (command == "overview") {
-      ks::StepOptions options;
-      options.tb_plugin_gpu_annotations = tb;
       const ks::StepsResult steps = ks::find_steps(m, options);
       const ks::StepBreakdown b = ks::step_breakdown(m, steps, options);
       const ks::GpuMetricsResult g = ks::gpu_metrics(m, steps);
@@ -235,12 +356,34 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
         std::printf("  - %s\n", r.text.c_str());
       return;
     }
+    // One step's work (step_scope.h), found among the steps `kinetoscope steps` lists.
+    std::optional<ks::StepAttribution> attribution;
+    std::optional<ks::StepFilter> filter;
+    if (has_step) {
+      const ks::StepsResult steps = ks::find_steps(m, options);
+      attribution = ks::attribute_steps(tree, m, steps);
+      filter = ks::step_filter(*attribution, steps, step);
+      if (!filter) {
+        std::fprintf(stderr, "%s: %s.\n", name.c_str(), ks::unknown_step_message(steps, step).c_str());
+        status = 1;
+        return;
+      }
+    }
+    const ks::StepFilter* in_step = filter ? &*filter : nullptr;
+    if (command == "operators" && has_detail) {
+      const auto kernels = ks::operator_kernels(tree, m, op_group, detail, input_shape, in_step);
+      const auto stacks = ks::operator_stacks(tree, m, op_group, detail, input_shape, in_step);
+      if (json) std::printf("%s\n", ks::operator_detail_json(kernels, stacks, m).c_str());
+      else print_operator_detail(name, m, detail, input_shape, step, kernels, stacks);
+      return;
+    }
     if (command == "operators") {
-      const ks::OperatorTable t = ks::operator_table(tree, m, op_group);
+      const ks::OperatorTable t = ks::operator_table(tree, m, op_group, in_step);
       if (json) std::printf("%s\n", ks::operator_table_json(t, m).c_str());
       else if (csv) std::fputs(ks::operator_table_csv(t, m).c_str(), stdout);
       else {
-        std::printf("%s: %zu operator group%s (us)\n", name.c_str(), t.rows.size(), t.rows.size() == 1 ? "" : "s");
+        std::printf("%s: %zu operator group%s%s%s (us)\n", name.c_str(), t.rows.size(), t.rows.size() == 1 ? "" : "s",
+                    has_step ? " in step " : "", step.c_str());
         std::printf("  %10s %14s %14s %14s %14s  %s\n", "calls", "device self", "device total", "host self",
                     "host total", "name");
         for (const ks::OperatorGroup& g : t.rows)
@@ -251,11 +394,18 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
       }
       return;
     }
-    const ks::KernelTable t = ks::kernel_table(tree, m, kernel_group);
+    if (has_detail) {
+      const ks::KernelDetail d = ks::kernel_detail(tree, m, kernel_key, in_step);
+      if (json) std::printf("%s\n", ks::kernel_detail_json(d, kernel_key, m).c_str());
+      else print_kernel_detail(name, m, kernel_key, step, d);
+      return;
+    }
+    const ks::KernelTable t = ks::kernel_table(tree, m, kernel_group, in_step);
     if (json) std::printf("%s\n", ks::kernel_table_json(t, m).c_str());
     else if (csv) std::fputs(ks::kernel_table_csv(t, m).c_str(), stdout);
     else {
-      std::printf("%s: %zu kernel group%s (us)\n", name.c_str(), t.rows.size(), t.rows.size() == 1 ? "" : "s");
+      std::printf("%s: %zu kernel group%s%s%s (us)\n", name.c_str(), t.rows.size(), t.rows.size() == 1 ? "" : "s",
+                  has_step ? " in step " : "", step.c_str());
       std::printf("  %10s %14s %12s %12s %12s %3s  %s\n", "calls", "total", "mean", "min", "max", "TC", "name");
       for (const ks::KernelGroup& g : t.rows)
         std::printf("  %10llu %14.1f %12.2f %12.1f %12.1f %3s  %s%s%s\n", (unsigned long long)g.calls, g.total_ns / 1e3,
@@ -264,6 +414,7 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
                     std::string(m.strings.get(g.name)).c_str(), g.op.empty() ? "" : " <- ", g.op.c_str());
     }
   });
+  return loaded | status;
 }
 
 int run_trim(int argc, char** argv) {
