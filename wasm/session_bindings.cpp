@@ -12,6 +12,7 @@
 #include "core/analysis/operators.h"
 #include "core/analysis/overview.h"
 #include "core/analysis/step_breakdown.h"
+#include "core/analysis/step_scope.h"
 #include "core/analysis/summary.h"
 #include "core/trace/model_columns.h"
 #include "core/trace/trace_reader.h"
@@ -40,25 +41,65 @@ class Session {
   std::string overviewJson(bool tbPlugin) const {
     return ks::overview_json({reader_.model(), breakdown(tbPlugin), gpus(tbPlugin), tree(tbPlugin), tbPlugin}, "");
   }
-  // The operator table ("op" or "op+shape"), as `kinetoscope operators --json`.
-  std::string operatorsJson(const std::string& groupBy, bool tbPlugin) const {
+  // The operator table ("op" or "op+shape"), as `kinetoscope operators --json [--step step]`
+  // (step "": all steps).
+  std::string operatorsJson(const std::string& groupBy, bool tbPlugin, const std::string& step) const {
     ks::OpGroupBy g;
     if (!ks::parse_op_group_by(groupBy, g)) return bad_group_by(groupBy);
-    return ks::operator_table_json(ks::operator_table(tree(tbPlugin), reader_.model(), g), reader_.model());
+    return in_step(tbPlugin, step, [&](const ks::StepFilter* s) {
+      return ks::operator_table_json(ks::operator_table(tree(tbPlugin), reader_.model(), g, s), reader_.model());
+    });
   }
   // One operator group's calls split by call stack (inputShape: the row's input_shape, or "").
   std::string operatorStacksJson(const std::string& groupBy, const std::string& name, const std::string& inputShape,
-                                 bool tbPlugin) const {
+                                 bool tbPlugin, const std::string& step) const {
     ks::OpGroupBy g;
     if (!ks::parse_op_group_by(groupBy, g)) return bad_group_by(groupBy);
-    return ks::operator_stacks_json(ks::operator_stacks(tree(tbPlugin), reader_.model(), g, name, inputShape),
-                                    reader_.model());
+    return in_step(tbPlugin, step, [&](const ks::StepFilter* s) {
+      return ks::operator_stacks_json(ks::operator_stacks(tree(tbPlugin), reader_.model(), g, name, inputShape, s),
+                                      reader_.model());
+    });
   }
-  // The kernel table ("name" or "props"), as `kinetoscope kernels --json`.
-  std::string kernelsJson(const std::string& groupBy, bool tbPlugin) const {
+  // One operator group's kernels and call stacks, as `kinetoscope operators --detail NAME --json`.
+  std::string operatorDetailJson(const std::string& groupBy, const std::string& name, const std::string& inputShape,
+                                 bool tbPlugin, const std::string& step) const {
+    ks::OpGroupBy g;
+    if (!ks::parse_op_group_by(groupBy, g)) return bad_group_by(groupBy);
+    return in_step(tbPlugin, step, [&](const ks::StepFilter* s) {
+      const ks::OpTree& t = tree(tbPlugin);
+      return ks::operator_detail_json(ks::operator_kernels(t, reader_.model(), g, name, inputShape, s),
+                                      ks::operator_stacks(t, reader_.model(), g, name, inputShape, s), reader_.model());
+    });
+  }
+  // The kernel table ("name" or "props"), as `kinetoscope kernels --json [--step step]`.
+  std::string kernelsJson(const std::string& groupBy, bool tbPlugin, const std::string& step) const {
     ks::KernelGroupBy g;
     if (!ks::parse_kernel_group_by(groupBy, g)) return bad_group_by(groupBy);
-    return ks::kernel_table_json(ks::kernel_table(tree(tbPlugin), reader_.model(), g), reader_.model());
+    return in_step(tbPlugin, step, [&](const ks::StepFilter* s) {
+      return ks::kernel_table_json(ks::kernel_table(tree(tbPlugin), reader_.model(), g, s), reader_.model());
+    });
+  }
+  // One kernel table row's detail, as `kinetoscope kernels --detail NAME --json`. A "props" row is
+  // named by its operator and props = [grid x, y, z, block x, y, z, registers, shared memory]
+  // (0 where the row has none); a "name" row ignores both.
+  std::string kernelDetailJson(const std::string& groupBy, const std::string& name, const std::string& op,
+                               const emscripten::val& props, bool tbPlugin, const std::string& step) const {
+    ks::KernelKey key;
+    if (!ks::parse_kernel_group_by(groupBy, key.group_by)) return bad_group_by(groupBy);
+    key.name = name;
+    if (key.group_by == ks::KernelGroupBy::kProps) {
+      key.op = op;
+      int32_t v[8] = {};
+      const unsigned n = props.isArray() ? props["length"].as<unsigned>() : 0;
+      for (unsigned i = 0; i < 8 && i < n; ++i) v[i] = props[i].as<int32_t>();
+      key.grid = {{v[0], v[1], v[2]}};
+      key.block = {{v[3], v[4], v[5]}};
+      key.registers_per_thread = v[6];
+      key.shared_memory = v[7];
+    }
+    return in_step(tbPlugin, step, [&](const ks::StepFilter* s) {
+      return ks::kernel_detail_json(ks::kernel_detail(tree(tbPlugin), reader_.model(), key, s), key, reader_.model());
+    });
   }
   double bytesRead() const { return static_cast<double>(reader_.model().bytes_read); }
   double eventCount() const { return static_cast<double>(reader_.model().event_count); }
@@ -131,15 +172,33 @@ class Session {
     return *cached;
   }
 
-  static std::string bad_group_by(const std::string& g) {
+  // Which step issued each operator and kernel: found once per tree, then any step is a filter.
+  const ks::StepAttribution& attribution(bool tbPlugin) const {
+    std::optional<ks::StepAttribution>& cached = attributions_[tbPlugin ? 1 : 0];
+    if (!cached || !reader_.finished()) cached = ks::attribute_steps(tree(tbPlugin), reader_.model(), steps(tbPlugin));
+    return *cached;
+  }
+
+  // f(filter of step `step`, or null for "": all steps); a step the trace lacks answers an error.
+  template <class F>
+  std::string in_step(bool tbPlugin, const std::string& step, F&& f) const {
+    if (step.empty()) return f(nullptr);
+    const std::optional<ks::StepFilter> filter = ks::step_filter(attribution(tbPlugin), steps(tbPlugin), step);
+    if (!filter) return error_json(ks::unknown_step_message(steps(tbPlugin), step));
+    return f(&*filter);
+  }
+
+  static std::string error_json(const std::string& message) {
     ks::JsonWriter w;
-    w.begin_object().key("error").value("unknown group_by: " + g).end_object();
+    w.begin_object().key("error").value(message).end_object();
     return w.take();
   }
+  static std::string bad_group_by(const std::string& g) { return error_json("unknown group_by: " + g); }
 
   ks::TraceReader reader_;
   mutable std::optional<ks::StepsResult> steps_[2];
   mutable std::optional<ks::OpTree> trees_[2];
+  mutable std::optional<ks::StepAttribution> attributions_[2];
   mutable std::optional<ks::StepBreakdown> breakdowns_[2];
   mutable std::optional<ks::GpuMetricsResult> gpus_[2];
 };
@@ -198,7 +257,9 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("overviewJson", &Session::overviewJson)
       .function("operatorsJson", &Session::operatorsJson)
       .function("operatorStacksJson", &Session::operatorStacksJson)
+      .function("operatorDetailJson", &Session::operatorDetailJson)
       .function("kernelsJson", &Session::kernelsJson)
+      .function("kernelDetailJson", &Session::kernelDetailJson)
       .function("bytesRead", &Session::bytesRead)
       .function("eventCount", &Session::eventCount)
       .function("columns", &Session::columns)

@@ -107,11 +107,34 @@ for (const file of files.slice(0, 12)) {
     const mine = {
       steps: JSON.parse(s.stepBreakdownJson(false)), gpus: JSON.parse(s.gpuMetricsJson(false)),
       overview: JSON.parse(s.overviewJson(false)),
-      'operators op+shape': JSON.parse(s.operatorsJson('op+shape', false)),
-      'kernels props': JSON.parse(s.kernelsJson('props', false)),
-      'kernels name --tb-plugin': JSON.parse(s.kernelsJson('name', true)),
+      'operators op+shape': JSON.parse(s.operatorsJson('op+shape', false, '')),
+      'kernels props': JSON.parse(s.kernelsJson('props', false, '')),
+      'kernels name --tb-plugin': JSON.parse(s.kernelsJson('name', true, '')),
     };
-    const badGroup = JSON.parse(s.operatorsJson('shape', false));
+    const badGroup = JSON.parse(s.operatorsJson('shape', false, ''));
+    // One step's tables and a row's details: the same as `--step N` and `--detail NAME`.
+    const step = mine.steps.steps[mine.steps.steps.length - 1]?.name;
+    const perStep = []; // [CLI arguments, the Session's answer]
+    if (step != null) {
+      const ops = JSON.parse(s.operatorsJson('op', false, step));
+      const kernels = JSON.parse(s.kernelsJson('props', false, step));
+      perStep.push([['operators', '--step', step], ops], [['kernels', '--group-by', 'props', '--step', step], kernels]);
+      const k = kernels.rows[0];
+      if (k) {
+        const props = [...(k.grid ?? [0, 0, 0]), ...(k.block ?? [0, 0, 0]), k.registers_per_thread, k.shared_memory];
+        perStep.push(
+          [['kernels', '--detail', k.name, '--step', step], JSON.parse(s.kernelDetailJson('name', k.name, '', [], false, step))],
+          [
+            ['kernels', '--detail', k.name, '--group-by', 'props', '--operator', k.operator, '--grid', props.slice(0, 3).join(','),
+              '--block', props.slice(3, 6).join(','), '--registers', String(props[6]), '--shared-memory', String(props[7])],
+            JSON.parse(s.kernelDetailJson('props', k.name, k.operator, props, false, '')),
+          ],
+        );
+      }
+      const o = ops.rows[0];
+      if (o) perStep.push([['operators', '--detail', o.name, '--step', step], JSON.parse(s.operatorDetailJson('op', o.name, '', false, step))]);
+    }
+    const badStep = JSON.parse(s.kernelsJson('name', false, 'no-such-step'));
     s.delete();
     const diffs = [];
     if (!mine.steps.steps.length) diffs.push('no steps');
@@ -125,6 +148,14 @@ for (const file of files.slice(0, 12)) {
       }
     }
     if (!/unknown group_by/.test(badGroup.error ?? '')) diffs.push(`bad group_by: ${JSON.stringify(badGroup)}`);
+    if (!/^no step no-such-step \((the steps are|the only step is) /.test(badStep.error ?? '')) diffs.push(`unknown step: ${JSON.stringify(badStep)}`);
+    if (step != null && perStep.length < 5) diffs.push(`step ${step}: no rows to ask details of`);
+    if (fs.existsSync(cli)) {
+      for (const [args, got] of perStep) {
+        const native = JSON.parse(execFileSync(cli, [...args, '--json', file], { encoding: 'utf8', maxBuffer: 1 << 28 }));
+        if (JSON.stringify(native) !== JSON.stringify(got)) diffs.push(`${args.join(' ')} differs from the native CLI`);
+      }
+    }
     // The wasm Trimmer writes the same bytes as `kinetoscope trim` for the first step's window.
     if (fs.existsSync(cli)) {
       const step = mine.steps.steps[0];
