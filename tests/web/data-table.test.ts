@@ -2,6 +2,20 @@ import { describe, expect, it } from 'vitest';
 import {
   allRows,
   cellText,
+  clampWidth,
+  columnPrefsKey,
+  defaultPrefs,
+  FLEX_MIN_WIDTH,
+  formatColumnPrefs,
+  layoutWidths,
+  MAX_COLUMN_WIDTH,
+  MIN_COLUMN_WIDTH,
+  parseColumnPrefs,
+  resizeColumn,
+  resizeStep,
+  toggleColumn,
+  visibleColumns,
+  type Column,
   csvField,
   filterRows,
   formatNumber,
@@ -18,6 +32,8 @@ import {
   type TableModel,
 } from '../../web/src/lib/data-table';
 import { csvStem } from '../../web/src/lib/download';
+import { kernelColumns, parseKernels } from '../../web/src/lib/kernels';
+import { operatorColumns, parseOperators } from '../../web/src/lib/operators';
 
 // Source rows 0..5; ties on `dur` (rows 1, 3, 5) and a missing value (row 4) on purpose.
 type R = { id: number; name: string; dur: number };
@@ -215,5 +231,116 @@ describe('windowing', () => {
     expect(scrollToShow(9, 30, 0, 300, 32)).toBe(32); // 270..300 needs 300 - 268
     expect(scrollToShow(3, 30, 200, 300, 32)).toBe(90); // above: its top goes just under the header
     expect(scrollToShow(8, 30, 200, 300, 32)).toBe(200); // 240..270 within 200..468
+  });
+});
+
+// --- column widths and hidden columns ------------------------------------------------------
+
+const col = (id: string, over: Partial<Column> = {}): Column => ({ id, label: id, type: 'number', value: () => 0, ...over });
+
+describe('column widths', () => {
+  it('clamps a width to whole pixels within the column\'s limits', () => {
+    expect(clampWidth(100.4, col('a', { width: 80 }))).toBe(100);
+    expect(clampWidth(3, col('a', { width: 80 }))).toBe(MIN_COLUMN_WIDTH);
+    expect(clampWidth(3, col('name'))).toBe(FLEX_MIN_WIDTH); // a name column keeps room for a name
+    expect(clampWidth(10, col('a', { width: 80, minWidth: 60 }))).toBe(60);
+    expect(clampWidth(1e9, col('a', { width: 80 }))).toBe(MAX_COLUMN_WIDTH);
+    expect(clampWidth(NaN, col('a', { width: 80 }))).toBe(MIN_COLUMN_WIDTH);
+  });
+
+  it('gives fixed columns their width and shares the rest between the others by grow', () => {
+    const cols = [col('name', { grow: 2 }), col('op', { grow: 1, minWidth: 100 }), col('n', { width: 100 }), col('m', { width: 50 })];
+    // 1000 px: 850 left for name and op, 2:1 (the odd pixel to the first).
+    expect(layoutWidths(cols, {}, 1000)).toEqual([567, 283, 100, 50]);
+    // A dragged width counts as fixed, also for a column that had none.
+    expect(layoutWidths(cols, { m: 150, op: 300 }, 1000)).toEqual([450, 300, 100, 150]);
+    // Too narrow: each shares no less than its minimum, and the table scrolls sideways.
+    expect(layoutWidths(cols, {}, 300)).toEqual([FLEX_MIN_WIDTH, 100, 100, 50]);
+    // Before the box is measured (0 px) the same minimums stand in.
+    expect(layoutWidths(cols, {}, 0)).toEqual([FLEX_MIN_WIDTH, 100, 100, 50]);
+    // One column held at its minimum, the other takes all that is left.
+    expect(layoutWidths(cols, {}, 450)).toEqual([200, 100, 100, 50]);
+    // No column to take the room: the widths stay as set.
+    expect(layoutWidths([col('n', { width: 100 })], {}, 1000)).toEqual([100]);
+  });
+
+  it('fits every column shown at first in the ~1130 px a view gets at 1440x900, names taking most of the room', () => {
+    // The widest tables: kernels by properties + operator and by name, operators by input shape,
+    // every optional column present.
+    const k = (groupBy: string) =>
+      JSON.stringify({
+        group_by: groupBy,
+        rows: [{ name: 'k', operator: groupBy === 'props' ? 'aten::mm' : null, grid: null, block: null, registers_per_thread: 0, shared_memory: 0, calls: 1, tensor_cores: true, op_tc_eligible: null, total_us: 1, mean_us: 1, min_us: 1, max_us: 1, blocks_per_sm: 1, occupancy_pct: 1 }],
+        tensor_cores: { tc_us: 1, total_us: 1 },
+      });
+    const o = (groupBy: string) =>
+      JSON.stringify({ group_by: groupBy, show_gpu: true, rows: [{ name: 'a', input_shape: groupBy === 'op' ? null : '[]', calls: 1, host_self_us: 1, host_total_us: 1, device_self_us: 1, device_total_us: 1, tc_eligible: true, tc_self_pct: 0, tc_total_pct: 0, has_call_stack: false }] });
+    const tables: [string, Column[], number][] = [
+      ['kernels by props', kernelColumns(parseKernels(k('props'))), 330],
+      ['kernels by name', kernelColumns(parseKernels(k('name'))), 460],
+      ['operators by shape', operatorColumns(parseOperators(o('op+shape'))), 280],
+      ['operators by name', operatorColumns(parseOperators(o('op'))), 460],
+    ];
+    const box = 1128; // 1130 px less the scroll box's borders
+    for (const [what, all, nameAtLeast] of tables) {
+      const shown = visibleColumns(all, defaultPrefs(all).hidden);
+      const w = layoutWidths(shown, {}, box);
+      expect(w.reduce((a, x) => a + x, 0), what).toBe(box);
+      expect(w[0], `${what}: the name's width`).toBeGreaterThanOrEqual(nameAtLeast);
+      expect(Math.max(...w.slice(1)), `${what}: the name is the widest`).toBeLessThan(w[0]);
+      // And at the 1180 px viewport of the screenshots (~1020 px): still nothing off screen.
+      expect(layoutWidths(shown, {}, 1020).reduce((a, x) => a + x, 0), what).toBe(1020);
+    }
+  });
+
+  it('steps a width by key: the arrows by 16 px, with Shift by 64', () => {
+    expect(resizeStep('ArrowRight', false)).toBe(16);
+    expect(resizeStep('ArrowLeft', true)).toBe(-64);
+    expect(resizeStep('Enter', false)).toBe(0);
+    const c = col('a', { width: 80 });
+    expect(resizeColumn(defaultPrefs([c]), c, 20).widths).toEqual({ a: MIN_COLUMN_WIDTH });
+  });
+});
+
+describe('remembered column settings', () => {
+  const cols = [col('name'), col('calls', { width: 60 }), col('mean', { width: 60, defaultHidden: true }), col('max', { width: 60 })];
+
+  it('starts from the defaults: nothing dragged, the defaultHidden columns hidden', () => {
+    expect(defaultPrefs(cols)).toEqual({ widths: {}, hidden: ['mean'] });
+    expect(parseColumnPrefs(null, cols)).toEqual(defaultPrefs(cols));
+    expect(visibleColumns(cols, ['mean']).map((c) => c.id)).toEqual(['name', 'calls', 'max']);
+  });
+
+  it('stores a versioned JSON per table and grouping, and reads it back', () => {
+    expect(columnPrefsKey('kernel.props')).toBe('kinetoscope.columns.kernel.props');
+    const p = { widths: { name: 420, calls: 90 }, hidden: ['max'] };
+    const text = formatColumnPrefs(p);
+    expect(JSON.parse(text)).toEqual({ v: 1, widths: { name: 420, calls: 90 }, hidden: ['max'] });
+    // mean, hidden by default, was shown again: the stored list is the whole set.
+    expect(parseColumnPrefs(text, cols)).toEqual(p);
+  });
+
+  it('drops what does not fit the table: unknown columns, bad widths, other versions, garbage', () => {
+    const text = JSON.stringify({ v: 1, widths: { name: 10, gone: 300, calls: 'wide', max: 5000 }, hidden: ['gone', 'max', 'max', 7] });
+    expect(parseColumnPrefs(text, cols)).toEqual({ widths: { name: FLEX_MIN_WIDTH, max: MAX_COLUMN_WIDTH }, hidden: ['max'] });
+    expect(parseColumnPrefs(JSON.stringify({ v: 2, widths: { name: 300 } }), cols)).toEqual(defaultPrefs(cols));
+    expect(parseColumnPrefs('{', cols)).toEqual(defaultPrefs(cols));
+    expect(parseColumnPrefs('[1]', cols)).toEqual(defaultPrefs(cols));
+    // Widths only (an older store): the default hidden columns stay hidden.
+    expect(parseColumnPrefs(JSON.stringify({ v: 1, widths: {} }), cols).hidden).toEqual(['mean']);
+    // Every column hidden cannot be: all come back.
+    expect(parseColumnPrefs(JSON.stringify({ v: 1, widths: {}, hidden: ['name', 'calls', 'mean', 'max'] }), cols).hidden).toEqual([]);
+  });
+
+  it('hides and shows a column, but never the last one shown', () => {
+    let p = defaultPrefs(cols);
+    p = toggleColumn(p, 'calls', cols);
+    expect(p.hidden).toEqual(['mean', 'calls']);
+    p = toggleColumn(p, 'mean', cols);
+    expect(p.hidden).toEqual(['calls']);
+    const two = [col('a'), col('b')];
+    const one = toggleColumn(defaultPrefs(two), 'a', two);
+    expect(toggleColumn(one, 'b', two)).toBe(one);
+    expect(visibleColumns(two, ['a', 'b']).map((c) => c.id)).toEqual(['a']);
   });
 });

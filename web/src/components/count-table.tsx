@@ -24,8 +24,8 @@ export function CountTable({ title, stem, counts, csvName, emptyLabel = '(none)'
     const rows: Row[] = entries.map(([name, count]) => ({ name, count, share: total ? (100 * count) / total : NaN }));
     return rowsModel<Row>(rows, (r) => r.name, [
       { id: 'name', label: title, type: 'text', get: (r) => r.name },
-      { id: 'count', label: 'Events', type: 'number', unit: 'count', get: (r) => r.count, width: '6.5em' },
-      { id: 'share', label: 'Share', type: 'number', unit: 'percent', get: (r) => r.share, width: '5.5em' },
+      { id: 'count', label: 'Events', type: 'number', unit: 'count', get: (r) => r.count, width: 96 },
+      { id: 'share', label: 'Share', type: 'number', unit: 'percent', get: (r) => r.share, width: 84 },
     ]);
   }, [counts, hideZero, title]);
 

@@ -3,17 +3,29 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/ho
 import {
   allRows,
   cellText,
+  columnPrefsKey,
   filterRows,
+  formatColumnPrefs,
   headerLabel,
   keyFromText,
+  layoutWidths,
+  MAX_COLUMN_WIDTH,
+  minWidthOf,
   moveSelection,
   nextSort,
+  defaultPrefs,
+  parseColumnPrefs,
   positionOfKey,
+  resizeColumn,
+  resizeStep,
   scrollToShow,
   sortRows,
   toCsv,
+  toggleColumn,
+  visibleColumns,
   visibleWindow,
   type Column,
+  type ColumnPrefs,
   type RowKey,
   type SortState,
   type TableModel,
@@ -21,11 +33,22 @@ import {
 import type { TableState } from '../lib/deep-link';
 import { downloadText } from '../lib/download';
 import { formatCount } from '../lib/format';
+import './data-table.css';
 
 interface Props {
   model: TableModel;
-  /** Test id stem: `<stem>-table`, `-search`, `-export`, `-status`, `-header-<col>`, `-row`, `-cell-<col>`. */
+  /**
+   * Test id stem: `<stem>-table`, `-search`, `-export`, `-status`, `-header-<col>`, `-row`,
+   * `-cell-<col>`, `-resize-<col>`, `-columns` (the menu's button), `-columns-menu`,
+   * `-column-toggle-<col>`, `-columns-reset`.
+   */
   stem: string;
+  /**
+   * Which table this is for the column widths and hidden columns a person sets, kept in
+   * localStorage per browser (default: the stem). Tables whose columns differ (a view's
+   * groupings) take one each.
+   */
+  columnsKey?: string;
   /** Name of the exported file, e.g. "rank-0-categories.csv". */
   csvName: string;
   /** Accessible name of the table. */
@@ -56,15 +79,38 @@ interface Props {
 // Above this many rows the search waits for a pause in typing; below, it filters per keystroke.
 const DEBOUNCE_ROWS = 20_000;
 
+function loadPrefs(key: string, columns: readonly Column[]): ColumnPrefs {
+  try {
+    return parseColumnPrefs(localStorage.getItem(key), columns);
+  } catch {
+    return defaultPrefs(columns); // storage refused (a privacy mode): the defaults, every time
+  }
+}
+
+function savePrefs(key: string, prefs: ColumnPrefs | null): void {
+  try {
+    if (prefs) localStorage.setItem(key, formatColumnPrefs(prefs));
+    else localStorage.removeItem(key);
+  } catch {
+    // Not kept across visits, but still applied on this page.
+  }
+}
+
 /**
  * The one data table: sortable headers, a search box, windowed rows in a scroll container, CSV of
  * what is shown, and a selection kept by row key. Only the rows in view (plus a few) are in the
  * DOM; two spacer rows stand in for the rest so the scrollbar is true to the whole table.
  * A "ks-deselect" event at its root (Esc, sent by the file card) clears the selection.
+ *
+ * Columns fill the width the table gets: those with a width keep it, the others (names) share the
+ * rest. A person can drag a header's right edge (or focus it and press the arrow keys) and hide
+ * columns in the "Columns" menu; both are remembered per table (`columnsKey`) in this browser.
+ * Export CSV keeps every column, hidden or not: hiding is about room on the screen.
  */
 export function DataTable({
   model,
   stem,
+  columnsKey,
   csvName,
   label,
   initialSort = null,
@@ -89,6 +135,25 @@ export function DataTable({
   const scroller = useRef<HTMLDivElement>(null);
   const head = useRef<HTMLTableSectionElement>(null);
   const root = useRef<HTMLDivElement>(null);
+  const [available, setAvailable] = useState(0);
+  const storageKey = columnPrefsKey(columnsKey ?? stem);
+  const [prefs, setPrefs] = useState(() => loadPrefs(storageKey, model.columns));
+  const prefsRef = useRef(prefs);
+  prefsRef.current = prefs;
+  // Another table in the same place (a view's other grouping) has its own settings.
+  const loadedKey = useRef(storageKey);
+  useEffect(() => {
+    if (loadedKey.current === storageKey) return;
+    loadedKey.current = storageKey;
+    setPrefs(loadPrefs(storageKey, model.columns));
+  }, [storageKey, model.columns]);
+  const cols = visibleColumns(model.columns, prefs.hidden);
+  const widths = layoutWidths(cols, prefs.widths, available);
+  const tableWidth = widths.reduce((a, w) => a + w, 0);
+  const change = (p: ColumnPrefs, keep = true) => {
+    setPrefs(p);
+    if (keep) savePrefs(storageKey, p);
+  };
 
   useEffect(() => {
     if (model.rowCount < DEBOUNCE_ROWS) {
@@ -115,8 +180,10 @@ export function DataTable({
     const el = scroller.current;
     if (!el) return;
     const measure = () => {
-      // A table in a hidden tab measures 0: it renders as if at its full height, so it is whole when shown.
+      // A table in a hidden tab measures 0: it renders as if at its full height, so it is whole
+      // when shown, and keeps the width it had (its columns would otherwise shrink to their minimums).
       setViewport(el.clientHeight || maxHeight);
+      if (el.clientWidth) setAvailable(el.clientWidth);
       if (head.current) setHeaderHeight(head.current.offsetHeight);
     };
     measure();
@@ -125,6 +192,11 @@ export function DataTable({
     ro.observe(el);
     return () => ro.disconnect();
   }, []);
+
+  // Headers wrap: new widths may change their height, which the windowing counts.
+  useLayoutEffect(() => {
+    if (head.current) setHeaderHeight(head.current.offsetHeight);
+  }, [widths.join(',')]);
 
   const select = (key: RowKey | null) => {
     setSelected(key);
@@ -184,7 +256,6 @@ export function DataTable({
   };
 
   const win = visibleWindow(shown.length, rowHeight, scrollTop, viewport, 8, headerHeight);
-  const cols = model.columns;
   const rows: ComponentChild[] = [];
   for (let pos = win.start; pos < win.end; pos++) {
     const i = shown[pos];
@@ -207,7 +278,12 @@ export function DataTable({
         {cols.map((c) => {
           const t = cellText(c, i);
           return (
-            <td key={c.id} class={c.type === 'number' ? 'num' : ''} data-testid={cellTestId ? cellTestId(c, i) : `${stem}-cell-${c.id}`} title={c.type === 'text' ? t : undefined}>
+            <td
+              key={c.id}
+              class={c.type === 'number' ? 'num' : ''}
+              data-testid={cellTestId ? cellTestId(c, i) : `${stem}-cell-${c.id}`}
+              title={c.title ? c.title(i) : c.type === 'text' ? t : undefined}
+            >
               {renderCell ? renderCell(c, i, t) : t}
             </td>
           );
@@ -232,7 +308,18 @@ export function DataTable({
         <span class="muted dt-status" data-testid={`${stem}-status`} aria-live="polite">
           {shown.length === total ? `${formatCount(total)} rows` : `${formatCount(shown.length)} of ${formatCount(total)} rows`}
         </span>
-        <button type="button" data-testid={`${stem}-export`} onClick={() => downloadText(toCsv(model, shown), csvName)}>
+        <ColumnsMenu
+          stem={stem}
+          label={label}
+          columns={model.columns}
+          prefs={prefs}
+          onToggle={(id) => change(toggleColumn(prefs, id, model.columns))}
+          onReset={() => {
+            change(defaultPrefs(model.columns), false);
+            savePrefs(storageKey, null);
+          }}
+        />
+        <button type="button" data-testid={`${stem}-export`} title="Every column, hidden ones too; the rows shown, in their order" onClick={() => downloadText(toCsv(model, shown), csvName)}>
           Export CSV
         </button>
       </div>
@@ -244,15 +331,23 @@ export function DataTable({
         onScroll={(ev) => setScrollTop((ev.currentTarget as HTMLDivElement).scrollTop)}
         onKeyDown={onKeyDown}
       >
-        <table class="table dt" role="grid" aria-label={label} aria-rowcount={shown.length + 1} data-testid={`${stem}-table`}>
+        <table
+          class="table dt"
+          role="grid"
+          aria-label={label}
+          aria-rowcount={shown.length + 1}
+          aria-colcount={cols.length}
+          data-testid={`${stem}-table`}
+          style={{ width: `${tableWidth}px` }}
+        >
           <colgroup>
-            {cols.map((c) => (
-              <col key={c.id} style={c.width ? { width: c.width } : undefined} />
+            {cols.map((c, k) => (
+              <col key={c.id} style={{ width: `${widths[k]}px` }} />
             ))}
           </colgroup>
           <thead ref={head}>
             <tr aria-rowindex={1}>
-              {cols.map((c) => (
+              {cols.map((c, k) => (
                 <th
                   key={c.id}
                   class={c.type === 'number' ? 'num' : ''}
@@ -260,11 +355,18 @@ export function DataTable({
                   aria-sort={sort?.column === c.id ? (sort.dir === 'asc' ? 'ascending' : 'descending') : undefined}
                 >
                   <button type="button" class="dt-sort" title={headerLabel(c)} onClick={() => setSort(nextSort(sort, c))}>
-                    {headerLabel(c)}
+                    {c.header ?? headerLabel(c)}
                     <span aria-hidden="true" class="dt-arrow">
                       {sort?.column === c.id ? (sort.dir === 'asc' ? ' ▲' : ' ▼') : ''}
                     </span>
                   </button>
+                  <ResizeHandle
+                    stem={stem}
+                    col={c}
+                    width={widths[k]}
+                    onResize={(px, keep) => change(resizeColumn(prefsRef.current, c, px), keep)}
+                    onDone={() => savePrefs(storageKey, prefsRef.current)}
+                  />
                 </th>
               ))}
             </tr>
@@ -291,6 +393,153 @@ export function DataTable({
           </tbody>
         </table>
       </div>
+    </div>
+  );
+}
+
+/**
+ * The right edge of a header: drag it to set the column's width (kept when the pointer is let
+ * go), or focus it and press ← / → (Shift: larger steps). A separator with its value, for
+ * assistive software.
+ */
+function ResizeHandle({
+  stem,
+  col,
+  width,
+  onResize,
+  onDone,
+}: {
+  stem: string;
+  col: Column;
+  width: number;
+  /** A new width; `keep`: remember it now (a key press), else when the drag ends (onDone). */
+  onResize: (px: number, keep: boolean) => void;
+  onDone: () => void;
+}) {
+  const drag = useRef<{ x: number; w: number } | null>(null);
+  return (
+    <span
+      class="dt-resize"
+      role="separator"
+      aria-orientation="vertical"
+      aria-label={`Width of ${headerLabel(col)}`}
+      aria-valuenow={width}
+      aria-valuemin={minWidthOf(col)}
+      aria-valuemax={MAX_COLUMN_WIDTH}
+      tabIndex={0}
+      title="Drag to resize (or focus and press ← →)"
+      data-testid={`${stem}-resize-${col.id}`}
+      onClick={(ev) => ev.stopPropagation()}
+      onPointerDown={(ev) => {
+        if (ev.button !== 0) return;
+        ev.preventDefault();
+        ev.stopPropagation();
+        (ev.currentTarget as HTMLElement).setPointerCapture(ev.pointerId);
+        drag.current = { x: ev.clientX, w: width };
+      }}
+      onPointerMove={(ev) => {
+        const d = drag.current;
+        if (d) onResize(d.w + ev.clientX - d.x, false);
+      }}
+      onPointerUp={() => {
+        if (!drag.current) return;
+        drag.current = null;
+        onDone();
+      }}
+      onLostPointerCapture={() => {
+        if (!drag.current) return;
+        drag.current = null;
+        onDone();
+      }}
+      onKeyDown={(ev) => {
+        const step = resizeStep(ev.key, ev.shiftKey);
+        if (!step) return;
+        ev.preventDefault();
+        ev.stopPropagation(); // not a row move of the table
+        onResize(width + step, true);
+      }}
+    />
+  );
+}
+
+/** "Columns": a checkbox per column to show or hide it, and "Reset columns" (widths too). */
+function ColumnsMenu({
+  stem,
+  label,
+  columns,
+  prefs,
+  onToggle,
+  onReset,
+}: {
+  stem: string;
+  label: string;
+  columns: readonly Column[];
+  prefs: ColumnPrefs;
+  onToggle: (id: string) => void;
+  onReset: () => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const root = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  // A click anywhere else closes it, as menus do.
+  useEffect(() => {
+    if (!open) return;
+    const onDown = (ev: PointerEvent) => {
+      if (!root.current?.contains(ev.target as Node)) setOpen(false);
+    };
+    document.addEventListener('pointerdown', onDown);
+    return () => document.removeEventListener('pointerdown', onDown);
+  }, [open]);
+  const shown = visibleColumns(columns, prefs.hidden);
+  const hidden = columns.length - shown.length;
+  const defaults = defaultPrefs(columns).hidden;
+  const changed = Object.keys(prefs.widths).length > 0 || prefs.hidden.length !== defaults.length || prefs.hidden.some((h) => !defaults.includes(h));
+  const menuId = `${stem}-columns-menu`;
+  return (
+    <div
+      class="dt-columns"
+      ref={root}
+      onKeyDown={(ev) => {
+        // Esc closes the menu only (not the selected row, as it would elsewhere in the card).
+        if (ev.key !== 'Escape' || !open) return;
+        ev.stopPropagation();
+        setOpen(false);
+        button.current?.focus();
+      }}
+    >
+      <button
+        type="button"
+        ref={button}
+        aria-expanded={open ? 'true' : 'false'}
+        aria-controls={menuId}
+        data-testid={`${stem}-columns`}
+        onClick={() => setOpen((o) => !o)}
+      >
+        Columns{hidden ? ` (${hidden} hidden)` : ''}
+      </button>
+      {open && (
+        <div class="dt-columns-menu" id={menuId} role="group" aria-label={`Columns of ${label}`} data-testid={menuId}>
+          {columns.map((c) => {
+            const on = !prefs.hidden.includes(c.id);
+            return (
+              <label key={c.id}>
+                <input
+                  type="checkbox"
+                  checked={on}
+                  disabled={on && shown.length <= 1}
+                  data-testid={`${stem}-column-toggle-${c.id}`}
+                  onChange={() => onToggle(c.id)}
+                />{' '}
+                {headerLabel(c)}
+              </label>
+            );
+          })}
+          <button type="button" data-testid={`${stem}-columns-reset`} disabled={!changed} onClick={onReset}>
+            Reset columns
+          </button>
+          <p class="muted dt-columns-note">Drag a header’s right edge to resize it (or focus the edge and press ← →). Export CSV keeps every column.</p>
+        </div>
+      )}
     </div>
   );
 }

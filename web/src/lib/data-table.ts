@@ -26,8 +26,21 @@ export interface Column {
   format?(v: string | number, row: number): string;
   /** Text columns are searched unless this is false; number columns never are. */
   searchable?: boolean;
-  /** CSS width of the column (the table has a fixed layout so rows keep their height). */
-  width?: string;
+  /**
+   * Width in px the column starts with. Without one it shares the room the others leave (by
+   * `grow`), so names get what the page has; either way the user may drag it wider or narrower.
+   */
+  width?: number;
+  /** Share of the room left over taken by a column without `width` (default 1). */
+  grow?: number;
+  /** The narrowest it is laid out or dragged to, px (default MIN_COLUMN_WIDTH; FLEX_MIN_WIDTH without `width`). */
+  minWidth?: number;
+  /** Hover text of source row i's cell (default: the text itself, for text columns). */
+  title?: (row: number) => string;
+  /** A shorter header shown on the page ("Est. occupancy (%)"); the full label is its hover text, and the CSV's. */
+  header?: string;
+  /** Hidden until a person shows it (Columns menu); its values are still in the CSV and the detail panel. */
+  defaultHidden?: boolean;
   /** Name the unit in the header ("Total (us)") instead of in every cell (give a plain `format`). */
   unitInHeader?: boolean;
 }
@@ -289,4 +302,135 @@ export function toCsv(model: TableModel, shown: Int32Array): string {
     lines.push(model.columns.map((c) => csvField(c.value(i))).join(','));
   }
   return lines.join('\r\n') + '\r\n';
+}
+
+// --- column widths and hidden columns (remembered per table) ---------------------------------
+
+export const MIN_COLUMN_WIDTH = 48;
+export const FLEX_MIN_WIDTH = 160;
+export const MAX_COLUMN_WIDTH = 2400;
+
+/** What a person set for a table's columns: widths dragged (px, by column id) and columns hidden. */
+export interface ColumnPrefs {
+  widths: Record<string, number>;
+  hidden: string[];
+}
+
+/** A table's columns as they come: no width dragged, the `defaultHidden` ones hidden. */
+export function defaultPrefs(columns: readonly Column[]): ColumnPrefs {
+  return { widths: {}, hidden: columns.filter((c) => c.defaultHidden).map((c) => c.id) };
+}
+
+/** The narrowest the column may be. */
+export function minWidthOf(col: Column): number {
+  return col.minWidth ?? (col.width == null ? FLEX_MIN_WIDTH : MIN_COLUMN_WIDTH);
+}
+
+/** A width for `col` as a whole number of px within its limits (NaN: its narrowest). */
+export function clampWidth(px: number, col: Column): number {
+  const min = minWidthOf(col);
+  if (!Number.isFinite(px)) return min;
+  return Math.min(MAX_COLUMN_WIDTH, Math.max(min, Math.round(px)));
+}
+
+/** The columns shown: all but the hidden ones, and never none (then the first). */
+export function visibleColumns(columns: readonly Column[], hidden: readonly string[]): Column[] {
+  const shown = columns.filter((c) => !hidden.includes(c.id));
+  return shown.length ? shown : columns.slice(0, 1);
+}
+
+/**
+ * The width in px of each shown column in a scroll box `available` px wide: a column's dragged
+ * width, else its own `width`; the columns with neither share what is left by `grow`, each at
+ * least its minimum (the box then scrolls sideways). With room to spare and no column to take it,
+ * the widths stay as they are: a table narrower than its box is fine.
+ */
+export function layoutWidths(columns: readonly Column[], widths: Readonly<Record<string, number>>, available: number): number[] {
+  const out = columns.map((c) => {
+    const set = widths[c.id];
+    if (set != null) return clampWidth(set, c);
+    return c.width != null ? clampWidth(c.width, c) : NaN;
+  });
+  const flex = columns.map((c, i) => (Number.isNaN(out[i]) ? i : -1)).filter((i) => i >= 0);
+  if (!flex.length) return out;
+  const fixed = out.reduce((a, w) => (Number.isNaN(w) ? a : a + w), 0);
+  let room = Math.max(0, Math.floor(available) - fixed);
+  let pool = flex;
+  const grow = (i: number) => columns[i].grow ?? 1;
+  // Columns whose share would be under their minimum take the minimum; the rest share what is left.
+  for (;;) {
+    const weights = pool.reduce((a, i) => a + grow(i), 0);
+    const under = pool.filter((i) => (room * grow(i)) / weights < minWidthOf(columns[i]));
+    if (!under.length) {
+      let given = 0;
+      for (const i of pool) given += out[i] = Math.floor((room * grow(i)) / weights);
+      out[pool[0]] += room - given; // the pixels rounding left over
+      return out;
+    }
+    for (const i of under) {
+      out[i] = minWidthOf(columns[i]);
+      room = Math.max(0, room - out[i]);
+    }
+    pool = pool.filter((i) => !under.includes(i));
+    if (!pool.length) return out;
+  }
+}
+
+/** Where a table's column settings are kept in localStorage: one key per table and grouping. */
+export function columnPrefsKey(key: string): string {
+  return `kinetoscope.columns.${key}`;
+}
+
+/** The settings as stored: versioned, so a later format can tell an old one. */
+export function formatColumnPrefs(p: ColumnPrefs): string {
+  return JSON.stringify({ v: 1, widths: p.widths, hidden: p.hidden });
+}
+
+/**
+ * Stored settings read back for `columns`: anything unreadable counts as none (the defaults), and
+ * widths and hidden columns of columns the table no longer has are dropped (a trace without the
+ * occupancy column keeps the others' settings). Not every column may be hidden. The stored
+ * hidden list is the whole set, so a column hidden by default that a person showed stays shown.
+ */
+export function parseColumnPrefs(text: string | null | undefined, columns: readonly Column[]): ColumnPrefs {
+  if (!text) return defaultPrefs(columns);
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return defaultPrefs(columns);
+  }
+  if (!v || typeof v !== 'object' || (v as { v?: unknown }).v !== 1) return defaultPrefs(columns);
+  const o = v as { widths?: unknown; hidden?: unknown };
+  const byId = new Map(columns.map((c) => [c.id, c]));
+  const widths: Record<string, number> = {};
+  if (o.widths && typeof o.widths === 'object' && !Array.isArray(o.widths)) {
+    for (const [id, w] of Object.entries(o.widths as Record<string, unknown>)) {
+      const col = byId.get(id);
+      if (col && typeof w === 'number' && Number.isFinite(w)) widths[id] = clampWidth(w, col);
+    }
+  }
+  let hidden = Array.isArray(o.hidden)
+    ? [...new Set(o.hidden.filter((id): id is string => typeof id === 'string' && byId.has(id)))]
+    : defaultPrefs(columns).hidden;
+  if (hidden.length >= columns.length) hidden = [];
+  return { widths, hidden };
+}
+
+/** `prefs` with column `id` hidden or shown again; the last shown column stays. */
+export function toggleColumn(prefs: ColumnPrefs, id: string, columns: readonly Column[]): ColumnPrefs {
+  if (prefs.hidden.includes(id)) return { ...prefs, hidden: prefs.hidden.filter((h) => h !== id) };
+  if (visibleColumns(columns, prefs.hidden).length <= 1) return prefs;
+  return { ...prefs, hidden: [...prefs.hidden, id] };
+}
+
+/** `prefs` with `col` set to `px` wide (clamped). */
+export function resizeColumn(prefs: ColumnPrefs, col: Column, px: number): ColumnPrefs {
+  return { ...prefs, widths: { ...prefs.widths, [col.id]: clampWidth(px, col) } };
+}
+
+/** The width change of one key press on a column's resize handle (0: not a resize key). */
+export function resizeStep(key: string, shift: boolean): number {
+  const step = shift ? 64 : 16;
+  return key === 'ArrowRight' ? step : key === 'ArrowLeft' ? -step : 0;
 }
