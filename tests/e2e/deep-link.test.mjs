@@ -77,11 +77,11 @@ describe('deep links', () => {
       // Searches with characters a hash must escape ("<", ":") come first.
       const q = await searchSome(page, 'op', ['node<', 'aten::', 'record', 'a']);
       await page.click(`${c} [data-testid=op-row] >> nth=1`);
-      await page.waitForSelector(`${c} [data-testid=op-stacks-name]`);
+      await page.waitForSelector(`${c} [data-testid=op-detail-name]`);
       first = await tableState(page, 'op');
       assert.equal(first.selected.length, 1);
-      stacksName = await page.textContent(`${c} [data-testid=op-stacks-name]`);
-      assert.equal(stacksName.replace(/\s+/g, ' ').trim(), first.selected[0].replace(/\s+/g, ' ').trim(), 'the call-stack panel names the selected row');
+      stacksName = await page.textContent(`${c} [data-testid=op-detail-name]`);
+      assert.equal(stacksName.replace(/\s+/g, ' ').trim(), first.selected[0].replace(/\s+/g, ' ').trim(), 'the detail panel names the selected row');
       hash = await waitHash(page, { file: NAME, view: 'operators', group: 'op+shape', sort: 'host_total_us.asc', q, row: first.selected[0] });
     });
 
@@ -89,13 +89,13 @@ describe('deep links', () => {
     await withCheckedPage(browser, server.url + hash, async (page) => {
       await openSample(page);
       await page.waitForSelector(`${c} [data-testid=op-row][aria-selected=true]`);
-      await page.waitForSelector(`${c} [data-testid=op-stacks-name]`);
+      await page.waitForSelector(`${c} [data-testid=op-detail-name]`);
       const again = await tableState(page, 'op');
       assert.deepEqual(again, first);
       assert.equal(again.tab, 'tab-operators');
       assert.equal(again.group, 'op+shape');
       assert.deepEqual(again.sorted, [['op-header-host_total_us', 'ascending']]);
-      assert.equal(await page.textContent(`${c} [data-testid=op-stacks-name]`), stacksName);
+      assert.equal(await page.textContent(`${c} [data-testid=op-detail-name]`), stacksName);
       // The selected row is scrolled into view inside the table.
       const inView = await page.$eval(`${c} [data-testid=op-row][aria-selected=true]`, (row) => {
         const box = row.getBoundingClientRect();
@@ -247,7 +247,7 @@ describe('deep links', () => {
       assert.equal(await page.getAttribute(`${c} [data-testid=op-header-device_self_us]`, 'aria-sort'), 'descending');
       assert.equal(await page.inputValue(`${c} [data-testid=op-search]`), 'zzz-no-such-op');
       assert.ok(await page.$(`${c} [data-testid=op-empty]`), 'the search matches nothing');
-      assert.ok(await page.$(`${c} [data-testid=op-stacks-hint]`), 'no row is selected');
+      assert.ok(await page.$(`${c} [data-testid=op-detail-hint]`), 'no row is selected');
     });
   });
 });

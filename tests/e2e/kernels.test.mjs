@@ -1,6 +1,6 @@
 // Browser tests of the Kernels view against the native CLI (`kinetoscope kernels --json
-// --group-by name|props`): the top rows in both groupings, sorting, the pies, and kernel names
-// from the trace shown as text.
+// --group-by name|props`, `--detail NAME`): the top rows in both groupings, sorting, the pies,
+// the detail panel of a selected row, and kernel names from the trace shown as text.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,13 +24,13 @@ import {
   withCheckedPage,
   openSite,
 } from './helpers.mjs';
+import { checkKernelDetail, dims, tcText } from './detail-checks.mjs';
 
 const resnet = path.join(sharedTraces, 'resnet50_num_workers_0', 'worker0.1623143089861.pt.trace.json.gz');
 
 const { server, browser, tmp } = await openSite({ tmp: true });
 
 const US = ['total_us', 'mean_us', 'min_us', 'max_us', 'occupancy_pct', 'blocks_per_sm', 'calls', 'registers_per_thread', 'shared_memory'];
-const dims = (v) => (v ? `[${v.join(', ')}]` : '');
 
 function assertKernel(shown, expected, label) {
   assert.equal(shown.cells.name, expected.name, `${label}: name`);
@@ -39,7 +39,7 @@ function assertKernel(shown, expected, label) {
     assert.equal(shown.cells.grid, dims(expected.grid), `${label}: grid`);
     assert.equal(shown.cells.block, dims(expected.block), `${label}: block`);
   }
-  assert.equal(shown.cells.tensor_cores, expected.tensor_cores ? 'Yes' : 'No', `${label}: tensor cores`);
+  assert.equal(shown.cells.tensor_cores, tcText(expected.tensor_cores), `${label}: tensor cores`);
   for (const k of US) if (k in shown.cells) assertClose(cellNum(shown.cells[k]), expected[k], `${label}: ${k}`);
 }
 
@@ -83,12 +83,15 @@ async function checkKernels(page, name, file) {
     assert.deepEqual(got, want, `${name}: top ${n} kernels`);
   }
 
-  // Tensor Cores vs not, from the CLI's split.
+  // Tensor Cores: used, unknown (a core with three states), not used, from the CLI's split; the
+  // caption says which kernels the pie covers.
   const tc = byName.tensor_cores;
   assert.ok(tc && tc.total_us > 0);
+  const unknown = tc.unknown_us ?? 0;
   const slices = [
     ['Using Tensor Cores', tc.tc_us],
-    ['Not using Tensor Cores', tc.total_us - tc.tc_us],
+    ['Unknown', unknown],
+    ['Not using Tensor Cores', tc.total_us - tc.tc_us - unknown],
   ].filter(([, v]) => v > 0);
   const legend = await page.$$eval(`${c} [data-testid=kernel-pie-tc-legend] li`, (lis) =>
     lis.map((li) => [li.querySelector('.pie-label').textContent, li.querySelector('.pie-pct').textContent]),
@@ -97,35 +100,82 @@ async function checkKernels(page, name, file) {
   await page.hover(`${c} [data-testid=kernel-pie-tc-slice] >> nth=0`);
   const hover = await page.textContent(`${c} [data-testid=kernel-pie-tc-hover]`);
   assert.ok(hover.startsWith(`${slices[0][0]}: `) && hover.endsWith(`(${((slices[0][1] / tc.total_us) * 100).toFixed(2)} %)`), hover);
+  const calls = byName.rows.reduce((a, r) => a + r.calls, 0);
+  assert.match(await page.textContent(`${c} [data-testid=kernel-pie-tc-scope]`), new RegExp(`^Covers all ${calls.toLocaleString('en-US')} kernel calls in the trace`));
 
   // Properties + operator: the extra columns, and the CLI's rows in its order.
   await page.selectOption(`${c} [data-testid=kernel-group-by]`, 'props');
   await page.waitForSelector(`${c} [data-testid=kernel-header-operator]`);
   await waitStatus(page, c, 'kernel', `${byProps.rows.length} rows`);
+  // The row's identity first; Mean, Min, Max and the SM metrics start hidden in this grouping
+  // (the Columns menu has them, and the detail panel).
   const ids = await columnIds(page, c, 'kernel');
-  assert.deepEqual(ids.slice(0, 6), ['name', 'operator', 'grid', 'block', 'registers_per_thread', 'shared_memory']);
+  assert.deepEqual(ids, ['name', 'operator', 'grid', 'block', 'registers_per_thread', 'shared_memory', 'calls', 'tensor_cores', 'total_us']);
+  await page.click(`${c} [data-testid=kernel-columns]`);
+  const toggles = await page.$$eval(`${c} [data-testid^=kernel-column-toggle-]`, (els) => els.map((e) => [e.getAttribute('data-testid').slice(21), e.checked]));
+  assert.deepEqual(
+    toggles,
+    [...ids.map((id) => [id, true]), ['mean_us', false], ['min_us', false], ['max_us', false], ...(hasBlocks ? [['blocks_per_sm', false]] : []), ...(hasOcc ? [['occupancy_pct', false]] : [])],
+    `${name}: the Columns menu lists every column, the hidden ones unchecked`,
+  );
+  await page.keyboard.press('Escape');
+  await page.waitForSelector(`${c} [data-testid=kernel-columns-menu]`, { state: 'detached' });
   rows = await tableRows(page, c, 'kernel');
   rows.slice(0, 8).forEach((r, k) => assertKernel(r, byProps.rows[k], `${name}: by props, row ${k}`));
+  return { byName, byProps };
+}
+
+/**
+ * The detail panel: of the top props row, then (by name) of a kernel launched with several
+ * property sets or by several operators (and `pick`s), found by searching for it. Returns the
+ * CLI's detail of the latter.
+ */
+async function checkKernelDetails(page, name, file, { byName, byProps }, pick = () => true) {
+  const c = card(name);
+  const top = (await tableRows(page, c, 'kernel'))[0];
+  await checkKernelDetail(page, c, file, top, byProps.rows[0], 'props');
+  const counts = new Map();
+  for (const r of byProps.rows) counts.set(r.name, (counts.get(r.name) ?? 0) + 1);
+  const several = byName.rows.find((r) => counts.get(r.name) >= 2 && pick(r));
+  assert.ok(several, `${name}: a kernel in several props rows`);
+  await page.selectOption(`${c} [data-testid=kernel-group-by]`, 'name');
+  await page.waitForSelector(`${c} [data-testid=kernel-header-min_us]`);
+  await page.fill(`${c} [data-testid=kernel-search]`, several.name);
+  await page.waitForSelector(`${c} [data-testid=kernel-row][data-name="${several.name.replace(/["\\]/g, '\\$&')}"]`);
+  const shown = (await tableRows(page, c, 'kernel')).find((r) => r.name === several.name);
+  const want = await checkKernelDetail(page, c, file, shown, several, 'name');
+  assert.ok(want.launches.length + want.operators.length >= 3, `${name}: ${several.name.slice(0, 40)} has several launch shapes or operators`);
+  // Esc closes the panel (the row is deselected).
+  await page.keyboard.press('Escape');
+  await page.waitForSelector(`${c} [data-testid=kernel-detail]`, { state: 'detached' });
+  await page.waitForSelector(`${c} [data-testid=kernel-detail-hint]`);
+  return want;
 }
 
 const T = { timeout: 240_000 };
 const skipCli = !cliHas('kernels') && 'the CLI has no kernels command';
 
 describe('kernels', () => {
-  it('"Open sample": top kernels by name and by properties match the CLI', { ...T, skip: skipCli }, async () => {
+  it('"Open sample": top kernels by name and by properties, and the detail panel, match the CLI', { ...T, skip: skipCli }, async () => {
     await withCheckedPage(browser, server.url, async (page) => {
       await page.click('[data-testid=open-sample]');
       assert.equal(await settled(page, 'rank-0.json.gz'), 'done');
-      await checkKernels(page, 'rank-0.json.gz', sampleTrace);
+      const cli = await checkKernels(page, 'rank-0.json.gz', sampleTrace);
+      await checkKernelDetails(page, 'rank-0.json.gz', sampleTrace, cli);
     });
   });
 
-  it('resnet50: top kernels by name and by properties match the CLI', { ...T, skip: skipCli || (!hasShared && 'no ../shared/traces') }, async () => {
+  it('resnet50: top kernels by name and by properties, and the detail panel with call stacks, match the CLI', { ...T, skip: skipCli || (!hasShared && 'no ../shared/traces') }, async () => {
     await withCheckedPage(browser, server.url, async (page) => {
       await pickFiles(page, [resnet]);
       const name = path.basename(resnet);
       assert.equal(await settled(page, name), 'done');
-      await checkKernels(page, name, resnet);
+      const cli = await checkKernels(page, name, resnet);
+      // resnet50 was profiled with stacks (forward operators have them): the panel lists the
+      // launching operators' call stacks.
+      const byConv = (r) => cli.byProps.rows.some((p) => p.name === r.name && p.operator === 'aten::cudnn_convolution');
+      const detail = await checkKernelDetails(page, name, resnet, cli, byConv);
+      assert.ok(detail.stacks.length > 0, 'the kernel\'s launching operators recorded call stacks');
     });
   });
 

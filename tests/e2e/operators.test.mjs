@@ -1,6 +1,7 @@
 // Browser tests of the Operators view: the table, its sorting, search, CSV export and selection,
-// the call-stack panel and the top-N pies, checked against the native CLI
-// (`kinetoscope operators --json [--group-by op|op+shape]`), which runs the same core.
+// the detail panel (every column, the kernels it launched, its call stacks) and the top-N pies,
+// checked against the native CLI (`kinetoscope operators --json [--group-by op|op+shape]`,
+// `--detail NAME`), which runs the same core.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,6 +25,7 @@ import {
   withCheckedPage,
   openSite,
 } from './helpers.mjs';
+import { checkOperatorDetail } from './detail-checks.mjs';
 
 const resnet = path.join(sharedTraces, 'resnet50_num_workers_0', 'worker0.1623143089861.pt.trace.json.gz');
 
@@ -124,7 +126,7 @@ async function checkOperators(page, name, file) {
   assert.deepEqual(rows.filter((r) => r.selected).map((r) => r.name), [pick], `${name}: still selected after sorting by name`);
   const at = rows.findIndex((r) => r.selected);
   assert.equal(rows[at - 1]?.name ?? null, byName[pos - 1]?.name ?? null, `${name}: the selected row sits at its sorted place`);
-  assert.equal(await page.textContent(`${c} [data-testid=op-stacks-name]`), pick);
+  assert.equal(await page.textContent(`${c} [data-testid=op-detail-name]`), pick);
   return data;
 }
 
@@ -165,7 +167,7 @@ const T = { timeout: 240_000 };
 const skipCli = !cliHas('operators') && 'the CLI has no operators command';
 
 describe('operators', () => {
-  it('"Open sample": table, sorting, search, CSV, selection and pies match the CLI', { ...T, skip: skipCli }, async () => {
+  it('"Open sample": table, sorting, search, CSV, selection, detail panel and pies match the CLI', { ...T, skip: skipCli }, async () => {
     await withCheckedPage(browser, server.url, async (page) => {
       await page.click('[data-testid=open-sample]');
       const name = 'rank-0.json.gz';
@@ -175,12 +177,17 @@ describe('operators', () => {
       assert.ok(data.rows.every((r) => !r.has_call_stack));
       await page.waitForSelector(`${card(name)} [data-testid=op-stacks-none]`);
       assert.equal(await page.textContent(`${card(name)} [data-testid=op-stacks-none]`), 'No call stack recorded (profile with with_stack=True).');
+      // The detail panel of the operator with the most device time: every column, its kernels.
+      await page.fill(`${card(name)} [data-testid=op-search]`, data.rows[0].name);
+      const top = (await tableRows(page, card(name), 'op')).find((r) => r.name === data.rows[0].name);
+      const detail = await checkOperatorDetail(page, card(name), sampleTrace, top, data.rows[0], 'op', { showGpu: data.show_gpu });
+      assert.ok(detail.kernels.length >= 1, 'the top operator launched kernels');
       await checkPies(page, name, data);
       await checkByShape(page, name, sampleTrace);
     });
   });
 
-  it('resnet50: table, call stacks and pies match the CLI', { ...T, skip: skipCli || (!hasShared && 'no ../shared/traces') }, async () => {
+  it('resnet50: table, detail panel with call stacks, and pies match the CLI', { ...T, skip: skipCli || (!hasShared && 'no ../shared/traces') }, async () => {
     await withCheckedPage(browser, server.url, async (page) => {
       await pickFiles(page, [resnet]);
       const name = path.basename(resnet);
@@ -206,6 +213,11 @@ describe('operators', () => {
       const calls = stacks.reduce((a, s) => a + s.calls, 0);
       assert.ok(calls > 0 && calls <= withStack.calls, `stack calls ${calls} within the operator's ${withStack.calls}`);
       assert.ok(stacks.some((s) => s.frames.some((f) => /\.py\(\d+\)/.test(f))), 'frames name Python files and lines');
+
+      // The same panel, held to the CLI's detail: every column, the kernels, the stacks.
+      const shown = (await tableRows(page, c, 'op')).find((r) => r.name === withStack.name);
+      const detail = await checkOperatorDetail(page, c, resnet, shown, withStack, 'op', { showGpu: data.show_gpu });
+      assert.ok(detail.stacks.length >= 1 && detail.kernels.length >= 1);
 
       // And one without: the panel says none was recorded.
       const without = data.rows.find((r) => !r.has_call_stack);

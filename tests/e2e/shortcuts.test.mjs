@@ -1,5 +1,5 @@
 // Keyboard shortcuts on the built site: 1-9 switch views, "/" focuses the table search, Esc
-// leaves it or closes the list, else deselects the table row (closing the call stacks), "?" lists
+// leaves it or closes the list, else deselects the table row (closing its detail panel), "?" lists
 // the shortcuts; typing in a search never switches views.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -48,7 +48,7 @@ describe('keyboard shortcuts', () => {
     });
   });
 
-  it('Esc closes one thing at a time: the list, the search box, then the selected row and its call stacks', async () => {
+  it('Esc closes one thing at a time: the list, the search box, then the selected row and its detail panel', async () => {
     await withCheckedPage(browser, server.url, async (page) => {
       await page.click('[data-testid=open-sample]');
       await page.waitForSelector('[data-testid=tab-operators]', { timeout: 60000 });
@@ -58,7 +58,7 @@ describe('keyboard shortcuts', () => {
       const hashRow = () => page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('row'));
       const pick = await page.getAttribute('[data-testid=op-row] >> nth=1', 'data-name');
       await page.click('[data-testid=op-row] >> nth=1');
-      await page.waitForSelector('[data-testid=op-stacks-name]');
+      await page.waitForSelector('[data-testid=op-detail-name]');
       assert.equal(await hashRow(), pick);
 
       // In the search box: the first Esc only leaves it, the row stays selected.
@@ -73,20 +73,20 @@ describe('keyboard shortcuts', () => {
       await page.keyboard.press('Escape');
       assert.equal(await page.$('[data-testid=shortcuts-help]'), null);
       assert.equal(await page.getAttribute(rowSel, 'data-name'), pick);
-      // Then Esc deselects: the call-stack panel goes back to its hint, row= leaves the hash.
+      // Then Esc deselects: the detail panel closes, its hint comes back, row= leaves the hash.
       await page.keyboard.press('Escape');
-      await page.waitForSelector('[data-testid=op-stacks-hint]');
+      await page.waitForSelector('[data-testid=op-detail-hint]');
       assert.equal(await page.$(rowSel), null);
-      assert.equal(await page.$('[data-testid=op-stacks-name]'), null);
+      assert.equal(await page.$('[data-testid=op-detail-name]'), null);
       await page.waitForFunction(() => !new URLSearchParams(location.hash.slice(1)).has('row'));
 
       // With the focus nowhere (the page's body), Esc reaches the card all the same.
       await page.click('[data-testid=op-row] >> nth=0');
-      await page.waitForSelector('[data-testid=op-stacks-name]');
+      await page.waitForSelector('[data-testid=op-detail-name]');
       await page.evaluate(() => document.activeElement?.blur());
       assert.equal(await focused(page), 'BODY');
       await page.keyboard.press('Escape');
-      await page.waitForSelector('[data-testid=op-stacks-hint]');
+      await page.waitForSelector('[data-testid=op-detail-hint]');
       assert.equal(await page.$(rowSel), null);
     });
   });

@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { allRows, filterRows, headerLabel, sortRows, toCsv } from '../../web/src/lib/data-table';
+import { allRows, cellText, defaultPrefs, filterRows, headerLabel, sortRows, toCsv, visibleColumns } from '../../web/src/lib/data-table';
 import { TRI_NULL } from '../../web/src/lib/json-check';
-import { kernelColumns, kernelsModel, parseKernels } from '../../web/src/lib/kernels';
+import {
+  dimsOf,
+  kernelColumns,
+  kernelDetailKey,
+  kernelsModel,
+  parseKernelDetail,
+  parseKernels,
+  tcRuleText,
+  tensorCoreParts,
+} from '../../web/src/lib/kernels';
+import { transferables } from '../../web/src/lib/operators';
 
 const byName = {
   group_by: 'name',
@@ -33,7 +43,10 @@ describe('parseKernels', () => {
     expect(t.hasOccupancy).toBe(true);
     expect(Number.isNaN(t.occupancyPct[1])).toBe(true);
     expect(Array.from(t.opTcEligible)).toEqual([TRI_NULL, TRI_NULL]);
-    expect(t.tensorCoreTime).toEqual({ tcUs: 123, totalUs: 456 });
+    // A core without three states sends no unknown time: none.
+    expect(t.tensorCoreTime).toEqual({ tcUs: 123, unknownUs: 0, totalUs: 456 });
+    expect(Array.from(t.tensorCores)).toEqual([0, 0]);
+    expect(t.tensorCoresRule).toEqual([null, null]);
   });
 
   it('reads the props grouping: dims as text, keys unique per property set', () => {
@@ -57,8 +70,11 @@ describe('parseKernels', () => {
     bad.rows[1].grid = [1, 2];
     expect(() => parseKernels(JSON.stringify(bad))).toThrow(/kernelsJson: rows\[1\]\.grid should be an array of 3 numbers or null/);
     expect(() => parseKernels(JSON.stringify({ ...byName, tensor_cores: { tc_us: 1 } }))).toThrow(/tensor_cores\.total_us should be a number/);
-    expect(() => parseKernels(JSON.stringify({ ...byName, rows: [{ ...byName.rows[0], tensor_cores: null }] }))).toThrow(
-      /rows\[0\]\.tensor_cores should be true or false/,
+    expect(() => parseKernels(JSON.stringify({ ...byName, rows: [{ ...byName.rows[0], tensor_cores: 'yes' }] }))).toThrow(
+      /rows\[0\]\.tensor_cores should be true, false or null/,
+    );
+    expect(() => parseKernels(JSON.stringify({ ...byName, rows: [{ ...byName.rows[0], tensor_cores_rule: 7 }] }))).toThrow(
+      /rows\[0\]\.tensor_cores_rule should be a string or null/,
     );
   });
 });
@@ -99,9 +115,122 @@ describe('kernel columns', () => {
     expect(Array.from(sorted)).toEqual([1, 0]);
     const shown = filterRows(m, sorted, 'ADDMM');
     expect(Array.from(shown)).toEqual([1]);
+    // Every column, the hidden ones too (Mean, Min, Max start hidden in this grouping).
     const csv = toCsv(m, shown).split('\r\n');
     expect(csv[0]).toBe('Name,Operator,Grid,Block,Registers per thread,Shared memory (bytes),Calls,Tensor Cores used,Total (us),Mean (us),Min (us),Max (us)');
     expect(csv[1]).toBe('sm80_xmma_gemm,aten::addmm,"[3136, 1, 1]","[128, 1, 1]",128,16384,1,Yes,20,20,20,20');
     expect(csv.length).toBe(3);
+  });
+});
+
+describe('Tensor Cores in three states', () => {
+  // The contract of the core's three states: true / false / null (unknown) with the rule that
+  // decided, and the unknown kernel time beside the known one.
+  const three = {
+    group_by: 'name',
+    rows: [
+      { ...byName.rows[0], name: 'sm90_xmma_gemm_f16f16', tensor_cores: true, tensor_cores_rule: 'cuBLAS sm90_xmma_* (Hopper GEMM)' },
+      { ...byName.rows[0], name: 'triton_poi_fused_add_0', tensor_cores: null, tensor_cores_rule: 'Triton kernel: its name does not tell' },
+      { ...byName.rows[1], tensor_cores: false, tensor_cores_rule: 'no rule matched' },
+    ],
+    tensor_cores: { tc_us: 60, unknown_us: 30, total_us: 100 },
+  };
+
+  it('reads true / false / null and the rule, shown as Yes / No / ? with the rule on hover', () => {
+    const t = parseKernels(JSON.stringify(three));
+    expect(Array.from(t.tensorCores)).toEqual([1, TRI_NULL, 0]);
+    const m = kernelsModel(t);
+    const col = m.columns.find((c) => c.id === 'tensor_cores')!;
+    expect([0, 1, 2].map((i) => cellText(col, i))).toEqual(['Yes', '?', 'No']);
+    expect([0, 1, 2].map((i) => col.title!(i))).toEqual(['cuBLAS sm90_xmma_* (Hopper GEMM)', 'Triton kernel: its name does not tell', 'no rule matched']);
+    // The CSV keeps its raw values: unknown is no value.
+    expect(toCsv(m, allRows(3)).split('\r\n')[2].split(',')[2]).toBe('');
+    expect(t.tensorCoreTime).toEqual({ tcUs: 60, unknownUs: 30, totalUs: 100 });
+  });
+
+  it('says what a state means when the core names no rule', () => {
+    expect(tcRuleText(TRI_NULL, null)).toMatch(/^Unknown/);
+    expect(tcRuleText(1, null)).toBe('Uses Tensor Cores');
+    expect(tcRuleText(0, 'rule x')).toBe('rule x');
+  });
+
+  it('gives the pie an Unknown slice only when there is unknown time', () => {
+    expect(tensorCoreParts({ tcUs: 60, unknownUs: 30, totalUs: 100 }).map((p) => [p.label, p.value])).toEqual([
+      ['Using Tensor Cores', 60],
+      ['Unknown', 30],
+      ['Not using Tensor Cores', 10],
+    ]);
+    expect(tensorCoreParts({ tcUs: 123, unknownUs: 0, totalUs: 456 }).map((p) => p.label)).toEqual(['Using Tensor Cores', 'Not using Tensor Cores']);
+    expect(tensorCoreParts({ tcUs: 0, unknownUs: 0, totalUs: 0 })).toEqual([]);
+  });
+});
+
+describe('kernel columns shown at first', () => {
+  it('hides Mean, Min, Max, blocks per SM and occupancy in props grouping only', () => {
+    const withMetrics = { ...byProps, rows: byProps.rows.map((r) => ({ ...r, blocks_per_sm: 1, occupancy_pct: 50 })) };
+    const props = kernelColumns(parseKernels(JSON.stringify(withMetrics)));
+    expect(visibleColumns(props, defaultPrefs(props).hidden).map((c) => c.id)).toEqual([
+      'name',
+      'operator',
+      'grid',
+      'block',
+      'registers_per_thread',
+      'shared_memory',
+      'calls',
+      'tensor_cores',
+      'total_us',
+    ]);
+    expect(defaultPrefs(kernelColumns(parseKernels(JSON.stringify(byName)))).hidden).toEqual([]);
+  });
+});
+
+describe('a kernel row\'s detail', () => {
+  it('names a props row by its operator and launch properties, a name row by its name', () => {
+    const t = parseKernels(JSON.stringify(byProps));
+    expect(kernelDetailKey(t, 1)).toEqual({ groupBy: 'props', name: 'sm80_xmma_gemm', operator: 'aten::addmm', props: [3136, 1, 1, 128, 1, 1, 128, 16384] });
+    expect(kernelDetailKey(parseKernels(JSON.stringify(byName)), 0)).toEqual({ groupBy: 'name', name: 'volta_sgemm_128x64_nn', operator: '', props: [] });
+    expect(dimsOf(null)).toEqual([0, 0, 0]);
+    expect(dimsOf('[16, 1, 1]')).toEqual([16, 1, 1]);
+  });
+
+  // In the shape of Session.kernelDetailJson / `kinetoscope kernels --detail NAME --json`.
+  const detail = {
+    group_by: 'name',
+    name: 'volta_s1688gemm_128x64',
+    operator: null,
+    calls: 2,
+    total_us: 50,
+    mean_us: 25,
+    min_us: 20,
+    max_us: 30,
+    blocks_per_sm: 0.7,
+    occupancy_pct: 48,
+    operators: [{ name: 'aten::mm', calls: 2, total_us: 50 }],
+    launches: [
+      { grid: [8, 1, 1], block: [128, 1, 1], registers_per_thread: 64, shared_memory: 1024, blocks_per_sm: 0.5, occupancy_pct: 40, calls: 1, total_us: 30 },
+      { grid: null, block: null, registers_per_thread: 0, shared_memory: 0, blocks_per_sm: null, occupancy_pct: null, calls: 1, total_us: 20 },
+    ],
+    stacks: [{ operator: 'aten::mm', call_stack: 'train.py(10): step;model.py(5): forward', calls: 1, total_us: 30 }],
+  };
+
+  it('reads its lists as columns', () => {
+    const d = parseKernelDetail(JSON.stringify(detail));
+    expect([d.calls, d.totalUs, d.meanUs, d.minUs, d.maxUs]).toEqual([2, 50, 25, 20, 30]);
+    expect(d.operators.name).toEqual(['aten::mm']);
+    expect(d.launches.grid).toEqual(['[8, 1, 1]', '']);
+    expect(Array.from(d.launches.registersPerThread)).toEqual([64, 0]);
+    expect(Number.isNaN(d.launches.blocksPerSm[1])).toBe(true);
+    expect(d.stacks.callStack).toEqual(['train.py(10): step;model.py(5): forward']);
+    expect(d.stacks.operator).toEqual(['aten::mm']);
+    expect(transferables(d).length).toBe(2 + 6 + 2);
+  });
+
+  it('has no mean, min or max when the row has no kernel in the step asked', () => {
+    const d = parseKernelDetail(JSON.stringify({ ...detail, calls: 0, total_us: 0, mean_us: null, min_us: null, max_us: null, operators: [], launches: [], stacks: [] }));
+    expect(Number.isNaN(d.minUs)).toBe(true);
+    expect(d.operators.count).toBe(0);
+    expect(() => parseKernelDetail(JSON.stringify({ ...detail, launches: [{ ...detail.launches[0], grid: [1] }] }))).toThrow(
+      /kernelDetailJson: launches\[0\]\.grid should be an array of 3 numbers or null/,
+    );
   });
 });

@@ -9,10 +9,13 @@ import {
   operatorPieColumns,
   operatorsModel,
   parseOperators,
+  parseOperatorDetail,
   parseOperatorStacks,
   recordedStacks,
+  tcText,
   transferables,
 } from '../../web/src/lib/operators';
+import { CoreError } from '../../web/src/lib/json-check';
 
 // Hand-written in exactly the shape of Session.operatorsJson (see the brief / docs/contracts.md).
 const gpuJson = JSON.stringify({
@@ -111,7 +114,12 @@ describe('operator columns', () => {
     expect(cell('tc_total_pct', 0)).toBe('12.50');
     expect(cell('tc_eligible', 0)).toBe('Yes');
     expect(cell('tc_eligible', 1)).toBe('No');
-    expect(cell('tc_eligible', 2)).toBe('');
+    // Unknown (a compiled region, in a core with three states) shows "?", with what it means on hover.
+    expect(cell('tc_eligible', 2)).toBe('?');
+    const tc = m.columns.find((x) => x.id === 'tc_eligible')!;
+    expect(tc.title!(2)).toMatch(/^Unknown: a compiled region/);
+    expect(tc.title!(0)).toMatch(/^Could use Tensor Cores/);
+    expect(tc.header).toBe('TC eligible');
     expect(formatUsCell(1234567.891)).toBe('1,234,567.89');
     expect(formatPctCell(NaN)).toBe('—');
   });
@@ -174,5 +182,36 @@ describe('parseOperatorStacks', () => {
 
   it('rejects rows without numbers', () => {
     expect(() => parseOperatorStacks('{"rows":[{"call_stack":"a","calls":null}]}')).toThrow(/rows\[0\]\.calls should be a number/);
+  });
+});
+
+describe('parseOperatorDetail', () => {
+  // In the shape of Session.operatorDetailJson / `kinetoscope operators --detail NAME --json`.
+  const json = JSON.stringify({
+    kernels: [
+      { name: 'volta_s1688gemm_128x64', calls: 2, total_us: 50, tensor_cores: true },
+      { name: 'triton_poi_fused_0', calls: 1, total_us: 3.5, tensor_cores: null },
+    ],
+    stacks: [{ call_stack: 'train.py(10): step;model.py(5): forward', calls: 1, host_self_us: 23, host_total_us: 28, device_self_us: 30, device_total_us: 30, tc_self_pct: 100, tc_total_pct: 100 }],
+  });
+
+  it('reads the kernels as columns (three-state Tensor Cores) and the stacks as frames', () => {
+    const d = parseOperatorDetail(json);
+    expect(d.kernels.count).toBe(2);
+    expect(d.kernels.name).toEqual(['volta_s1688gemm_128x64', 'triton_poi_fused_0']);
+    expect(Array.from(d.kernels.calls)).toEqual([2, 1]);
+    expect(Array.from(d.kernels.totalUs)).toEqual([50, 3.5]);
+    expect(Array.from(d.kernels.tensorCores, tcText)).toEqual(['Yes', '?']);
+    expect(d.stacks[0].frames).toEqual(['train.py(10): step', 'model.py(5): forward']);
+    expect(d.stacks[0].deviceSelfUs).toBe(30);
+    // Its typed arrays are found inside the column group, for transfer.
+    expect(transferables(d).length).toBe(3); // calls, total, Tensor Cores
+  });
+
+  it('says what the core said when it could not answer (a step the trace lacks)', () => {
+    const answer = () => parseOperatorDetail('{"error":"no step 9 (the steps are 1, 2)"}');
+    expect(answer).toThrow(CoreError);
+    expect(answer).toThrow('no step 9 (the steps are 1, 2)');
+    expect(() => parseOperatorDetail('{"kernels":[],"stacks":[{"call_stack":"a"}]}')).toThrow(/stacks\[0\]\.calls should be a number/);
   });
 });

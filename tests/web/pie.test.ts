@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clampTopN, DEFAULT_TOP_N, OTHER_COLOR, pieArcs, sliceText, splitSlices, topSlices } from '../../web/src/lib/pie';
+import { clampTopN, DEFAULT_TOP_N, OTHER_COLOR, partSlices, PIE_COLORS, pieArcs, sliceText, topSlices } from '../../web/src/lib/pie';
 
 const labels = ['a', 'b', 'c', 'd', 'e'];
 const values = [10, 40, 0, 30, 20];
@@ -64,15 +64,22 @@ describe('topSlices', () => {
     expect(clampTopN('abc')).toBe(DEFAULT_TOP_N);
   });
 
-  it('splits a part from its whole (Tensor Cores vs not)', () => {
-    const s = splitSlices('TC', 123, 'not', 456);
-    expect(s.map((x) => [x.label, x.value])).toEqual([
-      ['TC', 123],
-      ['not', 333],
+  it('makes slices of the fixed parts of a whole (Tensor Cores: used, unknown, not), leaving empty parts out', () => {
+    const s = partSlices([
+      { label: 'TC', value: 123, color: PIE_COLORS[4] },
+      { label: 'unknown', value: 0 },
+      { label: 'not', value: 333, color: OTHER_COLOR },
+    ]);
+    expect(s.map((x) => [x.label, x.value, x.color])).toEqual([
+      ['TC', 123, PIE_COLORS[4]],
+      ['not', 333, OTHER_COLOR],
     ]);
     expect(s[0].pct).toBeCloseTo((123 / 456) * 100, 10);
-    expect(splitSlices('TC', 0, 'not', 10).map((x) => x.label)).toEqual(['not']);
-    expect(splitSlices('TC', 0, 'not', 0)).toEqual([]);
+    expect(partSlices([{ label: 'a', value: 1 }, { label: 'b', value: 3 }]).map((x) => [x.color, x.pct])).toEqual([
+      [PIE_COLORS[0], 25],
+      [PIE_COLORS[1], 75],
+    ]);
+    expect(partSlices([{ label: 'TC', value: 0 }, { label: 'not', value: -2 }])).toEqual([]);
   });
 
   it('names a slice with its value and share', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseOperators } from '../../web/src/lib/operators';
+import { parseOperatorDetail, parseOperators } from '../../web/src/lib/operators';
 import { RemoteError, SESSION_GONE, TraceClient, type Endpoint, type Request, type Response } from '../../web/src/worker/protocol';
 
 class FakeWorker implements Endpoint {
@@ -17,21 +17,22 @@ class FakeWorker implements Endpoint {
 }
 
 const table = parseOperators('{"group_by":"op","show_gpu":false,"rows":[]}');
+const detail = parseOperatorDetail('{"kernels":[],"stacks":[]}');
 
 describe('TraceClient queries', () => {
   it('sends a typed query for a session and settles it with the answer of its id', async () => {
     const w = new FakeWorker();
     const c = new TraceClient(w);
     const a = c.query(7, { what: 'operators', groupBy: 'op' });
-    const b = c.query(7, { what: 'operatorStacks', groupBy: 'op', name: 'aten::mm', inputShape: '' });
+    const b = c.query(7, { what: 'operatorDetail', groupBy: 'op', name: 'aten::mm', inputShape: '', step: '5' });
     expect(w.sent).toEqual([
       { kind: 'query', id: a.id, session: 7, query: { what: 'operators', groupBy: 'op' } },
-      { kind: 'query', id: b.id, session: 7, query: { what: 'operatorStacks', groupBy: 'op', name: 'aten::mm', inputShape: '' } },
+      { kind: 'query', id: b.id, session: 7, query: { what: 'operatorDetail', groupBy: 'op', name: 'aten::mm', inputShape: '', step: '5' } },
     ]);
-    w.reply({ kind: 'answer', id: b.id, result: { what: 'operatorStacks', rows: [] } });
+    w.reply({ kind: 'answer', id: b.id, result: { what: 'operatorDetail', detail } });
     w.reply({ kind: 'answer', id: a.id, result: { what: 'operators', table } });
     expect((await a.promise).table).toBe(table);
-    expect((await b.promise).rows).toEqual([]);
+    expect((await b.promise).detail).toBe(detail);
     expect(c.inFlight).toBe(0);
   });
 

@@ -370,6 +370,7 @@ export function FileCard({
                   toolbar={timelineButton()}
                   link={linked.operators?.place}
                   onPlace={placeOf('operators')}
+                  step={stepName}
                 />
               </ErrorBoundary>
             </div>
@@ -384,6 +385,7 @@ export function FileCard({
                   toolbar={timelineButton()}
                   link={linked.kernels?.place}
                   onPlace={placeOf('kernels')}
+                  step={stepName}
                 />
               </ErrorBoundary>
             </div>

@@ -41,4 +41,9 @@ export interface TableViewProps {
   link?: TablePlace;
   /** Hears the view's table part as it changes, for the page's hash. */
   onPlace?: (t: TablePlace) => void;
+  /**
+   * The step whose work the table counts, by its name as the steps list it (null: all steps);
+   * a new one is asked for at once, the old table shown meanwhile.
+   */
+  step?: string | null;
 }

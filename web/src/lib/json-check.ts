@@ -9,6 +9,14 @@ export class ShapeError extends Error {
   }
 }
 
+/** What the core said when it could not answer (an unknown step or grouping): shown as it is. */
+export class CoreError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CoreError';
+  }
+}
+
 function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
@@ -31,6 +39,12 @@ export class Reader {
     } catch (e) {
       if (!(e instanceof SyntaxError)) throw e; // not the text's fault (e.g. out of memory)
       throw new ShapeError(what, '(root)', 'JSON', `unparsable text (${e.message})`);
+    }
+    // The core answers a question it cannot ({"error": "no step 9 (the steps are …)"}) this way.
+    if (v && typeof v === 'object' && !Array.isArray(v)) {
+      const keys = Object.keys(v);
+      const error = (v as { error?: unknown }).error;
+      if (keys.length === 1 && typeof error === 'string') throw new CoreError(error);
     }
     return new Reader(what, '', v).object();
   }

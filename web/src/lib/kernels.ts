@@ -1,8 +1,9 @@
-// The Kernels view's data: Session.kernelsJson, checked and turned into columns in the worker
-// (see operators.ts for why columns).
+// The Kernels view's data: Session.kernelsJson and kernelDetailJson, checked and turned into
+// columns in the worker (see operators.ts for why columns).
 import type { Column, TableModel } from './data-table';
-import { Reader, uniqueKeys } from './json-check';
-import { pctColumn, usColumn, yesNo } from './operators';
+import { Reader, TRI_NULL, uniqueKeys } from './json-check';
+import { pctColumn, tcColumn, usColumn } from './operators';
+import { OTHER_COLOR, PIE_COLORS } from './pie';
 
 export type KernelGroupBy = 'name' | 'props';
 export const KERNEL_GROUP_BYS: readonly KernelGroupBy[] = ['name', 'props'];
@@ -20,8 +21,10 @@ export interface KernelTable {
   registersPerThread: Float64Array;
   sharedMemory: Float64Array;
   calls: Float64Array;
-  /** 1 when the kernel ran on Tensor Cores. */
+  /** Whether the kernel ran on Tensor Cores: 1 yes, 0 no, TRI_NULL unknown (its name does not tell). */
   tensorCores: Uint8Array;
+  /** The rule of the core's Tensor Core table that decided it (null: the core names none). */
+  tensorCoresRule: (string | null)[];
   /** The launching operator is Tensor Core eligible: 1/0, TRI_NULL unknown. */
   opTcEligible: Uint8Array;
   totalUs: Float64Array;
@@ -33,8 +36,11 @@ export interface KernelTable {
   /** Whether any row has the value: the column is hidden otherwise. */
   hasBlocksPerSm: boolean;
   hasOccupancy: boolean;
-  /** Kernel time on Tensor Cores and in all; null when the trace has no kernels. */
-  tensorCoreTime: { tcUs: number; totalUs: number } | null;
+  /**
+   * Kernel time on Tensor Cores, of unknown use, and in all (of the step when the table is one
+   * step's); null when the trace has no kernels. unknownUs is 0 from a core without three states.
+   */
+  tensorCoreTime: { tcUs: number; unknownUs: number; totalUs: number } | null;
 }
 
 function dims(v: number[] | null): string | null {
@@ -64,6 +70,7 @@ export function parseKernels(json: string): KernelTable {
     sharedMemory: new Float64Array(n),
     calls: new Float64Array(n),
     tensorCores: new Uint8Array(n),
+    tensorCoresRule: new Array(n),
     opTcEligible: new Uint8Array(n),
     totalUs: new Float64Array(n),
     meanUs: new Float64Array(n),
@@ -84,7 +91,8 @@ export function parseKernels(json: string): KernelTable {
     t.registersPerThread[i] = r.numOrNaN('registers_per_thread');
     t.sharedMemory[i] = r.numOrNaN('shared_memory');
     t.calls[i] = r.num('calls');
-    t.tensorCores[i] = r.bool('tensor_cores') ? 1 : 0;
+    t.tensorCores[i] = r.tri('tensor_cores');
+    t.tensorCoresRule[i] = r.has('tensor_cores_rule') ? r.strOrNull('tensor_cores_rule') : null;
     t.opTcEligible[i] = r.tri('op_tc_eligible');
     t.totalUs[i] = r.num('total_us');
     t.meanUs[i] = r.num('mean_us');
@@ -98,13 +106,13 @@ export function parseKernels(json: string): KernelTable {
   const tc = root.field('tensor_cores');
   if (!tc.isNull()) {
     tc.object();
-    t.tensorCoreTime = { tcUs: tc.num('tc_us'), totalUs: tc.num('total_us') };
+    t.tensorCoreTime = { tcUs: tc.num('tc_us'), unknownUs: tc.has('unknown_us') ? tc.num('unknown_us') : 0, totalUs: tc.num('total_us') };
   }
   t.keys = uniqueKeys(Array.from({ length: n }, (_, i) => kernelKey(t, i)));
   return t;
 }
 
-const numCol = (id: string, label: string, values: Float64Array, width: string, format?: (v: number | string) => string): Column => ({
+const numCol = (id: string, label: string, values: Float64Array, width: number, format?: (v: number | string) => string): Column => ({
   id,
   label,
   type: 'number',
@@ -116,37 +124,168 @@ const numCol = (id: string, label: string, values: Float64Array, width: string, 
 
 const blocksFmt = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
+/** "[3136, 1, 1]" -> [3136, 1, 1]; not recorded (null) -> [0, 0, 0], as the core keys it. */
+export function dimsOf(text: string | null): number[] {
+  if (!text) return [0, 0, 0];
+  const v = text.slice(1, -1).split(',').map((x) => Number(x));
+  return v.length === 3 && v.every(Number.isFinite) ? v : [0, 0, 0];
+}
+
+/** The hover text of a Tensor Core cell: the rule that decided it, or what the state means. */
+export function tcRuleText(tri: number, rule: string | null): string {
+  if (rule) return rule;
+  return tri === TRI_NULL ? 'Unknown: the kernel name does not tell' : tri ? 'Uses Tensor Cores' : 'Does not use Tensor Cores';
+}
+
 /**
  * The columns of the kernel table: Name, the properties and operator in "props" grouping, Calls,
  * Tensor Cores used, the durations, and the blocks-per-SM and occupancy columns when the trace has
- * those values.
+ * those values. Names (and operators) have no fixed width: they take the room the others leave.
+ * In "props" grouping the row's identity (name, operator, launch properties) comes first: Mean,
+ * Min, Max, blocks per SM and occupancy start hidden there, so that names still get room at
+ * ~1100 px; the Columns menu shows them, and the detail panel always has them.
  */
 export function kernelColumns(t: KernelTable): Column[] {
-  const cols: Column[] = [{ id: 'name', label: 'Name', type: 'text', value: (i) => t.name[i], width: t.groupBy === 'props' ? '14em' : '13em' }];
-  if (t.groupBy === 'props') {
+  const props = t.groupBy === 'props';
+  const cols: Column[] = [{ id: 'name', label: 'Name', type: 'text', value: (i) => t.name[i], grow: 2, minWidth: 180 }];
+  if (props) {
     cols.push(
-      { id: 'operator', label: 'Operator', type: 'text', value: (i) => t.operator[i] ?? '', width: '10em' },
-      { id: 'grid', label: 'Grid', type: 'text', searchable: false, value: (i) => t.grid[i] ?? '', width: '8em' },
-      { id: 'block', label: 'Block', type: 'text', searchable: false, value: (i) => t.block[i] ?? '', width: '8em' },
-      numCol('registers_per_thread', 'Registers per thread', t.registersPerThread, '6.5em'),
-      { ...numCol('shared_memory', 'Shared memory', t.sharedMemory, '7em'), label: 'Shared memory (bytes)' },
+      { id: 'operator', label: 'Operator', type: 'text', value: (i) => t.operator[i] ?? '', grow: 1, minWidth: 120 },
+      { id: 'grid', label: 'Grid', type: 'text', searchable: false, value: (i) => t.grid[i] ?? '', width: 100 },
+      { id: 'block', label: 'Block', type: 'text', searchable: false, value: (i) => t.block[i] ?? '', width: 92 },
+      numCol('registers_per_thread', 'Registers per thread', t.registersPerThread, 92),
+      { ...numCol('shared_memory', 'Shared memory', t.sharedMemory, 80), label: 'Shared memory (bytes)' },
     );
   }
   cols.push(
-    numCol('calls', 'Calls', t.calls, '5.5em'),
-    { id: 'tensor_cores', label: 'Tensor Cores used', type: 'text', searchable: false, value: (i) => yesNo(t.tensorCores[i]), width: '6em' },
-    usColumn('total_us', 'Total', t.totalUs),
-    usColumn('mean_us', 'Mean', t.meanUs, '6em'),
-    usColumn('min_us', 'Min', t.minUs, '6em'),
-    usColumn('max_us', 'Max', t.maxUs, '6em'),
+    numCol('calls', 'Calls', t.calls, 64),
+    tcColumn('tensor_cores', 'Tensor Cores used', 'Tensor Cores', t.tensorCores, (i) => tcRuleText(t.tensorCores[i], t.tensorCoresRule[i]), 72),
+    usColumn('total_us', 'Total', t.totalUs, 96),
+    { ...usColumn('mean_us', 'Mean', t.meanUs, 88), defaultHidden: props },
+    { ...usColumn('min_us', 'Min', t.minUs, 80), defaultHidden: props },
+    { ...usColumn('max_us', 'Max', t.maxUs, 80), defaultHidden: props },
   );
   if (t.hasBlocksPerSm) {
-    cols.push(numCol('blocks_per_sm', 'Mean blocks per SM', t.blocksPerSm, '7em', (v) => (Number.isFinite(Number(v)) ? blocksFmt.format(Number(v)) : '—')));
+    cols.push({
+      ...numCol('blocks_per_sm', 'Mean blocks per SM', t.blocksPerSm, 80, (v) => (Number.isFinite(Number(v)) ? blocksFmt.format(Number(v)) : '—')),
+      header: 'Blocks per SM',
+      defaultHidden: props,
+    });
   }
-  if (t.hasOccupancy) cols.push(pctColumn('occupancy_pct', 'Mean est. achieved occupancy', t.occupancyPct, '7em'));
+  if (t.hasOccupancy) {
+    cols.push({ ...pctColumn('occupancy_pct', 'Mean est. achieved occupancy', t.occupancyPct, 88), header: 'Est. occupancy (%)', defaultHidden: props });
+  }
   return cols;
 }
 
 export function kernelsModel(t: KernelTable): TableModel {
   return { rowCount: t.rowCount, rowKey: (i) => t.keys[i], columns: kernelColumns(t) };
+}
+
+/** The Tensor Core pie: the time on Tensor Cores, of unknown use, and not on them (empty parts left out). */
+export function tensorCoreParts(tc: { tcUs: number; unknownUs: number; totalUs: number }): { label: string; value: number; color: string }[] {
+  const known = Math.max(0, tc.tcUs);
+  const unknown = Math.max(0, tc.unknownUs);
+  const not = Math.max(0, tc.totalUs - known - unknown);
+  return [
+    { label: 'Using Tensor Cores', value: known, color: PIE_COLORS[4] },
+    { label: 'Unknown', value: unknown, color: PIE_COLORS[5] },
+    { label: 'Not using Tensor Cores', value: not, color: OTHER_COLOR },
+  ].filter((p) => p.value > 0);
+}
+
+// --- a row's detail (Session.kernelDetailJson) ----------------------------------------------
+
+/** The question for the detail of row i: its name, and in "props" grouping its operator and properties. */
+export function kernelDetailKey(t: KernelTable, i: number): { groupBy: KernelGroupBy; name: string; operator: string; props: number[] } {
+  if (t.groupBy === 'name') return { groupBy: 'name', name: t.name[i], operator: '', props: [] };
+  const whole = (v: number) => (Number.isFinite(v) ? v : 0);
+  return {
+    groupBy: 'props',
+    name: t.name[i],
+    operator: t.operator[i] ?? '',
+    props: [...dimsOf(t.grid[i]), ...dimsOf(t.block[i]), whole(t.registersPerThread[i]), whole(t.sharedMemory[i])],
+  };
+}
+
+export interface KernelDetail {
+  calls: number;
+  totalUs: number;
+  /** NaN when the row has no kernel in the step asked. */
+  meanUs: number;
+  minUs: number;
+  maxUs: number;
+  blocksPerSm: number;
+  occupancyPct: number;
+  /** The nodes that launched it ("N/A": none recorded), time descending. */
+  operators: { count: number; name: string[]; calls: Float64Array; totalUs: Float64Array };
+  /** Its distinct launch properties; grid/block as "[x, y, z]" ('' when not recorded). */
+  launches: {
+    count: number;
+    grid: string[];
+    block: string[];
+    registersPerThread: Float64Array;
+    sharedMemory: Float64Array;
+    blocksPerSm: Float64Array;
+    occupancyPct: Float64Array;
+    calls: Float64Array;
+    totalUs: Float64Array;
+  };
+  /** The call stacks of the operators that launched it ("a;b;c", outermost first). */
+  stacks: { count: number; operator: string[]; callStack: string[]; calls: Float64Array; totalUs: Float64Array };
+}
+
+export function parseKernelDetail(json: string): KernelDetail {
+  const root = Reader.parse('kernelDetailJson', json);
+  const ops = root.field('operators').items();
+  const launches = root.field('launches').items();
+  const stacks = root.field('stacks').items();
+  const d: KernelDetail = {
+    calls: root.num('calls'),
+    totalUs: root.num('total_us'),
+    meanUs: root.numOrNaN('mean_us'),
+    minUs: root.numOrNaN('min_us'),
+    maxUs: root.numOrNaN('max_us'),
+    blocksPerSm: root.numOrNaN('blocks_per_sm'),
+    occupancyPct: root.numOrNaN('occupancy_pct'),
+    operators: { count: ops.length, name: [], calls: new Float64Array(ops.length), totalUs: new Float64Array(ops.length) },
+    launches: {
+      count: launches.length,
+      grid: [],
+      block: [],
+      registersPerThread: new Float64Array(launches.length),
+      sharedMemory: new Float64Array(launches.length),
+      blocksPerSm: new Float64Array(launches.length),
+      occupancyPct: new Float64Array(launches.length),
+      calls: new Float64Array(launches.length),
+      totalUs: new Float64Array(launches.length),
+    },
+    stacks: { count: stacks.length, operator: [], callStack: [], calls: new Float64Array(stacks.length), totalUs: new Float64Array(stacks.length) },
+  };
+  ops.forEach((it, i) => {
+    const r = it.object();
+    d.operators.name.push(r.str('name'));
+    d.operators.calls[i] = r.num('calls');
+    d.operators.totalUs[i] = r.num('total_us');
+  });
+  launches.forEach((it, i) => {
+    const r = it.object();
+    const l = d.launches;
+    l.grid.push(dims(r.tupleOrNull('grid', 3)) ?? '');
+    l.block.push(dims(r.tupleOrNull('block', 3)) ?? '');
+    l.registersPerThread[i] = r.num('registers_per_thread');
+    l.sharedMemory[i] = r.num('shared_memory');
+    l.blocksPerSm[i] = r.numOrNaN('blocks_per_sm');
+    l.occupancyPct[i] = r.numOrNaN('occupancy_pct');
+    l.calls[i] = r.num('calls');
+    l.totalUs[i] = r.num('total_us');
+  });
+  stacks.forEach((it, i) => {
+    const r = it.object();
+    d.stacks.operator.push(r.str('operator'));
+    d.stacks.callStack.push(r.str('call_stack'));
+    d.stacks.calls[i] = r.num('calls');
+    d.stacks.totalUs[i] = r.num('total_us');
+  });
+  return d;
 }

@@ -1,4 +1,4 @@
-// The Operators view's data: Session.operatorsJson / operatorStacksJson, checked and turned into
+// The Operators view's data: Session.operatorsJson / operatorDetailJson, checked and turned into
 // columns (typed arrays + string arrays) in the worker, so a 100k-row table crosses to the page as
 // a few transferred buffers instead of 100k objects, and the data table reads it in place.
 import type { Column, TableModel } from './data-table';
@@ -25,7 +25,7 @@ export interface OperatorTable {
   deviceTotalUs: Float64Array;
   tcSelfPct: Float64Array;
   tcTotalPct: Float64Array;
-  /** 1 yes, 0 no, TRI_NULL unknown. */
+  /** 1 yes, 0 no, TRI_NULL unknown (a compiled region: what it runs does not show). */
   tcEligible: Uint8Array;
   hasCallStack: Uint8Array;
 }
@@ -90,14 +90,18 @@ export interface StackRow {
 
 export function parseOperatorStacks(json: string): StackRow[] {
   const root = Reader.parse('operatorStacksJson', json);
+  return stackRows(root, 'rows');
+}
+
+function stackRows(root: Reader, key = 'stacks'): StackRow[] {
   return root
-    .field('rows')
+    .field(key)
     .items()
     .map((it) => {
       const r = it.object();
       const stack = r.strOrNull('call_stack') ?? '';
       return {
-        frames: stack.split(';').filter((f) => f.trim() !== ''),
+        frames: framesOf(stack),
         calls: r.num('calls'),
         hostSelfUs: r.num('host_self_us'),
         hostTotalUs: r.num('host_total_us'),
@@ -112,6 +116,32 @@ export function parseOperatorStacks(json: string): StackRow[] {
 /** The stacks worth showing: those with at least one frame (an empty stack is "none recorded"). */
 export function recordedStacks(rows: StackRow[]): StackRow[] {
   return rows.filter((r) => r.frames.length > 0);
+}
+
+/** A call stack as the trace holds it ("a.py(1): f;b.py(2): g"), as its frames. */
+export function framesOf(stack: string): string[] {
+  return stack.split(';').filter((f) => f.trim() !== '');
+}
+
+/** An operator group's detail: the kernels its calls launched themselves, and its call stacks. */
+export interface OperatorDetail {
+  kernels: { count: number; name: string[]; calls: Float64Array; totalUs: Float64Array; tensorCores: Uint8Array };
+  stacks: StackRow[];
+}
+
+export function parseOperatorDetail(json: string): OperatorDetail {
+  const root = Reader.parse('operatorDetailJson', json);
+  const items = root.field('kernels').items();
+  const n = items.length;
+  const kernels = { count: n, name: new Array<string>(n), calls: new Float64Array(n), totalUs: new Float64Array(n), tensorCores: new Uint8Array(n) };
+  items.forEach((it, i) => {
+    const r = it.object();
+    kernels.name[i] = r.str('name');
+    kernels.calls[i] = r.num('calls');
+    kernels.totalUs[i] = r.num('total_us');
+    kernels.tensorCores[i] = r.tri('tensor_cores');
+  });
+  return { kernels, stacks: stackRows(root) };
 }
 
 // --- table -------------------------------------------------------------------------------
@@ -131,11 +161,31 @@ export function formatPctCell(v: number | string): string {
   return Number.isFinite(x) && v !== '' ? pctFmt.format(x) : '—';
 }
 
-export function yesNo(tri: number): string {
-  return tri === TRI_NULL ? '' : tri ? 'Yes' : 'No';
+/** A three-state Tensor Core value as a table shows it: "Yes", "No", or "?" (unknown). */
+export function tcText(tri: number): string {
+  return tri === TRI_NULL ? '?' : tri ? 'Yes' : 'No';
 }
 
-export const usColumn = (id: string, label: string, values: Float64Array, width = '7em'): Column => ({
+/**
+ * A three-state Tensor Core column: its raw value (sorted, and in the CSV) is "Yes", "No" or ""
+ * (unknown: no value, as the CSV has always written it); the cell shows "?" for unknown, with
+ * `title` as its hover text.
+ */
+export function tcColumn(id: string, label: string, header: string, values: Uint8Array, title: (i: number) => string, width: number): Column {
+  return {
+    id,
+    label,
+    header,
+    type: 'text',
+    searchable: false,
+    value: (i) => (values[i] === TRI_NULL ? '' : values[i] ? 'Yes' : 'No'),
+    format: (_v, i) => tcText(values[i]),
+    title,
+    width,
+  };
+}
+
+export const usColumn = (id: string, label: string, values: Float64Array, width = 88): Column => ({
   id,
   label,
   type: 'number',
@@ -146,7 +196,7 @@ export const usColumn = (id: string, label: string, values: Float64Array, width 
   width,
 });
 
-export const pctColumn = (id: string, label: string, values: Float64Array, width = '6em'): Column => ({
+export const pctColumn = (id: string, label: string, values: Float64Array, width = 76): Column => ({
   id,
   label,
   type: 'number',
@@ -157,23 +207,30 @@ export const pctColumn = (id: string, label: string, values: Float64Array, width
   width,
 });
 
+/** What an operator's Tensor Core eligibility means, for the cell's hover text. */
+export function tcEligibleText(tri: number): string {
+  if (tri === TRI_NULL) return 'Unknown: a compiled region; what it runs does not show in its name';
+  return tri ? 'Could use Tensor Cores (a matrix multiplication or convolution, or it launched Tensor Core kernels)' : 'Not an operator that uses Tensor Cores';
+}
+
 /**
  * The columns of the operator table: Name, [Input shape], Calls, then the device columns and the
- * Tensor Core ones only when the trace has GPU work, the host ones always.
+ * Tensor Core ones only when the trace has GPU work, the host ones always. Name (and input shape)
+ * have no fixed width: they take the room the number columns leave.
  */
 export function operatorColumns(t: OperatorTable): Column[] {
-  const cols: Column[] = [{ id: 'name', label: 'Name', type: 'text', value: (i) => t.name[i], width: '18em' }];
+  const cols: Column[] = [{ id: 'name', label: 'Name', type: 'text', value: (i) => t.name[i], grow: 3, minWidth: 180 }];
   if (t.groupBy === 'op+shape') {
-    cols.push({ id: 'input_shape', label: 'Input shape', type: 'text', searchable: false, value: (i) => t.inputShape[i] ?? '', width: '14em' });
+    cols.push({ id: 'input_shape', label: 'Input shape', type: 'text', searchable: false, value: (i) => t.inputShape[i] ?? '', grow: 2, minWidth: 120 });
   }
-  cols.push({ id: 'calls', label: 'Calls', type: 'number', unit: 'count', value: (i) => t.calls[i], width: '5.5em' });
+  cols.push({ id: 'calls', label: 'Calls', type: 'number', unit: 'count', value: (i) => t.calls[i], width: 64 });
   if (t.showGpu) {
     cols.push(usColumn('device_self_us', 'Device self', t.deviceSelfUs), usColumn('device_total_us', 'Device total', t.deviceTotalUs));
   }
   cols.push(usColumn('host_self_us', 'Host self', t.hostSelfUs), usColumn('host_total_us', 'Host total', t.hostTotalUs));
   if (t.showGpu) {
     cols.push(
-      { id: 'tc_eligible', label: 'Tensor Cores eligible', type: 'text', searchable: false, value: (i) => yesNo(t.tcEligible[i]), width: '6.5em' },
+      tcColumn('tc_eligible', 'Tensor Cores eligible', 'TC eligible', t.tcEligible, (i) => tcEligibleText(t.tcEligible[i]), 76),
       pctColumn('tc_self_pct', 'TC self', t.tcSelfPct),
       pctColumn('tc_total_pct', 'TC total', t.tcTotalPct),
     );
@@ -199,9 +256,15 @@ export function operatorPieColumns(t: OperatorTable): { id: string; label: strin
   ];
 }
 
-/** The typed arrays of a table, to transfer them (not copy) from the worker. */
+/** The typed arrays of a table or detail (also in its column groups), to transfer them (not copy) from the worker. */
 export function transferables(t: object): ArrayBuffer[] {
-  const out: ArrayBuffer[] = [];
-  for (const v of Object.values(t)) if (ArrayBuffer.isView(v)) out.push(v.buffer as ArrayBuffer);
-  return out;
+  const out = new Set<ArrayBuffer>();
+  const walk = (o: object) => {
+    for (const v of Object.values(o)) {
+      if (ArrayBuffer.isView(v)) out.add(v.buffer as ArrayBuffer);
+      else if (v && typeof v === 'object' && !Array.isArray(v)) walk(v);
+    }
+  };
+  walk(t);
+  return [...out];
 }

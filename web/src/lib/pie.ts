@@ -65,15 +65,19 @@ export function topSlices(count: number, label: (i: number) => string, value: (i
   return out;
 }
 
-/** Two fixed slices (e.g. Tensor Cores vs not) from a part and its whole. */
-export function splitSlices(partLabel: string, part: number, restLabel: string, whole: number): Slice[] {
-  const rest = Math.max(0, whole - part);
-  const total = Math.max(0, part) + rest;
+/** Fixed parts of a whole (e.g. Tensor Cores: used, unknown, not used) as slices; empty parts are left out. */
+export function partSlices(parts: readonly { label: string; value: number; color?: string }[]): Slice[] {
+  const total = parts.reduce((a, p) => a + Math.max(0, p.value), 0);
   if (!(total > 0)) return [];
-  return [
-    { label: partLabel, value: Math.max(0, part), pct: (Math.max(0, part) / total) * 100, color: PIE_COLORS[4], other: false },
-    { label: restLabel, value: rest, pct: (rest / total) * 100, color: OTHER_COLOR, other: false },
-  ].filter((s) => s.value > 0);
+  return parts
+    .map((p, k) => ({
+      label: p.label,
+      value: Math.max(0, p.value),
+      pct: (Math.max(0, p.value) / total) * 100,
+      color: p.color ?? PIE_COLORS[k % PIE_COLORS.length],
+      other: false,
+    }))
+    .filter((s) => s.value > 0);
 }
 
 export interface Arc {

@@ -1,6 +1,6 @@
 // Keyboard shortcuts: 1-9 switch the focused file's views, "/" focuses its table search, Esc
 // closes one thing at a time (the shortcut list, else the search box it is in, else the selected
-// table row of the file in use with the Operators call stacks it shows), "?" lists the shortcuts.
+// table row of the file in use with the detail panel it shows), "?" lists the shortcuts.
 // Pure: which action a key press asks for; app.tsx carries it out.
 
 export type Shortcut =
@@ -21,7 +21,7 @@ export interface KeyPress {
 export const SHORTCUTS: { keys: string; what: string }[] = [
   { keys: '1 – 9', what: 'Switch the view of the file you are in (Overview, Operators, Kernels, Timeline)' },
   { keys: '/', what: 'Search the table of the view shown' },
-  { keys: 'Esc', what: 'Close this list, leave a search box, or deselect the table row (closing its call stacks)' },
+  { keys: 'Esc', what: 'Close this list, leave a search box, or deselect the table row (closing its details)' },
   { keys: '?', what: 'Show or hide this list' },
 ];
 

@@ -1,9 +1,10 @@
 import { useMemo, useState } from 'preact/hooks';
 import { DataTable } from '../components/data-table';
+import { DetailList, DetailPanel, rowFields, useSelectedRow } from '../components/detail-panel';
 import { PieChart } from '../components/pie-chart';
 import { useLinkedGroup, type TableViewProps } from '../components/use-linked-group';
 import { useQuery, type Ask } from '../components/use-query';
-import type { RowKey, SortState } from '../lib/data-table';
+import type { SortState, TableModel } from '../lib/data-table';
 import { knownSort, type TablePlace, type TableState } from '../lib/deep-link';
 import { csvStem } from '../lib/download';
 import {
@@ -13,30 +14,27 @@ import {
   operatorsModel,
   OP_GROUP_BYS,
   recordedStacks,
+  tcText,
+  type OperatorDetail,
   type OperatorTable,
   type OpGroupBy,
   type StackRow,
 } from '../lib/operators';
 import { clampTopN, DEFAULT_TOP_N, topSlices } from '../lib/pie';
-import { QueryStatus } from './view-status';
+import { QueryStatus, StepScope, useStepTable } from './view-status';
 
 // The Operators view: operators grouped by name (or name + input shape) with host and device
-// time, Tensor Core use, the call stacks of the selected group, and top-N pies of the durations.
-// Trace strings (names, shapes, frames) are rendered as text.
+// time and Tensor Core use, for the whole trace or one step; the selected row's detail (every
+// number, the kernels it launched, its call stacks); and top-N pies of the durations. Trace
+// strings (names, shapes, frames) are rendered as text.
 //
 // A deep link (`link`) sets the grouping, and the sorting, search and selected row of that
 // grouping's table, when the view mounts (the card mounts it afresh for a new link); `onPlace`
-// hears the same fields as they change, for the page's hash.
-export function OperatorsView({
-  ask,
-  fileName,
-  toolbar,
-  link,
-  onPlace,
-}: TableViewProps) {
-  const { groupBy, start, choose, report: reportAs } = useLinkedGroup(OP_GROUP_BYS, link, onPlace);
-  const state = useQuery(ask, { what: 'operators', groupBy });
-  const report = reportAs;
+// hears the same fields as they change, for the page's hash. A new step keeps the table as it is
+// (sorting, search, selection) and shows the old numbers, marked, until the new ones come.
+export function OperatorsView({ ask, fileName, toolbar, link, onPlace, step = null }: TableViewProps) {
+  const { groupBy, start, choose, report } = useLinkedGroup(OP_GROUP_BYS, link, onPlace);
+  const { shown, fresh, shownStep, status, pending } = useStepTable(ask, 'operators', groupBy, step);
   return (
     <section class="view" data-testid="operators-view" aria-label="Operators">
       <div class="view-toolbar">
@@ -51,11 +49,21 @@ export function OperatorsView({
             <option value="op+shape">Operator + input shape</option>
           </select>
         </label>
+        <StepScope stem="op" step={shownStep} pending={pending} what="the operators called" />
         {toolbar}
       </div>
-      <QueryStatus state={state} stem="op" what="operators" loading="Computing the operator table…" />
-      {state.status === 'ready' && state.data.table.groupBy === groupBy && (
-        <OperatorsBody key={groupBy} table={state.data.table} ask={ask} fileName={fileName} start={start} onState={report} />
+      {status}
+      {shown && (
+        <OperatorsBody
+          key={groupBy}
+          table={shown.data.table}
+          step={shownStep}
+          stale={!fresh}
+          ask={ask}
+          fileName={fileName}
+          start={start}
+          onState={report}
+        />
       )}
     </section>
   );
@@ -63,12 +71,18 @@ export function OperatorsView({
 
 function OperatorsBody({
   table,
+  step,
+  stale,
   ask,
   fileName,
   start,
   onState,
 }: {
   table: OperatorTable;
+  /** The step this table counts (null: all). */
+  step: string | null;
+  /** A table of another step is being computed: this one is shown meanwhile. */
+  stale: boolean;
   ask: Ask;
   fileName: string;
   /** A deep link's table state, applied when the table mounts. */
@@ -77,10 +91,9 @@ function OperatorsBody({
 }) {
   const model = useMemo(() => operatorsModel(table), [table]);
   const defaultSort: SortState = { column: table.showGpu ? 'device_self_us' : 'host_self_us', dir: 'desc' };
-  const index = useMemo(() => new Map(table.keys.map((k, i) => [k, i])), [table]);
-  const [selected, setSelected] = useState<RowKey | null>(null);
-  const row = selected == null ? null : index.get(String(selected)) ?? null;
+  const { row, selected, onSelect, box, close } = useSelectedRow(table.keys);
   const suffix = table.groupBy === 'op' ? 'operators' : 'operators-by-shape';
+  const stepSuffix = step == null ? '' : `-step-${step}`;
   return (
     <>
       {!table.showGpu && (
@@ -88,56 +101,110 @@ function OperatorsBody({
           This trace has no GPU work: only host times are shown.
         </p>
       )}
-      <DataTable
-        model={model}
-        stem="op"
-        label="Operators"
-        csvName={`${csvStem(fileName)}-${suffix}.csv`}
-        initialSort={knownSort(model, start?.sort, defaultSort)}
-        initialSearch={start?.q}
-        initialSelected={start?.row}
-        searchPlaceholder="Search operators"
-        emptyText="No operators in this trace."
-        onSelect={setSelected}
-        onState={(s) => onState(s, defaultSort)}
-      />
-      <StackPanel ask={ask} table={table} row={row} />
+      <div ref={box} class={stale ? 'stale' : undefined}>
+        <DataTable
+          model={model}
+          stem="op"
+          columnsKey={`op.${table.groupBy}`}
+          label="Operators"
+          csvName={`${csvStem(fileName)}-${suffix}${stepSuffix}.csv`}
+          initialSort={knownSort(model, start?.sort, defaultSort)}
+          initialSearch={start?.q}
+          initialSelected={start?.row}
+          searchPlaceholder="Search operators"
+          emptyText={step == null ? 'No operators in this trace.' : `No operator was called in step ${step}.`}
+          onSelect={onSelect}
+          onState={(s) => onState(s, defaultSort)}
+        />
+        <OperatorDetails
+          ask={ask}
+          table={table}
+          model={model}
+          row={row}
+          selected={selected}
+          step={step}
+          onClose={close}
+        />
+      </div>
       <OperatorPies table={table} />
     </>
   );
 }
 
-function StackPanel({ ask, table, row }: { ask: Ask; table: OperatorTable; row: number | null }) {
-  const has = row == null ? 0 : table.hasCallStack[row];
+/** The selected group's detail: every column, the kernels its calls launched, its call stacks. */
+function OperatorDetails({
+  ask,
+  table,
+  model,
+  row,
+  selected,
+  step,
+  onClose,
+}: {
+  ask: Ask;
+  table: OperatorTable;
+  model: TableModel;
+  row: number | null;
+  /** A row is selected (it may not be in this step's table). */
+  selected: boolean;
+  step: string | null;
+  onClose: () => void;
+}) {
+  const shape = row != null && table.groupBy === 'op+shape' ? table.inputShape[row] ?? '' : '';
   const q =
-    row != null && has !== 0
-      ? { what: 'operatorStacks' as const, groupBy: table.groupBy, name: table.name[row], inputShape: table.groupBy === 'op+shape' ? table.inputShape[row] ?? '' : '' }
-      : null;
+    row == null
+      ? null
+      : { what: 'operatorDetail' as const, groupBy: table.groupBy, name: table.name[row], inputShape: shape, ...(step == null ? {} : { step }) };
   const state = useQuery(ask, q);
+  if (row == null) {
+    return (
+      <p class="muted detail-hint" data-testid={selected ? 'op-detail-missing' : 'op-detail-hint'}>
+        {selected
+          ? `The selected operator was not called in step ${step}.`
+          : 'Select an operator to see all its numbers, the kernels it launched and where it was called from.'}
+      </p>
+    );
+  }
+  const has = table.hasCallStack[row];
+  const detail = state.status === 'ready' ? state.data.detail : null;
   return (
-    <aside class="op-stacks" data-testid="op-stacks" aria-label="Call stacks">
-      <h4>Call stacks</h4>
-      {row == null ? (
-        <p class="muted" data-testid="op-stacks-hint">
-          Select an operator to see where it was called from.
-        </p>
-      ) : (
+    <DetailPanel
+      stem="op"
+      label="Operator details"
+      name={
         <>
-          <p class="op-stacks-name" data-testid="op-stacks-name">
-            <code>{table.name[row]}</code>
-            {table.groupBy === 'op+shape' && table.inputShape[row] ? <span class="muted"> {table.inputShape[row]}</span> : null}
-          </p>
-          {has === 0 ? (
-            <NoStack />
-          ) : (
-            <>
-              <QueryStatus state={state} stem="op-stacks" what="call stacks" loading="Reading the call stacks…" />
-              {state.status === 'ready' && <Stacks rows={state.data.rows} />}
-            </>
-          )}
+          <code>{table.name[row]}</code>
+          {shape ? <span class="muted"> {shape}</span> : null}
         </>
-      )}
-    </aside>
+      }
+      fields={rowFields(model, row, ['name', 'input_shape'])}
+      onClose={onClose}
+    >
+      <QueryStatus state={state} stem="op-detail" what="operator's details" loading="Reading its kernels and call stacks…" />
+      {table.showGpu && detail && <LaunchedKernels detail={detail} />}
+      <aside class="op-stacks" data-testid="op-stacks" aria-label="Call stacks">
+        <h5>Call stacks</h5>
+        {has === 0 ? <NoStack /> : detail && <Stacks rows={detail.stacks} />}
+      </aside>
+    </DetailPanel>
+  );
+}
+
+function LaunchedKernels({ detail }: { detail: OperatorDetail }) {
+  const k = detail.kernels;
+  return (
+    <DetailList
+      testid="op-detail-kernels"
+      caption="Kernels it launched"
+      count={k.count}
+      empty="Its calls launched no kernel themselves (the operators they called may have)."
+      columns={[
+        { label: 'Kernel', text: (i) => k.name[i], title: (i) => k.name[i] },
+        { label: 'Calls', num: true, text: (i) => String(k.calls[i]) },
+        { label: 'Total (us)', num: true, text: (i) => formatUsCell(k.totalUs[i]) },
+        { label: 'Tensor Cores', text: (i) => tcText(k.tensorCores[i]) },
+      ]}
+    />
   );
 }
 
@@ -153,7 +220,7 @@ function Stacks({ rows }: { rows: StackRow[] }) {
   const stacks = recordedStacks(rows);
   if (!stacks.length) return <NoStack />;
   return (
-    <div class="op-stack-list">
+    <div class="op-stack-list detail-stacks">
       {stacks.map((s, k) => (
         <div class="op-stack" data-testid="op-stack" key={k}>
           <dl class="op-stack-nums">
@@ -165,16 +232,23 @@ function Stacks({ rows }: { rows: StackRow[] }) {
             <StackNum label="TC self" value={`${formatPctCell(s.tcSelfPct)} %`} id="tc-self" />
             <StackNum label="TC total" value={`${formatPctCell(s.tcTotalPct)} %`} id="tc-total" />
           </dl>
-          <ol class="op-frames" data-testid="op-stack-frames">
-            {s.frames.map((f, i) => (
-              <li key={i}>
-                <code>{f}</code>
-              </li>
-            ))}
-          </ol>
+          <Frames frames={s.frames} testid="op-stack-frames" />
         </div>
       ))}
     </div>
+  );
+}
+
+/** A call stack's frames, outermost first, as a numbered list. */
+export function Frames({ frames, testid }: { frames: string[]; testid: string }) {
+  return (
+    <ol class="op-frames" data-testid={testid}>
+      {frames.map((f, i) => (
+        <li key={i}>
+          <code>{f}</code>
+        </li>
+      ))}
+    </ol>
   );
 }
 

@@ -1,4 +1,5 @@
-import type { QueryState } from '../components/use-query';
+import { useQueryKeeping, type Ask, type QueryState } from '../components/use-query';
+import type { QueryOf } from '../worker/protocol';
 
 /** What a view shows while its query runs or after it failed; null once the answer is in. */
 export function QueryStatus({ state, stem, what, loading }: { state: QueryState<unknown>; stem: string; what: string; loading: string }) {
@@ -19,4 +20,52 @@ export function QueryStatus({ state, stem, what, loading }: { state: QueryState<
     );
   }
   return null;
+}
+
+/**
+ * Which step the table below covers: "All steps", or "Step 5 only" (`step` is the step of the
+ * table shown; while another is being computed, `pending` names it). `what` says what a step's
+ * table counts, for the hover text.
+ */
+export function StepScope({ stem, step, pending, what }: { stem: string; step: string | null; pending?: string | null; what: string }) {
+  const one = step != null;
+  return (
+    <span
+      class={one ? 'step-scope one' : 'step-scope'}
+      data-testid={`${stem}-step-scope`}
+      data-step={step ?? ''}
+      title={one ? `This table counts only ${what} in step ${step}.` : `This table counts ${what} in the whole trace, in every step and outside them.`}
+    >
+      {one ? `Step ${step} only` : 'All steps'}
+      {pending !== undefined && pending !== step && (
+        <span class="muted" data-testid={`${stem}-step-pending`}>
+          {' '}
+          → {pending == null ? 'all steps' : `step ${pending}`}…
+        </span>
+      )}
+    </span>
+  );
+}
+
+/**
+ * A view's table of one grouping, for the whole trace (step null) or one step: the answer shown
+ * (the last one of this grouping while a new step's is computed), whether it is the step asked
+ * for, and the step it counts. With the status line to show above it (`status`).
+ */
+export function useStepTable<W extends 'operators' | 'kernels'>(ask: Ask, what: W, groupBy: QueryOf<W>['groupBy'], step: string | null) {
+  const q = (step == null ? { what, groupBy } : { what, groupBy, step }) as QueryOf<W>;
+  // (Both questions have a grouping and a step; TypeScript cannot see it through the generic.)
+  const { state, shown, fresh } = useQueryKeeping(ask, q, (asked) => (asked as { groupBy: string }).groupBy === groupBy);
+  const shownStep = shown ? (shown.asked as { step?: string }).step ?? null : step;
+  const noun = what === 'operators' ? 'operator' : 'kernel';
+  const status =
+    !shown || state.status === 'loading' ? (
+      <QueryStatus
+        state={state}
+        stem={what === 'operators' ? 'op' : 'kernel'}
+        what={what}
+        loading={step == null ? `Computing the ${noun} table…` : `Computing the ${noun} table of step ${step}…`}
+      />
+    ) : null;
+  return { shown, fresh, shownStep, status, pending: fresh || !shown ? undefined : step };
 }

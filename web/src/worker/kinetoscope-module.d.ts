@@ -15,12 +15,22 @@ declare module '*/generated/kinetoscope_web.mjs' {
     gpuMetricsJson(tbPlugin: boolean): string;
     /** Steps, average, GPUs (with tensor_core_pct) and recommendations, as `kinetoscope overview --json`. */
     overviewJson(tbPlugin: boolean): string;
-    /** The operator table, as `kinetoscope operators --json --group-by op|op+shape`. */
-    operatorsJson(groupBy: string, tbPlugin: boolean): string;
+    /**
+     * The operator table, as `kinetoscope operators --json --group-by op|op+shape [--step step]`;
+     * step "": all steps. A step the trace lacks answers {"error": "no step …"}.
+     */
+    operatorsJson(groupBy: string, tbPlugin: boolean, step: string): string;
     /** One operator group split by call stack ("" input shape in "op" grouping). */
-    operatorStacksJson(groupBy: string, name: string, inputShape: string, tbPlugin: boolean): string;
-    /** The kernel table, as `kinetoscope kernels --json --group-by name|props`. */
-    kernelsJson(groupBy: string, tbPlugin: boolean): string;
+    operatorStacksJson(groupBy: string, name: string, inputShape: string, tbPlugin: boolean, step: string): string;
+    /** One operator group's kernels and call stacks, as `kinetoscope operators --detail NAME --json`. */
+    operatorDetailJson(groupBy: string, name: string, inputShape: string, tbPlugin: boolean, step: string): string;
+    /** The kernel table, as `kinetoscope kernels --json --group-by name|props [--step step]`. */
+    kernelsJson(groupBy: string, tbPlugin: boolean, step: string): string;
+    /**
+     * One kernel row's detail, as `kinetoscope kernels --detail NAME --json`: a "props" row is named
+     * by its operator and props = [grid x, y, z, block x, y, z, registers, shared memory].
+     */
+    kernelDetailJson(groupBy: string, name: string, operator: string, props: number[], tbPlugin: boolean, step: string): string;
     error(): string;
     /** One model table as columns (see docs/contracts.md): typed arrays, string ids index strings(). */
     columns(kind: string): Record<string, Float64Array | Int32Array | Uint32Array>;

@@ -6,8 +6,8 @@
 // A loaded file's wasm Session stays in the worker, keyed by the id of its load call, so the views
 // can ask it for more (`query`) until the page sends `close`. Query answers are columns (typed
 // arrays, transferred) and small objects, already checked against the shapes the views expect.
-import type { KernelGroupBy, KernelTable } from '../lib/kernels';
-import type { OperatorTable, OpGroupBy, StackRow } from '../lib/operators';
+import type { KernelDetail, KernelGroupBy, KernelTable } from '../lib/kernels';
+import type { OperatorDetail, OperatorTable, OpGroupBy } from '../lib/operators';
 import type { Overview } from '../lib/overview';
 import type { Summary } from '../lib/summary';
 
@@ -23,16 +23,29 @@ export interface WireError {
   message: string;
 }
 
-/** What a view can ask a loaded file's Session. */
+/**
+ * What a view can ask a loaded file's Session. `step`: the name of the step whose work to count
+ * (as the steps list it); absent: all steps. Details name a row of the table they belong to.
+ */
 export type Query =
-  | { what: 'operators'; groupBy: OpGroupBy }
-  | { what: 'operatorStacks'; groupBy: OpGroupBy; name: string; inputShape: string }
-  | { what: 'kernels'; groupBy: KernelGroupBy };
+  | { what: 'operators'; groupBy: OpGroupBy; step?: string }
+  | { what: 'operatorDetail'; groupBy: OpGroupBy; name: string; inputShape: string; step?: string }
+  | { what: 'kernels'; groupBy: KernelGroupBy; step?: string }
+  | {
+      what: 'kernelDetail';
+      groupBy: KernelGroupBy;
+      name: string;
+      /** "props" rows: the launching operator and [grid x, y, z, block x, y, z, registers, shared memory]. */
+      operator: string;
+      props: number[];
+      step?: string;
+    };
 
 export type QueryResult =
   | { what: 'operators'; table: OperatorTable }
-  | { what: 'operatorStacks'; rows: StackRow[] }
-  | { what: 'kernels'; table: KernelTable };
+  | { what: 'operatorDetail'; detail: OperatorDetail }
+  | { what: 'kernels'; table: KernelTable }
+  | { what: 'kernelDetail'; detail: KernelDetail };
 
 export type QueryWhat = Query['what'];
 export type QueryOf<W extends QueryWhat> = Extract<Query, { what: W }>;

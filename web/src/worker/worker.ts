@@ -10,8 +10,8 @@ import type { KinetoscopeModule, KinetoscopeSession } from '../generated/kinetos
 import wasmUrl from '../generated/kinetoscope_web.wasm?url';
 import { isGzip } from '../lib/gzip';
 import { Throttle } from '../lib/progress';
-import { parseKernels } from '../lib/kernels';
-import { parseOperators, parseOperatorStacks, transferables } from '../lib/operators';
+import { parseKernelDetail, parseKernels } from '../lib/kernels';
+import { parseOperatorDetail, parseOperators, transferables } from '../lib/operators';
 import { parseOverviewInfo, type GpuMetrics, type Overview, type StepBreakdown } from '../lib/overview';
 import type { Summary } from '../lib/summary';
 import { ChunkFeeder, InputError, LocalChunks, MAX_CHUNK, RemoteChunks, type ChunkSource } from './feeder';
@@ -127,7 +127,7 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
     }
     try {
       const result = answer(session, req.query);
-      post({ kind: 'answer', id: req.id, result }, 'table' in result ? transferables(result.table) : []);
+      post({ kind: 'answer', id: req.id, result }, transferables(result));
     } catch (e) {
       if (isTrap(e)) onTrap();
       post({ kind: 'error', id: req.id, error: toWireError(e) });
@@ -135,15 +135,21 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
   }
 });
 
-/** One query against a Session: the core writes a small JSON text, checked and made columns here. */
+/**
+ * One query against a Session: the core writes a small JSON text, checked and made columns here.
+ * A step the trace does not have comes back as the core's sentence (a CoreError).
+ */
 function answer(session: KinetoscopeSession, q: Query): QueryResult {
+  const step = q.step ?? '';
   switch (q.what) {
     case 'operators':
-      return { what: 'operators', table: parseOperators(session.operatorsJson(q.groupBy, false)) };
-    case 'operatorStacks':
-      return { what: 'operatorStacks', rows: parseOperatorStacks(session.operatorStacksJson(q.groupBy, q.name, q.inputShape, false)) };
+      return { what: 'operators', table: parseOperators(session.operatorsJson(q.groupBy, false, step)) };
+    case 'operatorDetail':
+      return { what: 'operatorDetail', detail: parseOperatorDetail(session.operatorDetailJson(q.groupBy, q.name, q.inputShape, false, step)) };
     case 'kernels':
-      return { what: 'kernels', table: parseKernels(session.kernelsJson(q.groupBy, false)) };
+      return { what: 'kernels', table: parseKernels(session.kernelsJson(q.groupBy, false, step)) };
+    case 'kernelDetail':
+      return { what: 'kernelDetail', detail: parseKernelDetail(session.kernelDetailJson(q.groupBy, q.name, q.operator, q.props, false, step)) };
   }
 }
 

@@ -1,0 +1,119 @@
+// What the detail panels of the Kernels and Operators views show, read off the page and held
+// equal to the native CLI's `kinetoscope kernels|operators --detail NAME --json` (same core).
+import assert from 'node:assert/strict';
+import { assertClose, cellNum, runCliJson } from './helpers.mjs';
+
+export const dims = (v) => (v ? `[${v.join(', ')}]` : '');
+/** Tensor Cores as the page shows them: "?" for unknown (null, from a core with three states). */
+export const tcText = (v) => (v == null ? '?' : v ? 'Yes' : 'No');
+/** A CSS attribute value in double quotes. */
+const quoted = (v) => v.replace(/["\\]/g, '\\$&');
+const frames = (stack) => stack.split(';').filter((f) => f.trim() !== '');
+
+/** The page's detail panel of the selected kernel row equals `kinetoscope kernels --detail`. */
+export async function checkKernelDetail(page, c, file, shownRow, cliRow, groupBy, step = null) {
+  const args = ['kernels', '--json', '--detail', cliRow.name, ...(step != null ? ['--step', step] : [])];
+  if (groupBy === 'props') {
+    const d = (v) => (v ?? [0, 0, 0]).join(',');
+    args.push('--group-by', 'props', '--operator', cliRow.operator, '--grid', d(cliRow.grid), '--block', d(cliRow.block));
+    args.push('--registers', String(cliRow.registers_per_thread), '--shared-memory', String(cliRow.shared_memory));
+  }
+  const want = runCliJson([...args, file]);
+  const label = `detail of ${cliRow.name.slice(0, 40)}${step != null ? ` in step ${step}` : ''}`;
+  await page.click(`${c} [data-testid=kernel-row][data-name="${quoted(shownRow.name)}"]`);
+  await page.waitForSelector(`${c} [data-testid=kernel-detail-operators], ${c} [data-testid=kernel-detail-operators-empty]`);
+  const panel = await page.$eval(`${c} [data-testid=kernel-detail]`, (el) => {
+    const rows = (id) => [...el.querySelectorAll(`[data-testid=${id}-row]`)].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent));
+    return {
+      name: el.querySelector('[data-testid=kernel-detail-name] code').textContent,
+      fields: Object.fromEntries([...el.querySelectorAll('[data-testid^=kernel-detail-field-]')].map((f) => [f.getAttribute('data-testid').slice(20), f.querySelector('dd').textContent])),
+      operators: rows('kernel-detail-operators'),
+      launches: rows('kernel-detail-launches'),
+      stacks: [...el.querySelectorAll('[data-testid=kernel-detail-stack]')].map((s) => ({
+        operator: s.querySelector('[data-testid=kernel-detail-stack-operator]').textContent,
+        calls: s.querySelector('[data-testid=kernel-detail-stack-calls]').textContent,
+        total: s.querySelector('[data-testid=kernel-detail-stack-total]').textContent,
+        frames: [...s.querySelectorAll('[data-testid=kernel-detail-stack-frames] li')].map((li) => li.textContent),
+      })),
+    };
+  });
+  // The full name, whatever the cell's width; every column's value, hidden ones too.
+  assert.equal(panel.name, cliRow.name, `${label}: name`);
+  assert.equal(cellNum(panel.fields.calls), cliRow.calls, `${label}: calls`);
+  assert.equal(panel.fields.tensor_cores, tcText(cliRow.tensor_cores), `${label}: tensor cores`);
+  for (const k of ['total_us', 'mean_us', 'min_us', 'max_us', 'blocks_per_sm', 'occupancy_pct']) {
+    if (k in panel.fields) assertClose(cellNum(panel.fields[k]), cliRow[k], `${label}: ${k}`);
+  }
+  assert.equal('mean_us' in panel.fields && 'max_us' in panel.fields, true, `${label}: every column is in the panel`);
+  if (groupBy === 'props') {
+    assert.equal(panel.fields.grid, dims(cliRow.grid), `${label}: grid`);
+    assert.equal(cellNum(panel.fields.registers_per_thread), cliRow.registers_per_thread, `${label}: registers`);
+  }
+  // The row's calls and time are those of the detail.
+  assert.equal(want.calls, cliRow.calls, `${label}: the CLI's detail covers the row`);
+  assert.deepEqual(
+    panel.operators.map(([op, calls]) => [op, cellNum(calls)]),
+    want.operators.map((o) => [o.name, o.calls]),
+    `${label}: launching operators`,
+  );
+  want.operators.forEach((o, k) => assertClose(cellNum(panel.operators[k][2]), o.total_us, `${label}: operator ${k} time`));
+  assert.deepEqual(
+    panel.launches.map((r) => [r[0], r[1], cellNum(r[2]), cellNum(r[3]), cellNum(r[6])]),
+    want.launches.map((l) => [dims(l.grid) || '—', dims(l.block) || '—', l.registers_per_thread, l.shared_memory, l.calls]),
+    `${label}: launch properties`,
+  );
+  want.launches.forEach((l, k) => assertClose(cellNum(panel.launches[k][7]), l.total_us, `${label}: launch ${k} time`));
+  assert.deepEqual(
+    panel.stacks.map((s) => [s.operator, cellNum(s.calls), s.frames]),
+    want.stacks.map((s) => [s.operator, s.calls, frames(s.call_stack)]),
+    `${label}: call stacks of the launching operators`,
+  );
+  want.stacks.forEach((s, k) => assertClose(cellNum(panel.stacks[k].total), s.total_us, `${label}: stack ${k} time`));
+  if (!want.stacks.length) await page.waitForSelector(`${c} [data-testid=kernel-detail-stacks-none]`);
+  return want;
+}
+
+
+/** The page's detail panel of the selected operator row equals `kinetoscope operators --detail`. */
+export async function checkOperatorDetail(page, c, file, shownRow, cliRow, groupBy, { showGpu, step = null } = {}) {
+  const args = ['operators', '--json', '--detail', cliRow.name, ...(step != null ? ['--step', step] : [])];
+  if (groupBy === 'op+shape') args.push('--group-by', 'op+shape', '--input-shape', cliRow.input_shape);
+  const want = runCliJson([...args, file]);
+  const label = `detail of ${cliRow.name.slice(0, 40)}${step != null ? ` in step ${step}` : ''}`;
+  await page.click(`${c} [data-testid=op-row][data-name="${quoted(shownRow.name)}"]`);
+  await page.waitForSelector(
+    `${c} [data-testid=op-detail-kernels], ${c} [data-testid=op-detail-kernels-empty], ${c} [data-testid=op-stack], ${c} [data-testid=op-stacks-none]`,
+  );
+  if (showGpu) await page.waitForSelector(`${c} [data-testid=op-detail-kernels], ${c} [data-testid=op-detail-kernels-empty]`);
+  if (want.stacks.some((s) => frames(s.call_stack).length)) await page.waitForSelector(`${c} [data-testid=op-stack]`);
+  const panel = await page.$eval(`${c} [data-testid=op-detail]`, (el) => ({
+    name: el.querySelector('[data-testid=op-detail-name]').textContent,
+    fields: Object.fromEntries([...el.querySelectorAll('[data-testid^=op-detail-field-]')].map((f) => [f.getAttribute('data-testid').slice(16), f.querySelector('dd').textContent])),
+    kernels: [...el.querySelectorAll('[data-testid=op-detail-kernels-row]')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+    stacks: [...el.querySelectorAll('[data-testid=op-stack]')].map((s) => ({
+      calls: s.querySelector('[data-testid=op-stack-calls]').textContent,
+      frames: [...s.querySelectorAll('[data-testid=op-stack-frames] li')].map((li) => li.textContent),
+    })),
+  }));
+  assert.equal(panel.name, groupBy === 'op+shape' ? `${cliRow.name} ${cliRow.input_shape}` : cliRow.name, `${label}: name`);
+  assert.equal(cellNum(panel.fields.calls), cliRow.calls, `${label}: calls`);
+  for (const k of ['host_self_us', 'host_total_us', 'device_self_us', 'device_total_us', 'tc_self_pct', 'tc_total_pct']) {
+    if (k in panel.fields) assertClose(cellNum(panel.fields[k]), cliRow[k], `${label}: ${k}`);
+  }
+  if (showGpu) {
+    assert.equal(panel.fields.tc_eligible, tcText(cliRow.tc_eligible), `${label}: Tensor Cores eligible`);
+    assert.deepEqual(
+      panel.kernels.map(([name, calls, , tc]) => [name, cellNum(calls), tc]),
+      want.kernels.map((k) => [k.name, k.calls, tcText(k.tensor_cores)]),
+      `${label}: kernels it launched`,
+    );
+    want.kernels.forEach((k, i) => assertClose(cellNum(panel.kernels[i][2]), k.total_us, `${label}: kernel ${i} time`));
+  }
+  const recorded = want.stacks.filter((s) => frames(s.call_stack).length);
+  assert.deepEqual(
+    panel.stacks.map((s) => [cellNum(s.calls), s.frames]),
+    recorded.map((s) => [s.calls, frames(s.call_stack)]),
+    `${label}: call stacks`,
+  );
+  return want;
+}
