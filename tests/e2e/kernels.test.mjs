@@ -6,9 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import {
-  assertClose,
   card,
-  cellNum,
   cliHas,
   columnIds,
   handMadeTrace,
@@ -24,24 +22,11 @@ import {
   withCheckedPage,
   openSite,
 } from './helpers.mjs';
-import { checkKernelDetail, dims, tcText } from './detail-checks.mjs';
+import { assertKernelRow as assertKernel, checkKernelDetail } from './view-checks.mjs';
 
 const resnet = path.join(sharedTraces, 'resnet50_num_workers_0', 'worker0.1623143089861.pt.trace.json.gz');
 
 const { server, browser, tmp } = await openSite({ tmp: true });
-
-const US = ['total_us', 'mean_us', 'min_us', 'max_us', 'occupancy_pct', 'blocks_per_sm', 'calls', 'registers_per_thread', 'shared_memory'];
-
-function assertKernel(shown, expected, label) {
-  assert.equal(shown.cells.name, expected.name, `${label}: name`);
-  if ('operator' in shown.cells) {
-    assert.equal(shown.cells.operator, expected.operator ?? '', `${label}: operator`);
-    assert.equal(shown.cells.grid, dims(expected.grid), `${label}: grid`);
-    assert.equal(shown.cells.block, dims(expected.block), `${label}: block`);
-  }
-  assert.equal(shown.cells.tensor_cores, tcText(expected.tensor_cores), `${label}: tensor cores`);
-  for (const k of US) if (k in shown.cells) assertClose(cellNum(shown.cells[k]), expected[k], `${label}: ${k}`);
-}
 
 async function checkKernels(page, name, file) {
   const c = card(name);

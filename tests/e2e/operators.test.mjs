@@ -25,24 +25,11 @@ import {
   withCheckedPage,
   openSite,
 } from './helpers.mjs';
-import { checkOperatorDetail } from './detail-checks.mjs';
+import { assertOperatorRow as assertRow, checkOperatorDetail, OP_NUM_COLS as NUM_COLS } from './view-checks.mjs';
 
 const resnet = path.join(sharedTraces, 'resnet50_num_workers_0', 'worker0.1623143089861.pt.trace.json.gz');
 
 const { server, browser } = await openSite();
-
-const NUM_COLS = ['calls', 'device_self_us', 'device_total_us', 'host_self_us', 'host_total_us', 'tc_self_pct', 'tc_total_pct'];
-const yesNo = (v) => (v == null ? '' : v ? 'Yes' : 'No');
-const opKey = (r, groupBy) => (groupBy === 'op+shape' ? `${r.name} ${r.input_shape ?? ''}` : r.name);
-
-/** A row as the page shows it equals the CLI's row (numbers to the two decimals shown). */
-function assertRow(shown, expected, groupBy, label) {
-  assert.equal(shown.name, opKey(expected, groupBy), `${label}: key`);
-  assert.equal(shown.cells.name, expected.name, `${label}: name`);
-  if (groupBy === 'op+shape') assert.equal(shown.cells.input_shape, expected.input_shape ?? '', `${label}: input shape`);
-  for (const k of NUM_COLS) if (k in shown.cells) assertClose(cellNum(shown.cells[k]), expected[k], `${label}: ${k}`);
-  if ('tc_eligible' in shown.cells) assert.equal(shown.cells.tc_eligible, yesNo(expected.tc_eligible), `${label}: tc_eligible`);
-}
 
 async function checkOperators(page, name, file) {
   const c = card(name);

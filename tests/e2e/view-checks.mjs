@@ -1,5 +1,6 @@
-// What the detail panels of the Kernels and Operators views show, read off the page and held
-// equal to the native CLI's `kinetoscope kernels|operators --detail NAME --json` (same core).
+// What the Operators and Kernels views show, read off the page and held equal to the native
+// CLI's rows (`kinetoscope operators|kernels --json`) and details (`--detail NAME --json`): the
+// same core, so equal to the two decimals shown.
 import assert from 'node:assert/strict';
 import { assertClose, cellNum, runCliJson } from './helpers.mjs';
 
@@ -9,6 +10,32 @@ export const tcText = (v) => (v == null ? '?' : v ? 'Yes' : 'No');
 /** A CSS attribute value in double quotes. */
 const quoted = (v) => v.replace(/["\\]/g, '\\$&');
 const frames = (stack) => stack.split(';').filter((f) => f.trim() !== '');
+
+export const OP_NUM_COLS = ['calls', 'device_self_us', 'device_total_us', 'host_self_us', 'host_total_us', 'tc_self_pct', 'tc_total_pct'];
+export const opKey = (r, groupBy) => (groupBy === 'op+shape' ? `${r.name} ${r.input_shape ?? ''}` : r.name);
+
+/** An operator row as the page shows it (tableRows) equals the CLI's row. */
+export function assertOperatorRow(shown, expected, groupBy, label) {
+  assert.equal(shown.name, opKey(expected, groupBy), `${label}: key`);
+  assert.equal(shown.cells.name, expected.name, `${label}: name`);
+  if (groupBy === 'op+shape') assert.equal(shown.cells.input_shape, expected.input_shape ?? '', `${label}: input shape`);
+  for (const k of OP_NUM_COLS) if (k in shown.cells) assertClose(cellNum(shown.cells[k]), expected[k], `${label}: ${k}`);
+  if ('tc_eligible' in shown.cells) assert.equal(shown.cells.tc_eligible, tcText(expected.tc_eligible), `${label}: tc_eligible`);
+}
+
+const KERNEL_NUM_COLS = ['total_us', 'mean_us', 'min_us', 'max_us', 'occupancy_pct', 'blocks_per_sm', 'calls', 'registers_per_thread', 'shared_memory'];
+
+/** A kernel row as the page shows it equals the CLI's row (the columns shown). */
+export function assertKernelRow(shown, expected, label) {
+  assert.equal(shown.cells.name, expected.name, `${label}: name`);
+  if ('operator' in shown.cells) {
+    assert.equal(shown.cells.operator, expected.operator ?? '', `${label}: operator`);
+    assert.equal(shown.cells.grid, dims(expected.grid), `${label}: grid`);
+    assert.equal(shown.cells.block, dims(expected.block), `${label}: block`);
+  }
+  assert.equal(shown.cells.tensor_cores, tcText(expected.tensor_cores), `${label}: tensor cores`);
+  for (const k of KERNEL_NUM_COLS) if (k in shown.cells) assertClose(cellNum(shown.cells[k]), expected[k], `${label}: ${k}`);
+}
 
 /** The page's detail panel of the selected kernel row equals `kinetoscope kernels --detail`. */
 export async function checkKernelDetail(page, c, file, shownRow, cliRow, groupBy, step = null) {
