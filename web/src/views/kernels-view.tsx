@@ -3,7 +3,7 @@ import { DataTable } from '../components/data-table';
 import { DetailList, DetailPanel, rowFields, useSelectedRow } from '../components/detail-panel';
 import { PieChart } from '../components/pie-chart';
 import { useLinkedGroup, type TableViewProps } from '../components/use-linked-group';
-import { useQuery, type Ask } from '../components/use-query';
+import { sameQuery, useQuery, type Ask } from '../components/use-query';
 import type { SortState, TableModel } from '../lib/data-table';
 import { knownSort, type TablePlace, type TableState } from '../lib/deep-link';
 import { csvStem } from '../lib/download';
@@ -182,6 +182,8 @@ function KernelDetails({
     );
   }
   const op = table.groupBy === 'props' ? table.operator[row] : null;
+  // Only the answer to this row and step: the last one may be another's for a render.
+  const detail = state.status === 'ready' && sameQuery(state.asked, q) ? state.data.detail : null;
   return (
     <DetailPanel
       stem="kernel"
@@ -195,8 +197,8 @@ function KernelDetails({
       fields={rowFields(model, row, ['name', 'operator'])}
       onClose={onClose}
     >
-      <QueryStatus state={state} stem="kernel-detail" what="kernel's details" loading="Reading its launches…" />
-      {state.status === 'ready' && <KernelLists detail={state.data.detail} />}
+      <QueryStatus state={detail || state.status === 'error' ? state : { status: 'loading' }} stem="kernel-detail" what="kernel's details" loading="Reading its launches…" />
+      {detail && <KernelLists detail={detail} />}
     </DetailPanel>
   );
 }

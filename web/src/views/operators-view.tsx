@@ -3,7 +3,7 @@ import { DataTable } from '../components/data-table';
 import { DetailList, DetailPanel, rowFields, useSelectedRow } from '../components/detail-panel';
 import { PieChart } from '../components/pie-chart';
 import { useLinkedGroup, type TableViewProps } from '../components/use-linked-group';
-import { useQuery, type Ask } from '../components/use-query';
+import { sameQuery, useQuery, type Ask } from '../components/use-query';
 import type { SortState, TableModel } from '../lib/data-table';
 import { knownSort, type TablePlace, type TableState } from '../lib/deep-link';
 import { csvStem } from '../lib/download';
@@ -166,7 +166,8 @@ function OperatorDetails({
     );
   }
   const has = table.hasCallStack[row];
-  const detail = state.status === 'ready' ? state.data.detail : null;
+  // Only the answer to this row and step: the last one may be another's for a render.
+  const detail = state.status === 'ready' && sameQuery(state.asked, q) ? state.data.detail : null;
   return (
     <DetailPanel
       stem="op"
@@ -180,7 +181,7 @@ function OperatorDetails({
       fields={rowFields(model, row, ['name', 'input_shape'])}
       onClose={onClose}
     >
-      <QueryStatus state={state} stem="op-detail" what="operator's details" loading="Reading its kernels and call stacks…" />
+      <QueryStatus state={detail || state.status === 'error' ? state : { status: 'loading' }} stem="op-detail" what="operator's details" loading="Reading its kernels and call stacks…" />
       {table.showGpu && detail && <LaunchedKernels detail={detail} />}
       <aside class="op-stacks" data-testid="op-stacks" aria-label="Call stacks">
         <h5>Call stacks</h5>
