@@ -5,7 +5,7 @@
 // operator and launch started inside a ProfilerStep and every kernel has its launch, the steps add
 // up to the whole table, row by row. tests/core/step_scope_test.cpp has the hand-made case.
 // usage: node tests/golden/step_tables_test.mjs build/native/kinetoscope
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { readBytes, repo, report, traceFiles } from './independent_count.mjs';
 
@@ -78,5 +78,17 @@ for (const file of files) {
     if (c.name !== c.props) diffs.push(`step ${step}: ${c.name} kernels by name but ${c.props} by properties`);
   }
   results.push({ name: `per-step tables of ${name} (${steps.length} step${steps.length === 1 ? '' : 's'}${covered ? ', adding up to the whole' : ''})`, diffs });
+}
+// A step the trace does not have: one sentence naming the steps on stderr, exit 1, nothing printed.
+{
+  const file = path.join(repo, 'web/public/samples/rank-0.json.gz');
+  const steps = run(['steps', file]).steps.map((s) => s.name);
+  const diffs = [];
+  for (const verb of ['operators', 'kernels']) {
+    const r = spawnSync(cli, [verb, '--step', 'no-such-step', '--json', file], { encoding: 'utf8' });
+    const want = `rank-0.json.gz: no step no-such-step (the steps are ${steps.join(', ')}).\n`;
+    if (r.status !== 1 || r.stdout !== '' || r.stderr !== want) diffs.push(`${verb}: exit ${r.status}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}`);
+  }
+  results.push({ name: 'an unknown --step is one sentence listing the steps, exit 1', diffs });
 }
 report(results);
