@@ -288,7 +288,7 @@ describe('column widths', () => {
       expect(w.reduce((a, x) => a + x, 0), what).toBe(box);
       expect(w[0], `${what}: the name's width`).toBeGreaterThanOrEqual(nameAtLeast);
       expect(Math.max(...w.slice(1)), `${what}: the name is the widest`).toBeLessThan(w[0]);
-      // And at the 1180 px viewport of the screenshots (~1020 px): still nothing off screen.
+      // And in a narrower view (~1020 px): still nothing off screen.
       expect(layoutWidths(shown, {}, 1020).reduce((a, x) => a + x, 0), what).toBe(1020);
     }
   });

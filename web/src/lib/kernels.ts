@@ -173,7 +173,7 @@ export function kernelColumns(t: KernelTable): Column[] {
     });
   }
   if (t.hasOccupancy) {
-    cols.push({ ...pctColumn('occupancy_pct', 'Mean est. achieved occupancy', t.occupancyPct, 88), header: 'Est. occupancy (%)', defaultHidden: props });
+    cols.push({ ...pctColumn('occupancy_pct', 'Mean est. achieved occupancy', t.occupancyPct, 96), header: 'Est. occupancy (%)', defaultHidden: props });
   }
   return cols;
 }

@@ -196,7 +196,7 @@ export const usColumn = (id: string, label: string, values: Float64Array, width 
   width,
 });
 
-export const pctColumn = (id: string, label: string, values: Float64Array, width = 76): Column => ({
+export const pctColumn = (id: string, label: string, values: Float64Array, width = 80): Column => ({
   id,
   label,
   type: 'number',

@@ -31,7 +31,7 @@ export function StepScope({ stem, step, pending, what }: { stem: string; step: s
   const one = step != null;
   return (
     <span
-      class={one ? 'step-scope one' : 'step-scope'}
+      class={one ? 'table-step one' : 'table-step'}
       data-testid={`${stem}-step-scope`}
       data-step={step ?? ''}
       title={one ? `This table counts only ${what} in step ${step}.` : `This table counts ${what} in the whole trace, in every step and outside them.`}
