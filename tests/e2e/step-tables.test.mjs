@@ -49,11 +49,15 @@ async function checkKernelsStep(page, c, file, step, group) {
   const rows = await tableRows(page, c, 'kernel');
   assert.ok(rows.length >= Math.min(10, want.rows.length), `step ${step}: rows rendered`);
   rows.forEach((r, k) => assertKernelRow(r, want.rows[k], `kernels ${group}, step ${step}, row ${k}`));
-  // The Tensor Core pie covers the step's kernels, and says so.
-  const calls = want.rows.reduce((a, r) => a + r.calls, 0).toLocaleString('en-US');
-  assert.equal(
-    (await page.textContent(`${c} [data-testid=kernel-pie-tc-scope]`)).split('.')[0],
-    step == null ? `Covers all ${calls} kernel calls in the trace (as tb_plugin's pie), whether an operator launched them or not` : `Covers the ${calls} kernel calls launched in step ${step}`,
+  // The Tensor Core pie covers the step's kernels, and says so (the core's sentence).
+  assert.equal(await page.textContent(`${c} [data-testid=kernel-pie-tc-scope]`), want.tensor_cores.scope);
+  assert.match(want.tensor_cores.scope, step == null ? /every kernel in the trace/ : new RegExp(`kernels step ${step} issued`));
+  const legend = await page.$$eval(`${c} [data-testid=kernel-pie-tc-legend] .pie-label`, (els) => els.map((e) => e.textContent));
+  const t = want.tensor_cores;
+  const term = t.term ?? 'Tensor Cores';
+  assert.deepEqual(
+    legend,
+    [[`Using ${term}`, t.tc_us], ['Unknown', t.unknown_us ?? 0], [`Not using ${term}`, t.total_us - t.tc_us - (t.unknown_us ?? 0)]].filter(([, v]) => v > 0).map(([l]) => l),
   );
   return want;
 }

@@ -44,7 +44,7 @@ describe('parseKernels', () => {
     expect(Number.isNaN(t.occupancyPct[1])).toBe(true);
     expect(Array.from(t.opTcEligible)).toEqual([TRI_NULL, TRI_NULL]);
     // A core without three states sends no unknown time: none.
-    expect(t.tensorCoreTime).toEqual({ tcUs: 123, unknownUs: 0, totalUs: 456 });
+    expect(t.tensorCoreTime).toEqual({ tcUs: 123, unknownUs: 0, totalUs: 456, term: 'Tensor Cores', scope: null });
     expect(Array.from(t.tensorCores)).toEqual([0, 0]);
     expect(t.tensorCoresRule).toEqual([null, null]);
   });
@@ -133,7 +133,7 @@ describe('Tensor Cores in three states', () => {
       { ...byName.rows[0], name: 'triton_poi_fused_add_0', tensor_cores: null, tensor_cores_rule: 'Triton kernel: its name does not tell' },
       { ...byName.rows[1], tensor_cores: false, tensor_cores_rule: 'no rule matched' },
     ],
-    tensor_cores: { tc_us: 60, unknown_us: 30, total_us: 100 },
+    tensor_cores: { tc_us: 60, unknown_us: 30, total_us: 100, term: 'Tensor Cores', scope: 'Share of the time of every kernel in the trace.' },
   };
 
   it('reads true / false / null and the rule, shown as Yes / No / ? with the rule on hover', () => {
@@ -145,7 +145,16 @@ describe('Tensor Cores in three states', () => {
     expect([0, 1, 2].map((i) => col.title!(i))).toEqual(['cuBLAS sm90_xmma_* (Hopper GEMM)', 'Triton kernel: its name does not tell', 'no rule matched']);
     // The CSV keeps its raw values: unknown is no value.
     expect(toCsv(m, allRows(3)).split('\r\n')[2].split(',')[2]).toBe('');
-    expect(t.tensorCoreTime).toEqual({ tcUs: 60, unknownUs: 30, totalUs: 100 });
+    expect(t.tensorCoreTime).toEqual({ tcUs: 60, unknownUs: 30, totalUs: 100, term: 'Tensor Cores', scope: 'Share of the time of every kernel in the trace.' });
+  });
+
+  it('says Matrix Cores on AMD, in the column, its hover text and the pie', () => {
+    const amd = { ...three, tensor_cores: { ...three.tensor_cores, term: 'Matrix Cores' } };
+    const t = parseKernels(JSON.stringify(amd));
+    const col = kernelColumns(t).find((c) => c.id === 'tensor_cores')!;
+    expect([headerLabel(col), col.header]).toEqual(['Matrix Cores used', 'Matrix Cores']);
+    expect(tensorCoreParts(t.tensorCoreTime!).map((p) => p.label)).toEqual(['Using Matrix Cores', 'Unknown', 'Not using Matrix Cores']);
+    expect(tcRuleText(0, null, 'Matrix Cores')).toBe('Does not use Matrix Cores');
   });
 
   it('says what a state means when the core names no rule', () => {

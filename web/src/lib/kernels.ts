@@ -38,9 +38,20 @@ export interface KernelTable {
   hasOccupancy: boolean;
   /**
    * Kernel time on Tensor Cores, of unknown use, and in all (of the step when the table is one
-   * step's); null when the trace has no kernels. unknownUs is 0 from a core without three states.
+   * step's); null when the trace has no kernels. From a core without three states: unknownUs 0,
+   * term "Tensor Cores", scope null.
    */
-  tensorCoreTime: { tcUs: number; unknownUs: number; totalUs: number } | null;
+  tensorCoreTime: TensorCoreTime | null;
+}
+
+export interface TensorCoreTime {
+  tcUs: number;
+  unknownUs: number;
+  totalUs: number;
+  /** "Tensor Cores", or "Matrix Cores" on AMD. */
+  term: string;
+  /** The core's sentence saying which kernels these figures cover. */
+  scope: string | null;
 }
 
 function dims(v: number[] | null): string | null {
@@ -106,7 +117,13 @@ export function parseKernels(json: string): KernelTable {
   const tc = root.field('tensor_cores');
   if (!tc.isNull()) {
     tc.object();
-    t.tensorCoreTime = { tcUs: tc.num('tc_us'), unknownUs: tc.has('unknown_us') ? tc.num('unknown_us') : 0, totalUs: tc.num('total_us') };
+    t.tensorCoreTime = {
+      tcUs: tc.num('tc_us'),
+      unknownUs: tc.has('unknown_us') ? tc.num('unknown_us') : 0,
+      totalUs: tc.num('total_us'),
+      term: (tc.has('term') ? tc.strOrNull('term') : null) || 'Tensor Cores',
+      scope: tc.has('scope') ? tc.strOrNull('scope') : null,
+    };
   }
   t.keys = uniqueKeys(Array.from({ length: n }, (_, i) => kernelKey(t, i)));
   return t;
@@ -132,9 +149,9 @@ export function dimsOf(text: string | null): number[] {
 }
 
 /** The hover text of a Tensor Core cell: the rule that decided it, or what the state means. */
-export function tcRuleText(tri: number, rule: string | null): string {
+export function tcRuleText(tri: number, rule: string | null, term = 'Tensor Cores'): string {
   if (rule) return rule;
-  return tri === TRI_NULL ? 'Unknown: the kernel name does not tell' : tri ? 'Uses Tensor Cores' : 'Does not use Tensor Cores';
+  return tri === TRI_NULL ? 'Unknown: the kernel name does not tell' : tri ? `Uses ${term}` : `Does not use ${term}`;
 }
 
 /**
@@ -147,6 +164,7 @@ export function tcRuleText(tri: number, rule: string | null): string {
  */
 export function kernelColumns(t: KernelTable): Column[] {
   const props = t.groupBy === 'props';
+  const term = t.tensorCoreTime?.term ?? 'Tensor Cores';
   const cols: Column[] = [{ id: 'name', label: 'Name', type: 'text', value: (i) => t.name[i], grow: 2, minWidth: 180 }];
   if (props) {
     cols.push(
@@ -159,7 +177,7 @@ export function kernelColumns(t: KernelTable): Column[] {
   }
   cols.push(
     numCol('calls', 'Calls', t.calls, 64),
-    tcColumn('tensor_cores', 'Tensor Cores used', 'Tensor Cores', t.tensorCores, (i) => tcRuleText(t.tensorCores[i], t.tensorCoresRule[i]), 72),
+    tcColumn('tensor_cores', `${term} used`, term, t.tensorCores, (i) => tcRuleText(t.tensorCores[i], t.tensorCoresRule[i], term), 72),
     usColumn('total_us', 'Total', t.totalUs, 96),
     { ...usColumn('mean_us', 'Mean', t.meanUs, 88), defaultHidden: props },
     { ...usColumn('min_us', 'Min', t.minUs, 80), defaultHidden: props },
@@ -183,14 +201,15 @@ export function kernelsModel(t: KernelTable): TableModel {
 }
 
 /** The Tensor Core pie: the time on Tensor Cores, of unknown use, and not on them (empty parts left out). */
-export function tensorCoreParts(tc: { tcUs: number; unknownUs: number; totalUs: number }): { label: string; value: number; color: string }[] {
+export function tensorCoreParts(tc: Pick<TensorCoreTime, 'tcUs' | 'unknownUs' | 'totalUs'> & { term?: string }): { label: string; value: number; color: string }[] {
+  const term = tc.term ?? 'Tensor Cores';
   const known = Math.max(0, tc.tcUs);
   const unknown = Math.max(0, tc.unknownUs);
   const not = Math.max(0, tc.totalUs - known - unknown);
   return [
-    { label: 'Using Tensor Cores', value: known, color: PIE_COLORS[4] },
+    { label: `Using ${term}`, value: known, color: PIE_COLORS[4] },
     { label: 'Unknown', value: unknown, color: PIE_COLORS[5] },
-    { label: 'Not using Tensor Cores', value: not, color: OTHER_COLOR },
+    { label: `Not using ${term}`, value: not, color: OTHER_COLOR },
   ].filter((p) => p.value > 0);
 }
 

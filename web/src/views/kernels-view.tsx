@@ -134,17 +134,22 @@ function KernelsBody({
           <div>
             <PieChart
               testid="kernel-pie-tc"
-              title="Kernel time using Tensor Cores"
+              title={`Kernel time using ${tc.term}`}
               slices={partSlices(tensorCoreParts(tc))}
               format={formatUsValue}
               emptyText="No kernel time recorded."
             />
             <p class="muted pie-scope" data-testid="kernel-pie-tc-scope">
-              {step == null
-                ? `Covers all ${formatCount(calls)} kernel calls in the trace (as tb_plugin's pie), whether an operator launched them or not.`
-                : `Covers the ${formatCount(calls)} kernel calls launched in step ${step}.`}
-              {tc.unknownUs > 0 && ' “Unknown”: kernels whose name does not tell (e.g. Triton kernels).'}
+              {tc.scope ??
+                (step == null
+                  ? `Covers all ${formatCount(calls)} kernel calls in the trace (as tb_plugin's pie), whether an operator launched them or not.`
+                  : `Covers the ${formatCount(calls)} kernel calls launched in step ${step}.`)}
             </p>
+            {tc.unknownUs > 0 && (
+              <p class="muted pie-scope" data-testid="kernel-pie-tc-unknown">
+                “Unknown”: kernels whose name does not tell (a Triton kernel, for one); see each row’s {tc.term} cell for the rule.
+              </p>
+            )}
           </div>
         </div>
       </div>
