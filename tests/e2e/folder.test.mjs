@@ -134,14 +134,14 @@ describe('a folder of runs', () => {
     await withCheckedPage(browser, server.url, async (page) => {
       await page.setInputFiles('[data-testid=folder-input]', sharedTraces);
       await page.waitForSelector('[data-testid=nav-trace]');
+      // The labels are what this test is about: stop the queued loads, then read the navigator.
+      await page.click('[data-testid=cancel]').catch(() => {});
       const labels = (await navRows(page)).filter((r) => r.kind === 'trace');
       const shown = {};
       for (const l of labels) (shown[l.run] ??= []).push(`${l.worker}/${l.span}`);
       for (const [run, profiles] of Object.entries(expectedRuns)) {
         assert.deepEqual((shown[run] ?? []).sort(), profiles, `run ${run}: workers/spans as tb_plugin lists them`);
       }
-      // Stop the queued loads: the labels are what this test is about.
-      await page.click('[data-testid=cancel]').catch(() => {});
     });
   });
 });

@@ -199,6 +199,8 @@ export async function settled(page, name, timeout = 60_000) {
  * worker, span, status, health, selected}.
  */
 export async function navRows(page) {
+  // Rows move while traces load (a trace's rank is known once it is read): read a settled list.
+  await page.waitForFunction(() => !/loading/.test(document.querySelector('[data-testid=nav-count]')?.textContent ?? 'loading'), null, { timeout: 240_000 });
   const total = await page.$eval('[data-testid=run-nav] .nav-rows', (el) => Number(el.dataset.rows));
   const rows = new Map();
   for (let index = 0; rows.size < total; ) {
