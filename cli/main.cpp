@@ -444,9 +444,7 @@ int run_trim(int argc, char** argv) {
     const ks::StepsResult steps = ks::find_steps(reader.model());
     const auto it = std::find_if(steps.steps.begin(), steps.steps.end(), [&](const ks::Step& s) { return s.name == step; });
     if (it == steps.steps.end()) {
-      std::fprintf(stderr, "%s: no step %s (steps:", base_name(path).c_str(), step.c_str());
-      for (const ks::Step& s : steps.steps) std::fprintf(stderr, " %s", s.name.c_str());
-      std::fprintf(stderr, ")\n");
+      std::fprintf(stderr, "%s: %s.\n", base_name(path).c_str(), ks::unknown_step_message(steps, step).c_str());
       return 1;
     }
     start_ns = it->start_ns;

@@ -6,6 +6,8 @@
 // up to the whole table, row by row. tests/core/step_scope_test.cpp has the hand-made case.
 // usage: node tests/golden/step_tables_test.mjs build/native/kinetoscope
 import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { readBytes, repo, report, traceFiles } from './independent_count.mjs';
 
@@ -84,11 +86,14 @@ for (const file of files) {
   const file = path.join(repo, 'web/public/samples/rank-0.json.gz');
   const steps = run(['steps', file]).steps.map((s) => s.name);
   const diffs = [];
-  for (const verb of ['operators', 'kernels']) {
-    const r = spawnSync(cli, [verb, '--step', 'no-such-step', '--json', file], { encoding: 'utf8' });
+  const out = path.join(os.tmpdir(), `ks-trim-unknown-step-${process.pid}.json`);
+  for (const verb of ['operators', 'kernels', 'trim']) {
+    const args = verb === 'trim' ? ['trim', '--step', 'no-such-step', '-o', out, file] : [verb, '--step', 'no-such-step', '--json', file];
+    const r = spawnSync(cli, args, { encoding: 'utf8' });
     const want = `rank-0.json.gz: no step no-such-step (the steps are ${steps.join(', ')}).\n`;
     if (r.status !== 1 || r.stdout !== '' || r.stderr !== want) diffs.push(`${verb}: exit ${r.status}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}`);
   }
-  results.push({ name: 'an unknown --step is one sentence listing the steps, exit 1', diffs });
+  if (fs.existsSync(out)) { diffs.push('trim wrote a file for an unknown step'); fs.rmSync(out); }
+  results.push({ name: 'an unknown --step is one sentence listing the steps, exit 1 (operators, kernels, trim)', diffs });
 }
 report(results);
