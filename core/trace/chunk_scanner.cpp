@@ -1,5 +1,7 @@
 #include "core/trace/chunk_scanner.h"
 
+#include <algorithm>
+
 #include <cstring>
 
 #if defined(__SSE2__)
@@ -147,8 +149,8 @@ bool ChunkScanner::scan_blocks(const char* buf, size_t limit, uint64_t base_offs
         if (depth_ == 0) {
           // Between elements only whitespace and one comma may stand (none before the first,
           // none before the closing bracket); anything else, e.g. a bare number, is counted.
-          int commas = 0;
-          bool junk = false;
+          int commas = gap_commas_;
+          bool junk = gap_junk_;
           for (size_t p = gap_start_; p < at; ++p) {
             const char g = buf[p];
             if (g == ',') ++commas;
@@ -156,7 +158,7 @@ bool ChunkScanner::scan_blocks(const char* buf, size_t limit, uint64_t base_offs
           }
           const bool closing = !open && buf[at] == ']';
           if (junk || commas != ((first_elem_ || closing) ? 0 : 1))
-            health.add(HealthReason::kJunkBetweenEvents, base_offset + gap_start_);
+            health.add(HealthReason::kJunkBetweenEvents, gap_folded_ ? gap_file_offset_ : base_offset + gap_start_);
           if (open) {
             elem_start_ = at;
             first_elem_ = false;
@@ -168,12 +170,12 @@ bool ChunkScanner::scan_blocks(const char* buf, size_t limit, uint64_t base_offs
             mode_ = root_ == RootKind::kObject ? Mode::kAfterValue : Mode::kDone;
             return true;
           } else {
-            gap_start_ = at + 1;  // a stray '}' (already counted as junk above)
+            new_gap(at + 1);  // a stray '}' (already counted as junk above)
           }
         } else if (open) {
           ++depth_;
         } else if (--depth_ == 0) {
-          gap_start_ = at + 1;
+          new_gap(at + 1);
           if (elem_is_object_) {
             events.push_back({elem_start_, at + 1});
           } else {
@@ -193,6 +195,20 @@ bool ChunkScanner::scan_blocks(const char* buf, size_t limit, uint64_t base_offs
       }
     }
     pos_ += 64;
+  }
+  // Every byte before pos_ is classified and none was a bracket: fold those of the gap (up to
+  // the data's end; the last block may run into the caller's padding) into the gap's counts so
+  // that the buffer can release them (keep_from() is gap_start_).
+  const size_t folded_end = std::min(pos_, limit);
+  if (mode_ == Mode::kEvents && depth_ == 0 && gap_start_ < folded_end) {
+    if (!gap_folded_) gap_file_offset_ = base_offset + gap_start_;
+    gap_folded_ = true;
+    for (size_t p = gap_start_; p < folded_end; ++p) {
+      const char g = buf[p];
+      if (g == ',') ++gap_commas_;
+      else if (!is_space(g)) gap_junk_ = true;
+    }
+    gap_start_ = folded_end;
   }
   return false;
 }
@@ -243,12 +259,22 @@ void ChunkScanner::scan(const char* buf, size_t size, bool final, uint64_t base_
           saw_trace_events_ = true;
           depth_ = 0;
           ++pos_;
-          gap_start_ = pos_;
+          new_gap(pos_);
           first_elem_ = true;
         } else if (static_cast<unsigned char>(c) == 0x1f && pos_ + 1 < size &&
                    static_cast<unsigned char>(buf[pos_ + 1]) == 0x8b) {
           fail("This file is gzip-compressed twice (or is a gzip of something else); "
                "decompress it once and open the .json inside.");
+        } else if ((static_cast<unsigned char>(c) == 0xFF || static_cast<unsigned char>(c) == 0xFE) &&
+                   pos_ + 1 < size &&
+                   (static_cast<unsigned char>(buf[pos_ + 1]) ^ static_cast<unsigned char>(c)) == 0x01) {
+          // FF FE or FE FF: a UTF-16 byte order mark (a trace saved by an editor or PowerShell).
+          fail("This file is UTF-16 text; traces are UTF-8: convert it (iconv -f UTF-16 -t UTF-8) and "
+               "open it again.");
+        } else if (c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n') {
+          // A JSON string, number or literal (or text that starts like one): not a trace, whatever follows.
+          fail("This file does not start with { or [, so it is not a trace (an object with "
+               "\"traceEvents\" or an array of events).");
         } else {
           fail("This file is not JSON, so it is not a PyTorch profiler trace.");
         }
@@ -289,7 +315,7 @@ void ChunkScanner::scan(const char* buf, size_t size, bool final, uint64_t base_
           mode_ = Mode::kEvents;
           depth_ = 0;
           ++pos_;
-          gap_start_ = pos_;
+          new_gap(pos_);
           first_elem_ = true;
         } else if (c == '{' || c == '[') {
           mode_ = Mode::kSkipComposite;

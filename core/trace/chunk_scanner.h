@@ -67,7 +67,20 @@ class ChunkScanner {
   bool in_string_ = false;
   bool escape_carry_ = false;
   size_t elem_start_ = 0;
-  size_t gap_start_ = 0;  // end of the previous element (or the array's '[')
+  size_t gap_start_ = 0;  // end of the previous element (or the array's '['), or where the
+                          // part of the gap not yet folded into the counts below begins
+  // The part of the gap between two elements already read and released (a long run of
+  // whitespace, e.g. a gzip bomb, must not stay in the buffer): its commas, whether it held
+  // anything else, and the file offset where the gap began.
+  int gap_commas_ = 0;
+  bool gap_junk_ = false;
+  bool gap_folded_ = false;
+  uint64_t gap_file_offset_ = 0;
+  void new_gap(size_t at) {
+    gap_start_ = at;
+    gap_commas_ = 0;
+    gap_junk_ = gap_folded_ = false;
+  }
   bool first_elem_ = true;
   bool elem_is_object_ = false;
   // member being read

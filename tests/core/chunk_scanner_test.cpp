@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@ struct Found {
   std::vector<std::string> members;  // "key=value"
   ks::TraceHealth health;
   bool failed = false, done = false;
+  size_t peak_buffer = 0;  // the most bytes the buffer held before the consumed ones were dropped
 };
 
 // Runs the scanner over `text` the way TraceReader does: growing buffer, chunks of `chunk`
@@ -33,6 +35,7 @@ Found scan(const std::string& text, size_t chunk) {
       f.members.push_back(buf.substr(m.key.begin, m.key.end - m.key.begin) + "=" +
                           buf.substr(m.value.begin, m.value.end - m.value.begin));
     buf.resize(size);
+    f.peak_buffer = std::max(f.peak_buffer, size);
     const size_t keep = s.keep_from();
     buf.erase(0, keep);
     base += keep;
@@ -113,4 +116,34 @@ TEST_CASE("a cut-off file leaves the scanner incomplete with the complete events
   const Found f = scan(R"({"traceEvents":[{"a":1},{"b":"}]})", 7);
   CHECK_FALSE(f.done);
   CHECK_FALSE(f.failed);
+}
+
+TEST_CASE("a long gap between events is released as it is read, and still checked", "[scanner]") {
+  // A gzip bomb's payload: megabytes of whitespace between two events. The buffer must not keep
+  // it (the reader's memory would grow with it), yet a bare number or a second comma inside it
+  // is still reported, at the offset where the gap began.
+  const std::string head = R"({"traceEvents":[{"a":1})";  // the gap begins at offset 23
+  const std::string mb(1 << 20, ' ');
+  const std::string tail = R"({"b":2}]})";
+  const std::vector<std::string> both = {R"({"a":1})", R"({"b":2})"};
+
+  const Found clean = scan(head + mb + "," + mb + tail, 4096);
+  CHECK(clean.events == both);
+  CHECK(clean.done);
+  CHECK(clean.health.get(ks::HealthReason::kJunkBetweenEvents).count == 0);
+  CHECK(clean.peak_buffer < 3 * 4096);
+
+  const Found number = scan(head + mb + ",7" + mb + tail, 4096);
+  CHECK(number.events == both);
+  CHECK(number.health.get(ks::HealthReason::kJunkBetweenEvents).count == 1);
+  CHECK(number.health.get(ks::HealthReason::kJunkBetweenEvents).sample_offset == 23);
+  CHECK(number.peak_buffer < 3 * 4096);
+
+  const Found commas = scan(head + "," + mb + "," + tail, 4096);
+  CHECK(commas.events == both);
+  CHECK(commas.health.get(ks::HealthReason::kJunkBetweenEvents).count == 1);
+  CHECK(commas.health.get(ks::HealthReason::kJunkBetweenEvents).sample_offset == 23);
+
+  const Found missing = scan(head + mb + tail, 4096);  // no comma at all
+  CHECK(missing.health.get(ks::HealthReason::kJunkBetweenEvents).count == 1);
 }
