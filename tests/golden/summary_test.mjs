@@ -68,7 +68,7 @@ for (const file of files) {
   const dataDir = path.join(repo, 'tests/data');
   const goldenDir = path.join(repo, 'tests/golden/summary');
   fs.mkdirSync(goldenDir, { recursive: true });
-  for (const name of fs.readdirSync(dataDir).filter((n) => !n.endsWith('.md')).sort()) {
+  for (const name of fs.readdirSync(dataDir, { withFileTypes: true }).filter((e) => e.isFile() && !e.name.endsWith('.md')).map((e) => e.name).sort()) {
     let out;
     try {
       out = run(cli, ['summary', '--json', path.join(dataDir, name)], { encoding: 'utf8' });
