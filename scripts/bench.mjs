@@ -29,7 +29,7 @@ const V8_STRING_CAP = 536870888;
 
 // ---------------------------------------------------------------- arguments
 const opts = { sizes: ['1G'], runs: 3, only: ['native', 'views', 'wasm', 'page', 'url', 'baseline', 'table'],
-  dir: '/tmp/kinetoscope-bench', tableSize: '150M' };
+  dir: '/tmp/kinetoscope-bench', tableSize: '150M', shape: 'modern' };
 {
   const a = process.argv.slice(2);
   for (let k = 0; k < a.length; k++) {
@@ -40,6 +40,7 @@ const opts = { sizes: ['1G'], runs: 3, only: ['native', 'views', 'wasm', 'page',
     else if (a[k] === '--only') opts.only = v().split(',');
     else if (a[k] === '--dir') opts.dir = v();
     else if (a[k] === '--table-size') opts.tableSize = v();
+    else if (a[k] === '--shape') opts.shape = v();  // modern (PyTorch 2.x, default) or resnet50
     else { console.error(`bench: unknown argument ${a[k]}`); process.exit(2); }
   }
 }
@@ -68,13 +69,13 @@ function run(cmd, args, extra = {}) {
 }
 
 // ---------------------------------------------------------------- traces
-// v2: copies renumber External ids and correlations (each copy's launches link to its own ops).
+// v3: copies renumber External ids, correlations, python ids and flow ids; the name says the shape.
 function ensureTrace(size, distinct = false) {
   fs.mkdirSync(opts.dir, { recursive: true });
-  const file = path.join(opts.dir, `trace-${size}${distinct ? '-distinct' : ''}.v2.json`);
+  const file = path.join(opts.dir, `trace-${size}-${opts.shape}${distinct ? '-distinct' : ''}.v3.json`);
   if (fs.existsSync(file)) { log(`reusing ${file}`); return file; }
   log(`generating ${file}`);
-  const r = spawnSync('node', [path.join(root, 'scripts', 'gen-trace.mjs'), '--size', size, '--out', file,
+  const r = spawnSync('node', [path.join(root, 'scripts', 'gen-trace.mjs'), '--size', size, '--shape', opts.shape, '--out', file,
     ...(distinct ? ['--distinct-ops'] : [])], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error(`gen-trace failed for ${size}`);
   return file;
@@ -460,21 +461,26 @@ async function main() {
     `${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, commit ${rev || '?'}, ` +
     `medians of ${opts.runs} run(s), load average at start ${loadAtStart}`);
   out.push('');
-  out.push('| trace | path | MB/s | time (s) | peak memory | events | note |');
-  out.push('|---|---|---:|---:|---|---:|---|');
+  out.push(`Trace shape: ${opts.shape} (scripts/gen-trace --shape ${opts.shape}).`);
+  out.push('');
+  out.push('| trace | path | MB/s | M events/s | time (s) | peak memory | events | note |');
+  out.push('|---|---|---:|---:|---:|---|---:|---|');
+  // JSON.parse counts no events: its rate uses the count the other paths read from the same file.
+  const eventsOf = (size) => rows.find((x) => x.size === size && Number.isFinite(x.events))?.events;
   for (const r of rows) {
     const label = LABEL[r.kind];
-    const sizeTxt = `${r.size} (${(r.bytes / 1e6).toFixed(0)} MB)`;
+    const sizeTxt = `${r.size} ${opts.shape} (${(r.bytes / 1e6).toFixed(0)} MB, ${Math.round(r.bytes / (eventsOf(r.size) || NaN)) || '?'} B/event)`;
     if (r.error && !r.ok) {
       const extra = r.kind === 'baseline' && r.bytes > V8_STRING_CAP ? ` (above V8's ${V8_STRING_CAP}-byte string cap)` : '';
-      out.push(`| ${sizeTxt} | ${label} | fails | – | ${Number.isFinite(r.failMem) ? fmtMB(r.failMem) : '–'} | – | ${r.error}${extra} |`);
+      out.push(`| ${sizeTxt} | ${label} | fails | – | – | ${Number.isFinite(r.failMem) ? fmtMB(r.failMem) : '–'} | – | ${r.error}${extra} |`);
       continue;
     }
     let mem = fmtMB(r.mem);
     if (r.kind === 'wasm') mem = `${fmtMB(r.mem)} wasm heap, ${fmtMB(r.mem2)} RSS`;
     else if (r.kind === 'native' || r.kind === 'views') mem = `${fmtMB(r.mem)} RSS`;
     else mem = `${fmtMB(r.mem)} renderer RSS`;
-    out.push(`| ${sizeTxt} | ${label} | ${r.mbps.toFixed(0)} | ${r.seconds.toFixed(2)} | ${mem} | ` +
+    const evs = Number.isFinite(r.events) ? r.events : eventsOf(r.size);
+    out.push(`| ${sizeTxt} | ${label} | ${r.mbps.toFixed(0)} | ${evs ? (evs / r.seconds / 1e6).toFixed(2) : '–'} | ${r.seconds.toFixed(2)} | ${mem} | ` +
       `${Number.isFinite(r.events) ? r.events : '–'} | ${r.error || ''} |`);
   }
   if (checks.length) { out.push(''); for (const c of checks) out.push(`- ${c}`); }

@@ -2,7 +2,7 @@
 // trace: copy k has every top-level "ts" shifted by k * (source span), every "ProfilerStep#N"
 // renumbered, so steps keep increasing and never overlap, and every External id and correlation
 // id moved past the previous copy's, so launches link to their own copy's operators and kernels.
-// Usage: node scripts/gen-trace.mjs --size 1G [--from TRACE] --out FILE [--gzip] [--distinct-ops]
+// Usage: node scripts/gen-trace.mjs --size 1G [--shape modern|resnet50 | --from TRACE] --out FILE [--gzip] [--distinct-ops]
 // --distinct-ops appends " ~k.i" to the cpu_op name of event i of copy k: every call is its own
 // operator, so the operator table grows with the file (sort and search benchmarks on 100k+ rows).
 //
@@ -21,7 +21,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 function usage(msg) {
   if (msg) console.error(`gen-trace: ${msg}`);
-  console.error('usage: scripts/gen-trace --size 1G [--from TRACE] --out FILE [--gzip] [--distinct-ops]');
+  console.error('usage: scripts/gen-trace --size 1G [--shape modern|resnet50 | --from TRACE] --out FILE [--gzip] [--distinct-ops]');
   process.exit(2);
 }
 
@@ -32,18 +32,22 @@ export function parseSize(s) {
   return Math.round(Number(m[1]) * mult);
 }
 
-function defaultSource() {
-  const dirs = [path.join(root, '..', 'shared', 'traces', 'resnet50_num_workers_0'),
-    path.join(root, 'tests', 'data')];
-  for (const dir of dirs) {
-    let files = [];
-    try { files = fs.readdirSync(dir); } catch { continue; }
-    const cands = files.filter((f) => /\.json(\.gz)?$/.test(f))
-      .map((f) => path.join(dir, f)).map((f) => ({ f, size: fs.statSync(f).size }))
-      .sort((a, b) => b.size - a.size);
-    if (cands.length) return cands[0].f;
-  }
-  throw new Error('no source trace: pass --from TRACE');
+// The trace each shape replicates. "modern" (the default): a PyTorch 2.x trace (ns timestamps
+// with fractional digits, ac2g and fwdbwd flows, instants, ~224 bytes per event), kept in
+// tests/data/sources so benchmarks run without ../shared. "resnet50": the 2021 ResNet-50 traces
+// (PyTorch 1.9, ~465 bytes per event), the shape of the first benchmark tables.
+export const SHAPES = {
+  modern: [path.join(root, '..', 'shared', 'traces', 'v100_ns_resolution_rank0.pt.trace.json.gz'),
+    path.join(root, 'tests', 'data', 'sources', 'v100_ns_resolution_rank0.pt.trace.json.gz')],
+  resnet50: [path.join(root, '..', 'shared', 'traces', 'resnet50_num_workers_0', 'worker0.1623143566756.pt.trace.json.gz')],
+};
+
+function defaultSource(shape) {
+  const found = (SHAPES[shape] ?? []).find((f) => fs.existsSync(f));
+  if (found) return found;
+  throw new Error(shape === 'resnet50'
+    ? 'the resnet50 shape needs ../shared/traces/resnet50_num_workers_0: pass --from TRACE instead'
+    : `unknown shape "${shape}" (modern or resnet50)`);
 }
 
 // --- a small string/escape-aware scanner over the source text --------------------------
@@ -108,7 +112,9 @@ function addShift(raw, shift) {
 }
 
 const STEP_RE = /ProfilerStep#(\d+)/;
-const ID_RE = /"(?:External id|external id|correlation)"\s*:\s*(\d+)/g;
+// Ids that link events within one copy: launches to operators and kernels, python frames to their
+// parents. Flow ids ("id" of ph s/t/f: ac2g launches, fwdbwd autograd links) are moved too.
+const ID_RE = /"(?:External id|external id|correlation|Python id|Python parent id)"\s*:\s*(\d+)/g;
 
 function buildTemplates(text, distinctOps = false) {
   const top = members(text, 0);
@@ -160,6 +166,12 @@ function buildTemplates(text, distinctOps = false) {
         cuts.push({ at, end: at + m[1].length, kind: 'id', raw: m[1], n });
         idMax = Math.max(idMax, n);
       }
+      const idM = ms.find((m) => m.key === 'id');
+      if (idM && phM && /^"[stf]"$/.test(raw.slice(phM.valStart, phM.valEnd)) && /^\d+$/.test(raw.slice(idM.valStart, idM.valEnd))) {
+        const n = Number(raw.slice(idM.valStart, idM.valEnd));
+        cuts.push({ at: idM.valStart, end: idM.valEnd, kind: 'id', raw: String(n), n });
+        idMax = Math.max(idMax, n);
+      }
       cuts.sort((a, b) => a.at - b.at);
       if (cuts.length) {
         ev.parts = []; ev.holes = [];
@@ -196,12 +208,13 @@ function render(ev, copy, shift, stepShift, idShift) {
 
 async function main() {
   const args = process.argv.slice(2);
-  let size = null, from = null, out = null, gzip = false, distinctOps = false;
+  let size = null, from = null, out = null, gzip = false, distinctOps = false, shape = 'modern';
   for (let k = 0; k < args.length; k++) {
     const a = args[k];
     const val = () => { if (k + 1 >= args.length) usage(`${a} needs a value`); return args[++k]; };
     if (a === '--size') size = parseSize(val());
     else if (a === '--from') from = val();
+    else if (a === '--shape') shape = val();
     else if (a === '--out') out = val();
     else if (a === '--gzip') gzip = true;
     else if (a === '--distinct-ops') distinctOps = true;
@@ -209,7 +222,7 @@ async function main() {
     else usage(`unknown argument ${a}`);
   }
   if (!size || !out) usage('--size and --out are required');
-  from ??= defaultSource();
+  from ??= defaultSource(shape);
 
   const t0 = Date.now();
   let buf = fs.readFileSync(from);
@@ -262,7 +275,7 @@ async function main() {
   await done;
   fs.renameSync(tmp, out);
   const secs = (Date.now() - t0) / 1000;
-  console.error(`gen-trace: ${out}: ${written} JSON bytes, ${events} events, ${copy + 1} copies ` +
+  console.error(`gen-trace: ${out}: ${written} JSON bytes, ${events} events (${(written / events).toFixed(0)} bytes/event), ${copy + 1} copies ` +
     `of ${path.basename(from)} (span ${tpl.span} us), ${secs.toFixed(1)} s`);
 }
 
