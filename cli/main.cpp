@@ -14,6 +14,7 @@
 #include "cli/file_source.h"
 #include "core/analysis/gpu_metrics.h"
 #include "core/analysis/kernels.h"
+#include "core/analysis/modules.h"
 #include "core/analysis/operators.h"
 #include "core/analysis/overview.h"
 #include "core/analysis/step_breakdown.h"
@@ -37,6 +38,7 @@ const char kUsage[] =
     "                           [--block X,Y,Z] [--registers N] [--shared-memory N]] [--json]\n"
     "                           [--step N] [--tb-plugin] TRACE...\n"
     "       kinetoscope trim (--step N | --from-us T --to-us T) [-o OUT] TRACE\n"
+    "       kinetoscope modules [--json|--csv] [--tb-plugin] TRACE...\n"
     "\n"
     "  summary   what each trace holds: schema, devices, distributed info, time span,\n"
     "            events per category and phase, and trace health (skipped/repaired events).\n"
@@ -75,9 +77,15 @@ const char kUsage[] =
     "            or [--from-us, --to-us] (absolute trace time): top-level members, metadata,\n"
     "            events overlapping the window, flows wholly inside it (to stdout or -o OUT).\n"
     "\n"
+    "  modules   the nn.Module hierarchy (python_function frames recorded with with_modules or\n"
+    "            with_stack) and PyTorch Lightning's [pl][module] modules: per module its\n"
+    "            occurrences, operators directly under it, host and device total/self time (us),\n"
+    "            summed over its calls; and how many backward passes fwdbwd flows put under a\n"
+    "            module's .backward node.\n"
+    "\n"
     "  --tb-plugin  link and count as tb_plugin does, quirks included, with its 2021 Tensor Core\n"
     "               list and its recommendation sentences (docs/compatibility.md).\n"
-    "  --csv        the operators/kernels table as CSV instead of text.\n"
+    "  --csv        the operators/kernels/modules table as CSV instead of text.\n"
     "\n"
     "TRACE is a PyTorch profiler trace (*.pt.trace.json or .json.gz; gzip is detected by content).\n";
 
@@ -473,6 +481,63 @@ int run_trim(int argc, char** argv) {
   return 0;
 }
 
+// modules: the Module view's tables (core/analysis/modules.h).
+int run_modules(int argc, char** argv) {
+  bool json = false, csv = false, tb = false;
+  std::vector<std::string> files;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--json") json = true;
+    else if (a == "--csv") csv = true;
+    else if (a == "--tb-plugin") tb = true;
+    else if (a.size() > 1 && a[0] == '-') {
+      std::fprintf(stderr, "kinetoscope modules: unknown option %s\n%s", a.c_str(), kUsage);
+      return 2;
+    } else files.push_back(a);
+  }
+  if (files.empty() || (json && csv)) {
+    std::fprintf(stderr, "kinetoscope modules: %s\n%s", files.empty() ? "no TRACE given" : "--json or --csv, not both", kUsage);
+    return 2;
+  }
+  int status = 0;
+  const int loaded = for_each_trace(files, [&](const std::string& name, const ks::TraceModel& m) {
+    const ks::ModuleView v = ks::module_view(m, {tb});
+    if (!v.error.empty()) {
+      std::fprintf(stderr, "%s: %s\n", name.c_str(), v.error.c_str());
+      status = 1;
+    }
+    if (json) {
+      std::printf("%s\n", ks::module_view_json(v, name).c_str());
+      return;
+    }
+    if (csv) {
+      std::fputs(ks::module_view_csv(v).c_str(), stdout);
+      return;
+    }
+    auto table = [&](const ks::ModuleTable& t, const char* what) {
+      std::printf("%s: %zu %s row%s (us)\n", name.c_str(), t.rows.size(), what, t.rows.size() == 1 ? "" : "s");
+      if (t.rows.empty()) return;
+      std::printf("  %8s %9s %14s %14s %14s %14s  %s\n", "calls", "operators", "host total", "host self", "device total",
+                  "device self", "module");
+      for (const ks::ModuleRow& r : t.rows)
+        std::printf("  %8llu %9llu %14.1f %14.1f %14.1f %14.1f  %*s%s\n", (unsigned long long)r.occurrences,
+                    (unsigned long long)r.operators, r.host_total_ns / 1e3, r.host_self_ns / 1e3, r.device_total_ns / 1e3,
+                    r.device_self_ns / 1e3, r.depth * 2, "", r.name.c_str());
+    };
+    if (!v.has_modules && !v.has_lightning) {
+      std::printf("%s: no module information (record with torch.profiler.profile(with_modules=True) or with_stack=True;\n"
+                  "  PyTorch Lightning's PyTorchProfiler adds [pl][module] ranges)\n", name.c_str());
+      return;
+    }
+    if (v.has_modules) table(v.modules, "module");
+    if (v.has_lightning) table(v.lightning, "Lightning module");
+    if (v.backward_flows)
+      std::printf("%s: %llu fwdbwd flows, %llu backward passes regrouped under modules\n", name.c_str(),
+                  (unsigned long long)v.backward_flows, (unsigned long long)v.backward_regrouped);
+  });
+  return loaded | status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -484,6 +549,7 @@ int main(int argc, char** argv) {
   if (!std::strcmp(argv[1], "steps") || !std::strcmp(argv[1], "gpus"))
     return run_step_views(argv[1], argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "trim")) return run_trim(argc - 2, argv + 2);
+  if (!std::strcmp(argv[1], "modules")) return run_modules(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "overview") || !std::strcmp(argv[1], "operators") || !std::strcmp(argv[1], "kernels"))
     return run_tree_views(argv[1], argc - 2, argv + 2);
   std::fprintf(stderr, "kinetoscope: unknown command %s\n%s", argv[1], kUsage);

@@ -33,7 +33,7 @@ NodeClass class_for(std::string_view name) {
 
 class Builder {
  public:
-  Builder(const TraceModel& m, const OpTreeOptions& o) : m_(m), tb_(o.tb_plugin) { t_.tb_plugin = tb_; }
+  Builder(const TraceModel& m, const OpTreeOptions& o) : m_(m), tb_(o.tb_plugin), pl_(o.lightning) { t_.tb_plugin = tb_; }
 
   OpTree build() {
     collect_nodes();
@@ -70,7 +70,7 @@ class Builder {
       const SliceRow& s = m_.cpu_ops[i].s;
       const std::string_view name = m_.strings.get(s.name);
       if (is_step_name(name)) add(s, EventKind::kCpuOp, i, NodeType::kProfilerStep, NodeClass::kProfilerStep, s.external_id);
-      else add(s, EventKind::kCpuOp, i, NodeType::kOperator, class_for(name), s.external_id);
+      else if (!add_lightning(s, EventKind::kCpuOp, i, name)) add(s, EventKind::kCpuOp, i, NodeType::kOperator, class_for(name), s.external_id);
     }
     auto annotations = [&](const ChunkedTable<CpuOpRow>& table, EventKind kind) {
       for (uint32_t i = 0; i < table.size(); ++i) {
@@ -80,6 +80,7 @@ class Builder {
           add(s, kind, i, NodeType::kProfilerStep, NodeClass::kProfilerStep, s.external_id);
           continue;
         }
+        if (!tb_ && kind == EventKind::kUserAnnotation && add_lightning(s, kind, i, name)) continue;
         // Ordinary record_function ranges are not in the tree.
         const NodeClass cls = class_for(name);
         if (cls != NodeClass::kPlain || is_communication_op(name))
@@ -93,7 +94,7 @@ class Builder {
       const PythonFunctionRow& r = m_.python_functions[i];
       if (m_.strings.get(r.s.cat) == "python") {
         add(r.s, EventKind::kPythonFunction, i, NodeType::kPython, class_for(m_.strings.get(r.s.name)), r.s.external_id);
-      } else if (r.python_module_id != kNoId) {
+      } else if (r.python_module_id != kNoId && !(pl_ && tb_)) {
         add(r.s, EventKind::kPythonFunction, i, NodeType::kModule, NodeClass::kModule, kNoId);
       }
     }
@@ -101,6 +102,15 @@ class Builder {
     std::stable_sort(cands_.begin(), cands_.end(), [&](const Candidate& a, const Candidate& b) {
       return t_.nodes[size_t(a.node)].start_ns < t_.nodes[size_t(b.node)].start_ns;
     });
+  }
+
+  // A Lightning range as its node (only when asked for): true if `name` was one.
+  bool add_lightning(const SliceRow& s, EventKind kind, uint32_t row, std::string_view name) {
+    if (!pl_) return false;
+    if (name.starts_with("[pl][module]")) add(s, kind, row, NodeType::kPlModule, NodeClass::kPlModule, s.external_id);
+    else if (name.starts_with("[pl][profile]")) add(s, kind, row, NodeType::kPlProfile, NodeClass::kPlProfile, s.external_id);
+    else return false;
+    return true;
   }
 
   // --- spec §5.1: one tree per thread ---------------------------------------------------------
@@ -431,7 +441,7 @@ class Builder {
           node.device_total_ns += child.device_total_ns;
           node.tc_total_ns += child.tc_total_ns;
           if (propagate) node.tc_eligible = tc_either(node.tc_eligible, child.tc_eligible);
-          if (node.cls == NodeClass::kModule && child.is_operator) node.device_self_ns += child.device_total_ns;
+          if ((node.cls == NodeClass::kModule || node.cls == NodeClass::kPlModule) && child.is_operator) node.device_self_ns += child.device_total_ns;
         }
         for (int32_t l = node.first_launch; l >= 0; l = t_.launches[size_t(l)].next) {
           const Launch& launch = t_.launches[size_t(l)];
@@ -457,6 +467,7 @@ class Builder {
 
   const TraceModel& m_;
   const bool tb_;
+  const bool pl_;
   OpTree t_;
   std::vector<Candidate> cands_;
   std::vector<Thread> threads_;
