@@ -71,6 +71,20 @@ void canon(const HNode& h, std::string& out) {
   out += ')';
 }
 
+// Default mode: a module called twice by its parent (one Linear applied twice) is one row, not
+// two identical ones (tb_plugin de-duplicates the top level only).
+void dedupe_children(HNode& h) {
+  std::vector<HNode> kept;
+  std::unordered_set<std::string> seen;
+  for (HNode& c : h.children) {
+    dedupe_children(c);
+    std::string k;
+    canon(c, k);
+    if (seen.insert(std::move(k)).second) kept.push_back(std::move(c));
+  }
+  h.children = std::move(kept);
+}
+
 std::vector<HNode> dedupe_and_sort(std::vector<HNode> roots) {
   std::vector<HNode> out;
   std::unordered_set<std::string> seen;
@@ -88,7 +102,7 @@ std::vector<HNode> dedupe_and_sort(std::vector<HNode> roots) {
 // From every leaf of the python call tree, walk up the `Python parent id` chain; each module frame
 // met becomes the parent of the module met before it. A walk stops where an earlier walk went
 // with the same module in hand.
-std::vector<HNode> python_hierarchy(const TraceModel& m) {
+std::vector<HNode> python_hierarchy(const TraceModel& m, bool tb_plugin) {
   struct Ev {
     uint32_t row;
     int64_t id, parent;
@@ -171,6 +185,8 @@ std::vector<HNode> python_hierarchy(const TraceModel& m) {
   };
   std::vector<HNode> out;
   for (int64_t r : roots) out.push_back(build(build, r));
+  if (!tb_plugin)
+    for (HNode& h : out) dedupe_children(h);
   return dedupe_and_sort(std::move(out));
 }
 
@@ -224,12 +240,15 @@ struct Agg {
 using AggKey = std::pair<std::string, int64_t>;
 
 // Module (or PL module) nodes of the trees, reached through step, module, plain operator,
-// optimizer, PL module and DataLoader nodes only, aggregated by (name, module id).
+// optimizer, PL module and DataLoader nodes only, aggregated by (name, module id). PL profile
+// ranges (`[pl][profile]...training_step`) are passed through as well: Lightning runs the model
+// inside them, so without it no Lightning module would be found.
 std::map<AggKey, Agg> aggregate(const OpTree& t, const TraceModel& m, NodeClass want) {
   std::map<AggKey, Agg> out;
   auto passes = [](NodeClass c) {
     return c == NodeClass::kProfilerStep || c == NodeClass::kModule || c == NodeClass::kPlain ||
-           c == NodeClass::kOptimizer || c == NodeClass::kPlModule || c == NodeClass::kDataLoader;
+           c == NodeClass::kOptimizer || c == NodeClass::kPlModule || c == NodeClass::kDataLoader ||
+           c == NodeClass::kPlProfile;
   };
   std::vector<int32_t> stack;
   for (int32_t root : t.roots) {
@@ -328,6 +347,7 @@ class TreeBuilder {
   }
 
   void build(ModuleView& v) {
+    if (!v.has_modules && !v.has_lightning) return;  // nothing for the view to draw
     copy_trees();
     regroup_backward(v);
     for (size_t k = 0; k < roots_.size(); ++k) {
@@ -526,6 +546,19 @@ class TreeBuilder {
     // Step 6: into the main thread's tree.
     for (int32_t b : top) insert(roots_[size_t(main_)], b);
     for (int32_t b : top) v.backward_regrouped += count_regrouped(b);
+    for (int32_t b : top) charge(b, v.modules);
+  }
+
+  // Each .backward node that received work adds its time to its module's row.
+  void charge(int32_t b, ModuleTable& t) const {
+    const MNode& x = n_[size_t(b)];
+    if (x.kids.empty()) return;
+    if (x.row >= 0 && size_t(x.row) < t.rows.size()) {
+      t.rows[size_t(x.row)].backward_host_ns += x.host_total;
+      t.rows[size_t(x.row)].backward_device_ns += x.device_total;
+    }
+    for (int32_t c : x.kids)
+      if (n_[size_t(c)].kind == ViewNodeKind::kBackward) charge(c, t);
   }
 
   uint64_t count_regrouped(int32_t b) const {
@@ -685,6 +718,8 @@ void write_rows(JsonWriter& w, const ModuleTable& t) {
     w.key("host_self_us").value(double(r.host_self_ns) / 1e3);
     w.key("device_total_us").value(double(r.device_total_ns) / 1e3);
     w.key("device_self_us").value(double(r.device_self_ns) / 1e3);
+    w.key("backward_host_us").value(double(r.backward_host_ns) / 1e3);
+    w.key("backward_device_us").value(double(r.backward_device_ns) / 1e3);
     w.key("in_trees").value(r.in_trees);
     w.end_object();
   }
@@ -695,7 +730,8 @@ void csv_rows(CsvWriter& c, const ModuleTable& t, const char* table) {
   for (const ModuleRow& r : t.rows) {
     c.field(table).field(r.name).field(r.path).field(r.module_id).field(int64_t(r.depth)).field(r.occurrences).field(r.operators);
     c.field(double(r.host_total_ns) / 1e3).field(double(r.host_self_ns) / 1e3);
-    c.field(double(r.device_total_ns) / 1e3).field(double(r.device_self_ns) / 1e3).end_row();
+    c.field(double(r.device_total_ns) / 1e3).field(double(r.device_self_ns) / 1e3);
+    c.field(double(r.backward_host_ns) / 1e3).field(double(r.backward_device_ns) / 1e3).end_row();
   }
 }
 
@@ -740,7 +776,7 @@ ModuleView module_view(const TraceModel& m, const ModuleOptions& options) {
   const OpTree tree = build_op_tree(m, plain);
   if (!tb_lightning) {
     const std::map<AggKey, Agg> aggs = aggregate(tree, m, NodeClass::kModule);
-    const std::vector<HNode> roots = python_hierarchy(m);
+    const std::vector<HNode> roots = python_hierarchy(m, tb);
     // tb_plugin offers the view only when the trees hold module frames and a hierarchy was built.
     if (!aggs.empty() && !roots.empty()) {
       v.has_modules = true;
@@ -798,7 +834,8 @@ std::string module_view_json(const ModuleView& v, const std::string& file) {
 std::string module_view_csv(const ModuleView& v) {
   CsvWriter c;
   c.field("table").field("name").field("path").field("id").field("depth").field("occurrences").field("operators");
-  c.field("host_total_us").field("host_self_us").field("device_total_us").field("device_self_us").end_row();
+  c.field("host_total_us").field("host_self_us").field("device_total_us").field("device_self_us");
+  c.field("backward_host_us").field("backward_device_us").end_row();
   csv_rows(c, v.modules, "modules");
   csv_rows(c, v.lightning, "lightning");
   return c.take();

@@ -31,6 +31,9 @@ struct ModuleRow {
   uint64_t occurrences = 0;
   uint64_t operators = 0;  // Σ over the calls of the operators directly under the module
   int64_t host_total_ns = 0, host_self_ns = 0, device_total_ns = 0, device_self_ns = 0;
+  // Beyond tb_plugin: the backward passes §5.4 put under this module's `.backward` nodes (host
+  // span and device time of those nodes, summed; 0 without fwdbwd flows).
+  int64_t backward_host_ns = 0, backward_device_ns = 0;
 };
 
 struct ModuleTable {

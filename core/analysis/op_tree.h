@@ -79,13 +79,6 @@ struct OpTree {
   std::vector<DeviceRef> unlaunched;   // device work of no launch, in time order
   LinkStats stats;
   bool tb_plugin = false;
-  // PyTorch Lightning's ranges become nodes of their own (spec §3): `[pl][module]<type>: <name>`
-  // a PL module, `[pl][profile]<action>` a PL profile range. Only the Module view's Lightning
-  // table asks for it; off, the trees are exactly what the other views always had. tb_plugin (its
-  // "Lightning mode", Framework "pytorch-lightning") reads them from cpu_op ranges only and drops
-  // python_function module frames; otherwise user_annotation ranges count too (record_function
-  // writes them there since PyTorch 1.9).
-  bool lightning = false;
 };
 
 OpTree build_op_tree(const TraceModel& m, const OpTreeOptions& options = {});

@@ -1,0 +1,237 @@
+// The Module view on hand-made traces (tests/data/README.md has the arithmetic): the hierarchy
+// and its numbers, Lightning's modules, and the backward passes regrouped under modules (§5.4).
+// tb_plugin's own numbers are checked in tests/golden/modules_test.mjs.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "core/analysis/modules.h"
+#include "test_util.h"
+
+namespace {
+
+struct Loaded {
+  ks::TraceReader reader;
+  explicit Loaded(const char* fixture) {
+    kstest::feed_all(reader, kstest::read_fixture(fixture), 7);
+    REQUIRE(reader.error().empty());
+  }
+  const ks::TraceModel& m() const { return reader.model(); }
+};
+
+constexpr int64_t us = 1000;
+
+const ks::ModuleRow& row(const ks::ModuleTable& t, const std::string& path) {
+  for (const ks::ModuleRow& r : t.rows)
+    if (r.path == path) return r;
+  FAIL("no row " << path);
+  return t.rows.front();
+}
+
+const ks::ViewNode* node(const ks::ThreadTree& t, const std::string& name, int64_t start_us) {
+  for (const ks::ViewNode& n : t.nodes)
+    if (n.name == name && n.start_ns - 1700000000000000 * us == start_us * us) return &n;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("modules-fwdbwd: hierarchy, numbers per module, summed over its calls", "[modules]") {
+  Loaded l("modules-fwdbwd.json");
+  const ks::ModuleView v = ks::module_view(l.m());
+  REQUIRE(v.has_modules);
+  CHECK_FALSE(v.has_lightning);
+  CHECK(v.error.empty());
+  const auto& t = v.modules;
+  REQUIRE(t.rows.size() == 5);
+  // Pre-order; the Linear that Block calls twice is one row (tb_plugin: two identical rows).
+  CHECK(t.rows[0].path == "Net");
+  CHECK(t.rows[1].path == "Net/Block");
+  CHECK(t.rows[2].path == "Net/Block/Linear");
+  CHECK(t.rows[3].path == "Net/ReLU");
+  CHECK(t.rows[4].path == "Net/Linear");
+  CHECK(t.rows[2].parent == 1);
+  CHECK(t.rows[2].depth == 2);
+  CHECK(t.rows[2].module_id == 12);
+  CHECK(t.rows[4].module_id == 15);
+  CHECK(t.rows[2].key != t.rows[4].key);
+
+  // Net [10,110) per step: 100 - Block 50 - ReLU 10 - Linear 30 = self 10; device 10+10+4+20 = 44,
+  // none of it directly under Net (no operator child). Two steps.
+  const auto& net = row(t, "Net");
+  CHECK(net.occurrences == 2);
+  CHECK(net.operators == 0);
+  CHECK(net.host_total_ns == 200 * us);
+  CHECK(net.host_self_ns == 20 * us);
+  CHECK(net.device_total_ns == 88 * us);
+  CHECK(net.device_self_ns == 0);
+  // Block [12,62): 50 - 2 x Linear 20 = 10.
+  const auto& block = row(t, "Net/Block");
+  CHECK(block.occurrences == 2);
+  CHECK(block.host_total_ns == 100 * us);
+  CHECK(block.host_self_ns == 20 * us);
+  CHECK(block.device_total_ns == 40 * us);
+  CHECK(block.device_self_ns == 0);
+  // Linear id 12, called twice per step: 20 - aten::linear 18 = 2 each; its aten::linear launched
+  // (through aten::addmm) a 10 us kernel, which is device self of the module (direct operator child).
+  const auto& lin12 = row(t, "Net/Block/Linear");
+  CHECK(lin12.occurrences == 4);
+  CHECK(lin12.operators == 4);
+  CHECK(lin12.host_total_ns == 80 * us);
+  CHECK(lin12.host_self_ns == 8 * us);
+  CHECK(lin12.device_total_ns == 40 * us);
+  CHECK(lin12.device_self_ns == 40 * us);
+  const auto& relu = row(t, "Net/ReLU");
+  CHECK(relu.occurrences == 2);
+  CHECK(relu.operators == 2);
+  CHECK(relu.host_total_ns == 20 * us);
+  CHECK(relu.host_self_ns == 4 * us);
+  CHECK(relu.device_total_ns == 8 * us);
+  CHECK(relu.device_self_ns == 8 * us);
+  const auto& lin15 = row(t, "Net/Linear");
+  CHECK(lin15.occurrences == 2);
+  CHECK(lin15.host_total_ns == 60 * us);
+  CHECK(lin15.host_self_ns == 4 * us);
+  CHECK(lin15.device_total_ns == 40 * us);
+  CHECK(lin15.device_self_ns == 40 * us);
+}
+
+TEST_CASE("modules-fwdbwd: backward passes regrouped under <module>.backward (§5.4)", "[modules]") {
+  Loaded l("modules-fwdbwd.json");
+  const ks::ModuleView v = ks::module_view(l.m());
+  CHECK(v.backward_flows == 8);
+  // Per step: Linear15's AddmmBackward0 + the AccumulateGrad after it, ReLU's, the second
+  // Linear12 call's, the first call's + its AccumulateGrad = 6.
+  CHECK(v.backward_regrouped == 12);
+  // The autograd thread lost all its ranges to the main thread: only the main thread is left.
+  REQUIRE(v.threads.size() == 1);
+  const ks::ThreadTree& main = v.threads[0];
+  CHECK(main.tid == "100");
+  CHECK(main.main);
+
+  // Net.backward [150,248): Linear15.backward [150,186) + ReLU.backward [190,200) + Block.backward
+  // [202,248); self 98 - 36 - 10 - 46 = 6; device 16 + 3 + 8 + 8 = 35. Under ProfilerStep#1.
+  const ks::ViewNode* nb = node(main, "nn.Module: Net.backward", 150);
+  REQUIRE(nb);
+  CHECK(nb->kind == ks::ViewNodeKind::kBackward);
+  CHECK(nb->end_ns - nb->start_ns == 98 * us);
+  CHECK(nb->host_self_ns == 6 * us);
+  CHECK(nb->device_total_ns == 35 * us);
+  CHECK(main.nodes[size_t(nb->parent)].name == "ProfilerStep#1");
+  CHECK(nb->row == 0);
+  const ks::ViewNode* l15 = node(main, "nn.Module: Linear.backward", 150);
+  REQUIRE(l15);
+  CHECK(l15->end_ns - l15->start_ns == 36 * us);  // up to the AccumulateGrad that joined its group
+  CHECK(l15->host_self_ns == 2 * us);
+  CHECK(l15->device_total_ns == 16 * us);
+  CHECK(l15->row == 4);
+  // Block.backward [202,248): the second call's pass [202,222) then the first call's [224,248).
+  const ks::ViewNode* bb = node(main, "nn.Module: Block.backward", 202);
+  REQUIRE(bb);
+  CHECK(bb->end_ns - bb->start_ns == 46 * us);
+  CHECK(bb->host_self_ns == 2 * us);
+  CHECK(bb->device_total_ns == 16 * us);
+  const ks::ViewNode* first = node(main, "nn.Module: Linear.backward", 224);
+  REQUIRE(first);
+  CHECK(first->end_ns - first->start_ns == 24 * us);
+  CHECK(first->row == 2);
+  CHECK(main.nodes[size_t(first->parent)].name == "nn.Module: Block.backward");
+
+  // The table's backward columns: Net 2 x 98 us host, 2 x 35 us device; Linear12 2 x (20 + 24).
+  CHECK(row(v.modules, "Net").backward_host_ns == 196 * us);
+  CHECK(row(v.modules, "Net").backward_device_ns == 70 * us);
+  CHECK(row(v.modules, "Net/Block/Linear").backward_host_ns == 88 * us);
+  CHECK(row(v.modules, "Net/Block/Linear").backward_device_ns == 32 * us);
+  CHECK(row(v.modules, "Net/ReLU").backward_device_ns == 6 * us);
+}
+
+TEST_CASE("modules-fwdbwd in tb_plugin mode: Block's two Linear calls are two rows", "[modules]") {
+  Loaded l("modules-fwdbwd.json");
+  const ks::ModuleView v = ks::module_view(l.m(), {true});
+  REQUIRE(v.modules.rows.size() == 6);
+  CHECK(v.modules.rows[2].path == "Net/Block/Linear");
+  CHECK(v.modules.rows[3].path == "Net/Block/Linear");
+  CHECK(v.modules.rows[2].key != v.modules.rows[3].key);
+  // Both show the module's sums (aggregated by name and id, not by place).
+  CHECK(v.modules.rows[3].occurrences == 4);
+  CHECK(v.modules.rows[3].host_total_ns == 80 * us);
+}
+
+TEST_CASE("lightning-modules: [pl][module] ranges, hierarchy from dotted names", "[modules]") {
+  Loaded l("lightning-modules.json");
+  const ks::ModuleView v = ks::module_view(l.m());
+  CHECK_FALSE(v.has_modules);
+  REQUIRE(v.has_lightning);
+  const auto& t = v.lightning;
+  REQUIRE(t.rows.size() == 4);
+  CHECK(t.rows[0].name == "torch.nn.modules.container.Sequential: layer");
+  CHECK(t.rows[1].name == "torch.nn.modules.linear.Linear: layer.0");
+  CHECK(t.rows[2].name == "torch.nn.modules.activation.ReLU: layer.1");
+  CHECK(t.rows[3].name == "torch.nn.modules.linear.Linear: layer.2");
+  CHECK(t.rows[1].parent == 0);
+  // layer [5,65) x 2: 60 - 20 - 8 - 20 = 12 self; device 6 + 5 = 11, none directly under it.
+  CHECK(t.rows[0].occurrences == 2);
+  CHECK(t.rows[0].operators == 0);
+  CHECK(t.rows[0].host_total_ns == 120 * us);
+  CHECK(t.rows[0].host_self_ns == 24 * us);
+  CHECK(t.rows[0].device_total_ns == 22 * us);
+  CHECK(t.rows[0].device_self_ns == 0);
+  // layer.0 [10,30): aten::linear [11,29) under it, a 6 us kernel.
+  CHECK(t.rows[1].operators == 2);
+  CHECK(t.rows[1].host_total_ns == 40 * us);
+  CHECK(t.rows[1].host_self_ns == 4 * us);
+  CHECK(t.rows[1].device_total_ns == 12 * us);
+  CHECK(t.rows[1].device_self_ns == 12 * us);
+  CHECK(t.rows[2].host_total_ns == 16 * us);
+  CHECK(t.rows[2].device_total_ns == 0);
+  CHECK(t.rows[3].device_self_ns == 10 * us);
+  // The flame graph's thread holds the Lightning ranges.
+  REQUIRE(v.threads.size() == 1);
+  CHECK(v.threads[0].modules == 8);
+  // tb_plugin reads [pl] ranges from cpu_op events of a "pytorch-lightning" trace only.
+  const ks::ModuleView tb = ks::module_view(l.m(), {true});
+  CHECK_FALSE(tb.has_lightning);
+}
+
+TEST_CASE("module presence is cheap and says what the view will have", "[modules]") {
+  Loaded a("modules-fwdbwd.json");
+  CHECK(ks::module_presence(a.m()).modules);
+  CHECK_FALSE(ks::module_presence(a.m()).lightning);
+  Loaded b("lightning-modules.json");
+  CHECK(ks::module_presence(b.m()).lightning);
+  CHECK_FALSE(ks::module_presence(b.m()).modules);
+  Loaded c("op-tree-linking.json");
+  const ks::ModuleView v = ks::module_view(c.m());
+  CHECK_FALSE(ks::module_presence(c.m()).modules);
+  CHECK_FALSE(v.has_modules);
+  CHECK(v.modules.rows.empty());
+  CHECK(v.threads.empty());
+  // Asking for a thread that has no modules answers a sentence, not a crash.
+  CHECK(ks::module_tree_json(v, c.m(), "7").find("\"error\"") != std::string::npos);
+}
+
+TEST_CASE("tb-unit-module-hierarchy: tb_plugin's TestModuleView.test_build_module_hierarchy", "[modules]") {
+  // tb_plugin's golden: Conv2 (id 100) 1 x 211 us; MyModule (id 0) 3 calls, 633 us, self 447;
+  // under it Linear (id 1) 3 calls, 3 operators, 186 us, self 90 (62 - 31, 62 - 32, 62 - 33).
+  Loaded l("tb-unit-module-hierarchy.json");
+  for (bool tb : {false, true}) {
+    const ks::ModuleView v = ks::module_view(l.m(), {tb});
+    REQUIRE(v.modules.rows.size() == 3);
+    const auto& r = v.modules.rows;
+    CHECK(r[0].name == "Conv2");
+    CHECK(r[0].module_id == 100);
+    CHECK(r[0].host_total_ns == 211 * us);
+    CHECK(r[0].host_self_ns == 211 * us);
+    CHECK(r[1].name == "MyModule");
+    CHECK(r[1].occurrences == 3);
+    CHECK(r[1].operators == 0);
+    CHECK(r[1].host_total_ns == 633 * us);
+    CHECK(r[1].host_self_ns == 447 * us);
+    CHECK(r[2].path == "MyModule/Linear");
+    CHECK(r[2].occurrences == 3);
+    CHECK(r[2].operators == 3);
+    CHECK(r[2].host_total_ns == 186 * us);
+    CHECK(r[2].host_self_ns == 90 * us);
+    CHECK(r[2].device_total_ns == 0);
+  }
+}
