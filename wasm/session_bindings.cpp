@@ -9,6 +9,7 @@
 
 #include "core/analysis/gpu_metrics.h"
 #include "core/analysis/kernels.h"
+#include "core/analysis/modules.h"
 #include "core/analysis/operators.h"
 #include "core/analysis/overview.h"
 #include "core/analysis/step_breakdown.h"
@@ -101,6 +102,19 @@ class Session {
       return ks::kernel_detail_json(ks::kernel_detail(tree(tbPlugin), reader_.model(), key, s), key, reader_.model());
     });
   }
+  // Whether the Module view has anything to show: {"modules": bool, "lightning": bool} (cheap).
+  std::string modulePresenceJson() const {
+    const ks::ModulePresence p = ks::module_presence(reader_.model());
+    ks::JsonWriter w;
+    w.begin_object().key("modules").value(p.modules).key("lightning").value(p.lightning).end_object();
+    return w.take();
+  }
+  // The Module view's tables, as `kinetoscope modules --json`.
+  std::string modulesJson(bool tbPlugin) const { return ks::module_view_json(modules(tbPlugin), ""); }
+  // One thread's tree for the flame graph and the operator tree (tid "": the main thread).
+  std::string moduleTreeJson(bool tbPlugin, const std::string& tid) const {
+    return ks::module_tree_json(modules(tbPlugin), reader_.model(), tid);
+  }
   double bytesRead() const { return static_cast<double>(reader_.model().bytes_read); }
   double eventCount() const { return static_cast<double>(reader_.model().event_count); }
   // One model table as {column name: typed array} (copies, so they survive memory growth).
@@ -172,6 +186,13 @@ class Session {
     return *cached;
   }
 
+  // The Module view builds its own trees (Lightning ranges, backward regrouping): once.
+  const ks::ModuleView& modules(bool tbPlugin) const {
+    std::optional<ks::ModuleView>& cached = modules_[tbPlugin ? 1 : 0];
+    if (!cached || !reader_.finished()) cached = ks::module_view(reader_.model(), {tbPlugin});
+    return *cached;
+  }
+
   // Which step issued each operator and kernel: found once per tree, then any step is a filter.
   const ks::StepAttribution& attribution(bool tbPlugin) const {
     std::optional<ks::StepAttribution>& cached = attributions_[tbPlugin ? 1 : 0];
@@ -198,6 +219,7 @@ class Session {
   ks::TraceReader reader_;
   mutable std::optional<ks::StepsResult> steps_[2];
   mutable std::optional<ks::OpTree> trees_[2];
+  mutable std::optional<ks::ModuleView> modules_[2];
   mutable std::optional<ks::StepAttribution> attributions_[2];
   mutable std::optional<ks::StepBreakdown> breakdowns_[2];
   mutable std::optional<ks::GpuMetricsResult> gpus_[2];
@@ -260,6 +282,9 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("operatorDetailJson", &Session::operatorDetailJson)
       .function("kernelsJson", &Session::kernelsJson)
       .function("kernelDetailJson", &Session::kernelDetailJson)
+      .function("modulePresenceJson", &Session::modulePresenceJson)
+      .function("modulesJson", &Session::modulesJson)
+      .function("moduleTreeJson", &Session::moduleTreeJson)
       .function("bytesRead", &Session::bytesRead)
       .function("eventCount", &Session::eventCount)
       .function("columns", &Session::columns)

@@ -344,3 +344,47 @@ describe('remembered column settings', () => {
     expect(visibleColumns(two, ['a', 'b']).map((c) => c.id)).toEqual(['a']);
   });
 });
+
+describe('tree tables', async () => {
+  const { treeRows, ancestorKeys, sortRows: sort, allRows: all } = await import('../../web/src/lib/data-table');
+  // Net > (Block > Linear), ReLU ; Conv (a second top row)
+  const names = ['Net', 'Block', 'Linear', 'ReLU', 'Conv'];
+  const total = [100, 50, 20, 10, 30];
+  const model = {
+    rowCount: 5,
+    rowKey: (i: number) => names[i],
+    columns: [
+      { id: 'name', label: 'Name', type: 'text' as const, value: (i: number) => names[i] },
+      { id: 'total', label: 'Total', type: 'number' as const, value: (i: number) => total[i] },
+    ],
+    tree: { parent: [-1, 0, 1, 0, -1] },
+  };
+  const show = (sorted: Int32Array, q: string, open: Set<string> | 'all') => [...treeRows(model, sorted, q, open).rows].map((i) => names[i]);
+
+  it('walks into open rows only, siblings in the sorted order', () => {
+    expect(show(all(5), '', new Set())).toEqual(['Net', 'Conv']);
+    expect(show(all(5), '', new Set(['Net']))).toEqual(['Net', 'Block', 'ReLU', 'Conv']);
+    expect(show(all(5), '', 'all')).toEqual(['Net', 'Block', 'Linear', 'ReLU', 'Conv']);
+    const byTotalAsc = sort(model, all(5), { column: 'total', dir: 'asc' });
+    expect(show(byTotalAsc, '', 'all')).toEqual(['Conv', 'Net', 'ReLU', 'Block', 'Linear']);
+  });
+
+  it('a search keeps matches and their ancestors, open whatever their state', () => {
+    expect(show(all(5), 'lin', new Set())).toEqual(['Net', 'Block', 'Linear']);
+    expect(show(all(5), 'zzz', 'all')).toEqual([]);
+  });
+
+  it('says depth, children and ancestors', () => {
+    const t = treeRows(model, all(5), '', 'all');
+    expect([...t.depth]).toEqual([0, 1, 2, 1, 0]);
+    expect([...t.hasKids]).toEqual([1, 1, 0, 0, 0]);
+    expect(ancestorKeys(model, 2)).toEqual(['Block', 'Net']);
+    expect(ancestorKeys(model, 4)).toEqual([]);
+  });
+
+  it('a parent index that does not come before its child is a top row (never a loop)', () => {
+    const bad = { ...model, tree: { parent: [3, 0, 1, 0, 4] } };
+    const t = treeRows(bad, all(5), '', 'all');
+    expect(t.rows.length).toBe(5);
+  });
+});

@@ -2,6 +2,7 @@ import type { ComponentChild } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import {
   allRows,
+  ancestorKeys,
   cellText,
   columnPrefsKey,
   filterRows,
@@ -22,6 +23,7 @@ import {
   sortRows,
   toCsv,
   toggleColumn,
+  treeRows,
   visibleColumns,
   visibleWindow,
   type Column,
@@ -74,6 +76,13 @@ interface Props {
   initialSelected?: string | null;
   /** Called with the sorting, the search in force and the selection, at first and on each change. */
   onState?: (s: TableState) => void;
+  /** Tree tables (model.tree): rows shallower than this start expanded (default 1: the top rows). */
+  initialExpandDepth?: number;
+  /**
+   * Select the row with this key as a click would (and open its ancestors and scroll to it), each
+   * time `seq` changes: how another part of the page (a flame graph) picks a row.
+   */
+  reveal?: { key: RowKey; seq: number } | null;
 }
 
 // Above this many rows the search waits for a pause in typing; below, it filters per keystroke.
@@ -124,6 +133,8 @@ export function DataTable({
   initialSearch = '',
   initialSelected = null,
   onState,
+  initialExpandDepth = 1,
+  reveal = null,
 }: Props) {
   const [sort, setSort] = useState<SortState | null>(initialSort);
   const [text, setText] = useState(initialSearch);
@@ -164,8 +175,30 @@ export function DataTable({
     return () => clearTimeout(t);
   }, [text, model]);
 
+  // Tree tables: the rows a person opened (by key), starting with the shallow ones.
+  const [expanded, setExpanded] = useState<Set<RowKey>>(() => {
+    const open = new Set<RowKey>();
+    if (model.tree) {
+      const t = treeRows(model, allRows(model.rowCount), '', 'all');
+      for (let i = 0; i < model.rowCount; i++) if (t.hasKids[i] && t.depth[i] < initialExpandDepth) open.add(model.rowKey(i));
+      // A row a link selects is shown, however deep.
+      const sel = keyFromText(model, initialSelected);
+      if (sel != null) for (let i = 0; i < model.rowCount; i++) if (model.rowKey(i) === sel) ancestorKeys(model, i).forEach((k) => open.add(k));
+    }
+    return open;
+  });
   const sorted = useMemo(() => sortRows(model, allRows(model.rowCount), sort), [model, sort]);
-  const shown = useMemo(() => filterRows(model, sorted, query), [model, sorted, query]);
+  const tree = useMemo(() => (model.tree ? treeRows(model, sorted, query, expanded) : null), [model, sorted, query, expanded]);
+  const shown = useMemo(() => (tree ? tree.rows : filterRows(model, sorted, query)), [model, sorted, query, tree]);
+  const toggle = (key: RowKey, open?: boolean) =>
+    setExpanded((e) => {
+      const isOpen = e.has(key);
+      if (open === isOpen) return e;
+      const next = new Set(e);
+      if (isOpen) next.delete(key);
+      else next.add(key);
+      return next;
+    });
 
   // A new search starts at the top of its results, not somewhere in the middle of them.
   useEffect(() => {
@@ -239,7 +272,53 @@ export function DataTable({
     return () => el.removeEventListener('ks-deselect', onDeselect);
   });
 
+  // Another part of the page picks a row: open its ancestors, select it, bring it into view.
+  const revealSeq = useRef(reveal?.seq ?? 0);
+  const pendingScroll = useRef<RowKey | null>(null);
+  useEffect(() => {
+    if (!reveal || reveal.seq === revealSeq.current) return;
+    revealSeq.current = reveal.seq;
+    let row = -1;
+    for (let i = 0; i < model.rowCount && row < 0; i++) if (model.rowKey(i) === reveal.key) row = i;
+    if (row < 0) return;
+    const up = ancestorKeys(model, row);
+    if (up.some((k) => !expanded.has(k))) setExpanded((e) => new Set([...e, ...up]));
+    select(reveal.key);
+    pendingScroll.current = reveal.key;
+  });
+  useEffect(() => {
+    const key = pendingScroll.current;
+    const el = scroller.current;
+    if (key == null || !el) return;
+    const pos = positionOfKey(model, shown, key);
+    if (pos < 0) return;
+    pendingScroll.current = null;
+    const top = scrollToShow(pos, rowHeight, el.scrollTop, el.clientHeight, head.current?.offsetHeight ?? rowHeight);
+    if (top !== el.scrollTop) {
+      el.scrollTop = top;
+      setScrollTop(top);
+    }
+  }, [shown]);
+
   const onKeyDown = (ev: KeyboardEvent) => {
+    // Tree tables: → opens the selected row (or goes to its first child), ← closes it (or goes to its parent).
+    if (tree && selected != null && (ev.key === 'ArrowRight' || ev.key === 'ArrowLeft')) {
+      const pos = positionOfKey(model, shown, selected);
+      if (pos < 0) return;
+      ev.preventDefault();
+      const i = shown[pos];
+      const parent = model.tree!.parent[i];
+      if (ev.key === 'ArrowRight') {
+        if (tree.hasKids[i] && !expanded.has(selected)) toggle(selected, true);
+        else if (tree.hasKids[i] && pos + 1 < shown.length) select(model.rowKey(shown[pos + 1]));
+      } else if (tree.hasKids[i] && expanded.has(selected) && !query.trim()) {
+        toggle(selected, false);
+      } else if (parent >= 0 && parent < i) {
+        select(model.rowKey(parent));
+        pendingScroll.current = model.rowKey(parent);
+      }
+      return;
+    }
     if (ev.key !== 'ArrowDown' && ev.key !== 'ArrowUp') return;
     ev.preventDefault();
     const key = moveSelection(model, shown, selected, ev.key === 'ArrowDown' ? 1 : -1);
@@ -261,12 +340,15 @@ export function DataTable({
     const i = shown[pos];
     const key = model.rowKey(i);
     const isSel = key === selected;
+    const open = tree && tree.hasKids[i] ? (expanded.has(key) || !!query.trim() ? 'true' : 'false') : undefined;
     rows.push(
       <tr
         key={key}
         data-testid={`${stem}-row`}
         data-name={String(key)}
         aria-rowindex={pos + 2}
+        aria-level={tree ? tree.depth[i] + 1 : undefined}
+        aria-expanded={open}
         aria-selected={isSel ? 'true' : 'false'}
         class={`${pos % 2 ? 'odd' : ''}${isSel ? ' selected' : ''}`}
         style={{ height: `${rowHeight}px` }}
@@ -275,16 +357,40 @@ export function DataTable({
           scroller.current?.focus({ preventScroll: true });
         }}
       >
-        {cols.map((c) => {
+        {cols.map((c, k) => {
           const t = cellText(c, i);
+          const content = renderCell ? renderCell(c, i, t) : t;
           return (
             <td
               key={c.id}
-              class={c.type === 'number' ? 'num' : ''}
+              class={c.type === 'number' ? 'num' : tree && k === 0 ? 'dt-tree-cell' : ''}
               data-testid={cellTestId ? cellTestId(c, i) : `${stem}-cell-${c.id}`}
               title={c.title ? c.title(i) : c.type === 'text' ? t : undefined}
             >
-              {renderCell ? renderCell(c, i, t) : t}
+              {tree && k === 0 ? (
+                <span class="dt-tree" style={{ paddingLeft: `${tree.depth[i] * 16}px` }}>
+                  {tree.hasKids[i] ? (
+                    <button
+                      type="button"
+                      class="dt-toggle"
+                      tabIndex={-1}
+                      aria-label={open === 'true' ? 'Collapse' : 'Expand'}
+                      data-testid={`${stem}-toggle`}
+                      onClick={(ev) => {
+                        ev.stopPropagation();
+                        if (!query.trim()) toggle(key);
+                      }}
+                    >
+                      {open === 'true' ? '▾' : '▸'}
+                    </button>
+                  ) : (
+                    <span class="dt-toggle-space" aria-hidden="true" />
+                  )}
+                  {content}
+                </span>
+              ) : (
+                content
+              )}
             </td>
           );
         })}
@@ -306,7 +412,8 @@ export function DataTable({
           onInput={(ev) => setText((ev.currentTarget as HTMLInputElement).value)}
         />
         <span class="muted dt-status" data-testid={`${stem}-status`} aria-live="polite">
-          {shown.length === total ? `${formatCount(total)} rows` : `${formatCount(shown.length)} of ${formatCount(total)} rows`}
+          {/* A tree's collapsed rows are not filtered out: only a search makes it "n of m". */}
+          {shown.length === total || (tree && !query.trim()) ? `${formatCount(total)} rows` : `${formatCount(shown.length)} of ${formatCount(total)} rows`}
         </span>
         <ColumnsMenu
           stem={stem}
@@ -319,7 +426,7 @@ export function DataTable({
             savePrefs(storageKey, null);
           }}
         />
-        <button type="button" data-testid={`${stem}-export`} title="Every column, hidden ones too; the rows shown, in their order" onClick={() => downloadText(toCsv(model, shown), csvName)}>
+        <button type="button" data-testid={`${stem}-export`} title="Every column, hidden ones too; the rows shown, in their order" onClick={() => downloadText(toCsv(model, tree ? treeRows(model, sorted, query, 'all').rows : shown), csvName)}>
           Export CSV
         </button>
       </div>
@@ -333,7 +440,7 @@ export function DataTable({
       >
         <table
           class="table dt"
-          role="grid"
+          role={tree ? 'treegrid' : 'grid'}
           aria-label={label}
           aria-rowcount={shown.length + 1}
           aria-colcount={cols.length}

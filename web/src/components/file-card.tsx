@@ -8,7 +8,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ErrorBoundary } from './error-boundary';
 import { TraceHeader } from './trace-header';
-import type { Ask } from './use-query';
+import { useQuery, type Ask } from './use-query';
 import { formatPlace, parsePlace, stepIndexOf, stepNameOf, type Place, type TablePlace } from '../lib/deep-link';
 import type { Overview } from '../lib/overview';
 import type { Shortcut } from '../lib/shortcuts';
@@ -16,6 +16,7 @@ import type { Summary } from '../lib/summary';
 import type { TraceLabel } from '../lib/trace-names';
 import { RemoteError, SESSION_GONE, type Query, type QueryResult } from '../worker/protocol';
 import { KernelsView } from '../views/kernels-view';
+import { ModuleView } from '../views/module-view';
 import { OperatorsView } from '../views/operators-view';
 import { OverviewView, VIEW_LABELS } from '../views/overview-view';
 import { TimelineView, type TimelineRequest, type TrimFn } from '../views/timeline-view';
@@ -76,7 +77,7 @@ export function readLink(): Link | null {
 
 const USE_EVENTS = ['pointerdown', 'keydown', 'focusin', 'input', 'change'];
 
-type Tab = 'overview' | 'operators' | 'kernels' | 'trace' | 'timeline';
+type Tab = 'overview' | 'operators' | 'kernels' | 'modules' | 'trace' | 'timeline';
 
 /** Where a trace sits in the navigator, as a link names it (lib/run-tree.ts placeOf). */
 export interface NavPlace {
@@ -124,8 +125,13 @@ export function FileCard({
     [session, gen, runQuery],
   );
   const analysed = !!(entry.summary?.ok && entry.overview);
+  // The Module tab, as the Kernels tab, shows only when the trace has what it shows (module
+  // frames or Lightning modules): asked once the analysis is in (a scan of names, cheap).
+  const presence = useQuery(ask, analysed ? { what: 'modulePresence' } : null);
+  const hasModules = presence.status === 'ready' && (presence.data.presence.modules || presence.data.presence.lightning);
   const tabs: Tab[] = ['overview', 'operators'];
   if ((entry.summary?.kinds?.kernel ?? 0) > 0) tabs.push('kernels');
+  if (hasModules) tabs.push('modules');
   tabs.push('trace');
   // The Timeline sends the file's bytes: a download has them once its load has ended.
   if (entry.file) tabs.push('timeline');
@@ -229,7 +235,8 @@ export function FileCard({
   // The views a link set up, numbered so that a new link mounts them afresh with its state.
   const [linked, setLinked] = useState<Partial<Record<Tab, { seq: number; place: TablePlace }>>>({});
   useEffect(() => {
-    if (!link || !analysed) return;
+    // Not before the card knows whether it has a Module tab (a link may name it).
+    if (!link || !analysed || presence.status === 'loading') return;
     const p = link.place;
     setStep(stepIndexOf(steps, p.step));
     // The Timeline hands the trace to the Perfetto UI, which only a click on its tab may do:
@@ -241,7 +248,7 @@ export function FileCard({
     onLinkTaken(link.seq);
     // Once per link, when the card has its views.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [link?.seq, analysed]);
+  }, [link?.seq, analysed, presence.status]);
 
   /** Opens a place of this trace (a recommendation's evidence): its step, view and table state. */
   const openPlace = (p: Place) => {
@@ -387,6 +394,13 @@ export function FileCard({
                   onPlace={placeOf('kernels')}
                   step={stepName}
                 />
+              </ErrorBoundary>
+            </div>
+          )}
+          {opened.has('modules') && tabs.includes('modules') && (
+            <div role="tabpanel" hidden={tab !== 'modules'} data-testid="panel-modules">
+              <ErrorBoundary>
+                <ModuleView key={linked.modules?.seq ?? 0} ask={ask} fileName={entry.name} link={linked.modules?.place} onPlace={placeOf('modules')} />
               </ErrorBoundary>
             </div>
           )}

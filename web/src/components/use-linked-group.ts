@@ -25,7 +25,7 @@ export function useLinkedGroup<G extends string>(groups: readonly G[], link?: Ta
       setGroupBy(g);
     },
     /** The table's state changed; `defaultSort` is the sorting a link need not mention. */
-    report(s: TableState, defaultSort: SortState) {
+    report(s: TableState, defaultSort: SortState | null) {
       onPlace?.(tablePlace(groupBy, groups[0], s, defaultSort));
     },
   };

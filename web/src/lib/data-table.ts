@@ -50,6 +50,12 @@ export interface TableModel {
   /** A key that stays with the row through sorting and filtering (selection is kept by it). */
   rowKey: (row: number) => RowKey;
   columns: readonly Column[];
+  /**
+   * Rows that form a tree (the Module view): each row's parent row index, -1 at the top; a parent
+   * comes before its children. Sorting then orders siblings, a search keeps the rows that match
+   * and their ancestors, and a person expands and collapses rows (treeRows). Without it, a flat table.
+   */
+  tree?: { parent: ArrayLike<number> };
 }
 
 export type SortDir = 'asc' | 'desc';
@@ -193,6 +199,71 @@ export function filterRows(model: TableModel, rows: Int32Array, query: string): 
 export function nextSort(current: SortState | null, col: Column): SortState {
   if (current?.column === col.id) return { column: col.id, dir: current.dir === 'asc' ? 'desc' : 'asc' };
   return { column: col.id, dir: col.type === 'number' ? 'desc' : 'asc' };
+}
+
+// --- trees ---------------------------------------------------------------------------------
+
+/** The rows a tree table shows, in order, with each one's depth and whether it has children. */
+export interface TreeShown {
+  rows: Int32Array;
+  /** By source row: depth in the tree, and 1 if it has children at all (shown or not). */
+  depth: Int32Array;
+  hasKids: Uint8Array;
+}
+
+/**
+ * The shown rows of a tree table: a walk from the top rows, siblings in the order of `sorted`,
+ * into the children of expanded rows (`'all'`: every row). With a search, the rows that match
+ * and their ancestors, every ancestor of a match open whatever its state: a match is never hidden
+ * under a collapsed row.
+ */
+export function treeRows(model: TableModel, sorted: Int32Array, query: string, expanded: ReadonlySet<RowKey> | 'all'): TreeShown {
+  const n = model.rowCount;
+  const parent = model.tree!.parent;
+  const depth = new Int32Array(n);
+  const hasKids = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const p = parent[i];
+    if (p >= 0 && p < i) {
+      depth[i] = depth[p] + 1;
+      hasKids[p] = 1;
+    }
+  }
+  const kids = new Map<number, number[]>();
+  for (let k = 0; k < sorted.length; k++) {
+    const i = sorted[k];
+    const p = parent[i] >= 0 && parent[i] < i ? parent[i] : -1;
+    let list = kids.get(p);
+    if (!list) kids.set(p, (list = []));
+    list.push(i);
+  }
+  let keep: Uint8Array | null = null;
+  if (query.trim()) {
+    keep = new Uint8Array(n);
+    for (const i of filterRows(model, allRows(n), query)) {
+      for (let a = i; a >= 0 && !keep[a]; a = parent[a] >= 0 && parent[a] < a ? parent[a] : -1) keep[a] = 1;
+    }
+  }
+  const out: number[] = [];
+  const stack: number[] = [...(kids.get(-1) ?? [])].reverse();
+  while (stack.length) {
+    const i = stack.pop()!;
+    if (keep && !keep[i]) continue;
+    out.push(i);
+    const open = keep ? true : expanded === 'all' || expanded.has(model.rowKey(i));
+    const ks = open ? kids.get(i) : undefined;
+    if (ks) for (let k = ks.length - 1; k >= 0; k--) stack.push(ks[k]);
+  }
+  return { rows: Int32Array.from(out), depth, hasKids };
+}
+
+/** The keys of row i's ancestors (to open them so it shows). */
+export function ancestorKeys(model: TableModel, row: number): RowKey[] {
+  const out: RowKey[] = [];
+  const parent = model.tree?.parent;
+  if (!parent) return out;
+  for (let p = parent[row]; p >= 0 && p < row; row = p, p = parent[p]) out.push(model.rowKey(p));
+  return out;
 }
 
 // --- selection ---------------------------------------------------------------------------

@@ -26,6 +26,7 @@ export const VIEW_LABELS: Record<string, string> = {
   overview: 'Overview',
   operators: 'Operators',
   kernels: 'Kernels',
+  modules: 'Modules',
   trace: 'Trace',
   memory: 'Memory',
   distributed: 'Distributed',

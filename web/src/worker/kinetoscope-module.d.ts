@@ -31,6 +31,12 @@ declare module '*/generated/kinetoscope_web.mjs' {
      * by its operator and props = [grid x, y, z, block x, y, z, registers, shared memory].
      */
     kernelDetailJson(groupBy: string, name: string, operator: string, props: number[], tbPlugin: boolean, step: string): string;
+    /** {"modules": bool, "lightning": bool}: whether the Module view has anything to show. */
+    modulePresenceJson(): string;
+    /** The Module view's tables, as `kinetoscope modules --json`. */
+    modulesJson(tbPlugin: boolean): string;
+    /** One thread's tree for the Module view (tid "": the main thread); see docs/contracts.md. */
+    moduleTreeJson(tbPlugin: boolean, tid: string): string;
     error(): string;
     /** One model table as columns (see docs/contracts.md): typed arrays, string ids index strings(). */
     columns(kind: string): Record<string, Float64Array | Int32Array | Uint32Array>;

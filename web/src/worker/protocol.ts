@@ -7,6 +7,7 @@
 // can ask it for more (`query`) until the page sends `close`. Query answers are columns (typed
 // arrays, transferred) and small objects, already checked against the shapes the views expect.
 import type { KernelDetail, KernelGroupBy, KernelTable } from '../lib/kernels';
+import type { ModulePresence, Modules, ModuleTree } from '../lib/modules';
 import type { OperatorDetail, OperatorTable, OpGroupBy } from '../lib/operators';
 import type { Overview } from '../lib/overview';
 import type { Summary } from '../lib/summary';
@@ -39,13 +40,22 @@ export type Query =
       operator: string;
       props: number[];
       step?: string;
-    };
+    }
+  /** Whether the trace has nn.Module frames or Lightning modules (the Module tab is shown then). */
+  | { what: 'modulePresence'; step?: string }
+  /** The Module view's tables (nn.Module and Lightning), as `kinetoscope modules --json`. */
+  | { what: 'modules'; step?: string }
+  /** One thread's tree for the flame graph and the operator tree ("" : the main thread). */
+  | { what: 'moduleTree'; tid: string; step?: string };
 
 export type QueryResult =
   | { what: 'operators'; table: OperatorTable }
   | { what: 'operatorDetail'; detail: OperatorDetail }
   | { what: 'kernels'; table: KernelTable }
-  | { what: 'kernelDetail'; detail: KernelDetail };
+  | { what: 'kernelDetail'; detail: KernelDetail }
+  | { what: 'modulePresence'; presence: ModulePresence }
+  | { what: 'modules'; modules: Modules }
+  | { what: 'moduleTree'; tree: ModuleTree };
 
 export type QueryWhat = Query['what'];
 export type QueryOf<W extends QueryWhat> = Extract<Query, { what: W }>;

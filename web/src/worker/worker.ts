@@ -11,6 +11,7 @@ import wasmUrl from '../generated/kinetoscope_web.wasm?url';
 import { isGzip } from '../lib/gzip';
 import { Throttle } from '../lib/progress';
 import { parseKernelDetail, parseKernels } from '../lib/kernels';
+import { parseModulePresence, parseModules, parseModuleTree } from '../lib/modules';
 import { parseOperatorDetail, parseOperators, transferables } from '../lib/operators';
 import { parseOverviewInfo, type GpuMetrics, type Overview, type StepBreakdown } from '../lib/overview';
 import type { Summary } from '../lib/summary';
@@ -150,6 +151,13 @@ function answer(session: KinetoscopeSession, q: Query): QueryResult {
       return { what: 'kernels', table: parseKernels(session.kernelsJson(q.groupBy, false, step)) };
     case 'kernelDetail':
       return { what: 'kernelDetail', detail: parseKernelDetail(session.kernelDetailJson(q.groupBy, q.name, q.operator, q.props, false, step)) };
+    // The Module view is over the whole trace (as tb_plugin's): `step` does not apply.
+    case 'modulePresence':
+      return { what: 'modulePresence', presence: parseModulePresence(session.modulePresenceJson()) };
+    case 'modules':
+      return { what: 'modules', modules: parseModules(session.modulesJson(false)) };
+    case 'moduleTree':
+      return { what: 'moduleTree', tree: parseModuleTree(session.moduleTreeJson(false, q.tid)) };
   }
 }
 
