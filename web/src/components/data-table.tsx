@@ -372,7 +372,7 @@ export function DataTable({
                   {tree.hasKids[i] ? (
                     <button
                       type="button"
-                      class="dt-toggle"
+                      class={open === 'true' ? 'dt-toggle open' : 'dt-toggle'}
                       tabIndex={-1}
                       aria-label={open === 'true' ? 'Collapse' : 'Expand'}
                       data-testid={`${stem}-toggle`}
@@ -381,7 +381,6 @@ export function DataTable({
                         if (!query.trim()) toggle(key);
                       }}
                     >
-                      {open === 'true' ? '▾' : '▸'}
                     </button>
                   ) : (
                     <span class="dt-toggle-space" aria-hidden="true" />

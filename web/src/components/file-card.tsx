@@ -320,7 +320,12 @@ export function FileCard({
       {analysed && (
         <>
           <div class="tabbar">
-            <div class="tabs" role="tablist" aria-label={`Views of ${entry.name}`}>
+            <div
+              class="tabs"
+              role="tablist"
+              aria-label={`Views of ${entry.name}`}
+              data-modules={presence.status === 'ready' ? (hasModules ? 'yes' : 'no') : presence.status}
+            >
               {tabs.map((t, i) => (
                 <button
                   key={t}
