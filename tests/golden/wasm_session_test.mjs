@@ -170,6 +170,42 @@ for (const file of files.slice(0, 12)) {
     results.push({ name: `wasm steps, gpus, overview, operators, kernels, trim = native ${path.basename(file)}`, diffs });
   }
 }
+// The Module view from the wasm Session equals `kinetoscope modules --json` on the fixtures (they
+// are in the repo: this runs without ../shared), in both modes; the presence and the tree answer.
+{
+  const { execFileSync } = await import('node:child_process');
+  const fs = await import('node:fs');
+  const cli = path.resolve('build/native/kinetoscope');
+  for (const f of ['modules-fwdbwd.json', 'lightning-modules.json', 'tb-unit-module-hierarchy.json', 'op-tree-linking.json']) {
+    const file = path.resolve('tests/data', f);
+    const s = new mod.Session();
+    feedAll(s, readBytes(file), 997);
+    const diffs = [];
+    const presence = JSON.parse(s.modulePresenceJson());
+    const mine = [JSON.parse(s.modulesJson(false)), JSON.parse(s.modulesJson(true))];
+    const tree = JSON.parse(s.moduleTreeJson(false, ''));
+    const bad = JSON.parse(s.moduleTreeJson(false, 'no-such-thread'));
+    s.delete();
+    const has = mine[0].rows.length > 0 || mine[0].lightning !== null;
+    if (presence.modules !== mine[0].rows.length > 0 || presence.lightning !== (mine[0].lightning !== null)) diffs.push(`presence ${JSON.stringify(presence)}`);
+    if (has !== tree.threads.length > 0 || (has && !tree.nodes.length)) diffs.push(`tree: ${tree.threads.length} threads, ${tree.nodes.length} nodes`);
+    if (!/no thread no-such-thread/.test(bad.error ?? '')) diffs.push(`unknown thread: ${JSON.stringify(bad)}`);
+    if (fs.existsSync(cli)) {
+      ['', '--tb-plugin'].forEach((tb, k) => {
+        let out;
+        try {
+          out = execFileSync(cli, ['modules', '--json', ...(tb ? [tb] : []), file], { encoding: 'utf8' });
+        } catch (e) {
+          out = e.stdout;
+        }
+        const native = JSON.parse(out);
+        delete native.file;
+        if (JSON.stringify(native) !== JSON.stringify(mine[k])) diffs.push(`modules ${tb} differs from the native CLI`);
+      });
+    }
+    results.push({ name: `wasm modules = native ${f}`, diffs });
+  }
+}
 // Not a trace: one sentence, reading stops at once.
 {
   const s = new mod.Session();

@@ -38,6 +38,8 @@ describe('module view data', () => {
     expect(() => parseModuleTree('{"threads":[],"tid":"","nodes":[{"kind":"nope"}]}')).toThrow();
     expect(threadLabel(t.threads[0])).toBe('Thread 7 (main, 1 module frame)');
     expect(shortName('nn.Module: Net')).toBe('Net');
-    expect(shortName('[pl][module]torch.nn.Linear: a')).toBe('torch.nn.Linear: a');
+    expect(shortName('[pl][module]torch.nn.modules.linear.Linear: layer.0')).toBe('layer.0 (Linear)');
+    expect(shortName('[pl][module]odd')).toBe('odd');
+    expect(shortName('[pl][profile]run_training_batch')).toBe('run_training_batch');
   });
 });

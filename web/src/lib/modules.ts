@@ -169,7 +169,18 @@ export function threadLabel(t: ThreadInfo): string {
   return `Thread ${t.tid} (${parts.join(', ')})`;
 }
 
-/** tb_plugin's "nn.Module: " prefix is noise in a flame graph's narrow boxes. */
+/**
+ * A name as a flame graph's narrow boxes show it: without tb_plugin's "nn.Module: " prefix, a
+ * Lightning module as its attribute path and class ("layer.0 (Linear)" for
+ * "[pl][module]torch.nn.modules.linear.Linear: layer.0"), a Lightning action without "[pl][profile]".
+ */
 export function shortName(name: string): string {
-  return name.startsWith('nn.Module: ') ? name.slice('nn.Module: '.length) : name.startsWith('[pl][module]') ? name.slice('[pl][module]'.length) : name;
+  if (name.startsWith('nn.Module: ')) return name.slice('nn.Module: '.length);
+  if (name.startsWith('[pl][profile]')) return name.slice('[pl][profile]'.length);
+  if (!name.startsWith('[pl][module]')) return name;
+  const rest = name.slice('[pl][module]'.length);
+  const colon = rest.lastIndexOf(': ');
+  if (colon < 0) return rest;
+  const type = rest.slice(0, colon);
+  return `${rest.slice(colon + 2)} (${type.slice(type.lastIndexOf('.') + 1)})`;
 }

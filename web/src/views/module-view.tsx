@@ -44,8 +44,8 @@ export function moduleModel(t: ModuleTable, backward: boolean): TableModel {
 const KIND_TEXT: Record<TreeNodeKind, string> = {
   module: 'Module',
   backward: 'Backward',
-  pl_module: 'Lightning module',
-  pl_profile: 'Lightning',
+  pl_module: 'PL module',
+  pl_profile: 'PL profile',
   step: 'Step',
   operator: 'Operator',
   other: 'Other',
