@@ -487,10 +487,21 @@ class TreeBuilder {
       }
     }
     if (modules.empty() || backward.empty()) return;
-    for (int32_t b : backward) {
-      std::vector<int32_t>& sib = n_[size_t(n_[size_t(b)].parent)].kids;
-      sib.erase(std::remove(sib.begin(), sib.end(), b), sib.end());
-      n_[size_t(b)].parent = -1;
+    // Out of their parents, each parent's list filtered once (a root can hold 100k of them).
+    {
+      std::vector<char> gone(n_.size(), 0);
+      std::vector<int32_t> parents;
+      for (int32_t b : backward) {
+        gone[size_t(b)] = 1;
+        parents.push_back(n_[size_t(b)].parent);
+        n_[size_t(b)].parent = -1;
+      }
+      std::sort(parents.begin(), parents.end());
+      parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+      for (int32_t p : parents) {
+        std::vector<int32_t>& sib = n_[size_t(p)].kids;
+        sib.erase(std::remove_if(sib.begin(), sib.end(), [&](int32_t c) { return gone[size_t(c)] != 0; }), sib.end());
+      }
     }
     // Step 3: AccumulateGrad joins the group before it.
     std::unordered_map<int32_t, std::vector<int32_t>> group;  // head -> its nodes
@@ -635,28 +646,30 @@ class TreeBuilder {
     x.device_self = 0;
   }
 
-  // Into `parent`'s children: down into a child that holds it, else before the first child that
-  // starts at or after it.
+  // Into `parent`'s children: down into a child that holds it (a step, a module, a range that is
+  // not an operator), else before the first child that starts at or after it. Children are in
+  // start order and do not overlap, so only the child starting last before it (or with it) can
+  // hold it: a binary search, not a scan (a root can hold one step per training iteration).
   void insert(int32_t parent, int32_t b) {
     const MNode& x = n_[size_t(b)];
+    auto holds = [&](int32_t k) {
+      const MNode& c = n_[size_t(k)];
+      return c.start <= x.start && x.end <= c.end && c.kind != ViewNodeKind::kOperator && c.kind != ViewNodeKind::kBackward;
+    };
     for (;;) {
       std::vector<int32_t>& kids = n_[size_t(parent)].kids;
-      size_t i = 0;
+      const auto at = std::lower_bound(kids.begin(), kids.end(), x.start,
+                                       [&](int32_t k, int64_t t) { return n_[size_t(k)].start < t; });
       int32_t into = -1;
-      for (; i < kids.size(); ++i) {
-        const MNode& c = n_[size_t(kids[i])];
-        if (c.start <= x.start && x.end <= c.end && c.kind != ViewNodeKind::kOperator && c.kind != ViewNodeKind::kBackward) {
-          into = kids[i];
-          break;
-        }
-        if (c.start >= x.start) break;
-      }
+      if (at != kids.begin() && holds(*(at - 1))) into = *(at - 1);
+      for (auto it = at; into < 0 && it != kids.end() && n_[size_t(*it)].start == x.start; ++it)
+        if (holds(*it)) into = *it;
       if (into >= 0) {
         parent = into;
         continue;
       }
-      kids.insert(kids.begin() + std::ptrdiff_t(i), b);
       n_[size_t(b)].parent = parent;
+      kids.insert(at, b);
       return;
     }
   }
