@@ -190,7 +190,12 @@ export function FlameGraph({
         </span>
         <span class="muted flame-hint">Wheel or +/− zoom, drag pans, click selects, double-click or Enter zooms to a module, arrows move.</span>
       </div>
-      <div class="flame-canvas-wrap" ref={wrap} style={{ height: `${height}px` }}>
+      {flame.nodes.length === 0 && (
+        <p class="muted" data-testid="flame-empty">
+          No module frames on this thread: pick another thread above.
+        </p>
+      )}
+      <div class="flame-canvas-wrap" ref={wrap} style={{ height: `${height}px` }} hidden={flame.nodes.length === 0}>
         <canvas
           ref={canvas}
           tabIndex={0}
