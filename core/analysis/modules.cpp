@@ -15,6 +15,9 @@ namespace ks {
 namespace {
 
 constexpr std::string_view kModulePrefix = "nn.Module: ";
+// Modules nested deeper than this (only bad input does that) are cut off: the hierarchy and the
+// .backward nodes are walked recursively, and a stack must not overflow on a hostile file.
+constexpr int kMaxModuleDepth = 256;
 constexpr std::string_view kPlModulePrefix = "[pl][module]";
 constexpr std::string_view kBackwardPrefix = "autograd::engine::evaluate_function:";
 constexpr std::string_view kAccumulateGrad = "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad";
@@ -174,17 +177,18 @@ std::vector<HNode> python_hierarchy(const TraceModel& m, bool tb_plugin) {
   }
   // Recursion depth = module nesting depth (small); a cycle in bad input is cut by `on_path`.
   std::unordered_set<int64_t> on_path;
-  auto build = [&](auto&& self, int64_t id) -> HNode {
+  auto build = [&](auto&& self, int64_t id, int depth) -> HNode {
     const PythonFunctionRow& r = m.python_functions[evs[by_id[id]].row];
     HNode h{std::string(m.strings.get(r.s.name)), r.python_module_id, {}};
     on_path.insert(id);
-    for (int64_t c : kids[id])
-      if (!on_path.count(c)) h.children.push_back(self(self, c));
+    if (depth < kMaxModuleDepth)
+      for (int64_t c : kids[id])
+        if (!on_path.count(c)) h.children.push_back(self(self, c, depth + 1));
     on_path.erase(id);
     return h;
   };
   std::vector<HNode> out;
-  for (int64_t r : roots) out.push_back(build(build, r));
+  for (int64_t r : roots) out.push_back(build(build, r, 0));
   if (!tb_plugin)
     for (HNode& h : out) dedupe_children(h);
   return dedupe_and_sort(std::move(out));
@@ -221,7 +225,7 @@ std::vector<HNode> lightning_hierarchy(const TraceModel& m, bool tb_plugin) {
   for (size_t i = 0; i < seen.size(); ++i) (parent[i] >= 0 ? kids[size_t(parent[i])] : roots).push_back(i);
   auto build = [&](auto&& self, size_t i, int depth) -> HNode {
     HNode h{seen[i].second, 0, {}};
-    if (depth < 256)
+    if (depth < kMaxModuleDepth)
       for (size_t c : kids[i]) h.children.push_back(self(self, c, depth + 1));
     return h;
   };
@@ -580,14 +584,14 @@ class TreeBuilder {
 
   void walk_module(int32_t mod, std::unordered_map<int64_t, std::vector<int32_t>>& fwd_groups, std::vector<int32_t>& top) {
     struct Item {
-      int32_t node, bw;
+      int32_t node, bw, depth;  // depth: of the .backward node bw
     };
-    std::vector<Item> stack{{mod, -1}};
+    std::vector<Item> stack{{mod, -1, -1}};
     while (!stack.empty()) {
-      auto [n, bw] = stack.back();
+      auto [n, bw, depth] = stack.back();
       stack.pop_back();
       const MNode x = n_[size_t(n)];  // a copy: n_ grows below
-      if (x.kind == ViewNodeKind::kModule) {
+      if (x.kind == ViewNodeKind::kModule && depth + 1 < kMaxModuleDepth) {
         MNode b;
         b.name = x.name + ".backward";
         b.kind = ViewNodeKind::kBackward;
@@ -600,6 +604,7 @@ class TreeBuilder {
         if (bw >= 0) n_[size_t(bw)].kids.push_back(me);
         else top.push_back(me);
         bw = me;
+        ++depth;
       } else if (bw >= 0) {
         auto it = fwd_groups.find(x.start);
         if (it != fwd_groups.end()) {
@@ -610,7 +615,7 @@ class TreeBuilder {
           fwd_groups.erase(it);
         }
       }
-      for (auto it = x.kids.rbegin(); it != x.kids.rend(); ++it) stack.push_back({*it, bw});
+      for (auto it = x.kids.rbegin(); it != x.kids.rend(); ++it) stack.push_back({*it, bw, depth});
     }
   }
 

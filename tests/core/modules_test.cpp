@@ -235,3 +235,39 @@ TEST_CASE("tb-unit-module-hierarchy: tb_plugin's TestModuleView.test_build_modul
     CHECK(r[2].device_total_ns == 0);
   }
 }
+
+TEST_CASE("bad input: modules nested 20,000 deep, a parent-id cycle, a module frame overrunning its parent", "[modules]") {
+  // Each module frame one µs inside the last, each a child of the last by Python id; a flow
+  // from the innermost operator to a backward pass; then two frames naming each other as parent.
+  std::string t = "{\"traceEvents\": [";
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) {
+    t += "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"nn.Module: M" + std::to_string(i) + "\",\"pid\":1,\"tid\":1,\"ts\":" +
+         std::to_string(i) + ",\"dur\":" + std::to_string(2 * (n - i) + 10) + ",\"args\":{\"Python id\":" + std::to_string(i + 1) +
+         ",\"Python parent id\":" + std::to_string(i) + ",\"Python module id\":" + std::to_string(i) + "}},";
+  }
+  t += "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(n) + ",\"dur\":2},";
+  t += "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"autograd::engine::evaluate_function: MmBackward0\",\"pid\":1,\"tid\":2,\"ts\":" +
+       std::to_string(3 * n) + ",\"dur\":4},";
+  t += "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"MmBackward0\",\"pid\":1,\"tid\":2,\"ts\":" + std::to_string(3 * n + 1) + ",\"dur\":2},";
+  t += "{\"ph\":\"s\",\"cat\":\"fwdbwd\",\"name\":\"fwdbwd\",\"id\":1,\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(n) + "},";
+  t += "{\"ph\":\"f\",\"cat\":\"fwdbwd\",\"name\":\"fwdbwd\",\"id\":1,\"pid\":1,\"tid\":2,\"ts\":" + std::to_string(3 * n + 1) + ",\"bp\":\"e\"},";
+  t += "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"nn.Module: A\",\"pid\":1,\"tid\":3,\"ts\":5,\"dur\":10,\"args\":{\"Python id\":900001,\"Python parent id\":900002,\"Python module id\":7}},";
+  t += "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"nn.Module: B\",\"pid\":1,\"tid\":3,\"ts\":6,\"dur\":20,\"args\":{\"Python id\":900002,\"Python parent id\":900001,\"Python module id\":8}}";
+  t += "]}";
+  ks::TraceReader r;
+  kstest::feed_all(r, t, 1 << 20);
+  REQUIRE(r.error().empty());
+  for (bool tb : {false, true}) {
+    const ks::ModuleView v = ks::module_view(r.model(), {tb});
+    CHECK(v.has_modules);
+    // The hierarchy is cut at a depth no stack minds; the table stays usable.
+    CHECK(v.modules.rows.size() <= 300);
+    CHECK(v.modules.rows.front().name == "M0");
+    CHECK(v.backward_flows == 1);
+    CHECK(v.backward_regrouped == 1);
+    // B overruns A on thread 3: tb_plugin drops it from the tree; its hierarchy row (if any) says so.
+    CHECK_FALSE(ks::module_view_json(v, "f").empty());
+    CHECK_FALSE(ks::module_tree_json(v, r.model(), "").empty());
+  }
+}
