@@ -368,7 +368,6 @@ class TreeBuilder {
 
  private:
   void copy_trees() {
-    std::unordered_map<int32_t, StringId> tid_of_root;
     for (int32_t r : t_.roots) {
       // The root's thread: that of any of its nodes.
       const int32_t c = t_.nodes[size_t(r)].first_child;
