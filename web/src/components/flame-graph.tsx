@@ -188,7 +188,9 @@ export function FlameGraph({
         <span class="muted flame-window" data-testid="flame-window">
           {formatDurationUs(view.to - view.from)} shown of {formatDurationUs(whole.to - whole.from)}
         </span>
-        <span class="muted flame-hint">Wheel or +/− zoom, drag pans, click selects, double-click or Enter zooms to a module, arrows move.</span>
+        <span class="muted flame-hint" title="Wheel or + / − zoom around the pointer, a drag pans, a click selects a module, a double click or Enter zooms to it, 0 shows the whole thread, the arrow keys move box to box.">
+          Wheel or +/− zooms · drag pans · click selects · Enter zooms to it · arrows move
+        </span>
       </div>
       {flame.nodes.length === 0 && (
         <p class="muted" data-testid="flame-empty">

@@ -55,7 +55,7 @@ export function treeModel(t: ModuleTree): TableModel {
   const cols: Column[] = [
     { id: 'name', label: 'Name', type: 'text', value: (i) => t.name[i], grow: 3 },
     { id: 'kind', label: 'Kind', type: 'text', value: (i) => KIND_TEXT[t.kind[i]], width: 96, searchable: false },
-    usColumn('start_us', 'Start', t.startUs, 96),
+    { ...usColumn('start_us', 'Start', t.startUs, 96), title: () => 'From the start of the trace' },
     usColumn('host_total_us', 'Host total', t.hostTotalUs, 96),
     usColumn('host_self_us', 'Host self', t.hostSelfUs, 96),
     usColumn('device_total_us', 'Device total', t.deviceTotalUs, 96),
