@@ -628,7 +628,7 @@ std::string size_text(int64_t bytes) {
 }
 
 std::string who(const RankSummary& r) {
-  return r.rank >= 0 ? "rank " + std::to_string(r.rank) + " (" + r.worker + ")" : r.worker;
+  return r.rank >= 0 ? "rank " + std::to_string(r.rank) : r.worker;
 }
 
 // A collective whose message every rank must give the same size (sizes of gathers, scatters and

@@ -31,6 +31,8 @@ declare module '*/generated/kinetoscope_web.mjs' {
      * by its operator and props = [grid x, y, z, block x, y, z, registers, shared memory].
      */
     kernelDetailJson(groupBy: string, name: string, operator: string, props: number[], tbPlugin: boolean, step: string): string;
+    /** This trace's rank summary for a run's Distributed view (JSON; `span`: "default" or 1..n). */
+    distributedRankJson(worker: string, span: string, tbPlugin: boolean): string;
     error(): string;
     /** One model table as columns (see docs/contracts.md): typed arrays, string ids index strings(). */
     columns(kind: string): Record<string, Float64Array | Int32Array | Uint32Array>;
@@ -66,6 +68,8 @@ declare module '*/generated/kinetoscope_web.mjs' {
     Session: new () => KinetoscopeSession;
     /** Absent from cores built before the Timeline view. */
     Trimmer?: new (startUs: number, endUs: number) => KinetoscopeTrimmer;
+    /** Rank summaries to the Distributed view, one JSON object per span and line (absent from older cores). */
+    reduceDistributedJson?(summaries: string[], tbPlugin: boolean): string;
   }
   const createKinetoscope: (overrides?: {
     locateFile?: (path: string, prefix: string) => string;

@@ -10,6 +10,8 @@ import type { KinetoscopeModule, KinetoscopeSession } from '../generated/kinetos
 import wasmUrl from '../generated/kinetoscope_web.wasm?url';
 import { isGzip } from '../lib/gzip';
 import { Throttle } from '../lib/progress';
+import { parseDistributed } from '../lib/distributed';
+import { CoreError } from '../lib/json-check';
 import { parseKernelDetail, parseKernels } from '../lib/kernels';
 import { parseOperatorDetail, parseOperators, transferables } from '../lib/operators';
 import { parseOverviewInfo, type GpuMetrics, type Overview, type StepBreakdown } from '../lib/overview';
@@ -119,6 +121,17 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
         post({ kind: 'error', id: req.id, error: toWireError(e) });
       })
       .finally(() => jobs.delete(req.id));
+  } else if (req.kind === 'distributed') {
+    getModule()
+      .then((mod) => {
+        if (!mod.reduceDistributedJson) throw new CoreError('This build of the core has no Distributed view.');
+        return parseDistributed(mod.reduceDistributedJson(req.ranks, false));
+      })
+      .then((views) => post({ kind: 'distributed', id: req.id, views }))
+      .catch((e) => {
+        if (isTrap(e)) onTrap();
+        post({ kind: 'error', id: req.id, error: toWireError(e) });
+      });
   } else if (req.kind === 'query') {
     const session = sessions.get(req.session);
     if (!session) {
@@ -140,7 +153,7 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
  * A step the trace does not have comes back as the core's sentence (a CoreError).
  */
 function answer(session: KinetoscopeSession, q: Query): QueryResult {
-  const step = q.step ?? '';
+  const step = ('step' in q ? q.step : undefined) ?? '';
   switch (q.what) {
     case 'operators':
       return { what: 'operators', table: parseOperators(session.operatorsJson(q.groupBy, false, step)) };
@@ -150,6 +163,8 @@ function answer(session: KinetoscopeSession, q: Query): QueryResult {
       return { what: 'kernels', table: parseKernels(session.kernelsJson(q.groupBy, false, step)) };
     case 'kernelDetail':
       return { what: 'kernelDetail', detail: parseKernelDetail(session.kernelDetailJson(q.groupBy, q.name, q.operator, q.props, false, step)) };
+    case 'distributedRank':
+      return { what: 'distributedRank', summary: session.distributedRankJson(q.worker, q.span, false) };
   }
 }
 
