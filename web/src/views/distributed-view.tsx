@@ -207,7 +207,7 @@ function DistributedBody({ view, stepKey, run }: { view: DistributedView; stepKe
               />
             </section>
             <section class="ov-panel" data-testid="dist-waittime">
-              <h4>Collectives: data transfer and synchronizing, {of}</h4>
+              <h4>Wait time of collectives, {of}</h4>
               <StackedPanel
                 workers={workers}
                 values={view.waittime[stepKey]}
