@@ -104,4 +104,32 @@ for (const dir of [goldenDir, path.join(goldenDir, 'tb_unit')]) {
     results.push({ name: `${name}${want.size ? ` (${checked} values)` : ' (no view in tb_plugin)'}`, diffs: diffs.slice(0, 8) });
   }
 }
+
+// Default mode on PyTorch 2.x traces (docs/compatibility.md, "Distributed view"): what tb_plugin
+// misses there. nccl_data: NCCL kernels are communication (tb_plugin: computation, so its
+// "overlapping" is mostly the all_reduce overlapping itself), sizes from record_param_comms.
+// two_rank_sampled: all_to_all and _all_gather_base are collectives too, and the ranks' all_reduce
+// sequences differ in size at call 4, where matching stops.
+{
+  const run = (args) => execFileSync(cli, ['distributed', '--json', ...args], { encoding: 'utf8' }).trim().split('\n').map((l) => JSON.parse(l));
+  const diffs = [];
+  const [n] = run([path.join(tracesDir, 'nccl_data.json.gz')]);
+  const ops = Object.fromEntries(n.commops.nccl_data.map((o) => [o.name, o]));
+  if (ops['nccl:all_reduce']?.total_bytes !== 306684384) diffs.push(`nccl_data all_reduce bytes ${ops['nccl:all_reduce']?.total_bytes}`);
+  if (ops['nccl:broadcast']?.total_bytes !== 638712) diffs.push(`nccl_data broadcast bytes ${ops['nccl:broadcast']?.total_bytes}`);
+  const o = n.overlap.all.nccl_data;
+  if (!close(o.overlapping_us, 2439.0, 1) || !close(o.communication_us, 13186.5, 1) || !close(o.computation_us, 36112.9, 1))
+    diffs.push(`nccl_data overlap ${JSON.stringify(o)}`);
+  const staged = fs.mkdtempSync('/tmp/ks-dist-');
+  for (const r of ['rank-0', 'rank-1']) fs.symlinkSync(path.join(tracesDir, 'two_rank_sampled', `${r}.json.gz`), path.join(staged, `${r}.pt.trace.json.gz`));
+  const [t] = run([staged]);
+  fs.rmSync(staged, { recursive: true, force: true });
+  for (const w of ['rank-0', 'rank-1']) {
+    const names = t.commops[w].map((x) => `${x.name} ${x.calls}`);
+    if (JSON.stringify(names) !== JSON.stringify(['nccl:all_to_all 4', 'nccl:all_reduce 4', 'nccl:_all_gather_base 2'])) diffs.push(`two_rank_sampled ${w}: ${names}`);
+  }
+  if (t.matching.matched !== 6 || t.matching.calls !== 20 || t.matching.notes.length !== 1 || !/call 4 differs/.test(t.matching.notes[0]))
+    diffs.push(`two_rank_sampled matching ${JSON.stringify(t.matching)}`);
+  results.push({ name: 'default mode: PyTorch 2.x collectives (nccl_data, two_rank_sampled)', diffs });
+}
 report(results, 0);
