@@ -305,6 +305,7 @@ export function App() {
     queue.current.push(...fresh);
     setEntries((es) => [...es, ...fresh]);
     setSelected(fresh[0].key);
+    setRunPage(null); // the new traces are shown, not a run page picked before
     void pump();
   };
 
