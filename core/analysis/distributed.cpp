@@ -738,8 +738,15 @@ void write_group(JsonWriter& w, const Group& g, bool tb) {
           if (!per_rank[i].empty()) members.push_back(i);
       }
       if (members.empty()) continue;
+      // A long rank list is shortened in sentences: "[0, 1, 2, …, 63] (64 ranks)".
+      std::string shown = group;
+      if (listed.size() > 8) {
+        shown = "[";
+        for (size_t j = 0; j < 3; ++j) shown += std::to_string(listed[j]) + ", ";
+        shown += "…, " + std::to_string(listed.back()) + "] (" + std::to_string(listed.size()) + " ranks)";
+      }
       const std::string label = group.empty() ? std::string("the collectives without a process group")
-                                              : "process group " + group;
+                                              : "process group " + shown;
       size_t k = 0, uneven = 0;
       for (;; ++k) {
         bool all_have = true, any_has = false;
@@ -749,11 +756,20 @@ void write_group(JsonWriter& w, const Group& g, bool tb) {
         }
         if (!any_has) break;
         if (!all_have) {
+          // Ranks grouped by how many calls they have left, a few of each named.
+          std::map<size_t, std::vector<size_t>> by_left;
+          for (size_t i : members) by_left[per_rank[i].size() - std::min(k, per_rank[i].size())].push_back(i);
           std::string text = label + ": matched " + std::to_string(k) + " calls; then";
-          for (size_t i : members)
-            text += " " + who(*ranks[i]) + " has " + std::to_string(per_rank[i].size() > k ? per_rank[i].size() - k : 0) + ",";
-          text.back() = ' ';
-          text += "more (different numbers of calls: a trace cut short, or different schedules)";
+          bool first_group = true;
+          for (auto it = by_left.rbegin(); it != by_left.rend(); ++it) {
+            const std::vector<size_t>& g = it->second;
+            text += first_group ? " " : "; ";
+            first_group = false;
+            for (size_t j = 0; j < g.size() && j < 4; ++j) text += (j ? ", " : "") + who(*ranks[g[j]]);
+            if (g.size() > 4) text += " and " + std::to_string(g.size() - 4) + " more ranks";
+            text += (g.size() == 1 ? " has " : " have ") + (it->first ? std::to_string(it->first) + " more" : std::string("none"));
+          }
+          text += " (different numbers of calls: a trace cut short, or different schedules)";
           notes.push_back(text);
           break;
         }
