@@ -132,10 +132,14 @@ export function RunPage({
             {steps.length > 0 && (
               <label class="ov-select">
                 Step{' '}
-                <select data-testid="dist-step" value={stepKey} onChange={(e) => {
-                  const v = (e.currentTarget as HTMLSelectElement).value;
-                  onStep(v === 'all' ? null : v);
-                }}>
+                <select
+                  data-testid="dist-step"
+                  value={stepKey}
+                  onChange={(e) => {
+                    const v = (e.currentTarget as HTMLSelectElement).value;
+                    onStep(v === 'all' ? null : v);
+                  }}
+                >
                   <option value="all">All steps (average)</option>
                   {steps.map((s) => (
                     <option key={s} value={s}>
@@ -178,17 +182,17 @@ function DistributedBody({ view, stepKey, run }: { view: DistributedView; stepKe
         <div class="notice notice-info dist-notes" data-testid="dist-notes">
           <span class="notice-icon" aria-hidden="true">ℹ</span>
           <div>
-          <p>
-            {formatCount(view.matching.matched)} of {formatCount(view.matching.calls)} collective calls were matched across the ranks. Where ranks recorded
-            different collectives, matching stops and the rest is shown as not matched:
-          </p>
-          <ul>
-            {view.matching.notes.map((n, i) => (
-              <li key={i} data-testid="dist-note">
-                {n}
-              </li>
-            ))}
-          </ul>
+            <p>
+              {formatCount(view.matching.matched)} of {formatCount(view.matching.calls)} collective calls were matched across the ranks. Where ranks
+              recorded different collectives, matching stops and the rest is shown as not matched:
+            </p>
+            <ul>
+              {view.matching.notes.map((n, i) => (
+                <li key={i} data-testid="dist-note">
+                  {n}
+                </li>
+              ))}
+            </ul>
           </div>
         </div>
       )}
@@ -400,22 +404,25 @@ function Stragglers({ view, stepKey }: { view: DistributedView; stepKey: string 
   );
 }
 
-const COMMOP_COLUMNS = [
-  { id: 'worker', label: 'Worker', type: 'text', width: 130, get: (r: CommOp & { worker: string }) => r.worker },
-  { id: 'name', label: 'Name', type: 'text', get: (r: CommOp & { worker: string }) => r.name },
-  { id: 'calls', label: 'Calls', type: 'number', unit: 'count', width: 80, get: (r: CommOp & { worker: string }) => r.calls },
-  { id: 'total_bytes', label: 'Total size', type: 'number', unit: 'bytes', width: 110, get: (r: CommOp & { worker: string }) => r.totalBytes },
-  { id: 'avg_bytes', label: 'Avg size', type: 'number', unit: 'bytes', width: 100, get: (r: CommOp & { worker: string }) => r.avgBytes },
-  { id: 'total_latency_us', label: 'Total latency', type: 'number', unit: 'us', width: 120, get: (r: CommOp & { worker: string }) => r.totalLatencyUs },
-  { id: 'avg_latency_us', label: 'Avg latency', type: 'number', unit: 'us', width: 110, get: (r: CommOp & { worker: string }) => r.avgLatencyUs },
-  { id: 'transfer_us', label: 'Data transfer time', header: 'Transfer', type: 'number', unit: 'us', width: 110, get: (r: CommOp & { worker: string }) => r.transferUs },
-  { id: 'avg_transfer_us', label: 'Avg data transfer time', header: 'Avg transfer', type: 'number', unit: 'us', width: 120, get: (r: CommOp & { worker: string }) => r.avgTransferUs },
-] as const;
+type CommOpRow = CommOp & { worker: string };
+type Columns<R> = Parameters<typeof rowsModel<R>>[2];
+
+const COMMOP_COLUMNS: Columns<CommOpRow> = [
+  { id: 'worker', label: 'Worker', type: 'text', width: 130, get: (r: CommOpRow) => r.worker },
+  { id: 'name', label: 'Name', type: 'text', get: (r: CommOpRow) => r.name },
+  { id: 'calls', label: 'Calls', type: 'number', unit: 'count', width: 80, get: (r: CommOpRow) => r.calls },
+  { id: 'total_bytes', label: 'Total size', type: 'number', unit: 'bytes', width: 110, get: (r: CommOpRow) => r.totalBytes },
+  { id: 'avg_bytes', label: 'Avg size', type: 'number', unit: 'bytes', width: 100, get: (r: CommOpRow) => r.avgBytes },
+  { id: 'total_latency_us', label: 'Total latency', type: 'number', unit: 'us', width: 120, get: (r: CommOpRow) => r.totalLatencyUs },
+  { id: 'avg_latency_us', label: 'Avg latency', type: 'number', unit: 'us', width: 110, get: (r: CommOpRow) => r.avgLatencyUs },
+  { id: 'transfer_us', label: 'Data transfer time', header: 'Transfer', type: 'number', unit: 'us', width: 110, get: (r: CommOpRow) => r.transferUs },
+  { id: 'avg_transfer_us', label: 'Avg data transfer time', header: 'Avg transfer', type: 'number', unit: 'us', width: 120, get: (r: CommOpRow) => r.avgTransferUs },
+];
 
 function CommOps({ view, run }: { view: DistributedView; run: string }) {
   const model: TableModel = useMemo(() => {
     const rows = view.workers.flatMap((w) => (view.commops[w.worker] ?? []).map((op) => ({ ...op, worker: w.worker })));
-    return rowsModel(rows, (r) => `${r.worker} ${r.name}`, COMMOP_COLUMNS as never);
+    return rowsModel(rows, (r) => `${r.worker} ${r.name}`, COMMOP_COLUMNS);
   }, [view]);
   return (
     <section class="ov-panel" data-testid="dist-commops">
@@ -433,7 +440,7 @@ function CommOps({ view, run }: { view: DistributedView; run: string }) {
   );
 }
 
-const COLLECTIVE_COLUMNS = [
+const COLLECTIVE_COLUMNS: Columns<Collective> = [
   { id: 'process_group', label: 'Process group', type: 'text', width: 140, get: (r: Collective) => r.processGroup || '—' },
   { id: 'group_size', label: 'Group size', header: 'Ranks', type: 'number', unit: 'count', width: 70, get: (r: Collective) => r.groupSize ?? NaN },
   { id: 'name', label: 'Name', type: 'text', get: (r: Collective) => r.name },
@@ -443,11 +450,11 @@ const COLLECTIVE_COLUMNS = [
   { id: 'total_us', label: 'Total time', type: 'number', unit: 'us', width: 110, get: (r: Collective) => r.totalUs },
   { id: 'avg_us', label: 'Avg time', type: 'number', unit: 'us', width: 100, get: (r: Collective) => r.avgUs },
   { id: 'transfer_us', label: 'Data transfer time', header: 'Transfer', type: 'number', unit: 'us', width: 110, get: (r: Collective) => r.transferUs },
-] as const;
+];
 
 function Collectives({ view, run }: { view: DistributedView; run: string }) {
   const model: TableModel = useMemo(
-    () => rowsModel(view.collectives, (r) => `${r.processGroup} ${r.name} ${r.bytes}`, COLLECTIVE_COLUMNS as never),
+    () => rowsModel(view.collectives, (r) => `${r.processGroup} ${r.name} ${r.bytes}`, COLLECTIVE_COLUMNS),
     [view],
   );
   return (
