@@ -23,6 +23,8 @@
 #include "core/analysis/tensor_cores.h"
 #include "core/trace/trace_trimmer.h"
 
+int run_distributed(int argc, char** argv);  // cli/distributed_command.cpp
+
 namespace {
 
 const char kUsage[] =
@@ -39,6 +41,7 @@ const char kUsage[] =
     "                           [--step N] [--tb-plugin] TRACE...\n"
     "       kinetoscope trim (--step N | --from-us T --to-us T) [-o OUT] TRACE\n"
     "       kinetoscope modules [--json|--csv] [--tb-plugin] TRACE...\n"
+    "       kinetoscope distributed [--json] [--jobs N] [--tb-plugin] DIR|TRACE...\n"
     "\n"
     "  summary   what each trace holds: schema, devices, distributed info, time span,\n"
     "            events per category and phase, and trace health (skipped/repaired events).\n"
@@ -82,6 +85,9 @@ const char kUsage[] =
     "            occurrences, operators directly under it, host and device total/self time (us),\n"
     "            summed over its calls; and how many backward passes fwdbwd flows put under a\n"
     "            module's .backward node.\n"
+    "  distributed  the Distributed view of a run (one trace per rank): computation/communication\n"
+    "            overlap, data transfer vs synchronizing time of collectives matched across ranks,\n"
+    "            communication operations, stragglers (`kinetoscope distributed --help`).\n"
     "\n"
     "  --tb-plugin  link and count as tb_plugin does, quirks included, with its 2021 Tensor Core\n"
     "               list and its recommendation sentences (docs/compatibility.md).\n"
@@ -550,6 +556,7 @@ int main(int argc, char** argv) {
     return run_step_views(argv[1], argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "trim")) return run_trim(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "modules")) return run_modules(argc - 2, argv + 2);
+  if (!std::strcmp(argv[1], "distributed")) return run_distributed(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "overview") || !std::strcmp(argv[1], "operators") || !std::strcmp(argv[1], "kernels"))
     return run_tree_views(argv[1], argc - 2, argv + 2);
   std::fprintf(stderr, "kinetoscope: unknown command %s\n%s", argv[1], kUsage);

@@ -1,7 +1,7 @@
 // End-to-end load benchmark of Kinetoscope on big synthetic traces (scripts/bench).
 //   node scripts/bench.mjs [--size 1G | --sizes 256M,1G,3G] [--runs 3]
 //                          [--only native,views,wasm,page,url,baseline,table] [--dir /tmp/kinetoscope-bench]
-//                          [--table-size 150M]
+//                          [--table-size 150M] [--dist-ranks 4] [--dist-size 128M]
 // For each size: generates (or reuses) DIR/trace-SIZE.v2.json with gen-trace, then measures
 //   native    build/native/kinetoscope summary --json FILE   (peak RSS from /usr/bin/time -v)
 //   views     build/native/kinetoscope operators --json --group-by op+shape FILE (reading, the
@@ -16,6 +16,9 @@
 //             operator: 100k+ rows): time to show the table, then click-to-paint latency of
 //             sorting by a column and of typing a search (medians of 7)
 //   baseline  file.text() + JSON.parse in the same Chromium: what JS-only tools do
+//   distributed  (only when asked: --only distributed) `kinetoscope distributed --json --jobs J`
+//             on a run of --dist-ranks copies of trace-DISTSIZE (replicated ranks), J = 1 and 2:
+//             time and peak RSS (each thread holds one model at a time, then only its summary)
 // and prints a markdown table of medians over the runs. MB = 10^6 bytes; sizes use 2^20/2^30.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -29,7 +32,7 @@ const V8_STRING_CAP = 536870888;
 
 // ---------------------------------------------------------------- arguments
 const opts = { sizes: ['1G'], runs: 3, only: ['native', 'views', 'wasm', 'page', 'url', 'baseline', 'table'],
-  dir: '/tmp/kinetoscope-bench', tableSize: '150M', shape: 'modern' };
+  dir: '/tmp/kinetoscope-bench', tableSize: '150M', shape: 'modern', distRanks: 4, distSize: '128M' };
 {
   const a = process.argv.slice(2);
   for (let k = 0; k < a.length; k++) {
@@ -41,6 +44,8 @@ const opts = { sizes: ['1G'], runs: 3, only: ['native', 'views', 'wasm', 'page',
     else if (a[k] === '--dir') opts.dir = v();
     else if (a[k] === '--table-size') opts.tableSize = v();
     else if (a[k] === '--shape') opts.shape = v();  // modern (PyTorch 2.x, default) or resnet50
+    else if (a[k] === '--dist-ranks') opts.distRanks = Math.max(1, Number(v()));
+    else if (a[k] === '--dist-size') opts.distSize = v();
     else { console.error(`bench: unknown argument ${a[k]}`); process.exit(2); }
   }
 }
@@ -98,6 +103,29 @@ async function benchNative(file, views = false) {
     rows = j.rows?.length;
   } catch { /* keep NaN */ }
   return { seconds, mem: rss ? Number(rss[1]) * 1024 : NaN, memNote: 'peak RSS', events, rows };
+}
+
+// ---------------------------------------------------------------- distributed (map/reduce)
+// A run of `ranks` rank files, each the same synthetic trace (symlinks), reduced with `jobs` threads.
+async function benchDistributed(file, ranks, jobs) {
+  const cli = path.join(root, 'build', 'native', 'kinetoscope');
+  if (!fs.existsSync(cli)) return { error: 'build/native/kinetoscope missing' };
+  const dir = path.join(opts.dir, `dist-run-${path.basename(file, '.json')}-${ranks}`);
+  fs.mkdirSync(dir, { recursive: true });
+  for (let i = 0; i < ranks; i++) {
+    const link = path.join(dir, `rank${i}.pt.trace.json`);
+    if (!fs.existsSync(link)) fs.symlinkSync(file, link);
+  }
+  const t0 = process.hrtime.bigint();
+  const r = await run('/usr/bin/time', ['-v', cli, 'distributed', '--json', '--jobs', String(jobs), dir]);
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  if (r.code !== 0) return { error: `exit ${r.code}: ${r.err.split('\n')[0]}` };
+  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.err);
+  let workers = NaN;
+  try {
+    workers = JSON.parse(r.out.trim().split('\n')[0]).workers.length;
+  } catch { /* keep NaN */ }
+  return { seconds, mem: rss ? Number(rss[1]) * 1024 : NaN, workers };
 }
 
 // ---------------------------------------------------------------- wasm in Node
@@ -385,13 +413,14 @@ async function main() {
   // The traces' folder, served from another origin (its own port) with CORS, for ?url=.
   const traceSrv = opts.only.includes('url') ? await staticServer(opts.dir, ['--cors']) : null;
   const tableRuns = [];
+  const distRows = [];
   const rows = [];
   const checks = [];
   try {
     for (const size of opts.sizes) {
       const file = ensureTrace(size);
       const bytes = fs.statSync(file).size;
-      for (const kind of opts.only.filter((k) => k !== 'table')) {
+      for (const kind of opts.only.filter((k) => k !== 'table' && k !== 'distributed')) {
         const results = [];
         for (let i = 0; i < opts.runs; i++) {
           let r;
@@ -433,6 +462,20 @@ async function main() {
         }
       }
     }
+    if (opts.only.includes('distributed')) {
+      const file = ensureTrace(opts.distSize);
+      for (const jobs of [1, 2]) {
+        const results = [];
+        for (let i = 0; i < opts.runs; i++) {
+          const r = await benchDistributed(file, opts.distRanks, jobs);
+          log(`distributed ${opts.distRanks} x ${opts.distSize} --jobs ${jobs} run ${i + 1}: ${r.error ? `FAILS (${r.error})` : `${r.seconds.toFixed(2)} s, ${fmtMB(r.mem)} peak RSS`}`);
+          results.push(r);
+        }
+        const ok = results.filter((r) => !r.error);
+        distRows.push({ jobs, bytes: fs.statSync(file).size, seconds: median(ok.map((r) => r.seconds)), mem: median(ok.map((r) => r.mem)),
+          workers: median(ok.map((r) => r.workers)), error: ok.length ? '' : results[0].error });
+      }
+    }
     if (opts.only.includes('table')) {
       const file = ensureTrace(opts.tableSize, true);
       for (let i = 0; i < opts.runs; i++) {
@@ -463,8 +506,10 @@ async function main() {
   out.push('');
   out.push(`Trace shape: ${opts.shape} (scripts/gen-trace --shape ${opts.shape}).`);
   out.push('');
-  out.push('| trace | path | MB/s | M events/s | time (s) | peak memory | events | note |');
-  out.push('|---|---|---:|---:|---:|---|---:|---|');
+  if (rows.length) {
+    out.push('| trace | path | MB/s | M events/s | time (s) | peak memory | events | note |');
+    out.push('|---|---|---:|---:|---:|---|---:|---|');
+  }
   // JSON.parse counts no events: its rate uses the count the other paths read from the same file.
   const eventsOf = (size) => rows.find((x) => x.size === size && Number.isFinite(x.events))?.events;
   for (const r of rows) {
@@ -484,6 +529,18 @@ async function main() {
       `${Number.isFinite(r.events) ? r.events : '–'} | ${r.error || ''} |`);
   }
   if (checks.length) { out.push(''); for (const c of checks) out.push(`- ${c}`); }
+  if (distRows.length) {
+    out.push('');
+    out.push(`\`kinetoscope distributed --json\` on a run of ${opts.distRanks} replicated ranks (each trace-${opts.distSize}), medians of ${opts.runs} run(s):`);
+    out.push('');
+    out.push('| ranks x rank size | --jobs | time (s) | MB/s (all ranks) | peak RSS | workers in the view | note |');
+    out.push('|---|---:|---:|---:|---|---:|---|');
+    for (const r of distRows) {
+      const total = r.bytes * opts.distRanks;
+      out.push(`| ${opts.distRanks} x ${opts.distSize} (${(total / 1e6).toFixed(0)} MB) | ${r.jobs} | ${r.error ? 'fails' : r.seconds.toFixed(2)} | ` +
+        `${r.error ? '–' : (total / 1e6 / r.seconds).toFixed(0)} | ${fmtMB(r.mem)} | ${Number.isFinite(r.workers) ? r.workers : '–'} | ${r.error} |`);
+    }
+  }
   const okTable = tableRuns.filter((r) => !r.error);
   if (tableRuns.length) {
     out.push('');

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "core/analysis/distributed.h"
 #include "core/analysis/gpu_metrics.h"
 #include "core/analysis/kernels.h"
 #include "core/analysis/modules.h"
@@ -114,6 +115,11 @@ class Session {
   // One thread's tree for the flame graph and the operator tree (tid "": the main thread).
   std::string moduleTreeJson(bool tbPlugin, const std::string& tid) const {
     return ks::module_tree_json(modules(tbPlugin), reader_.model(), tid);
+  }
+  // This trace's part of a run's Distributed view (the map step): its rank summary as JSON, for
+  // reduceDistributedJson. `worker` and `span` name it in the run ("default" without a span).
+  std::string distributedRankJson(const std::string& worker, const std::string& span, bool tbPlugin) const {
+    return ks::rank_summary_json(ks::distributed_rank(reader_.model(), worker, span, tbPlugin));
   }
   double bytesRead() const { return static_cast<double>(reader_.model().bytes_read); }
   double eventCount() const { return static_cast<double>(reader_.model().event_count); }
@@ -250,9 +256,30 @@ class Trimmer {
   ks::TraceTrimmer trimmer_;
 };
 
+// The reduce step of the Distributed view: the rank summaries of a run's traces (JSON texts from
+// Session.distributedRankJson) to the view, one JSON object per span and line, as `kinetoscope
+// distributed --json` prints it. A text that is not a rank summary answers {"error": ...}.
+std::string reduceDistributedJson(const emscripten::val& summaries, bool tbPlugin) {
+  std::vector<ks::RankSummary> ranks;
+  const unsigned n = summaries.isArray() ? summaries["length"].as<unsigned>() : 0;
+  for (unsigned i = 0; i < n; ++i) {
+    ks::RankSummary r;
+    std::string error;
+    if (!ks::parse_rank_summary(summaries[i].as<std::string>(), r, error)) {
+      ks::JsonWriter w;
+      w.begin_object().key("error").value("rank summary " + std::to_string(i + 1) + ": " + error).end_object();
+      return w.take() + "\n";
+    }
+    ranks.push_back(std::move(r));
+  }
+  return ks::distributed_json(ranks, tbPlugin);
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(kinetoscope) {
+  emscripten::function("reduceDistributedJson", &reduceDistributedJson);
+
   emscripten::class_<Trimmer>("Trimmer")
       .constructor<double, double>()
       .function("prepare", &Trimmer::prepare)
@@ -285,6 +312,7 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("modulePresenceJson", &Session::modulePresenceJson)
       .function("modulesJson", &Session::modulesJson)
       .function("moduleTreeJson", &Session::moduleTreeJson)
+      .function("distributedRankJson", &Session::distributedRankJson)
       .function("bytesRead", &Session::bytesRead)
       .function("eventCount", &Session::eventCount)
       .function("columns", &Session::columns)

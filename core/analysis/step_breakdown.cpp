@@ -57,8 +57,7 @@ bool has_compute_kernels(const TraceModel& m) {
   return false;
 }
 
-StepBreakdown step_breakdown(const TraceModel& m, const StepsResult& found, const StepOptions& options) {
-  StepBreakdown out;
+std::array<Ranges, kRoleCount> role_ranges(const TraceModel& m, const StepOptions& options) {
   std::array<Ranges, kRoleCount> ranges;
   auto add = [&](Role r, const SliceRow& s) { ranges[size_t(r)].push_back({s.ts_ns, s.ts_ns + s.dur_ns}); };
 
@@ -83,6 +82,13 @@ StepBreakdown step_breakdown(const TraceModel& m, const StepsResult& found, cons
     for (const CpuOpRow& r : m.gpu_annotations) host(r.s, true);
   for (const PythonFunctionRow& r : m.python_functions)
     if (m.strings.get(r.s.cat) == "python") host(r.s, false);
+  for (Ranges& r : ranges) r = merge_ranges(std::move(r));
+  return ranges;
+}
+
+StepBreakdown step_breakdown(const TraceModel& m, const StepsResult& found, const StepOptions& options) {
+  StepBreakdown out;
+  std::array<Ranges, kRoleCount> ranges = role_ranges(m, options);
 
   Ranges steps;
   for (const Step& s : found.steps) steps.push_back({s.start_ns, s.end_ns});
@@ -91,7 +97,6 @@ StepBreakdown step_breakdown(const TraceModel& m, const StepsResult& found, cons
   std::array<Ranges, kRoleCount> counted;
   Ranges slots;
   for (size_t r = 0; r < size_t(Role::kOther); ++r) {
-    ranges[r] = merge_ranges(std::move(ranges[r]));
     out.roles[r] = {ranges[r].size(), ranges_sum(ranges[r])};
     if (!slots.empty()) {
       counted[r] = intersect_ranges(slots, ranges[r]);

@@ -36,6 +36,9 @@ struct StepBreakdown {
 };
 
 StepBreakdown step_breakdown(const TraceModel& m, const StepsResult& steps, const StepOptions& options = {});
+// Each role's ranges over the whole trace, merged, before the priority order clips them (Other
+// empty): the breakdown above and the Distributed view's overlap (spec §7.4) start from these.
+std::array<Ranges, kRoleCount> role_ranges(const TraceModel& m, const StepOptions& options = {});
 
 // The breakdown as JSON: {"steps": [{"name", "start_us", "end_us", "total_us", "kernel_us", ...,
 // "other_us"}], "average": {same keys but name}, "roles": {"kernel": {"merged", "sum_us"}, ...}}.

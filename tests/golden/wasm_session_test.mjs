@@ -172,6 +172,9 @@ for (const file of files.slice(0, 12)) {
 }
 // The Module view from the wasm Session equals `kinetoscope modules --json` on the fixtures (they
 // are in the repo: this runs without ../shared), in both modes; the presence and the tree answer.
+// The Distributed view: each Session's rank summary, reduced in the module (what the page's worker
+// does), is what `kinetoscope distributed --json` prints for the same files, in both modes; a text
+// that is not a rank summary is refused with a sentence.
 {
   const { execFileSync } = await import('node:child_process');
   const fs = await import('node:fs');
@@ -205,6 +208,25 @@ for (const file of files.slice(0, 12)) {
     }
     results.push({ name: `wasm modules = native ${f}`, diffs });
   }
+  const run = path.resolve('tests/data/distributed-diverging-ranks');
+  const diffs = [];
+  for (const tb of [false, true]) {
+    const ranks = fs.readdirSync(run).sort().map((f) => {
+      const s = new mod.Session();
+      feedAll(s, readBytes(path.join(run, f)), 1 << 20);
+      const out = s.distributedRankJson(f.replace(/\.pt\.trace\.json$/, ''), 'default', tb);
+      s.delete();
+      return out;
+    });
+    const mine = mod.reduceDistributedJson(ranks, tb);
+    if (fs.existsSync(cli)) {
+      const native = execFileSync(cli, ['distributed', '--json', ...(tb ? ['--tb-plugin'] : []), run], { encoding: 'utf8' });
+      if (native !== mine) diffs.push(`${tb ? '--tb-plugin' : 'default'}: wasm ${mine.slice(0, 200)} vs native ${native.slice(0, 200)}`);
+    }
+  }
+  const bad = JSON.parse(mod.reduceDistributedJson(['{"traceEvents": []}'], false));
+  if (bad.error !== 'rank summary 1: not a Kinetoscope rank summary') diffs.push(`bad summary: ${JSON.stringify(bad)}`);
+  results.push({ name: 'wasm distributed map + reduce = native kinetoscope distributed', diffs });
 }
 // Not a trace: one sentence, reading stops at once.
 {

@@ -9,11 +9,13 @@ import { droppedFiles, type Dropped } from './lib/folder';
 import { fetchTrace } from './lib/fetch-trace';
 import { brokenDownloadNote } from './lib/format';
 import { onLaunchFiles } from './lib/launch-queue';
+import { formatPlace } from './lib/deep-link';
 import { buildRunTree, findByPlace, placeOf, traceOrder, type NavTrace } from './lib/run-tree';
 import { shortcutFor, takesText, type Shortcut } from './lib/shortcuts';
 import type { Summary } from './lib/summary';
 import { parseTraceName, planOpen, type TraceLabel } from './lib/trace-names';
 import { linkWithTraceUrl, sameOrigin, traceNameOf, traceUrlsOf } from './lib/trace-url';
+import { RunPage, workerOfFile, type DistributedRunner, type RunTrace } from './views/distributed-view';
 import type { TrimFn } from './views/timeline-view';
 import { ABORT, SESSION_GONE, TraceClient, TRAP, type Call, type LoadProgress, type LoadResult } from './worker/protocol';
 
@@ -71,9 +73,18 @@ export function App() {
   // The trace shown right of the navigator (its Entry key), and whether the user picked it there.
   const [selected, setSelected] = useState<number | null>(null);
   const [picked, setPicked] = useState<number | null>(null);
+  // The run whose page (its Distributed view) is shown instead of a trace, and its step.
+  const [runPage, setRunPage] = useState<string | null>(null);
+  const [runStep, setRunStep] = useState<string | null>(null);
+  const runPageUsed = useRef(false);
   const pick = (key: number) => {
+    setRunPage(null);
     setSelected(key);
     setPicked(key);
+  };
+  const pickRun = (run: string) => {
+    runPageUsed.current = true;
+    setRunPage(run);
   };
   const queue = useRef<Entry[]>([]);
   const current = useRef<Running | null>(null);
@@ -142,6 +153,27 @@ export function App() {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
   const runner = useMemo<Runner>(() => ({ query: runQuery, trim: runTrim }), [runQuery, runTrim]);
+  // The run page: each trace's rank summary from its Session, then the reduce in the worker.
+  const distRunner = useMemo<DistributedRunner>(
+    () => ({
+      rankSummary: async (session, g, worker, span) => {
+        const r = await runQuery(session, g, { what: 'distributedRank', worker, span });
+        if (r.what !== 'distributedRank') throw new Error(`asked for distributedRank, got ${r.what}`);
+        return r.summary;
+      },
+      reduce: async (ranks) => {
+        try {
+          return await client().distributed(ranks).promise;
+        } catch (e) {
+          afterTrap(e);
+          throw e;
+        }
+      },
+    }),
+    // client() and afterTrap read refs only.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [runQuery],
+  );
 
   /** The summary, ahead of the overview: the card shows it while the overview is computed. */
   const showSummary = (run: Running, summary: Summary) => {
@@ -273,6 +305,7 @@ export function App() {
     queue.current.push(...fresh);
     setEntries((es) => [...es, ...fresh]);
     setSelected(fresh[0].key);
+    setRunPage(null); // the new traces are shown, not a run page picked before
     void pump();
   };
 
@@ -362,6 +395,7 @@ export function App() {
   const linkTarget = useMemo(() => {
     if (!link || link.taken) return undefined;
     const p = link.place;
+    if (p.runView) return undefined; // a run page: opened below, no card takes this link
     if (p.worker != null) {
       const t = findByPlace(runs, p.run ?? '', p.worker, p.span ?? 0);
       if (t) return entries.find((e) => e.key === t.key);
@@ -374,6 +408,42 @@ export function App() {
   }, [linkTarget?.key, link?.seq]);
   const linkCard = linkTarget?.status === 'done' ? linkTarget : undefined;
   const linkTaken = useCallback((seq: number) => setLink((l) => (l && l.seq === seq ? { ...l, taken: true } : l)), []);
+  // A link to a run page (view=distributed without a worker) opens it once that run is open.
+  useEffect(() => {
+    if (!link || link.taken || !link.place.runView) return;
+    const run = link.place.run ?? '';
+    if (!runs.some((r) => r.name === run)) return;
+    runPageUsed.current = true;
+    setRunPage(run);
+    setRunStep(link.place.step ?? null);
+    linkTaken(link.seq);
+  }, [link, runs, linkTaken]);
+  // The run page shown writes the hash once used (picked in the navigator or opened by a link).
+  useEffect(() => {
+    if (runPage == null || !runPageUsed.current) return;
+    const hash = '#' + formatPlace({ run: runPage || undefined, runView: 'distributed', step: runStep ?? undefined });
+    if (location.hash !== hash) history.replaceState(null, '', hash);
+  }, [runPage, runStep]);
+  const runTraces = useMemo<RunTrace[]>(() => {
+    const node = runPage == null ? undefined : runs.find((r) => r.name === runPage);
+    if (!node) return [];
+    const byKey = new Map(entries.map((e) => [e.key, e]));
+    return node.workers.flatMap((w) =>
+      w.spans.flatMap((sp) => {
+        const e = byKey.get(sp.trace.key);
+        if (!e) return [];
+        return [{
+          key: e.key,
+          name: e.name,
+          worker: e.label?.worker ?? workerOfFile(e.name),
+          span: e.label?.spanRank ? String(e.label.spanRank) : 'default',
+          status: e.status,
+          session: e.session ?? null,
+          gen: e.gen ?? null,
+        }];
+      }),
+    );
+  }, [runPage, runs, entries]);
 
   // Files can be dropped anywhere on the page once traces are open (the drop bar is small).
   const [dragging, setDragging] = useState(false);
@@ -470,6 +540,7 @@ export function App() {
     if (selected != null && !visited.has(selected)) setVisited((v) => new Set([...v, selected]));
   }, [selected]);
   const queueOrder = queue.current.map((e) => e.key);
+  const showingRun = runPage != null && runs.some((r) => r.name === runPage);
 
   const noticeEl = notice && (
     <div class={`notice notice-${notice.kind}`} role={notice.kind === 'error' ? 'alert' : 'status'}>
@@ -521,10 +592,18 @@ export function App() {
       </header>
       {help_}
       <div class="shell">
-        <RunNav runs={runs} states={states} selected={selected} onSelect={pick} />
+        <RunNav runs={runs} states={states} selected={selected} onSelect={pick} selectedRun={runPage} onSelectRun={pickRun} />
         <main class="analysis" data-testid="analysis">
           <ErrorBoundary>
             {noticeEl}
+            {runPage != null && runs.some((r) => r.name === runPage) && (
+              <ErrorBoundary key={`run:${runPage}`}>
+                <RunPage run={runPage} traces={runTraces} runner={distRunner} step={runStep} onStep={(st) => {
+                  runPageUsed.current = true;
+                  setRunStep(st);
+                }} />
+              </ErrorBoundary>
+            )}
             {entries
               .filter((e) => visited.has(e.key) || e.key === selected)
               .map((e) => (
@@ -535,8 +614,8 @@ export function App() {
                     onRemove={() => remove(e)}
                     link={e === linkCard ? link! : null}
                     onLinkTaken={linkTaken}
-                    active={e.key === selected}
-                    picked={e.key === selected && e.key === picked}
+                    active={e.key === selected && !showingRun}
+                    picked={e.key === selected && e.key === picked && !showingRun}
                     place={placeOf(runs, e.key)}
                     waiting={e.status === 'queued' ? queueOrder.indexOf(e.key) + (loading ? 1 : 0) : 0}
                   />

@@ -33,11 +33,17 @@ export function RunNav({
   states,
   selected,
   onSelect,
+  selectedRun = null,
+  onSelectRun,
 }: {
   runs: RunNode[];
   states: Map<number, NavState>;
   selected: number | null;
   onSelect: (key: number) => void;
+  /** The run whose page is shown instead of a trace (its name; '' for files opened on their own). */
+  selectedRun?: string | null;
+  /** Selecting a run row shows its run page; its caret opens and closes it. */
+  onSelectRun?: (run: string) => void;
 }) {
   const [collapsed, setCollapsed] = useState<Set<string>>(() => new Set());
   const [query, setQuery] = useState('');
@@ -130,7 +136,7 @@ export function RunNav({
         <div class="nav-rows" data-rows={rows.length} style={{ height: `${rows.length * ROW}px`, position: 'relative' }}>
           {shown.map((r, i) => (
             <div key={r.id} class="nav-row-slot" data-index={win.start + i} style={{ top: `${(win.start + i) * ROW}px`, height: `${ROW}px` }}>
-              <Row row={r} states={states} selected={selected} onSelect={onSelect} onToggle={toggle} />
+              <Row row={r} states={states} selected={selectedRun != null ? null : selected} selectedRun={selectedRun} onSelect={onSelect} onSelectRun={onSelectRun} onToggle={toggle} />
             </div>
           ))}
         </div>
@@ -148,13 +154,17 @@ function Row({
   row,
   states,
   selected,
+  selectedRun,
   onSelect,
+  onSelectRun,
   onToggle,
 }: {
   row: NavRow;
   states: Map<number, NavState>;
   selected: number | null;
+  selectedRun: string | null;
   onSelect: (key: number) => void;
+  onSelectRun?: (run: string) => void;
   onToggle: (id: string) => void;
 }) {
   const pad = { paddingLeft: `${8 + row.depth * 16}px` };
@@ -165,19 +175,31 @@ function Row({
       const s = states.get(k)?.status;
       return s === 'queued' || s === 'loading';
     }).length;
+    const isSel = selectedRun === row.run.name;
     return (
       <div
-        class="nav-row nav-group nav-run"
+        class={`nav-row nav-group nav-run${isSel ? ' selected' : ''}`}
         role="treeitem"
         aria-level={1}
         aria-expanded={row.collapsed ? 'false' : 'true'}
+        aria-selected={onSelectRun ? (isSel ? 'true' : 'false') : undefined}
         data-testid="nav-run"
         data-run={row.run.name}
         style={pad}
-        title={row.run.name || 'Files opened on their own (not from a folder)'}
-        onClick={() => onToggle(row.id)}
+        title={`${row.run.name || 'Files opened on their own (not from a folder)'}${onSelectRun ? ' — click for the run page (Distributed view)' : ''}`}
+        onClick={() => (onSelectRun ? onSelectRun(row.run.name) : onToggle(row.id))}
       >
-        <span class="nav-caret" aria-hidden="true">{row.collapsed ? '▸' : '▾'}</span>
+        <span
+          class="nav-caret"
+          aria-hidden="true"
+          data-testid="nav-run-caret"
+          onClick={(ev) => {
+            ev.stopPropagation();
+            onToggle(row.id);
+          }}
+        >
+          {row.collapsed ? '▸' : '▾'}
+        </span>
         <span class="nav-label">{row.run.name || 'Opened files'}</span>
         <span class="nav-aside muted">
           {pending ? `${row.run.traceCount - pending}/${row.run.traceCount}` : row.run.traceCount}

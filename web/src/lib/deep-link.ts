@@ -37,6 +37,12 @@ export interface Place extends TablePlace {
   view?: LinkView;
   /** The step's name as the Overview lists it ("5"), not its index, which a cut trace shifts. */
   step?: string;
+  /**
+   * `view=distributed` without a worker: the run page of `run` (what selecting a run in the
+   * navigator shows) with its Distributed view, at `step`. Kept apart from `view`, which names a
+   * trace's tab.
+   */
+  runView?: 'distributed';
 }
 
 /** What a data table reports of itself (components/data-table.tsx `onState`). */
@@ -66,6 +72,10 @@ export function formatPlace(p: Place): string {
       continue;
     }
     const v = p[k];
+    if (k === 'view' && p.runView) {
+      out.append('view', p.runView);
+      continue;
+    }
     // The Overview is where a card opens: saying so would only lengthen the link.
     if (k === 'view' && v === 'overview') continue;
     if (typeof v === 'string' && v !== '') out.append(k, v);
@@ -97,6 +107,7 @@ export function parsePlace(hash: string): Place {
   if (file) p.file = file;
   const view = get('view');
   if (view && (LINK_VIEWS as readonly string[]).includes(view)) p.view = view as LinkView;
+  else if (view === 'distributed' && !worker) p.runView = 'distributed';
   const step = get('step');
   if (step) p.step = step;
   const group = get('group');

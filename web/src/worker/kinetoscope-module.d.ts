@@ -37,6 +37,8 @@ declare module '*/generated/kinetoscope_web.mjs' {
     modulesJson(tbPlugin: boolean): string;
     /** One thread's tree for the Module view (tid "": the main thread); see docs/contracts.md. */
     moduleTreeJson(tbPlugin: boolean, tid: string): string;
+    /** This trace's rank summary for a run's Distributed view (JSON; `span`: "default" or 1..n). */
+    distributedRankJson(worker: string, span: string, tbPlugin: boolean): string;
     error(): string;
     /** One model table as columns (see docs/contracts.md): typed arrays, string ids index strings(). */
     columns(kind: string): Record<string, Float64Array | Int32Array | Uint32Array>;
@@ -72,6 +74,8 @@ declare module '*/generated/kinetoscope_web.mjs' {
     Session: new () => KinetoscopeSession;
     /** Absent from cores built before the Timeline view. */
     Trimmer?: new (startUs: number, endUs: number) => KinetoscopeTrimmer;
+    /** Rank summaries to the Distributed view, one JSON object per span and line (absent from older cores). */
+    reduceDistributedJson?(summaries: string[], tbPlugin: boolean): string;
   }
   const createKinetoscope: (overrides?: {
     locateFile?: (path: string, prefix: string) => string;

@@ -6,6 +6,7 @@
 // A loaded file's wasm Session stays in the worker, keyed by the id of its load call, so the views
 // can ask it for more (`query`) until the page sends `close`. Query answers are columns (typed
 // arrays, transferred) and small objects, already checked against the shapes the views expect.
+import type { DistributedView } from '../lib/distributed';
 import type { KernelDetail, KernelGroupBy, KernelTable } from '../lib/kernels';
 import type { ModulePresence, Modules, ModuleTree } from '../lib/modules';
 import type { OperatorDetail, OperatorTable, OpGroupBy } from '../lib/operators';
@@ -46,7 +47,12 @@ export type Query =
   /** The Module view's tables (nn.Module and Lightning), as `kinetoscope modules --json`. */
   | { what: 'modules'; step?: string }
   /** One thread's tree for the flame graph and the operator tree ("" : the main thread). */
-  | { what: 'moduleTree'; tid: string; step?: string };
+  | { what: 'moduleTree'; tid: string; step?: string }
+  /**
+   * This trace's part of its run's Distributed view (the map step): its rank summary, a JSON text
+   * for `distributed` requests. `worker` and `span` name it in the run (`span`: "default" or 1..n).
+   */
+  | { what: 'distributedRank'; worker: string; span: string };
 
 export type QueryResult =
   | { what: 'operators'; table: OperatorTable }
@@ -55,7 +61,8 @@ export type QueryResult =
   | { what: 'kernelDetail'; detail: KernelDetail }
   | { what: 'modulePresence'; presence: ModulePresence }
   | { what: 'modules'; modules: Modules }
-  | { what: 'moduleTree'; tree: ModuleTree };
+  | { what: 'moduleTree'; tree: ModuleTree }
+  | { what: 'distributedRank'; summary: string };
 
 export type QueryWhat = Query['what'];
 export type QueryOf<W extends QueryWhat> = Extract<Query, { what: W }>;
@@ -73,7 +80,9 @@ export type Request =
   | { kind: 'query'; id: number; session: number; query: Query }
   | { kind: 'close'; id: number; session: number }
   /** Reads `file` again (gunzipped) into a core Trimmer: the events overlapping [startUs, endUs]. */
-  | { kind: 'trim'; id: number; file: File; startUs: number; endUs: number };
+  | { kind: 'trim'; id: number; file: File; startUs: number; endUs: number }
+  /** The reduce step of a run's Distributed view: rank summaries (from `distributedRank`) in, the view out. */
+  | { kind: 'distributed'; id: number; ranks: string[] };
 
 export type Response =
   | { kind: 'progress'; id: number; progress: LoadProgress }
@@ -82,6 +91,8 @@ export type Response =
   | { kind: 'answer'; id: number; result: QueryResult }
   /** A valid trace JSON (its buffer transferred) holding the window, and its event counts. */
   | { kind: 'trimmed'; id: number; trimmed: Trimmed }
+  /** One view per span of the run (docs/contracts.md, `kinetoscope distributed --json`). */
+  | { kind: 'distributed'; id: number; views: DistributedView[] }
   | { kind: 'error'; id: number; error: WireError }
   /**
    * A load's summary, sent as soon as the file is read, before the overview is computed (1-2 s
@@ -243,6 +254,17 @@ export class TraceClient {
     return { id, promise };
   }
 
+  /** Matches and reduces a run's rank summaries into its Distributed view (one per span). */
+  distributed(ranks: string[]): Call<DistributedView[]> {
+    const id = this.nextId++;
+    const promise = new Promise<DistributedView[]>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject });
+    });
+    const req: Request = { kind: 'distributed', id, ranks };
+    this.endpoint.postMessage(req);
+    return { id, promise };
+  }
+
   /** Frees the Session of load call `session` (a card was removed). Nothing answers it. */
   close(session: number): void {
     const req: Request = { kind: 'close', id: this.nextId++, session };
@@ -288,6 +310,10 @@ export class TraceClient {
       case 'trimmed':
         this.pending.delete(res.id);
         p.resolve(res.trimmed);
+        break;
+      case 'distributed':
+        this.pending.delete(res.id);
+        p.resolve(res.views);
         break;
       case 'error':
         this.pending.delete(res.id);

@@ -10,6 +10,8 @@ import type { KinetoscopeModule, KinetoscopeSession } from '../generated/kinetos
 import wasmUrl from '../generated/kinetoscope_web.wasm?url';
 import { isGzip } from '../lib/gzip';
 import { Throttle } from '../lib/progress';
+import { parseDistributed } from '../lib/distributed';
+import { CoreError } from '../lib/json-check';
 import { parseKernelDetail, parseKernels } from '../lib/kernels';
 import { parseModulePresence, parseModules, parseModuleTree } from '../lib/modules';
 import { parseOperatorDetail, parseOperators, transferables } from '../lib/operators';
@@ -120,6 +122,17 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
         post({ kind: 'error', id: req.id, error: toWireError(e) });
       })
       .finally(() => jobs.delete(req.id));
+  } else if (req.kind === 'distributed') {
+    getModule()
+      .then((mod) => {
+        if (!mod.reduceDistributedJson) throw new CoreError('This build of the core has no Distributed view.');
+        return parseDistributed(mod.reduceDistributedJson(req.ranks, false));
+      })
+      .then((views) => post({ kind: 'distributed', id: req.id, views }))
+      .catch((e) => {
+        if (isTrap(e)) onTrap();
+        post({ kind: 'error', id: req.id, error: toWireError(e) });
+      });
   } else if (req.kind === 'query') {
     const session = sessions.get(req.session);
     if (!session) {
@@ -141,7 +154,7 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
  * A step the trace does not have comes back as the core's sentence (a CoreError).
  */
 function answer(session: KinetoscopeSession, q: Query): QueryResult {
-  const step = q.step ?? '';
+  const step = ('step' in q ? q.step : undefined) ?? '';
   switch (q.what) {
     case 'operators':
       return { what: 'operators', table: parseOperators(session.operatorsJson(q.groupBy, false, step)) };
@@ -158,6 +171,8 @@ function answer(session: KinetoscopeSession, q: Query): QueryResult {
       return { what: 'modules', modules: parseModules(session.modulesJson(false)) };
     case 'moduleTree':
       return { what: 'moduleTree', tree: parseModuleTree(session.moduleTreeJson(false, q.tid)) };
+    case 'distributedRank':
+      return { what: 'distributedRank', summary: session.distributedRankJson(q.worker, q.span, false) };
   }
 }
 

@@ -1,0 +1,248 @@
+// `kinetoscope distributed`: the Distributed view of a run. Map: each rank file is read and
+// reduced to its RankSummary in one of N threads, and its model is freed as soon as the summary
+// is taken (so memory holds N models at most, plus the summaries). Reduce: the summaries of all
+// ranks, matched across ranks (core/analysis/distributed.h), as the page computes them.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/file_source.h"
+#include "core/analysis/distributed.h"
+#include "core/trace/trace_reader.h"
+#include "simdjson.h"
+
+namespace {
+
+const char kHelp[] =
+    "usage: kinetoscope distributed [--json] [--jobs N] [--tb-plugin] DIR|TRACE...\n"
+    "\n"
+    "  The Distributed view of a run: one trace per rank (DIR: the *.pt.trace.json[.gz] files in\n"
+    "  it, else its *.json[.gz] files). Per worker and step: computation, overlapping,\n"
+    "  communication and other time; data transfer vs synchronizing time of each collective\n"
+    "  matched across the ranks; the communication operations; step time per worker with the\n"
+    "  slowest rank; collectives by process group and message size.\n"
+    "  --jobs N     read N traces at a time (threads; default: the number of cores).\n"
+    "  --tb-plugin  tb_plugin's reading, its empty view included (docs/compatibility.md).\n"
+    "  --json       one JSON object per span of the run, one per line (docs/contracts.md).\n";
+
+std::string base_name(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool ends_with(const std::string& s, const char* suffix) {
+  const size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+// The traces of a folder: its trace-named files, else its .json/.json.gz files (not recursive).
+std::vector<std::string> folder_traces(const std::string& dir, std::string& error) {
+  std::vector<std::string> named, other;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file(ec)) continue;
+    const std::string name = e.path().filename().string();
+    if (ends_with(name, ".pt.trace.json") || ends_with(name, ".pt.trace.json.gz")) named.push_back(e.path().string());
+    else if (ends_with(name, ".json") || ends_with(name, ".json.gz")) other.push_back(e.path().string());
+  }
+  if (ec) error = dir + ": " + ec.message();
+  std::vector<std::string>& out = named.empty() ? other : named;
+  std::sort(out.begin(), out.end());
+  if (out.empty() && error.empty()) error = dir + ": no trace files in it";
+  return out;
+}
+
+// Fields the text view can do without (a missing one prints as empty or 0).
+void ignore(simdjson::error_code) {}
+
+double field(simdjson::dom::element o, std::initializer_list<const char*> path) {
+  simdjson::dom::element e = o;
+  for (const char* k : path)
+    if (e[k].get(e)) return 0;
+  double v = 0;
+  if (e.get_double().get(v)) return 0;
+  return v;
+}
+
+// The view for people: per span, the averages per worker, the communication table, the slowest
+// rank and what could not be matched.
+void print_text(const std::string& json_lines) {
+  simdjson::dom::parser parser;
+  size_t at = 0;
+  while (at < json_lines.size()) {
+    const size_t nl = json_lines.find('\n', at);
+    const std::string line = json_lines.substr(at, nl - at);
+    at = nl == std::string::npos ? json_lines.size() : nl + 1;
+    simdjson::dom::element v;
+    if (parser.parse(line).get(v)) continue;
+    std::string_view error;
+    if (!v["error"].get_string().get(error)) {
+      std::printf("%.*s\n", int(error.size()), error.data());
+      continue;
+    }
+    std::string_view span;
+    ignore(v["span"].get_string().get(span));
+    simdjson::dom::array workers;
+    ignore(v["workers"].get_array().get(workers));
+    std::printf("span %.*s: %zu worker%s\n", int(span.size()), span.data(), workers.size(), workers.size() == 1 ? "" : "s");
+    bool available = false;
+    ignore(v["available"].get_bool().get(available));
+    if (!available) {
+      std::string_view reason;
+      ignore(v["reason"].get_string().get(reason));
+      std::printf("  no distributed view: %.*s\n", int(reason.size()), reason.data());
+      continue;
+    }
+    std::printf("  per step, on average (us)  %12s %12s %12s %12s %12s %12s\n", "computation", "overlapping",
+                "communication", "other", "transfer", "synchronizing");
+    for (simdjson::dom::element wk : workers) {
+      std::string_view name;
+      ignore(wk["worker"].get_string().get(name));
+      const std::string n(name);
+      std::printf("  %-26s %12.1f %12.1f %12.1f %12.1f %12.1f %12.1f\n", n.c_str(),
+                  field(v, {"overlap", "all", n.c_str(), "computation_us"}), field(v, {"overlap", "all", n.c_str(), "overlapping_us"}),
+                  field(v, {"overlap", "all", n.c_str(), "communication_us"}), field(v, {"overlap", "all", n.c_str(), "other_us"}),
+                  field(v, {"waittime", "all", n.c_str(), "transfer_us"}), field(v, {"waittime", "all", n.c_str(), "synchronizing_us"}));
+    }
+    simdjson::dom::object commops;
+    ignore(v["commops"].get_object().get(commops));
+    std::printf("  communication operations (us)\n  %-26s %-24s %8s %16s %14s %14s\n", "worker", "name", "calls", "total bytes",
+                "latency", "transfer");
+    for (auto [worker, rows] : commops) {
+      simdjson::dom::array arr;
+      if (rows.get_array().get(arr)) continue;
+      for (simdjson::dom::element r : arr) {
+        std::string_view name;
+        ignore(r["name"].get_string().get(name));
+        std::printf("  %-26.*s %-24.*s %8.0f %16.0f %14.1f %14.1f\n", int(worker.size()), worker.data(), int(name.size()),
+                    name.data(), field(r, {"calls"}), field(r, {"total_bytes"}), field(r, {"total_latency_us"}),
+                    field(r, {"transfer_us"}));
+      }
+    }
+    simdjson::dom::array stragglers;
+    if (!v["stragglers"].get_array().get(stragglers))
+      for (simdjson::dom::element s : stragglers) {
+        std::string_view step, worker;
+        ignore(s["step"].get_string().get(step));
+        if (step != "all") continue;
+        ignore(s["slowest_worker"].get_string().get(worker));
+        std::printf("  slowest worker: %.*s, %.1f us per step, %.1f us behind the median\n", int(worker.size()), worker.data(),
+                    field(s, {"slowest_us"}), field(s, {"behind_median_us"}));
+      }
+    simdjson::dom::array notes;
+    if (!v["matching"]["notes"].get_array().get(notes))
+      for (simdjson::dom::element note : notes) {
+        std::string_view t;
+        if (!note.get_string().get(t)) std::printf("  note: %.*s\n", int(t.size()), t.data());
+      }
+  }
+}
+
+}  // namespace
+
+int run_distributed(int argc, char** argv) {
+  bool json = false, tb = false;
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::string> inputs;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--json") json = true;
+    else if (a == "--tb-plugin") tb = true;
+    else if (a == "--jobs" && i + 1 < argc) {
+      char* end = nullptr;
+      const long v = std::strtol(argv[++i], &end, 10);
+      if (*end || v < 1 || v > 1024) {
+        std::fprintf(stderr, "kinetoscope distributed: --jobs takes a whole number from 1 to 1024\n");
+        return 2;
+      }
+      jobs = unsigned(v);
+    } else if (a == "-h" || a == "--help") {
+      std::fputs(kHelp, stdout);
+      return 0;
+    } else if (a.size() > 1 && a[0] == '-') {
+      std::fprintf(stderr, "kinetoscope distributed: unknown option %s\n%s", a.c_str(), kHelp);
+      return 2;
+    } else inputs.push_back(a);
+  }
+  if (inputs.empty()) {
+    std::fputs(kHelp, stderr);
+    return 2;
+  }
+  std::vector<std::string> files;
+  int status = 0;
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(in, ec)) {
+      std::string error;
+      const std::vector<std::string> found = folder_traces(in, error);
+      if (!error.empty()) {
+        std::fprintf(stderr, "%s\n", error.c_str());
+        status = 1;
+      }
+      files.insert(files.end(), found.begin(), found.end());
+    } else {
+      files.push_back(in);
+    }
+  }
+  // Worker and span names as tb_plugin gives them: spans ranked 1..n per worker in string order.
+  std::vector<std::string> workers(files.size()), spans(files.size());
+  std::map<std::string, std::vector<std::string>> spans_of;
+  for (size_t i = 0; i < files.size(); ++i) {
+    ks::worker_and_span(base_name(files[i]), workers[i], spans[i]);
+    if (!spans[i].empty()) spans_of[workers[i]].push_back(spans[i]);
+  }
+  for (auto& [w, s] : spans_of) std::sort(s.begin(), s.end());
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (spans[i].empty()) {
+      spans[i] = "default";
+      continue;
+    }
+    const auto& s = spans_of[workers[i]];
+    spans[i] = std::to_string(std::lower_bound(s.begin(), s.end(), spans[i]) - s.begin() + 1);
+  }
+
+  // Map in `jobs` threads; each model lives only while its summary is taken.
+  std::vector<ks::RankSummary> summaries(files.size());
+  std::vector<std::string> errors(files.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < files.size();) {
+      ks::TraceReader reader;
+      const std::string open_problem = ks::read_file_into(files[i], reader);
+      const std::string error = open_problem.empty() ? reader.error() : open_problem;
+      if (!error.empty()) {
+        errors[i] = error;
+        continue;
+      }
+      summaries[i] = ks::distributed_rank(reader.model(), workers[i], spans[i], tb);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::min<size_t>(jobs, files.size()); ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+
+  std::vector<ks::RankSummary> loaded;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (!errors[i].empty()) {
+      std::fprintf(stderr, "%s: %s\n", base_name(files[i]).c_str(), errors[i].c_str());
+      status = 1;
+      continue;
+    }
+    loaded.push_back(std::move(summaries[i]));
+  }
+  if (loaded.empty()) {
+    if (files.empty()) std::fprintf(stderr, "kinetoscope distributed: no trace to read\n");
+    return 1;
+  }
+  const std::string out = ks::distributed_json(loaded, tb);
+  if (json) std::fputs(out.c_str(), stdout);
+  else print_text(out);
+  return status;
+}

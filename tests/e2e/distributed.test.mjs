@@ -1,0 +1,124 @@
+// The run page (issue 11): selecting a run in the navigator shows its Distributed view, reduced in
+// the core from one summary per rank, and the numbers on the page are the CLI's
+// (`kinetoscope distributed --json` on the same folder): overlap and wait time per worker, the
+// slowest rank, the communication operations; the step selector re-reads them for one step; the
+// page's deep link (#run=…&view=distributed&step=…) opens the same place again. The run is
+// two_rank_sampled (rank 0: the bundled sample; rank 1: tests/data), so ../shared is not needed;
+// the hand-made diverging run shows what could not be matched.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { navRows, openSite, repo, sampleTrace, withCheckedPage } from './helpers.mjs';
+
+const { server, browser, tmp } = await openSite({ tmp: true });
+const T = { timeout: 120_000 };
+const cli = path.join(repo, 'build', 'native', 'kinetoscope');
+
+// The run as tb_plugin names rank files: <worker>.pt.trace.json.gz.
+const RUN = 'two_rank_sampled';
+const runDir = path.join(tmp, RUN);
+fs.mkdirSync(runDir, { recursive: true });
+fs.copyFileSync(sampleTrace, path.join(runDir, 'rank-0.pt.trace.json.gz'));
+fs.copyFileSync(path.join(repo, 'tests', 'data', 'two-rank-sampled-rank-1.json.gz'), path.join(runDir, 'rank-1.pt.trace.json.gz'));
+const diverging = path.join(repo, 'tests', 'data', 'distributed-diverging-ranks');
+
+const cliView = (dir) => JSON.parse(execFileSync(cli, ['distributed', '--json', dir], { encoding: 'utf8' }).trim().split('\n')[0]);
+
+/** Opens `dir` as a folder and waits until all its traces have loaded. */
+async function openRun(page, dir, n) {
+  await page.setInputFiles('[data-testid=folder-input]', dir);
+  await page.waitForFunction((k) => document.querySelectorAll('[data-testid=nav-trace][data-status=done]').length === k, n, { timeout: 90_000 });
+}
+
+/** What the page shows for the step on screen: the numbers of the overlap and wait-time tables, by worker. */
+async function readTables(page) {
+  return page.$eval('[data-testid=distributed]', (root) => {
+    const table = (id) => {
+      const out = {};
+      for (const tr of root.querySelectorAll(`[data-testid=${id}-row]`)) {
+        out[tr.dataset.worker] = Object.fromEntries([...tr.querySelectorAll('td[data-part]')].map((td) => [td.dataset.part, Number(td.dataset.us)]));
+      }
+      return out;
+    };
+    const s = root.querySelector('[data-testid=dist-stragglers]');
+    return {
+      step: root.dataset.step,
+      overlap: table('overlap'),
+      waittime: table('waittime'),
+      straggler: s && { step: s.dataset.step, slowest: s.dataset.slowest, median: Number(s.dataset.medianUs), behind: Number(s.dataset.behindUs) },
+    };
+  });
+}
+
+function expected(view, step) {
+  const overlap = {}, waittime = {};
+  for (const [w, v] of Object.entries(view.overlap[step])) overlap[w] = { computation: v.computation_us, overlapping: v.overlapping_us, communication: v.communication_us, other: v.other_us };
+  for (const [w, v] of Object.entries(view.waittime[step])) waittime[w] = { transfer: v.transfer_us, synchronizing: v.synchronizing_us, unmatched: v.unmatched_us };
+  const s = view.stragglers.find((x) => x.step === step);
+  return { step, overlap, waittime, straggler: { step, slowest: s.slowest_worker, median: s.median_us, behind: s.behind_median_us } };
+}
+
+describe('run page: Distributed view', () => {
+  it('selecting a run shows its Distributed view with the CLI\'s numbers; a step and the deep link', T, async () => {
+    const want = cliView(runDir);
+    let link = '';
+    await withCheckedPage(browser, server.url, async (page) => {
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await openRun(page, runDir, 2);
+      const runRow = (await navRows(page)).find((r) => r.kind === 'run');
+      assert.equal(runRow.run, RUN);
+      await page.click(`[data-testid=nav-run][data-run="${RUN}"]`);
+      await page.waitForSelector('[data-testid=run-page][data-state=ready] [data-testid=distributed][data-step=all]');
+      // The run row is the selection now; no trace card is shown.
+      assert.equal(await page.getAttribute(`[data-testid=nav-run][data-run="${RUN}"]`, 'aria-selected'), 'true');
+      assert.equal(await page.$('[data-testid=file-card]:not([hidden])'), null);
+      assert.equal(await page.getAttribute('[data-testid=distributed]', 'data-workers'), '2');
+      assert.deepEqual(await readTables(page), expected(want, 'all'));
+      // Devices and the communication table: one row per worker and operation, as the CLI's.
+      assert.deepEqual(await page.$$eval('[data-testid=dist-device-row]', (rs) => rs.map((r) => r.dataset.worker)), ['rank-0', 'rank-1']);
+      const opRows = Object.values(want.commops).reduce((n, rows) => n + rows.length, 0);
+      assert.equal(await page.textContent('[data-testid=commops-status]'), `${opRows} rows`);
+      // What could not be matched is said, as the CLI says it.
+      assert.deepEqual(await page.$$eval('[data-testid=dist-note]', (ns) => ns.map((n) => n.textContent)), want.matching.notes);
+
+      // One step: every part re-reads it, and the hash names it.
+      await page.selectOption('[data-testid=dist-step]', '552');
+      await page.waitForSelector('[data-testid=distributed][data-step="552"]');
+      assert.deepEqual(await readTables(page), expected(want, '552'));
+      await page.waitForFunction(() => location.hash.includes('step=552'));
+      link = await page.evaluate(() => location.hash);
+      assert.equal(link, `#run=${RUN}&view=distributed&step=552`);
+
+      // A trace row takes the page back to that trace.
+      await page.click('[data-testid=nav-trace][data-file="rank-1.pt.trace.json.gz"]');
+      await page.waitForSelector('[data-testid=file-card][data-file="rank-1.pt.trace.json.gz"]:not([hidden])');
+      assert.equal(await page.$('[data-testid=run-page]'), null);
+    });
+
+    // The link, opened on a fresh page, shows the run page at that step once the run is open.
+    await withCheckedPage(browser, server.url + link, async (page) => {
+      await openRun(page, runDir, 2);
+      await page.waitForSelector(`[data-testid=run-page][data-run="${RUN}"] [data-testid=distributed][data-step="552"]`);
+      assert.equal(await page.inputValue('[data-testid=dist-step]'), '552');
+      assert.deepEqual(await readTables(page), expected(want, '552'));
+    });
+  });
+
+  it('ranks that diverge: matched up to where they differ, the rest shown apart and said', T, async () => {
+    const want = cliView(diverging);
+    await withCheckedPage(browser, server.url, async (page) => {
+      await openRun(page, diverging, 2);
+      await page.click('[data-testid=nav-run][data-run="distributed-diverging-ranks"]');
+      await page.waitForSelector('[data-testid=run-page][data-state=ready] [data-testid=distributed]');
+      assert.deepEqual(await readTables(page), expected(want, 'all'));
+      const notes = await page.$$eval('[data-testid=dist-note]', (ns) => ns.map((n) => n.textContent));
+      assert.deepEqual(notes, want.matching.notes);
+      assert.match(notes[0], /process group \[0, 1\]: matched 2 calls/);
+      // The straggler: rank 1, 50 us per step behind the median.
+      const s = await readTables(page);
+      assert.deepEqual(s.straggler, { step: 'all', slowest: 'rank-1', median: 1050, behind: 50 });
+    });
+  });
+});

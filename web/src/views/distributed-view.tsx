@@ -1,0 +1,478 @@
+// The run page: what selecting a run in the navigator shows. Its Distributed view is reduced in
+// the core from one small summary per rank (each trace's Session gives its own: the map step),
+// so the page shows exactly what `kinetoscope distributed --json` prints for the same files:
+// devices per worker, computation/communication overlap and wait time per worker as stacked
+// columns, the communication operations, step time per worker with the slowest rank, and the
+// collectives by process group and message size. One step selector drives every part.
+import uPlot from 'uplot';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { alpha, axisStyle, Chart, type ChartTheme } from '../components/chart';
+import { DataTable } from '../components/data-table';
+import { rowsModel, type TableModel } from '../lib/data-table';
+import { csvStem } from '../lib/download';
+import { formatCount, formatDeviceMemory, formatDurationUs } from '../lib/format';
+import {
+  OVERLAP_PARTS,
+  stackedColumns,
+  WAIT_PARTS,
+  workerLabel,
+  type CommOp,
+  type Collective,
+  type DistributedView,
+  type DistWorker,
+  type Straggler,
+} from '../lib/distributed';
+import './distributed-view.css';
+
+/** A trace of the run, as the page has it. */
+export interface RunTrace {
+  key: number;
+  name: string;
+  /** Its worker and span in the run ("default" without a span), as the rank summary names it. */
+  worker: string;
+  span: string;
+  status: 'queued' | 'loading' | 'done' | 'failed' | 'cancelled';
+  /** Its Session in the worker (done traces), and the worker generation it belongs to. */
+  session: number | null;
+  gen: number | null;
+}
+
+/** What the page needs of the app's worker: a rank summary per Session, then the reduce. */
+export interface DistributedRunner {
+  rankSummary: (session: number, gen: number, worker: string, span: string) => Promise<string>;
+  reduce: (ranks: string[]) => Promise<DistributedView[]>;
+}
+
+type State =
+  | { kind: 'waiting'; pending: number }
+  | { kind: 'computing' }
+  | { kind: 'ready'; views: DistributedView[]; failed: number }
+  | { kind: 'error'; message: string };
+
+/** The worker name of a file opened without a trace name: the file name without `.json[.gz]`. */
+export function workerOfFile(name: string): string {
+  return name.replace(/(\.pt\.trace)?\.json(\.gz)?$/, '').replace(/\.gz$/, '') || name;
+}
+
+const ms = (us: number) => formatDurationUs(us);
+
+export function RunPage({
+  run,
+  traces,
+  runner,
+  step,
+  onStep,
+}: {
+  run: string;
+  traces: RunTrace[];
+  runner: DistributedRunner;
+  /** The step shown (a step name), or null for all steps. */
+  step: string | null;
+  onStep: (step: string | null) => void;
+}) {
+  const pending = traces.filter((t) => t.status === 'queued' || t.status === 'loading').length;
+  const ready = traces.filter((t) => t.status === 'done' && t.session != null);
+  // Recomputed when the set of loaded traces changes (a trace loaded, closed or the worker restarted).
+  const readyKey = ready.map((t) => `${t.key}:${t.session}:${t.gen}:${t.worker}:${t.span}`).join('|');
+  const [state, setState] = useState<State>({ kind: 'computing' });
+  useEffect(() => {
+    if (pending) {
+      setState({ kind: 'waiting', pending });
+      return;
+    }
+    if (!ready.length) {
+      setState({ kind: 'error', message: 'No trace of this run is loaded.' });
+      return;
+    }
+    let live = true;
+    setState({ kind: 'computing' });
+    (async () => {
+      const summaries = await Promise.all(ready.map((t) => runner.rankSummary(t.session!, t.gen!, t.worker, t.span)));
+      const views = await runner.reduce(summaries);
+      if (live) setState({ kind: 'ready', views, failed: traces.length - ready.length });
+    })().catch((e) => live && setState({ kind: 'error', message: (e as Error).message || String(e) }));
+    return () => {
+      live = false;
+    };
+    // readyKey stands for `ready`; runner is stable.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [readyKey, pending]);
+
+  const views = state.kind === 'ready' ? state.views : [];
+  const [spanIdx, setSpanIdx] = useState(0);
+  const view = views[Math.min(spanIdx, Math.max(0, views.length - 1))] ?? null;
+  const steps = view?.steps ?? [];
+  const stepKey = step != null && steps.includes(step) ? step : 'all';
+
+  return (
+    <section class="run-page card" data-testid="run-page" data-run={run} data-state={state.kind} aria-label={`Run ${run || 'Opened files'}`}>
+      <header class="run-head">
+        <div>
+          <h2 class="run-title">{run || 'Opened files'}</h2>
+          <p class="muted run-sub" data-testid="run-counts">
+            {formatCount(traces.length)} trace{traces.length === 1 ? '' : 's'}
+            {pending ? ` · ${formatCount(pending)} still loading` : ''}
+            {state.kind === 'ready' && state.failed ? ` · ${formatCount(state.failed)} not loaded (left out)` : ''}
+          </p>
+        </div>
+        {view && (
+          <div class="run-controls">
+            {views.length > 1 && (
+              <label class="ov-select">
+                Span{' '}
+                <select data-testid="dist-span" value={String(spanIdx)} onChange={(e) => setSpanIdx(Number((e.currentTarget as HTMLSelectElement).value))}>
+                  {views.map((v, i) => (
+                    <option key={v.span} value={String(i)}>
+                      {v.span === 'default' ? 'default' : `span ${v.span}`}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            )}
+            {steps.length > 0 && (
+              <label class="ov-select">
+                Step{' '}
+                <select
+                  data-testid="dist-step"
+                  value={stepKey}
+                  onChange={(e) => {
+                    const v = (e.currentTarget as HTMLSelectElement).value;
+                    onStep(v === 'all' ? null : v);
+                  }}
+                >
+                  <option value="all">All steps (average)</option>
+                  {steps.map((s) => (
+                    <option key={s} value={s}>
+                      Step {s}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            )}
+          </div>
+        )}
+      </header>
+      <h3 class="run-view-title">Distributed</h3>
+      {state.kind === 'waiting' && <p class="muted" data-testid="run-waiting">Waiting for {formatCount(state.pending)} trace{state.pending === 1 ? '' : 's'} of this run to load…</p>}
+      {state.kind === 'computing' && <p class="muted">Matching the collectives across the ranks…</p>}
+      {state.kind === 'error' && (
+        <div class="notice notice-error" role="alert">
+          <span class="notice-icon" aria-hidden="true">⚠</span>
+          <p data-testid="run-error">{state.message}</p>
+        </div>
+      )}
+      {state.kind === 'ready' && !view && <p class="muted">No trace of this run could be read.</p>}
+      {view && <DistributedBody view={view} stepKey={stepKey} run={run} />}
+    </section>
+  );
+}
+
+function DistributedBody({ view, stepKey, run }: { view: DistributedView; stepKey: string; run: string }) {
+  const workers = view.workers;
+  const of = stepKey === 'all' ? 'per step, on average' : `in step ${stepKey}`;
+  return (
+    <div class="dist" data-testid="distributed" data-span={view.span} data-available={String(view.available)} data-step={stepKey} data-workers={workers.length}>
+      {!view.available && (
+        <div class="notice notice-info" data-testid="dist-unavailable">
+          <span class="notice-icon" aria-hidden="true">ℹ</span>
+          <p>No distributed view: {view.reason}</p>
+        </div>
+      )}
+      {view.matching.notes.length > 0 && (
+        <div class="notice notice-info dist-notes" data-testid="dist-notes">
+          <span class="notice-icon" aria-hidden="true">ℹ</span>
+          <div>
+            <p>
+              {formatCount(view.matching.matched)} of {formatCount(view.matching.calls)} collective calls were matched across the ranks. Where ranks
+              recorded different collectives, matching stops and the rest is shown as not matched:
+            </p>
+            <ul>
+              {view.matching.notes.map((n, i) => (
+                <li key={i} data-testid="dist-note">
+                  {n}
+                </li>
+              ))}
+            </ul>
+          </div>
+        </div>
+      )}
+      <Devices workers={workers} />
+      {view.available && (
+        <>
+          <div class="dist-row">
+            <section class="ov-panel" data-testid="dist-overlap">
+              <h4>Computation and communication, {of}</h4>
+              <StackedPanel
+                workers={workers}
+                values={view.overlap[stepKey]}
+                parts={OVERLAP_PARTS}
+                testid="overlap"
+                label={`Computation, overlapping, communication and other time per worker, ${of}`}
+              />
+            </section>
+            <section class="ov-panel" data-testid="dist-waittime">
+              <h4>Wait time of collectives, {of}</h4>
+              <StackedPanel
+                workers={workers}
+                values={view.waittime[stepKey]}
+                parts={view.mode === 'tb_plugin' ? WAIT_PARTS.slice(0, 2) : WAIT_PARTS}
+                testid="waittime"
+                label={`Data transfer and synchronizing time of collectives per worker, ${of}`}
+              />
+            </section>
+          </div>
+          <Stragglers view={view} stepKey={stepKey} />
+          <CommOps view={view} run={run} />
+          <Collectives view={view} run={run} />
+        </>
+      )}
+    </div>
+  );
+}
+
+function Devices({ workers }: { workers: DistWorker[] }) {
+  return (
+    <section class="ov-panel" data-testid="dist-devices">
+      <h4>Workers and devices</h4>
+      <div class="ov-scroll">
+        <table class="table ov-detail">
+          <thead>
+            <tr>
+              <th>Worker</th>
+              <th class="num">Rank</th>
+              <th>Node</th>
+              <th>Process</th>
+              <th>GPUs</th>
+            </tr>
+          </thead>
+          <tbody>
+            {workers.map((w) => (
+              <tr key={w.worker} data-testid="dist-device-row" data-worker={w.worker}>
+                <td>{w.worker}</td>
+                <td class="num">{w.rank ?? '—'}</td>
+                <td>{w.node}</td>
+                <td>{w.process}</td>
+                <td>
+                  {w.devices.length
+                    ? w.devices.map((d) => `GPU ${d.id}: ${d.name || 'unnamed'} (${formatDeviceMemory(d.memoryBytes)}${d.computeCapability ? `, compute ${d.computeCapability}` : ''})`).join('; ')
+                    : <span class="muted">none recorded</span>}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+/** Stacked columns per worker (uPlot bars, tallest first) and the same numbers as a table. */
+function StackedPanel<K extends string>({
+  workers,
+  values,
+  parts,
+  testid,
+  label,
+}: {
+  workers: DistWorker[];
+  values: Record<string, Partial<Record<K, number>>> | undefined;
+  parts: readonly { key: K; label: string; color: string }[];
+  testid: string;
+  label: string;
+}) {
+  const data = useMemo(() => stackedColumns(workers, values, parts), [workers, values, parts]);
+  const order = [...parts].reverse();
+  const n = workers.length;
+  const options = (width: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => {
+    const every = Math.max(1, Math.ceil((n * 46) / Math.max(1, width - 70)));
+    return {
+      scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.06 : 1] } },
+      axes: [
+        { ...axisStyle(t), grid: { show: false }, splits: () => data[0], values: (_u, splits) => splits.map((i) => (i % every === 0 ? workerLabel(workers[i]) ?? '' : '')) },
+        { ...axisStyle(t), size: 64, values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
+      ],
+      series: [
+        {},
+        ...order.map((p) => ({
+          label: p.label,
+          fill: p.color,
+          stroke: p.color,
+          width: 0,
+          points: { show: false },
+          paths: uPlot.paths.bars!({ size: [0.6, 64], align: 0 }),
+        })),
+      ],
+      legend: { show: false },
+      cursor: { points: { show: false }, drag: { x: false, y: false, setScale: false }, y: false, x: false },
+    };
+  };
+  return (
+    <>
+      <ul class="ov-legend" aria-label="Legend">
+        {parts.map((p) => (
+          <li key={p.key}>
+            <span class="ov-swatch" style={{ background: p.color }} />
+            {p.label}
+          </li>
+        ))}
+      </ul>
+      <Chart options={options} data={data as uPlot.AlignedData} height={190} testid={`${testid}-chart`} label={label} />
+      <div class="ov-scroll dist-numbers">
+        <table class="table ov-detail" data-testid={`${testid}-table`}>
+          <thead>
+            <tr>
+              <th>Worker</th>
+              {parts.map((p) => (
+                <th key={p.key} class="num">
+                  {p.label}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {workers.map((w) => (
+              <tr key={w.worker} data-testid={`${testid}-row`} data-worker={w.worker}>
+                <td>{workerLabel(w)}</td>
+                {parts.map((p) => {
+                  const v = values?.[w.worker]?.[p.key];
+                  return (
+                    <td key={p.key} class="num" data-part={p.key} data-us={v ?? ''}>
+                      {v == null ? '—' : ms(v)}
+                    </td>
+                  );
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
+
+const SLOW = '#d9534f';
+
+function Stragglers({ view, stepKey }: { view: DistributedView; stepKey: string }) {
+  const s: Straggler | undefined = view.stragglers.find((x) => x.step === stepKey);
+  const workers = view.workers.filter((w) => s && s.timesUs[w.worker] != null);
+  const data = useMemo(() => {
+    if (!s) return null;
+    const x = workers.map((_, i) => i);
+    const t = workers.map((w) => s.timesUs[w.worker] / 1000);
+    return [x, t.map((v, i) => (workers[i].worker === s.slowestWorker ? 0 : v)), t.map((v, i) => (workers[i].worker === s.slowestWorker ? v : 0)), x.map(() => s.medianUs / 1000)];
+  }, [s, workers]);
+  if (!s || !data) return null;
+  const n = workers.length;
+  const options = (width: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => {
+    const every = Math.max(1, Math.ceil((n * 46) / Math.max(1, width - 70)));
+    const bars = (color: string) => ({ fill: color, stroke: color, width: 0, points: { show: false }, paths: uPlot.paths.bars!({ size: [0.6, 64], align: 0 }) });
+    return {
+      scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.06 : 1] } },
+      axes: [
+        { ...axisStyle(t), grid: { show: false }, splits: () => data[0], values: (_u, splits) => splits.map((i) => (i % every === 0 ? workerLabel(workers[i]) : '')) },
+        { ...axisStyle(t), size: 64, values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
+      ],
+      series: [{}, { label: 'Step time', ...bars(alpha(t.accent, 0.75)) }, { label: 'Slowest', ...bars(SLOW) }, { label: 'Median', stroke: t.fg, width: 1.5, dash: [6, 4], points: { show: false } }],
+      legend: { show: false },
+      cursor: { points: { show: false }, drag: { x: false, y: false, setScale: false }, y: false, x: false },
+    };
+  };
+  const slowest = view.workers.find((w) => w.worker === s.slowestWorker);
+  return (
+    <section class="ov-panel" data-testid="dist-stragglers" data-step={s.step} data-slowest={s.slowestWorker} data-median-us={s.medianUs} data-behind-us={s.behindMedianUs}>
+      <h4>Step time per worker{s.step === 'all' ? ' (average)' : `, step ${s.step}`}</h4>
+      <p data-testid="straggler-sentence">
+        Slowest: <strong>{slowest ? workerLabel(slowest) : s.slowestWorker}</strong>, {ms(s.slowestUs)}, {ms(s.behindMedianUs)}
+        {s.behindMedianPct != null ? ` (${s.behindMedianPct.toFixed(2)} %)` : ''} behind the median of {ms(s.medianUs)}.
+      </p>
+      <ul class="ov-legend" aria-label="Legend">
+        <li>
+          <span class="ov-swatch dist-swatch-accent" />
+          Step time
+        </li>
+        <li>
+          <span class="ov-swatch" style={{ background: SLOW }} />
+          Slowest worker
+        </li>
+        <li>
+          <span class="ov-swatch dist-swatch-median" />
+          Median
+        </li>
+      </ul>
+      <Chart options={options} data={data as uPlot.AlignedData} height={170} testid="straggler-chart" label={`Step time per worker; the slowest is ${s.slowestWorker}`} />
+    </section>
+  );
+}
+
+type CommOpRow = CommOp & { worker: string };
+type Columns<R> = Parameters<typeof rowsModel<R>>[2];
+
+const COMMOP_COLUMNS: Columns<CommOpRow> = [
+  { id: 'worker', label: 'Worker', type: 'text', width: 130, get: (r: CommOpRow) => r.worker },
+  { id: 'name', label: 'Name', type: 'text', get: (r: CommOpRow) => r.name },
+  { id: 'calls', label: 'Calls', type: 'number', unit: 'count', width: 80, get: (r: CommOpRow) => r.calls },
+  { id: 'total_bytes', label: 'Total size', type: 'number', unit: 'bytes', width: 110, get: (r: CommOpRow) => r.totalBytes },
+  { id: 'avg_bytes', label: 'Avg size', type: 'number', unit: 'bytes', width: 100, get: (r: CommOpRow) => r.avgBytes },
+  { id: 'total_latency_us', label: 'Total latency', type: 'number', unit: 'us', width: 120, get: (r: CommOpRow) => r.totalLatencyUs },
+  { id: 'avg_latency_us', label: 'Avg latency', type: 'number', unit: 'us', width: 110, get: (r: CommOpRow) => r.avgLatencyUs },
+  { id: 'transfer_us', label: 'Data transfer time', header: 'Transfer', type: 'number', unit: 'us', width: 110, get: (r: CommOpRow) => r.transferUs },
+  { id: 'avg_transfer_us', label: 'Avg data transfer time', header: 'Avg transfer', type: 'number', unit: 'us', width: 120, get: (r: CommOpRow) => r.avgTransferUs },
+];
+
+function CommOps({ view, run }: { view: DistributedView; run: string }) {
+  const model: TableModel = useMemo(() => {
+    const rows = view.workers.flatMap((w) => (view.commops[w.worker] ?? []).map((op) => ({ ...op, worker: w.worker })));
+    return rowsModel(rows, (r) => `${r.worker} ${r.name}`, COMMOP_COLUMNS);
+  }, [view]);
+  return (
+    <section class="ov-panel" data-testid="dist-commops">
+      <h4>Communication operations per worker</h4>
+      <DataTable
+        model={model}
+        stem="commops"
+        label="Communication operations per worker"
+        csvName={`${csvStem(run || 'run')}-communication-ops.csv`}
+        searchPlaceholder="Search workers and operations"
+        emptyText="No communication operation."
+        maxHeight={320}
+      />
+    </section>
+  );
+}
+
+const COLLECTIVE_COLUMNS: Columns<Collective> = [
+  { id: 'process_group', label: 'Process group', type: 'text', width: 140, get: (r: Collective) => r.processGroup || '—' },
+  { id: 'group_size', label: 'Group size', header: 'Ranks', type: 'number', unit: 'count', width: 70, get: (r: Collective) => r.groupSize ?? NaN },
+  { id: 'name', label: 'Name', type: 'text', get: (r: Collective) => r.name },
+  { id: 'bytes', label: 'Message size', header: 'Size', type: 'number', unit: 'bytes', width: 100, get: (r: Collective) => r.bytes ?? NaN },
+  { id: 'calls', label: 'Calls', type: 'number', unit: 'count', width: 70, get: (r: Collective) => r.calls },
+  { id: 'workers', label: 'Workers', type: 'number', unit: 'count', width: 80, get: (r: Collective) => r.workers },
+  { id: 'total_us', label: 'Total time', type: 'number', unit: 'us', width: 110, get: (r: Collective) => r.totalUs },
+  { id: 'avg_us', label: 'Avg time', type: 'number', unit: 'us', width: 100, get: (r: Collective) => r.avgUs },
+  { id: 'transfer_us', label: 'Data transfer time', header: 'Transfer', type: 'number', unit: 'us', width: 110, get: (r: Collective) => r.transferUs },
+];
+
+function Collectives({ view, run }: { view: DistributedView; run: string }) {
+  const model: TableModel = useMemo(
+    () => rowsModel(view.collectives, (r) => `${r.processGroup} ${r.name} ${r.bytes}`, COLLECTIVE_COLUMNS),
+    [view],
+  );
+  return (
+    <section class="ov-panel" data-testid="dist-collectives">
+      <h4>Collectives by process group and message size (all workers)</h4>
+      <DataTable
+        model={model}
+        stem="collectives"
+        label="Collectives by process group and message size"
+        csvName={`${csvStem(run || 'run')}-collectives.csv`}
+        searchPlaceholder="Search groups and collectives"
+        emptyText="No collective."
+        maxHeight={320}
+      />
+      <p class="muted dist-foot">
+        Message size per call: its elements times the size of its dtype (record_param_comms' In msg nelems and dtype, else the collective's Input Dims and
+        Input type); — where the trace does not say. Transfer: the part of each call every rank spent, the rest being waiting for the slowest.
+      </p>
+    </section>
+  );
+}
