@@ -42,6 +42,8 @@ const char kUsage[] =
     "       kinetoscope trim (--step N | --from-us T --to-us T) [-o OUT] TRACE\n"
     "       kinetoscope modules [--json|--csv] [--tb-plugin] TRACE...\n"
     "       kinetoscope distributed [--json] [--jobs N] [--tb-plugin] DIR|TRACE...\n"
+    "       kinetoscope memory [--json|--csv [--events]] [--device NAME] [--from-us T --to-us T]\n"
+    "                          [--tb-plugin] TRACE...\n"
     "\n"
     "  summary   what each trace holds: schema, devices, distributed info, time span,\n"
     "            events per category and phase, and trace health (skipped/repaired events).\n"
@@ -88,6 +90,11 @@ const char kUsage[] =
     "  distributed  the Distributed view of a run (one trace per rank): computation/communication\n"
     "            overlap, data transfer vs synchronizing time of collectives matched across ranks,\n"
     "            communication operations, stragglers (`kinetoscope distributed --help`).\n"
+    "  memory    the Memory view (needs profile_memory=True): per device (CPU, GPU0, ...) the\n"
+    "            peaks, the statistics per operator (calls, size increase, allocations; bytes),\n"
+    "            with --json also the events (allocation/release pairs) and the curve. Times are\n"
+    "            us from the trace's first event (origin_us); --from-us/--to-us keep a window\n"
+    "            (inclusive). --csv prints the statistics, --csv --events the events.\n"
     "\n"
     "  --tb-plugin  link and count as tb_plugin does, quirks included, with its 2021 Tensor Core\n"
     "               list and its recommendation sentences (docs/compatibility.md).\n"
@@ -546,6 +553,8 @@ int run_modules(int argc, char** argv) {
 
 }  // namespace
 
+int run_memory(int argc, char** argv);  // cli/memory_command.cpp
+
 int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
@@ -557,6 +566,7 @@ int main(int argc, char** argv) {
   if (!std::strcmp(argv[1], "trim")) return run_trim(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "modules")) return run_modules(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "distributed")) return run_distributed(argc - 2, argv + 2);
+  if (!std::strcmp(argv[1], "memory")) return run_memory(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "overview") || !std::strcmp(argv[1], "operators") || !std::strcmp(argv[1], "kernels"))
     return run_tree_views(argv[1], argc - 2, argv + 2);
   std::fprintf(stderr, "kinetoscope: unknown command %s\n%s", argv[1], kUsage);

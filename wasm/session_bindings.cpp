@@ -6,11 +6,14 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "core/analysis/distributed.h"
 #include "core/analysis/gpu_metrics.h"
 #include "core/analysis/kernels.h"
 #include "core/analysis/modules.h"
+#include "core/analysis/memory.h"
 #include "core/analysis/operators.h"
 #include "core/analysis/overview.h"
 #include "core/analysis/step_breakdown.h"
@@ -121,6 +124,92 @@ class Session {
   std::string distributedRankJson(const std::string& worker, const std::string& span, bool tbPlugin) const {
     return ks::rank_summary_json(ks::distributed_rank(reader_.model(), worker, span, tbPlugin));
   }
+  // --- Memory view (core/analysis/memory.h). device: a label ("GPU0"); fromUs/toUs: the window
+  // in µs from the origin, NaN for an open side. -----------------------------------------------
+  // {"origin_us", "default_device", "devices": [...]}: the whole trace's devices and peaks.
+  std::string memoryDevicesJson(bool tbPlugin) const { return ks::memory_devices_json(memory(tbPlugin)); }
+  // The statistics table of one device in the window, as `kinetoscope memory --json` stats rows,
+  // with that device's entry of "devices" (peaks inside the window).
+  std::string memoryStatsJson(const std::string& device, double fromUs, double toUs, bool tbPlugin) const {
+    const ks::MemoryIndex& x = memory(tbPlugin);
+    const int d = ks::memory_device_index(x, device);
+    if (d < 0) return error_json(no_device(x, device));
+    const ks::MemoryWindow w = ks::memory_window_us(x, fromUs, toUs);
+    return ks::memory_stats_json(x, tree(tbPlugin), reader_.model(), w, d);
+  }
+  // The events table of one device in the window, as columns: {names: string[], op: Uint32Array
+  // (index into names), size: Float64Array (bytes), alloc_us, release_us, duration_us:
+  // Float64Array (NaN: blank), stacks: string[], stack: Uint32Array (index into stacks; 0: "")}.
+  emscripten::val memoryEvents(const std::string& device, double fromUs, double toUs, bool tbPlugin) const {
+    const ks::MemoryIndex& x = memory(tbPlugin);
+    const ks::OpTree& t = tree(tbPlugin);
+    const ks::TraceModel& m = reader_.model();
+    emscripten::val out = emscripten::val::object();
+    const int d = ks::memory_device_index(x, device);
+    if (d < 0) {
+      out.set("error", no_device(x, device));
+      return out;
+    }
+    const auto rows = std::move(ks::memory_events(x, m, ks::memory_window_us(x, fromUs, toUs))[size_t(d)]);
+    const size_t n = rows.size();
+    std::vector<uint32_t> op(n), stack(n);
+    std::vector<double> size(n), alloc(n), release(n), duration(n);
+    std::unordered_map<int32_t, uint32_t> label_of;
+    std::unordered_map<std::string, uint32_t> label_index;
+    std::unordered_map<ks::StringId, uint32_t> stack_index{{0, 0}};
+    emscripten::val names = emscripten::val::array(), stacks = emscripten::val::array();
+    stacks.set(0, std::string());
+    const double nan = std::nan("");
+    for (size_t i = 0; i < n; ++i) {
+      const ks::MemoryEventRow& e = rows[i];
+      auto lit = label_of.find(e.name_node);
+      if (lit == label_of.end()) {
+        const std::string label = ks::memory_operator_label(t, m, e.name_node);
+        auto [it, fresh] = label_index.try_emplace(label, uint32_t(label_index.size()));
+        if (fresh) names.set(it->second, label);
+        lit = label_of.emplace(e.name_node, it->second).first;
+      }
+      op[i] = lit->second;
+      const ks::StringId cs = ks::memory_call_stack(t, m, e.name_node);
+      auto [sit, sfresh] = stack_index.try_emplace(cs, uint32_t(stack_index.size()));
+      if (sfresh) stacks.set(sit->second, std::string(m.strings.get(cs)));
+      stack[i] = sit->second;
+      size[i] = double(e.bytes);
+      alloc[i] = e.alloc_ns ? double(*e.alloc_ns - x.origin_ns) / 1e3 : nan;
+      release[i] = e.release_ns ? double(*e.release_ns - x.origin_ns) / 1e3 : nan;
+      duration[i] = e.alloc_ns && e.release_ns ? double(*e.release_ns - *e.alloc_ns) / 1e3 : nan;
+    }
+    auto f64 = [](const std::vector<double>& v) {
+      return emscripten::val::global("Float64Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
+    };
+    auto u32 = [](const std::vector<uint32_t>& v) {
+      return emscripten::val::global("Uint32Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
+    };
+    out.set("names", names);
+    out.set("op", u32(op));
+    out.set("size", f64(size));
+    out.set("alloc_us", f64(alloc));
+    out.set("release_us", f64(release));
+    out.set("duration_us", f64(duration));
+    out.set("stacks", stacks);
+    out.set("stack", u32(stack));
+    return out;
+  }
+  // The curve of one device for `columns` pixel columns over the window (min/max per column).
+  std::string memoryCurveJson(const std::string& device, double fromUs, double toUs, double columns, bool tbPlugin) const {
+    const ks::MemoryIndex& x = memory(tbPlugin);
+    const int d = ks::memory_device_index(x, device);
+    if (d < 0) return error_json(no_device(x, device));
+    return ks::memory_curve_json(x, reader_.model(), d, ks::memory_window_us(x, fromUs, toUs), int(columns));
+  }
+  // The allocations of one device alive at atUs (µs from the origin), largest first (`limit` rows).
+  std::string memoryAliveJson(const std::string& device, double atUs, double limit, bool tbPlugin) const {
+    const ks::MemoryIndex& x = memory(tbPlugin);
+    const int d = ks::memory_device_index(x, device);
+    if (d < 0) return error_json(no_device(x, device));
+    const ks::MemoryWindow at = ks::memory_window_us(x, atUs, atUs);
+    return ks::memory_alive_json(x, tree(tbPlugin), reader_.model(), d, at.from_ns, size_t(limit));
+  }
   double bytesRead() const { return static_cast<double>(reader_.model().bytes_read); }
   double eventCount() const { return static_cast<double>(reader_.model().event_count); }
   // One model table as {column name: typed array} (copies, so they survive memory growth).
@@ -198,6 +287,18 @@ class Session {
     if (!cached || !reader_.finished()) cached = ks::module_view(reader_.model(), {tbPlugin});
     return *cached;
   }
+  // The memory records attributed to operators: built once per tree.
+  const ks::MemoryIndex& memory(bool tbPlugin) const {
+    std::optional<ks::MemoryIndex>& cached = memories_[tbPlugin ? 1 : 0];
+    if (!cached || !reader_.finished()) cached = ks::build_memory_index(reader_.model(), tree(tbPlugin), {tbPlugin});
+    return *cached;
+  }
+  static std::string no_device(const ks::MemoryIndex& x, const std::string& device) {
+    if (x.devices.empty()) return "This trace has no memory events (record it with profile_memory=True).";
+    std::string list;
+    for (const ks::MemoryDevice& d : x.devices) list += (list.empty() ? "" : ", ") + d.label;
+    return "no device " + device + " (the devices are " + list + ")";
+  }
 
   // Which step issued each operator and kernel: found once per tree, then any step is a filter.
   const ks::StepAttribution& attribution(bool tbPlugin) const {
@@ -229,6 +330,7 @@ class Session {
   mutable std::optional<ks::StepAttribution> attributions_[2];
   mutable std::optional<ks::StepBreakdown> breakdowns_[2];
   mutable std::optional<ks::GpuMetricsResult> gpus_[2];
+  mutable std::optional<ks::MemoryIndex> memories_[2];
 };
 
 // A time window of a trace as a smaller, valid trace (for the timeline). The window is given in
@@ -313,6 +415,11 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("modulesJson", &Session::modulesJson)
       .function("moduleTreeJson", &Session::moduleTreeJson)
       .function("distributedRankJson", &Session::distributedRankJson)
+      .function("memoryDevicesJson", &Session::memoryDevicesJson)
+      .function("memoryStatsJson", &Session::memoryStatsJson)
+      .function("memoryEvents", &Session::memoryEvents)
+      .function("memoryCurveJson", &Session::memoryCurveJson)
+      .function("memoryAliveJson", &Session::memoryAliveJson)
       .function("bytesRead", &Session::bytesRead)
       .function("eventCount", &Session::eventCount)
       .function("columns", &Session::columns)
