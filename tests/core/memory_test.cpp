@@ -233,3 +233,29 @@ TEST_CASE("memory: a trace without [memory] events has no device", "[memory]") {
   CHECK(ks::memory_alive(x, m, -1, 0).empty());
   CHECK(ks::memory_json(x, t, m, {}, -1, "f").find("\"devices\":[]") != std::string::npos);
 }
+
+TEST_CASE("memory: records of an unknown device type are left out, not fatal", "[memory]") {
+  // tb_plugin's curve handler fails (HTTP 500) when such records sit beside CPU/GPU ones.
+  ks::TraceModel m;
+  for (int type : {0, 7, 1}) {
+    ks::MemoryRow r;
+    r.ts_ns = 1000 * (type + 1);
+    r.device_type = type;
+    r.device_id = 0;
+    r.addr = 100 + type;
+    r.bytes = 64;
+    r.total_allocated = 64;
+    r.total_reserved = 128;
+    m.memory.push_back(r);
+  }
+  const ks::OpTree t = ks::build_op_tree(m);
+  for (bool tb : {false, true}) {
+    const ks::MemoryIndex x = ks::build_memory_index(m, t, {tb});
+    REQUIRE(x.devices.size() == 2);
+    CHECK(x.devices[0].label == "CPU");
+    CHECK(x.devices[1].label == "GPU0");
+    CHECK(x.devices[0].records + x.devices[1].records == 2);
+    CHECK(ks::memory_curve(x, m, 1, {}).size() == 1);
+    CHECK(ks::memory_events(x, m, {})[1].size() == 1);
+  }
+}

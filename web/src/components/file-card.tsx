@@ -17,6 +17,8 @@ import type { TraceLabel } from '../lib/trace-names';
 import { RemoteError, SESSION_GONE, type Query, type QueryResult } from '../worker/protocol';
 import { KernelsView } from '../views/kernels-view';
 import { ModuleView } from '../views/module-view';
+import { MemoryView } from '../views/memory-view';
+import type { MemoryDevices } from '../lib/memory';
 import { OperatorsView } from '../views/operators-view';
 import { OverviewView, VIEW_LABELS } from '../views/overview-view';
 import { TimelineView, type TimelineRequest, type TrimFn } from '../views/timeline-view';
@@ -77,7 +79,7 @@ export function readLink(): Link | null {
 
 const USE_EVENTS = ['pointerdown', 'keydown', 'focusin', 'input', 'change'];
 
-type Tab = 'overview' | 'operators' | 'kernels' | 'modules' | 'trace' | 'timeline';
+type Tab = 'overview' | 'operators' | 'kernels' | 'modules' | 'trace' | 'memory' | 'timeline';
 
 /** Where a trace sits in the navigator, as a link names it (lib/run-tree.ts placeOf). */
 export interface NavPlace {
@@ -133,6 +135,8 @@ export function FileCard({
   if ((entry.summary?.kinds?.kernel ?? 0) > 0) tabs.push('kernels');
   if (hasModules) tabs.push('modules');
   tabs.push('trace');
+  // Always there: without [memory] events it says how to record them.
+  tabs.push('memory');
   // The Timeline sends the file's bytes: a download has them once its load has ended.
   if (entry.file) tabs.push('timeline');
   const show = (t: string) => {
@@ -169,6 +173,20 @@ export function FileCard({
     return () => el.removeEventListener('ks-shortcut', onShortcut);
   });
   const steps = entry.overview?.steps?.steps ?? [];
+  // The Overview's peak memory per device (Memory view's devices), asked once the trace is analysed.
+  const [memoryPeaks, setMemoryPeaks] = useState<MemoryDevices | null>(null);
+  const memoryEvents = entry.summary?.kinds?.memory ?? 0;
+  useEffect(() => {
+    if (!memoryEvents || !entry.overview || session == null) return;
+    let live = true;
+    ask({ what: 'memoryDevices' }).then(
+      (r) => live && setMemoryPeaks(r.devices),
+      () => live && setMemoryPeaks(null),
+    );
+    return () => {
+      live = false;
+    };
+  }, [memoryEvents, !!entry.overview, ask]);
 
   // Deep links (lib/deep-link.ts). The place is the tab, the step (by name) and the shown view's
   // table part, which the Operators and Kernels views report as it changes.
@@ -254,7 +272,7 @@ export function FileCard({
   const openPlace = (p: Place) => {
     if (p.step != null) setStep(stepIndexOf(steps, p.step));
     const view = p.view && p.view !== 'timeline' && tabs.includes(p.view) ? p.view : 'overview';
-    if (view === 'operators' || view === 'kernels') setLinked((l) => ({ ...l, [view]: { seq: nextLinkSeq++, place: p } }));
+    if (view === 'operators' || view === 'kernels' || view === 'memory') setLinked((l) => ({ ...l, [view]: { seq: nextLinkSeq++, place: p } }));
     show(view);
   };
 
@@ -279,6 +297,7 @@ export function FileCard({
   );
 
   const overview = entry.overview ?? null;
+  const hasMemory = (entry.summary?.kinds?.memory ?? 0) > 0;
   return (
     <article ref={root} class="trace-panel" data-testid="file-card" data-file={entry.name} data-status={entry.status} hidden={!active}>
       <TraceHeader
@@ -369,6 +388,7 @@ export function FileCard({
                 step={step}
                 onStep={setStep}
                 onShowTimeline={(i) => showTimeline(i)}
+                memory={memoryPeaks}
               />
             </ErrorBoundary>
           </div>
@@ -406,6 +426,22 @@ export function FileCard({
             <div role="tabpanel" hidden={tab !== 'modules'} data-testid="panel-modules">
               <ErrorBoundary>
                 <ModuleView key={linked.modules?.seq ?? 0} ask={ask} fileName={entry.name} link={linked.modules?.place} onPlace={placeOf('modules')} />
+              </ErrorBoundary>
+            </div>
+          )}
+          {opened.has('memory') && (
+            <div role="tabpanel" hidden={tab !== 'memory'} data-testid="panel-memory">
+              <ErrorBoundary>
+                <MemoryView
+                  key={linked.memory?.seq ?? 0}
+                  ask={ask}
+                  fileName={entry.name}
+                  hasMemory={hasMemory}
+                  steps={steps}
+                  step={stepName}
+                  link={linked.memory?.place}
+                  onPlace={placeOf('memory')}
+                />
               </ErrorBoundary>
             </div>
           )}

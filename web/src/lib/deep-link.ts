@@ -12,8 +12,8 @@
 // the table does not have.
 import type { RowKey, SortState, TableModel } from './data-table';
 
-export type LinkView = 'overview' | 'operators' | 'kernels' | 'modules' | 'trace' | 'timeline';
-export const LINK_VIEWS: readonly LinkView[] = ['overview', 'operators', 'kernels', 'modules', 'trace', 'timeline'];
+export type LinkView = 'overview' | 'operators' | 'kernels' | 'modules' | 'trace' | 'timeline' | 'memory';
+export const LINK_VIEWS: readonly LinkView[] = ['overview', 'operators', 'kernels', 'modules', 'trace', 'timeline', 'memory'];
 
 /** The table part of a place: the view's grouping and its data table's state. */
 export interface TablePlace {
@@ -23,6 +23,11 @@ export interface TablePlace {
   q?: string;
   /** The selected row's key, as the data table knows it (String of a RowKey). */
   row?: string;
+  /** Memory view: the device ("GPU0") when not the default one. */
+  device?: string;
+  /** Memory view: the selected range, µs from the trace's time origin (both or neither). */
+  mem_from?: string;
+  mem_to?: string;
 }
 
 export interface Place extends TablePlace {
@@ -54,7 +59,7 @@ export interface TableState {
 }
 
 // Key order of the hash; also the fields a place has.
-const KEYS = ['run', 'worker', 'span', 'file', 'view', 'step', 'group', 'sort', 'q', 'row'] as const;
+const KEYS = ['run', 'worker', 'span', 'file', 'view', 'step', 'group', 'sort', 'q', 'row', 'device', 'mem_from', 'mem_to'] as const;
 
 /** Column ids are plain words; "." separates the column from the direction in `sort=`. */
 const SORT = /^([A-Za-z0-9_+-]+)\.(asc|desc)$/;
@@ -118,6 +123,14 @@ export function parsePlace(hash: string): Place {
   if (q) p.q = q;
   const row = get('row');
   if (row) p.row = row;
+  const device = get('device');
+  if (device && /^(CPU|GPU[0-9]{1,4})$/.test(device)) p.device = device;
+  // A range is two finite numbers, from <= to; anything else is dropped whole.
+  const from = get('mem_from'), to = get('mem_to');
+  if (from && to && Number.isFinite(Number(from)) && Number.isFinite(Number(to)) && Number(from) <= Number(to)) {
+    p.mem_from = from;
+    p.mem_to = to;
+  }
   return p;
 }
 

@@ -20,6 +20,7 @@ import {
   type StepValues,
 } from '../lib/overview';
 import type { Device, Summary } from '../lib/summary';
+import { formatMemBytes, formatMemMs, type MemoryDevices } from '../lib/memory';
 
 /** The views' names as the tabs show them. */
 export const VIEW_LABELS: Record<string, string> = {
@@ -47,6 +48,7 @@ export function OverviewView({
   step,
   onStep,
   onShowTimeline,
+  memory = null,
 }: {
   overview: Overview;
   summary: Summary;
@@ -60,6 +62,8 @@ export function OverviewView({
   onStep: (step: string) => void;
   /** Opens the Timeline on a step (its index), or on the whole trace (null). */
   onShowTimeline?: (step: number | null) => void;
+  /** Peak memory per device (the Memory view's devices), when the trace recorded memory. */
+  memory?: MemoryDevices | null;
 }) {
   return (
     <section class="overview" data-testid="overview-card" aria-label="Overview">
@@ -76,6 +80,7 @@ export function OverviewView({
         )}
         {overview.info ? <Recommendations items={overview.info.recommendations} views={views} onShowView={onShowView} onEvidence={onEvidence} /> : <div />}
       </div>
+      {memory && memory.devices.length > 0 && <MemoryPeaks memory={memory} onShowView={views.includes('memory') ? onShowView : undefined} />}
       {overview.gpus && <GpuSummary data={overview.gpus} devices={summary.devices ?? []} info={overview.info ?? null} traceStartUs={summary.start_us ?? null} />}
       {overview.steps && overview.steps.steps?.length > 0 && overview.steps.average && <StepTable data={overview.steps} sel={step} onSel={onStep} />}
     </section>
@@ -537,6 +542,34 @@ function GpuBlock({
           </figcaption>
         </figure>
       )}
+    </div>
+  );
+}
+
+/** Peak memory per device, from the Memory view's numbers, with a link to that view. */
+function MemoryPeaks({ memory, onShowView }: { memory: MemoryDevices; onShowView?: (view: string) => void }) {
+  return (
+    <div class="ov-panel" data-testid="overview-memory">
+      <div class="ov-panel-head">
+        <h4>Peak memory</h4>
+        {onShowView && (
+          <button type="button" class="link-button" data-testid="overview-memory-open" onClick={() => onShowView('memory')}>
+            Open Memory view
+          </button>
+        )}
+      </div>
+      <dl class="ov-gpu-stats ov-mem-peaks">
+        {memory.devices.map((d) => (
+          <div key={d.device} title={d.allocatedFromBytes ? 'The trace records no totals: the running sum of allocations and releases since profiling started' : undefined}>
+            <dt>{d.device} allocated</dt>
+            <dd data-testid={`overview-memory-${d.device}`} data-bytes={d.peakAllocatedBytes ?? ''}>
+              {d.peakAllocatedBytes != null ? formatMemBytes(d.peakAllocatedBytes) : '—'}
+              {d.peakUs != null && <span class="muted"> at {formatMemMs(d.peakUs)}</span>}
+              {d.peakReservedBytes != null && <span class="muted"> · reserved {formatMemBytes(d.peakReservedBytes)}</span>}
+            </dd>
+          </div>
+        ))}
+      </dl>
     </div>
   );
 }

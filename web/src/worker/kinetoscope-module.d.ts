@@ -39,6 +39,16 @@ declare module '*/generated/kinetoscope_web.mjs' {
     moduleTreeJson(tbPlugin: boolean, tid: string): string;
     /** This trace's rank summary for a run's Distributed view (JSON; `span`: "default" or 1..n). */
     distributedRankJson(worker: string, span: string, tbPlugin: boolean): string;
+    /** Memory view (docs/contracts.md): the devices and their peaks over the whole trace. */
+    memoryDevicesJson(tbPlugin: boolean): string;
+    /** One device's statistics in [fromUs, toUs] (µs from the origin; NaN: open side). */
+    memoryStatsJson(device: string, fromUs: number, toUs: number, tbPlugin: boolean): string;
+    /** One device's events in the window as columns, or {error}. */
+    memoryEvents(device: string, fromUs: number, toUs: number, tbPlugin: boolean): Record<string, unknown>;
+    /** One device's curve down-sampled to `columns` pixel columns of the window. */
+    memoryCurveJson(device: string, fromUs: number, toUs: number, columns: number, tbPlugin: boolean): string;
+    /** The allocations of one device alive at atUs, largest first (at most `limit`). */
+    memoryAliveJson(device: string, atUs: number, limit: number, tbPlugin: boolean): string;
     error(): string;
     /** One model table as columns (see docs/contracts.md): typed arrays, string ids index strings(). */
     columns(kind: string): Record<string, Float64Array | Int32Array | Uint32Array>;

@@ -9,6 +9,7 @@
 import type { DistributedView } from '../lib/distributed';
 import type { KernelDetail, KernelGroupBy, KernelTable } from '../lib/kernels';
 import type { ModulePresence, Modules, ModuleTree } from '../lib/modules';
+import type { MemoryAlive, MemoryCurve, MemoryDevices, MemoryEvents, MemoryStats } from '../lib/memory';
 import type { OperatorDetail, OperatorTable, OpGroupBy } from '../lib/operators';
 import type { Overview } from '../lib/overview';
 import type { Summary } from '../lib/summary';
@@ -52,7 +53,15 @@ export type Query =
    * This trace's part of its run's Distributed view (the map step): its rank summary, a JSON text
    * for `distributed` requests. `worker` and `span` name it in the run (`span`: "default" or 1..n).
    */
-  | { what: 'distributedRank'; worker: string; span: string };
+  | { what: 'distributedRank'; worker: string; span: string }
+  /**
+   * Memory view (lib/memory.ts): `device` a label ("GPU0"); `fromUs`/`toUs` the window in µs from
+   * the time origin (absent: open); `columns` the pixel columns the curve is drawn over.
+   */
+  | { what: 'memoryDevices'; step?: string }
+  | { what: 'memory'; device: string; fromUs?: number; toUs?: number; step?: string }
+  | { what: 'memoryCurve'; device: string; fromUs?: number; toUs?: number; columns: number; step?: string }
+  | { what: 'memoryAlive'; device: string; atUs: number; limit: number; step?: string };
 
 export type QueryResult =
   | { what: 'operators'; table: OperatorTable }
@@ -62,7 +71,11 @@ export type QueryResult =
   | { what: 'modulePresence'; presence: ModulePresence }
   | { what: 'modules'; modules: Modules }
   | { what: 'moduleTree'; tree: ModuleTree }
-  | { what: 'distributedRank'; summary: string };
+  | { what: 'distributedRank'; summary: string }
+  | { what: 'memoryDevices'; devices: MemoryDevices }
+  | { what: 'memory'; stats: MemoryStats; events: MemoryEvents }
+  | { what: 'memoryCurve'; curve: MemoryCurve }
+  | { what: 'memoryAlive'; alive: MemoryAlive };
 
 export type QueryWhat = Query['what'];
 export type QueryOf<W extends QueryWhat> = Extract<Query, { what: W }>;

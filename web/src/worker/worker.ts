@@ -14,6 +14,7 @@ import { parseDistributed } from '../lib/distributed';
 import { CoreError } from '../lib/json-check';
 import { parseKernelDetail, parseKernels } from '../lib/kernels';
 import { parseModulePresence, parseModules, parseModuleTree } from '../lib/modules';
+import { checkMemoryEvents, parseMemoryAlive, parseMemoryCurve, parseMemoryDevices, parseMemoryStats } from '../lib/memory';
 import { parseOperatorDetail, parseOperators, transferables } from '../lib/operators';
 import { parseOverviewInfo, type GpuMetrics, type Overview, type StepBreakdown } from '../lib/overview';
 import type { Summary } from '../lib/summary';
@@ -173,6 +174,20 @@ function answer(session: KinetoscopeSession, q: Query): QueryResult {
       return { what: 'moduleTree', tree: parseModuleTree(session.moduleTreeJson(false, q.tid)) };
     case 'distributedRank':
       return { what: 'distributedRank', summary: session.distributedRankJson(q.worker, q.span, false) };
+    case 'memoryDevices':
+      return { what: 'memoryDevices', devices: parseMemoryDevices(session.memoryDevicesJson(false)) };
+    case 'memory': {
+      const from = q.fromUs ?? NaN, to = q.toUs ?? NaN;
+      return {
+        what: 'memory',
+        stats: parseMemoryStats(session.memoryStatsJson(q.device, from, to, false)),
+        events: checkMemoryEvents(session.memoryEvents(q.device, from, to, false)),
+      };
+    }
+    case 'memoryCurve':
+      return { what: 'memoryCurve', curve: parseMemoryCurve(session.memoryCurveJson(q.device, q.fromUs ?? NaN, q.toUs ?? NaN, q.columns, false)) };
+    case 'memoryAlive':
+      return { what: 'memoryAlive', alive: parseMemoryAlive(session.memoryAliveJson(q.device, q.atUs, q.limit, false)) };
   }
 }
 

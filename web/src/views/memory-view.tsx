@@ -1,0 +1,772 @@
+import uPlot from 'uplot';
+import { Fragment } from 'preact';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { alpha, axisStyle, Chart, type ChartTheme } from '../components/chart';
+import { DataTable } from '../components/data-table';
+import { DetailPanel, rowFields, useSelectedRow } from '../components/detail-panel';
+import { sameQuery, useQuery, type Ask } from '../components/use-query';
+import type { Column, SortState, TableModel } from '../lib/data-table';
+import { knownSort, type TablePlace } from '../lib/deep-link';
+import { csvStem } from '../lib/download';
+import { formatCount } from '../lib/format';
+import { formatMemBytes, formatMemMs, linkRange, type MemoryCurve, type MemoryDevices, type MemoryEvents, type MemoryStats } from '../lib/memory';
+import { framesOf } from '../lib/operators';
+import type { Step } from '../lib/overview';
+import { Frames } from './operators-view';
+import { QueryStatus } from './view-status';
+import './memory-view.css';
+
+// The Memory view (tb_plugin's, spec §13, plus what it never answered): per device, the memory
+// curve (allocated and reserved over time, the steps and the peak marked), the allocations alive
+// at a moment (the peak by default; click the curve for another), and the events and statistics
+// tables. Dragging over the curve selects a range: the curve zooms to it (the core sends it again,
+// down-sampled to the chart's pixel columns) and both tables count only it, with tb_plugin's
+// inclusive bounds; double-click or Reset returns to the whole trace (or the chosen step). The
+// device and the range are part of the page's link. Times are ms from the trace's time origin.
+
+const CURVE_HEIGHT = 260;
+const ALIVE_LIMIT = 200;
+
+export function MemoryView({
+  ask,
+  fileName,
+  hasMemory,
+  steps,
+  step = null,
+  link,
+  onPlace,
+}: {
+  ask: Ask;
+  fileName: string;
+  /** The trace has [memory] events (else the view says how to record them). */
+  hasMemory: boolean;
+  /** The steps (absolute µs), marked on the curve. */
+  steps: readonly Step[];
+  /** The step chosen above the views: without a range, the view covers that step. */
+  step?: string | null;
+  /** A deep link's part (device, mem_from, mem_to), read when the view mounts. */
+  link?: TablePlace;
+  onPlace?: (p: TablePlace) => void;
+}) {
+  if (!hasMemory) {
+    return (
+      <section class="view memory-view" data-testid="memory-view" data-state="none" aria-label="Memory">
+        <div class="mem-none" data-testid="memory-none">
+          <p>
+            <strong>This trace has no memory events.</strong> The Memory view needs the allocator's <code>[memory]</code> events, which PyTorch
+            records when the profiler is created with <code>profile_memory=True</code>:
+          </p>
+          <pre>
+            <code>{'torch.profiler.profile(..., profile_memory=True, record_shapes=True, with_stack=True)'}</code>
+          </pre>
+          <p class="muted">
+            <code>with_stack=True</code> adds the call stack of each allocating operator; PyTorch 1.10 or later records addresses, which pair
+            allocations with their releases and tell which allocations are alive at the peak.
+          </p>
+        </div>
+      </section>
+    );
+  }
+  return <MemoryBody ask={ask} fileName={fileName} steps={steps} step={step} link={link} onPlace={onPlace} />;
+}
+
+function MemoryBody({
+  ask,
+  fileName,
+  steps,
+  step,
+  link,
+  onPlace,
+}: {
+  ask: Ask;
+  fileName: string;
+  steps: readonly Step[];
+  step: string | null;
+  link?: TablePlace;
+  onPlace?: (p: TablePlace) => void;
+}) {
+  const devicesState = useQuery(ask, { what: 'memoryDevices' });
+  const info = devicesState.status === 'ready' ? devicesState.data.devices : null;
+  if (!info) {
+    return (
+      <section class="view memory-view" data-testid="memory-view" data-state="loading" aria-label="Memory">
+        <QueryStatus state={devicesState} stem="memory" what="memory view" loading="Attributing the memory events to operators…" />
+      </section>
+    );
+  }
+  if (!info.devices.length) {
+    return (
+      <section class="view memory-view" data-testid="memory-view" data-state="none" aria-label="Memory">
+        <p class="muted" data-testid="memory-none">
+          The memory events of this trace name no CPU or GPU device, so there is nothing to show.
+        </p>
+      </section>
+    );
+  }
+  return <MemoryDeviceView ask={ask} fileName={fileName} info={info} steps={steps} step={step} link={link} onPlace={onPlace} />;
+}
+
+type Range = [number, number];
+
+function MemoryDeviceView({
+  ask,
+  fileName,
+  info,
+  steps,
+  step,
+  link,
+  onPlace,
+}: {
+  ask: Ask;
+  fileName: string;
+  info: MemoryDevices;
+  steps: readonly Step[];
+  step: string | null;
+  link?: TablePlace;
+  onPlace?: (p: TablePlace) => void;
+}) {
+  const fallback = info.defaultDevice ?? info.devices[0].device;
+  const [device, setDevice] = useState(() => (link?.device && info.devices.some((d) => d.device === link.device) ? link.device : fallback));
+  const [range, setRange] = useState<Range | null>(() => linkRange(link?.mem_from, link?.mem_to));
+  const [at, setAt] = useState<number | null>(null); // alive list: null = the peak of what is shown
+  const dev = info.devices.find((d) => d.device === device)!;
+  // The step chosen above the views, as a window (µs from the origin), when no range is selected.
+  const stepInfo = step != null ? steps.find((s) => s.name === step) : undefined;
+  const stepWindow: Range | null = stepInfo ? [stepInfo.start_us - info.originUs, stepInfo.end_us - info.originUs] : null;
+  const win = range ?? stepWindow;
+
+  // The link: the device when not the default one, and the range.
+  useEffect(() => {
+    onPlace?.({
+      ...(device !== fallback ? { device } : {}),
+      ...(range ? { mem_from: String(+range[0].toFixed(3)), mem_to: String(+range[1].toFixed(3)) } : {}),
+    });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [device, range?.[0], range?.[1]]);
+
+  const tablesQ = { what: 'memory' as const, device, ...(win ? { fromUs: win[0], toUs: win[1] } : {}) };
+  const tables = useQuery(ask, tablesQ);
+  const ready = tables.status === 'ready' && sameQuery(tables.asked, tablesQ) ? tables.data : null;
+  const peakUs = ready ? ready.stats.device.peakUs : win ? null : dev.peakUs;
+  const aliveAt = at ?? peakUs;
+
+  const choose = (d: string) => {
+    setDevice(d);
+    setAt(null);
+  };
+  const select = (r: Range | null) => {
+    setRange(r);
+    setAt(null);
+  };
+  const rangeText = range ? `${formatMemMs(range[0])} – ${formatMemMs(range[1])}` : stepWindow ? `step ${step}` : 'whole trace';
+
+  return (
+    <section
+      class="view memory-view"
+      data-testid="memory-view"
+      data-state={ready ? 'ready' : 'loading'}
+      data-device={device}
+      data-range={range ? `${range[0]},${range[1]}` : ''}
+      data-stats-rows={ready ? ready.stats.rowCount : ''}
+      data-events-rows={ready ? ready.events.rowCount : ''}
+      aria-label="Memory"
+    >
+      <div class="view-toolbar mem-toolbar">
+        <label class="ov-select">
+          Device{' '}
+          <select data-testid="memory-device" value={device} onChange={(e) => choose((e.currentTarget as HTMLSelectElement).value)}>
+            {info.devices.map((d) => (
+              <option key={d.device} value={d.device}>
+                {d.device}
+              </option>
+            ))}
+          </select>
+        </label>
+        <RangeInputs range={range} onRange={select} />
+        <span class="table-step" data-testid="memory-scope" title="What the curve, the alive list and both tables cover">
+          {rangeText}
+        </span>
+        <button type="button" class="link-button" data-testid="memory-reset" disabled={!range} onClick={() => select(null)} title="Back to the whole trace (or the chosen step); double-clicking the curve does the same">
+          Reset
+        </button>
+      </div>
+      <DevicePeaks dev={dev} stats={ready?.stats ?? null} />
+      <CurvePanel ask={ask} device={device} win={win} steps={steps} originUs={info.originUs} aliveAt={aliveAt} onRange={select} onAt={setAt} />
+      <AlivePanel ask={ask} device={device} atUs={aliveAt} isPeak={at == null} hasAddresses={dev.hasAddresses} onPeak={() => setAt(null)} />
+      <QueryStatus state={tables} stem="memory-tables" what="memory tables" loading="Counting the memory of each operator…" />
+      {ready && <MemoryTables stats={ready.stats} events={ready.events} fileName={fileName} device={device} win={win} link={link} />}
+    </section>
+  );
+}
+
+/** From/To inputs (ms): the keyboard's way to select a range. Enter or Apply sets it. */
+function RangeInputs({ range, onRange }: { range: Range | null; onRange: (r: Range | null) => void }) {
+  const [from, setFrom] = useState(range ? String(+(range[0] / 1000).toFixed(3)) : '');
+  const [to, setTo] = useState(range ? String(+(range[1] / 1000).toFixed(3)) : '');
+  const [bad, setBad] = useState(false);
+  useEffect(() => {
+    setFrom(range ? String(+(range[0] / 1000).toFixed(3)) : '');
+    setTo(range ? String(+(range[1] / 1000).toFixed(3)) : '');
+  }, [range?.[0], range?.[1]]);
+  const apply = (e: Event) => {
+    e.preventDefault();
+    const a = Number(from), b = Number(to);
+    if (from.trim() === '' && to.trim() === '') {
+      setBad(false);
+      onRange(null);
+      return;
+    }
+    if (from.trim() === '' || to.trim() === '' || !Number.isFinite(a) || !Number.isFinite(b) || a > b) {
+      setBad(true);
+      return;
+    }
+    setBad(false);
+    onRange([a * 1000, b * 1000]);
+  };
+  return (
+    <form class="mem-range" onSubmit={apply} data-testid="memory-range-form">
+      <label>
+        From <input data-testid="memory-from" inputMode="decimal" size={8} value={from} onInput={(e) => setFrom((e.currentTarget as HTMLInputElement).value)} aria-invalid={bad} />
+      </label>
+      <label>
+        to <input data-testid="memory-to" inputMode="decimal" size={8} value={to} onInput={(e) => setTo((e.currentTarget as HTMLInputElement).value)} aria-invalid={bad} /> ms
+      </label>
+      <button type="submit" data-testid="memory-apply">
+        Apply
+      </button>
+      {bad && (
+        <span class="warn" role="alert" data-testid="memory-range-error">
+          Give two times in ms, the first not after the second.
+        </span>
+      )}
+    </form>
+  );
+}
+
+function DevicePeaks({ dev, stats }: { dev: MemoryDevices['devices'][number]; stats: MemoryStats | null }) {
+  const d = stats?.device ?? dev;
+  return (
+    <p class="mem-peaks" data-testid="memory-peaks">
+      <span>
+        Peak allocated <strong data-testid="memory-peak-allocated" data-bytes={d.peakAllocatedBytes ?? ''}>{d.peakAllocatedBytes != null ? formatMemBytes(d.peakAllocatedBytes) : '—'}</strong>
+        {d.peakUs != null && <span class="muted"> at {formatMemMs(d.peakUs)}</span>}
+      </span>
+      <span>
+        Peak reserved <strong data-testid="memory-peak-reserved">{d.peakReservedBytes != null ? formatMemBytes(d.peakReservedBytes) : 'not recorded'}</strong>
+      </span>
+      <span class="muted">
+        <span data-testid="memory-records">{formatCount(d.records)}</span> memory events
+      </span>
+      {dev.allocatedFromBytes && (
+        <span class="muted" data-testid="memory-from-bytes" title="Traces from PyTorch before 1.10 record no Total Allocated: the curve counts the Bytes of every allocation and release from the first event on, so memory held before profiling started is not in it">
+          Allocated is the running sum of the events' Bytes (the trace records no totals).
+        </span>
+      )}
+    </p>
+  );
+}
+
+// --- the curve ------------------------------------------------------------------------------------
+
+function CurvePanel({
+  ask,
+  device,
+  win,
+  steps,
+  originUs,
+  aliveAt,
+  onRange,
+  onAt,
+}: {
+  ask: Ask;
+  device: string;
+  win: Range | null;
+  steps: readonly Step[];
+  originUs: number;
+  aliveAt: number | null;
+  onRange: (r: Range | null) => void;
+  onAt: (us: number) => void;
+}) {
+  const box = useRef<HTMLElement>(null);
+  const [columns, setColumns] = useState(0);
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const measure = () => setColumns(Math.max(100, Math.floor(el.clientWidth)));
+    measure();
+    if (typeof ResizeObserver === 'undefined') return;
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+  // The chart's pixel columns, in steps of 100 px so a resize by a few pixels asks nothing new.
+  const cols = Math.ceil(columns / 100) * 100;
+  const q = cols > 0 ? { what: 'memoryCurve' as const, device, columns: cols, ...(win ? { fromUs: win[0], toUs: win[1] } : {}) } : null;
+  const state = useQuery(ask, q);
+  const curve = state.status === 'ready' && sameQuery(state.asked, q) ? state.data.curve : null;
+  const t0 = useRef(0);
+  const drawn = useRef<number | null>(null);
+  useEffect(() => {
+    if (curve) t0.current = performance.now();
+  }, [curve]);
+  return (
+    <figure
+      ref={box}
+      class="mem-curve"
+      data-testid="memory-curve"
+      data-state={curve ? 'ready' : 'loading'}
+      data-points={curve ? curve.t.length : ''}
+      data-from={win ? win[0] : ''}
+      data-to={win ? win[1] : ''}
+      data-draw-ms={drawn.current ?? ''}
+    >
+      {state.status === 'error' && <QueryStatus state={state} stem="memory-curve" what="memory curve" loading="" />}
+      {curve && curve.t.length === 0 ? (
+        <p class="muted" data-testid="memory-curve-empty">
+          No memory total was recorded on {device} {win ? 'in this range' : ''}: there is no curve to draw.
+        </p>
+      ) : curve ? (
+        <CurveChart
+          curve={curve}
+          win={win}
+          steps={steps}
+          originUs={originUs}
+          aliveAt={aliveAt}
+          onRange={onRange}
+          onAt={onAt}
+          onDrawn={() => {
+            drawn.current = Math.round((performance.now() - t0.current) * 10) / 10;
+            box.current?.setAttribute('data-draw-ms', String(drawn.current));
+          }}
+        />
+      ) : (
+        <div class="mem-curve-wait" style={{ height: `${CURVE_HEIGHT}px` }}>
+          <p class="muted" data-testid="memory-curve-loading">
+            Drawing the memory curve…
+          </p>
+        </div>
+      )}
+      <figcaption class="muted">
+        Allocated and reserved memory on {device}, ms from the trace's first event; dashed lines: the steps. Drag to select a range (the
+        tables follow), double-click to go back, click to list what is alive at that moment.
+      </figcaption>
+    </figure>
+  );
+}
+
+function CurveChart({
+  curve,
+  win,
+  steps,
+  originUs,
+  aliveAt,
+  onRange,
+  onAt,
+  onDrawn,
+}: {
+  curve: MemoryCurve;
+  win: Range | null;
+  steps: readonly Step[];
+  originUs: number;
+  aliveAt: number | null;
+  onRange: (r: Range | null) => void;
+  onAt: (us: number) => void;
+  onDrawn: () => void;
+}) {
+  const [readout, setReadout] = useState<number | null>(null);
+  const data = useMemo(() => {
+    const x = new Float64Array(curve.t.length);
+    for (let i = 0; i < x.length; i++) x[i] = curve.t[i] / 1000;
+    const hasReserved = curve.reserved.some((v) => Number.isFinite(v));
+    const reserved = Array.from(curve.reserved, (v) => (Number.isFinite(v) ? v : null));
+    return { aligned: (hasReserved ? [x, curve.allocated, reserved] : [x, curve.allocated]) as uPlot.AlignedData, hasReserved };
+  }, [curve]);
+  const peak = useMemo(() => {
+    let k = -1;
+    for (let i = 0; i < curve.allocated.length; i++) if (k < 0 || curve.allocated[i] > curve.allocated[k]) k = i;
+    return k;
+  }, [curve]);
+  const latest = useRef({ onRange, onAt, aliveAt });
+  latest.current = { onRange, onAt, aliveAt };
+  const options = (_w: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => {
+    const reservedColor = t.muted;
+    return {
+      scales: {
+        x: { time: false, ...(win ? { min: win[0] / 1000, max: win[1] / 1000 } : {}) },
+        y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.12 : 1] },
+      },
+      axes: [
+        { ...axisStyle(t), values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
+        { ...axisStyle(t), size: 72, values: (_u, vals) => vals.map((v) => formatMemBytes(v)) },
+      ],
+      series: [
+        {},
+        { label: 'Allocated', stroke: t.accent, fill: alpha(t.accent, 0.18), width: 1.5, points: { show: false }, paths: uPlot.paths.stepped!({ align: 1 }) },
+        ...(data.hasReserved
+          ? [{ label: 'Reserved', stroke: reservedColor, width: 1, dash: [4, 3], points: { show: false }, paths: uPlot.paths.stepped!({ align: 1 }), spanGaps: true }]
+          : []),
+      ],
+      legend: { show: false },
+      cursor: { points: { show: false }, drag: { x: true, y: false, setScale: false }, y: false },
+      select: { show: true, left: 0, top: 0, width: 0, height: 0 },
+      hooks: {
+        setCursor: [(u) => setReadout(u.cursor.idx ?? null)],
+        setSelect: [
+          (u) => {
+            const s = u.select;
+            if (s.width < 3) return;
+            const a = u.posToVal(s.left, 'x') * 1000, b = u.posToVal(s.left + s.width, 'x') * 1000;
+            u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+            latest.current.onRange([Math.max(0, a), b]);
+          },
+        ],
+        ready: [
+          (u) => {
+            let downX = 0;
+            u.over.addEventListener('mousedown', (e) => (downX = e.clientX));
+            u.over.addEventListener('click', (e) => {
+              if (Math.abs(e.clientX - downX) > 2) return; // that was a drag
+              const rect = u.over.getBoundingClientRect();
+              latest.current.onAt(u.posToVal(e.clientX - rect.left, 'x') * 1000);
+            });
+            u.over.addEventListener('dblclick', () => latest.current.onRange(null));
+          },
+        ],
+        draw: [
+          (u) => {
+            const ctx = u.ctx;
+            const { top, height, left, width } = u.bbox;
+            ctx.save();
+            ctx.beginPath();
+            ctx.rect(left, top, width, height);
+            ctx.clip();
+            // Step boundaries: a dashed line at each step's start (and the last one's end), named.
+            ctx.strokeStyle = alpha(t.muted, 0.7);
+            ctx.fillStyle = t.muted;
+            ctx.setLineDash([3, 4]);
+            ctx.lineWidth = 1;
+            ctx.font = `${Math.round(10 * devicePixelRatio)}px system-ui, sans-serif`;
+            const marks = steps.map((s) => ({ x: (s.start_us - originUs) / 1000, label: s.name }));
+            if (steps.length) marks.push({ x: (steps[steps.length - 1].end_us - originUs) / 1000, label: '' });
+            let lastLabel = -Infinity;
+            for (const m of marks) {
+              const px = u.valToPos(m.x, 'x', true);
+              if (px < left || px > left + width) continue;
+              ctx.beginPath();
+              ctx.moveTo(px, top);
+              ctx.lineTo(px, top + height);
+              ctx.stroke();
+              if (m.label && px - lastLabel > 40 * devicePixelRatio) {
+                ctx.fillText(m.label, px + 3 * devicePixelRatio, top + 11 * devicePixelRatio);
+                lastLabel = px;
+              }
+            }
+            ctx.setLineDash([]);
+            // The alive list's moment.
+            if (latest.current.aliveAt != null) {
+              const px = u.valToPos(latest.current.aliveAt / 1000, 'x', true);
+              if (px >= left && px <= left + width) {
+                ctx.strokeStyle = alpha(t.fg, 0.55);
+                ctx.beginPath();
+                ctx.moveTo(px, top);
+                ctx.lineTo(px, top + height);
+                ctx.stroke();
+              }
+            }
+            // The peak, with its value.
+            if (peak >= 0) {
+              const x = u.valToPos(curve.t[peak] / 1000, 'x', true), y = u.valToPos(curve.allocated[peak], 'y', true);
+              ctx.fillStyle = t.accent;
+              ctx.beginPath();
+              ctx.arc(x, y, 4 * devicePixelRatio, 0, Math.PI * 2);
+              ctx.fill();
+              const text = `peak ${formatMemBytes(curve.allocated[peak])}`;
+              ctx.font = `600 ${Math.round(11 * devicePixelRatio)}px system-ui, sans-serif`;
+              const w = ctx.measureText(text).width;
+              const tx = Math.min(Math.max(x - w / 2, left + 2), left + width - w - 2);
+              ctx.fillStyle = t.fg;
+              ctx.fillText(text, tx, Math.max(top + 12 * devicePixelRatio, y - 8 * devicePixelRatio));
+            }
+            ctx.restore();
+          },
+        ],
+        drawAxes: [() => onDrawn()],
+      },
+    };
+  };
+  const i = readout;
+  const text =
+    i != null && i < curve.t.length
+      ? `At ${formatMemMs(curve.t[i])}: allocated ${formatMemBytes(curve.allocated[i])}${Number.isFinite(curve.reserved[i]) ? `, reserved ${formatMemBytes(curve.reserved[i])}` : ''}`
+      : '';
+  return (
+    <div onMouseLeave={() => setReadout(null)} data-testid="memory-chart" data-peak={peak >= 0 ? curve.allocated[peak] : ''} data-peak-us={peak >= 0 ? curve.t[peak] : ''}>
+      <Chart options={options} data={data.aligned} height={CURVE_HEIGHT} label={`Memory allocated${data.hasReserved ? ' and reserved' : ''} over time on ${curve.device}`} />
+      <p class="mem-legend">
+        <span class="mem-key mem-key-alloc" /> Allocated {data.hasReserved && <><span class="mem-key mem-key-res" /> Reserved</>}
+        <span class="muted mem-readout" data-testid="memory-readout">
+          {text}
+        </span>
+      </p>
+    </div>
+  );
+}
+
+// --- alive at a moment ---------------------------------------------------------------------------
+
+function AlivePanel({
+  ask,
+  device,
+  atUs,
+  isPeak,
+  hasAddresses,
+  onPeak,
+}: {
+  ask: Ask;
+  device: string;
+  atUs: number | null;
+  isPeak: boolean;
+  hasAddresses: boolean;
+  onPeak: () => void;
+}) {
+  const q = atUs != null && hasAddresses ? { what: 'memoryAlive' as const, device, atUs, limit: ALIVE_LIMIT } : null;
+  const state = useQuery(ask, q);
+  const alive = state.status === 'ready' && sameQuery(state.asked, q) ? state.data.alive : null;
+  const [open, setOpen] = useState<number | null>(null);
+  useEffect(() => setOpen(null), [device, atUs]);
+  if (!hasAddresses) {
+    return (
+      <div class="ov-panel mem-alive" data-testid="memory-alive" data-state="no-addresses">
+        <h4>What holds the memory</h4>
+        <p class="muted">This trace's memory events carry no addresses (PyTorch before 1.10), so allocations cannot be paired with their releases.</p>
+      </div>
+    );
+  }
+  if (atUs == null) return null;
+  return (
+    <div class="ov-panel mem-alive" data-testid="memory-alive" data-state={alive ? 'ready' : 'loading'} data-at={atUs} data-count={alive ? alive.count : ''}>
+      <div class="ov-panel-head">
+        <h4>
+          Alive at {formatMemMs(atUs)} {isPeak ? '(the peak)' : ''}
+        </h4>
+        {!isPeak && (
+          <button type="button" class="link-button" data-testid="memory-alive-peak" onClick={onPeak}>
+            Show the peak
+          </button>
+        )}
+      </div>
+      {state.status === 'error' && <QueryStatus state={state} stem="memory-alive" what="list of live allocations" loading="" />}
+      {alive && (
+        <>
+          <p class="muted" data-testid="memory-alive-summary">
+            {formatCount(alive.count)} allocation{alive.count === 1 ? '' : 's'} holding {formatMemBytes(alive.aliveBytes)}
+            {alive.allocatedBytes != null ? ` of the ${formatMemBytes(alive.allocatedBytes)} the allocator counted` : ''}
+            {alive.count > alive.rows.length ? `; the ${alive.rows.length} largest:` : ', largest first:'}
+            {alive.allocatedBytes != null && alive.allocatedBytes > alive.aliveBytes
+              ? ' the rest was allocated before the profiler started.'
+              : ''}
+          </p>
+          {alive.rows.length > 0 && (
+            <table class="mem-alive-table" data-testid="memory-alive-table">
+              <thead>
+                <tr>
+                  <th class="num">Size</th>
+                  <th>Allocated by</th>
+                  <th class="num">At</th>
+                  <th class="num">Age</th>
+                  <th>Call stack</th>
+                </tr>
+              </thead>
+              <tbody>
+                {alive.rows.map((r, i) => (
+                  <Fragment key={i}>
+                    <tr data-testid="memory-alive-row" data-bytes={r.sizeBytes} data-operator={r.operator}>
+                      <td class="num">{formatMemBytes(r.sizeBytes)}</td>
+                      <td class="mem-op" title={r.operator}>
+                        {r.operator}
+                      </td>
+                      <td class="num">{formatMemMs(r.allocUs)}</td>
+                      <td class="num">{formatMemMs(r.ageUs)}</td>
+                      <td>
+                        {r.callStack ? (
+                          <button
+                            type="button"
+                            class="link-button"
+                            data-testid="memory-alive-stack-toggle"
+                            aria-expanded={open === i}
+                            onClick={() => setOpen(open === i ? null : i)}
+                          >
+                            {open === i ? 'Hide' : `${framesOf(r.callStack).length} frames`}
+                          </button>
+                        ) : (
+                          <span class="muted">not recorded</span>
+                        )}
+                      </td>
+                    </tr>
+                    {open === i && (
+                      <tr class="mem-alive-stack">
+                        <td colSpan={5}>
+                          <Frames frames={framesOf(r.callStack)} testid="memory-alive-frames" />
+                        </td>
+                      </tr>
+                    )}
+                  </Fragment>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      )}
+    </div>
+  );
+}
+
+// --- the two tables -------------------------------------------------------------------------------
+
+const bytesCol = (id: string, label: string, values: Float64Array, header?: string): Column => ({
+  id,
+  label,
+  header,
+  type: 'number',
+  unit: 'bytes',
+  width: 118,
+  value: (i) => values[i],
+  format: (v) => formatMemBytes(Number(v)),
+});
+const countCol = (id: string, label: string, values: Float64Array, header?: string): Column => ({
+  id,
+  label,
+  header,
+  type: 'number',
+  unit: 'count',
+  width: 100,
+  value: (i) => values[i],
+});
+const msCol = (id: string, label: string, values: Float64Array): Column => ({
+  id,
+  label,
+  type: 'number',
+  unit: 'us',
+  width: 130,
+  value: (i) => values[i],
+  format: (v) => (Number.isFinite(Number(v)) ? formatMemMs(Number(v)) : ''),
+});
+
+export function statsModel(s: MemoryStats): TableModel {
+  return {
+    rowCount: s.rowCount,
+    rowKey: (i) => s.name[i],
+    columns: [
+      { id: 'name', label: 'Operator', type: 'text', value: (i) => s.name[i], minWidth: 160 },
+      countCol('calls', 'Calls', s.calls),
+      bytesCol('size_increase', 'Size increase', s.sizeIncrease),
+      bytesCol('self_size_increase', 'Self size increase', s.selfSizeIncrease),
+      countCol('allocation_count', 'Allocation count', s.allocationCount, 'Allocations'),
+      countCol('self_allocation_count', 'Self allocation count', s.selfAllocationCount, 'Self allocs'),
+      bytesCol('allocation_size', 'Allocation size', s.allocationSize),
+      bytesCol('self_allocation_size', 'Self allocation size', s.selfAllocationSize),
+    ],
+  };
+}
+
+export function eventsModel(e: MemoryEvents): TableModel {
+  return {
+    rowCount: e.rowCount,
+    rowKey: (i) => i,
+    columns: [
+      { id: 'operator', label: 'Operator', type: 'text', value: (i) => e.names[e.op[i]] ?? '', minWidth: 160 },
+      bytesCol('size', 'Size', e.size),
+      msCol('alloc_us', 'Allocation time', e.allocUs),
+      msCol('release_us', 'Release time', e.releaseUs),
+      msCol('duration_us', 'Duration', e.durationUs),
+    ],
+  };
+}
+
+const STATS_SORT: SortState = { column: 'self_size_increase', dir: 'desc' };
+const EVENTS_SORT: SortState = { column: 'size', dir: 'desc' };
+
+function MemoryTables({
+  stats,
+  events,
+  fileName,
+  device,
+  win,
+  link,
+}: {
+  stats: MemoryStats;
+  events: MemoryEvents;
+  fileName: string;
+  device: string;
+  win: Range | null;
+  link?: TablePlace;
+}) {
+  const sModel = useMemo(() => statsModel(stats), [stats]);
+  const eModel = useMemo(() => eventsModel(events), [events]);
+  const keys = useMemo(() => Array.from({ length: events.rowCount }, (_, i) => String(i)), [events]);
+  const { row, onSelect, box, close } = useSelectedRow(keys);
+  const suffix = `${device}${win ? `-${Math.round(win[0])}-${Math.round(win[1])}us` : ''}`;
+  const stem = csvStem(fileName);
+  const where = win ? ' in this range' : '';
+  return (
+    <>
+      <div class="mem-table" ref={box}>
+        <h4>
+          Memory events <span class="muted">({formatCount(events.rowCount)})</span>
+        </h4>
+        <p class="muted mem-note">
+          Each allocation paired with its release by address. A side outside the range is blank; an allocation never released has no release
+          time.
+        </p>
+        <DataTable
+          model={eModel}
+          stem="mem-event"
+          columnsKey="memory.events"
+          label="Memory events"
+          csvName={`${stem}-memory-events-${suffix}.csv`}
+          initialSort={EVENTS_SORT}
+          searchPlaceholder="Search operators"
+          emptyText={`No memory event on ${device}${where}.`}
+          onSelect={onSelect}
+        />
+        {row != null && (
+          <DetailPanel
+            stem="mem-event"
+            label="Memory event details"
+            name={<code>{events.names[events.op[row]]}</code>}
+            fields={rowFields(eModel, row, ['operator'])}
+            onClose={close}
+          >
+            <h5>Call stack of the allocating operator</h5>
+            {events.stacks[events.stack[row]] ? (
+              <Frames frames={framesOf(events.stacks[events.stack[row]])} testid="mem-event-detail-frames" />
+            ) : (
+              <p class="muted" data-testid="mem-event-detail-no-stack">
+                Not recorded (profile with with_stack=True{events.names[events.op[row]] === '<unknown>' ? '; and no operator was running when it was allocated' : ''}).
+              </p>
+            )}
+          </DetailPanel>
+        )}
+      </div>
+      <div class="mem-table">
+        <h4>
+          Memory statistics per operator <span class="muted">({formatCount(stats.rowCount)})</span>
+        </h4>
+        <p class="muted mem-note">
+          “Self”: the operator's own allocations and releases; the others include the operators it called. Size increase counts releases
+          too; allocation size does not.
+        </p>
+        <DataTable
+          model={sModel}
+          stem="mem-stat"
+          columnsKey="memory.stats"
+          label="Memory statistics"
+          csvName={`${stem}-memory-stats-${suffix}.csv`}
+          initialSort={knownSort(sModel, link?.sort, STATS_SORT)}
+          searchPlaceholder="Search operators"
+          emptyText={`No operator allocated or released memory on ${device}${where}.`}
+        />
+      </div>
+    </>
+  );
+}
