@@ -72,16 +72,22 @@ async function checkEvents(page, c, want, label) {
   });
 }
 
-/** Drags over the curve from fraction a to b of its plot width; returns the range the view took. */
+/**
+ * Drags over the curve from fraction a to b of its plot width; returns the range the view took.
+ * The mouse events are dispatched in the page with their movement set: uPlot ignores moves without
+ * movement while a button is down (a Chrome quirk it works around), and CDP's moves carry none.
+ */
 async function dragCurve(page, c, a, b) {
-  const over = await page.waitForSelector(`${c} [data-testid=memory-curve] .u-over`);
-  const box = await over.boundingBox();
-  const y = box.y + box.height / 2;
-  await page.mouse.move(box.x + box.width * a, y);
-  await page.mouse.down();
-  await page.mouse.move(box.x + box.width * ((a + b) / 2), y, { steps: 4 });
-  await page.mouse.move(box.x + box.width * b, y, { steps: 4 });
-  await page.mouse.up();
+  await page.waitForSelector(`${c} [data-testid=memory-curve][data-state=ready] .u-over`);
+  await page.$eval(`${c} [data-testid=memory-curve] .u-over`, (over, [a, b]) => {
+    const r = over.getBoundingClientRect();
+    const y = r.top + r.height / 2;
+    const at = (f) => r.left + r.width * f;
+    const ev = (type, f, dx) => new MouseEvent(type, { clientX: at(f), clientY: y, movementX: dx, movementY: 0, bubbles: true, button: 0, buttons: type === 'mouseup' ? 0 : 1 });
+    over.dispatchEvent(ev('mousedown', a, 0));
+    for (let k = 1; k <= 8; k++) over.dispatchEvent(ev('mousemove', a + ((b - a) * k) / 8, 5));
+    document.dispatchEvent(ev('mouseup', b, 0));
+  }, [a, b]);
   const view = await page.waitForSelector(`${c} [data-testid=memory-view][data-range]:not([data-range=""])[data-state=ready]`);
   return (await view.getAttribute('data-range')).split(',').map(Number);
 }
