@@ -213,3 +213,20 @@ export function linkRange(from: string | undefined, to: string | undefined): [nu
   const a = Number(from), b = Number(to);
   return Number.isFinite(a) && Number.isFinite(b) && a <= b ? [a, b] : null;
 }
+
+/**
+ * Round ticks for a bytes axis from 0 to `max`: steps of 1, 2, 2.5 or 5 × 10^n of one unit (B, KB,
+ * MB, GB of 1024), at most six intervals, all labelled in that unit.
+ */
+export function byteSplits(max: number): { ticks: number[]; unit: number; name: string } {
+  const names = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let k = 0;
+  while (k < names.length - 1 && max >= 1024 ** (k + 1)) k++;
+  const unit = 1024 ** k;
+  const span = Math.max(max / unit, 1e-9);
+  const mag = 10 ** Math.floor(Math.log10(span / 6));
+  const step = ([1, 2, 2.5, 5, 10].find((m) => span / (m * mag) <= 6) ?? 10) * mag;
+  const ticks: number[] = [];
+  for (let v = 0; v <= span + 1e-9 && ticks.length < 50; v += step) ticks.push(+(v.toFixed(10)) * unit);
+  return { ticks, unit, name: names[k] };
+}

@@ -9,7 +9,7 @@ import type { Column, SortState, TableModel } from '../lib/data-table';
 import { knownSort, type TablePlace } from '../lib/deep-link';
 import { csvStem } from '../lib/download';
 import { formatCount } from '../lib/format';
-import { formatMemBytes, formatMemMs, linkRange, type MemoryCurve, type MemoryDevices, type MemoryEvents, type MemoryStats } from '../lib/memory';
+import { byteSplits, formatMemBytes, formatMemMs, linkRange, type MemoryCurve, type MemoryDevices, type MemoryEvents, type MemoryStats } from '../lib/memory';
 import { framesOf } from '../lib/operators';
 import type { Step } from '../lib/overview';
 import { Frames } from './operators-view';
@@ -194,7 +194,7 @@ function MemoryDeviceView({
       <CurvePanel ask={ask} device={device} win={win} steps={steps} originUs={info.originUs} aliveAt={aliveAt} onRange={select} onAt={setAt} />
       <AlivePanel ask={ask} device={device} atUs={aliveAt} isPeak={at == null} hasAddresses={dev.hasAddresses} onPeak={() => setAt(null)} />
       <QueryStatus state={tables} stem="memory-tables" what="memory tables" loading="Counting the memory of each operator…" />
-      {ready && <MemoryTables stats={ready.stats} events={ready.events} fileName={fileName} device={device} win={win} link={link} />}
+      {ready && <MemoryTables stats={ready.stats} events={ready.events} fileName={fileName} device={device} win={win} link={link} hasAddresses={dev.hasAddresses} />}
     </section>
   );
 }
@@ -392,12 +392,21 @@ function CurveChart({
     const reservedColor = t.muted;
     return {
       scales: {
-        x: { time: false, ...(win ? { min: win[0] / 1000, max: win[1] / 1000 } : {}) },
+        // The whole trace starts at its time origin; a range is shown as selected.
+        x: { time: false, range: (_u, min, max) => (win ? [win[0] / 1000, win[1] / 1000] : [Math.min(0, min), max > 0 ? max : 1]) },
         y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.12 : 1] },
       },
       axes: [
         { ...axisStyle(t), values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
-        { ...axisStyle(t), size: 72, values: (_u, vals) => vals.map((v) => formatMemBytes(v)) },
+        {
+          ...axisStyle(t),
+          size: 76,
+          splits: (_u, _i, _min, max) => byteSplits(max).ticks,
+          values: (_u, vals) => {
+            const { unit, name } = byteSplits(Math.max(...vals));
+            return vals.map((v) => `${+(v / unit).toFixed(2)} ${name}`);
+          },
+        },
       ],
       series: [
         {},
@@ -446,6 +455,8 @@ function CurveChart({
             ctx.setLineDash([3, 4]);
             ctx.lineWidth = 1;
             ctx.font = `${Math.round(10 * devicePixelRatio)}px system-ui, sans-serif`;
+            ctx.textAlign = 'left'; // uPlot leaves the last axis' alignment set
+            ctx.textBaseline = 'alphabetic';
             const marks = steps.map((s) => ({ x: (s.start_us - originUs) / 1000, label: s.name }));
             if (steps.length) marks.push({ x: (steps[steps.length - 1].end_us - originUs) / 1000, label: '' });
             let lastLabel = -Infinity;
@@ -693,6 +704,7 @@ function MemoryTables({
   device,
   win,
   link,
+  hasAddresses,
 }: {
   stats: MemoryStats;
   events: MemoryEvents;
@@ -700,6 +712,7 @@ function MemoryTables({
   device: string;
   win: Range | null;
   link?: TablePlace;
+  hasAddresses: boolean;
 }) {
   const sModel = useMemo(() => statsModel(stats), [stats]);
   const eModel = useMemo(() => eventsModel(events), [events]);
@@ -726,7 +739,11 @@ function MemoryTables({
           csvName={`${stem}-memory-events-${suffix}.csv`}
           initialSort={EVENTS_SORT}
           searchPlaceholder="Search operators"
-          emptyText={`No memory event on ${device}${where}.`}
+          emptyText={
+            hasAddresses
+              ? `No memory event on ${device}${where}.`
+              : 'The memory events carry no addresses (PyTorch before 1.10): allocations cannot be paired with releases, so there are no rows (nor in tb_plugin).'
+          }
           onSelect={onSelect}
         />
         {row != null && (
