@@ -210,6 +210,8 @@ class Session {
     const ks::MemoryWindow at = ks::memory_window_us(x, atUs, atUs);
     return ks::memory_alive_json(x, tree(tbPlugin), reader_.model(), d, at.from_ns, size_t(limit));
   }
+  // Bytes the memory index holds (for the benchmark), building it if needed.
+  double memoryIndexBytes(bool tbPlugin) const { return static_cast<double>(ks::memory_index_bytes(memory(tbPlugin))); }
   double bytesRead() const { return static_cast<double>(reader_.model().bytes_read); }
   double eventCount() const { return static_cast<double>(reader_.model().event_count); }
   // One model table as {column name: typed array} (copies, so they survive memory growth).
@@ -420,6 +422,7 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("memoryEvents", &Session::memoryEvents)
       .function("memoryCurveJson", &Session::memoryCurveJson)
       .function("memoryAliveJson", &Session::memoryAliveJson)
+      .function("memoryIndexBytes", &Session::memoryIndexBytes)
       .function("bytesRead", &Session::bytesRead)
       .function("eventCount", &Session::eventCount)
       .function("columns", &Session::columns)

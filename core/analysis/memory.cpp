@@ -232,6 +232,14 @@ MemoryIndex build_memory_index(const TraceModel& m, const OpTree& t, const Memor
   return x;
 }
 
+size_t memory_index_bytes(const MemoryIndex& x) {
+  size_t b = sizeof(MemoryIndex) + x.order.capacity() * 4 + x.device.capacity() * 2 + x.node.capacity() * 4 +
+             x.name_node.capacity() * 4 + x.allocated.capacity() * 8 + x.processed.capacity() + x.node_records.capacity() * 4 +
+             x.node_first.capacity() * 4 + x.devices.capacity() * sizeof(MemoryDevice);
+  for (const auto& v : x.by_device) b += sizeof(v) + v.capacity() * 4;
+  return b;
+}
+
 int memory_device_index(const MemoryIndex& x, std::string_view label) {
   for (size_t d = 0; d < x.devices.size(); ++d)
     if (x.devices[d].label == label) return int(d);

@@ -52,6 +52,8 @@ struct MemoryIndex {
 };
 
 MemoryIndex build_memory_index(const TraceModel& m, const OpTree& t, const MemoryOptions& options = {});
+// Bytes the index holds (its vectors' capacity): the Memory view's cost beyond the model and trees.
+size_t memory_index_bytes(const MemoryIndex& x);
 
 // A closed time window in absolute ns (tb_plugin's inclusive [start_ts, end_ts]); none: all.
 struct MemoryWindow {

@@ -511,7 +511,7 @@ function CurveChart({
       ? `At ${formatMemMs(curve.t[i])}: allocated ${formatMemBytes(curve.allocated[i])}${Number.isFinite(curve.reserved[i]) ? `, reserved ${formatMemBytes(curve.reserved[i])}` : ''}`
       : '';
   return (
-    <div onMouseLeave={() => setReadout(null)} data-testid="memory-chart" data-peak={peak >= 0 ? curve.allocated[peak] : ''} data-peak-us={peak >= 0 ? curve.t[peak] : ''}>
+    <div onMouseLeave={() => setReadout(null)} data-testid="memory-chart" data-peak={peak >= 0 ? curve.allocated[peak] : ''} data-peak-us={peak >= 0 ? curve.t[peak] : ''} data-t1={curve.t.length ? curve.t[curve.t.length - 1] : ''}>
       <Chart options={options} data={data.aligned} height={CURVE_HEIGHT} label={`Memory allocated${data.hasReserved ? ' and reserved' : ''} over time on ${curve.device}`} />
       <p class="mem-legend">
         <span class="mem-key mem-key-alloc" /> Allocated {data.hasReserved && <><span class="mem-key mem-key-res" /> Reserved</>}

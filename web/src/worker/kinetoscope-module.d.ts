@@ -49,6 +49,8 @@ declare module '*/generated/kinetoscope_web.mjs' {
     memoryCurveJson(device: string, fromUs: number, toUs: number, columns: number, tbPlugin: boolean): string;
     /** The allocations of one device alive at atUs, largest first (at most `limit`). */
     memoryAliveJson(device: string, atUs: number, limit: number, tbPlugin: boolean): string;
+    /** Bytes the memory index holds (benchmark). */
+    memoryIndexBytes(tbPlugin: boolean): number;
     error(): string;
     /** One model table as columns (see docs/contracts.md): typed arrays, string ids index strings(). */
     columns(kind: string): Record<string, Float64Array | Int32Array | Uint32Array>;
