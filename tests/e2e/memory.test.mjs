@@ -155,6 +155,15 @@ describe('Memory view', () => {
       await page.waitForSelector(`${c} [data-testid=memory-view][data-range="100,300"][data-state=ready]`);
       const kw = runCliJson(['memory', '--json', '--from-us', '100', '--to-us', '300', fixture]);
       await checkEvents(page, c, kw.events.GPU0, 'GPU0 100..300 from the keyboard');
+      // Another moment for the alive list, typed: 60 µs after the origin, aten::matmul's 1 MiB
+      // has just been allocated and aten::empty's 4096 bytes are still held.
+      await page.fill(`${c} [data-testid=memory-alive-at]`, '0.06');
+      await page.press(`${c} [data-testid=memory-alive-at]`, 'Enter');
+      await page.waitForSelector(`${c} [data-testid=memory-alive][data-at="60"][data-state=ready]`);
+      assert.deepEqual(
+        await page.$$eval(`${c} [data-testid=memory-alive-row]`, (rs) => rs.map((r) => [Number(r.dataset.bytes), r.dataset.operator])),
+        [[MiB, 'aten::matmul'], [4096, 'aten::linear (aten::empty)']],
+      );
       await page.selectOption(`${c} [data-testid=memory-device]`, 'CPU');
       await page.waitForSelector(`${c} [data-testid=memory-view][data-device=CPU][data-state=ready]`);
       assert.equal((await hashParams(page)).device, 'CPU');

@@ -228,6 +228,43 @@ for (const file of files.slice(0, 12)) {
   if (bad.error !== 'rank summary 1: not a Kinetoscope rank summary') diffs.push(`bad summary: ${JSON.stringify(bad)}`);
   results.push({ name: 'wasm distributed map + reduce = native kinetoscope distributed', diffs });
 }
+// The Memory view from the wasm Session equals `kinetoscope memory --json`: each device's
+// statistics and events, whole and in a window, and the devices' peaks.
+{
+  const { execFileSync } = await import('node:child_process');
+  const fs = await import('node:fs');
+  const cli = path.resolve('build/native/kinetoscope');
+  const memFiles = [path.resolve('tests/data/memory-alive-at-peak.json'), ...files.filter((f) => /resnet50/.test(f)).slice(0, 1)];
+  for (const file of memFiles) {
+    if (!fs.existsSync(cli) || !fs.existsSync(file)) continue;
+    const s = new mod.Session();
+    feedAll(s, readBytes(file), 1 << 20);
+    const diffs = [];
+    const devices = JSON.parse(s.memoryDevicesJson(false));
+    const whole = JSON.parse(execFileSync(cli, ['memory', '--json', file], { encoding: 'utf8', maxBuffer: 1 << 28 }));
+    if (JSON.stringify(devices.devices) !== JSON.stringify(whole.devices)) diffs.push('devices differ');
+    const end = Math.max(...whole.devices.map((d) => d.peak_us ?? 0)) * 1.5;
+    for (const [from, to] of [[NaN, NaN], [end / 3, end]]) {
+      const native = Number.isNaN(from) ? whole
+        : JSON.parse(execFileSync(cli, ['memory', '--json', '--from-us', String(from), '--to-us', String(to), file], { encoding: 'utf8', maxBuffer: 1 << 28 }));
+      for (const d of whole.devices.map((x) => x.device)) {
+        const stats = JSON.parse(s.memoryStatsJson(d, from, to, false));
+        if (JSON.stringify(stats.rows) !== JSON.stringify(native.stats[d])) diffs.push(`${d} ${from}..${to}: statistics differ`);
+        const ev = s.memoryEvents(d, from, to, false);
+        const rows = Array.from(ev.op, (op, i) => ({ operator: ev.names[op], size_bytes: ev.size[i],
+          alloc_us: Number.isNaN(ev.alloc_us[i]) ? null : ev.alloc_us[i], release_us: Number.isNaN(ev.release_us[i]) ? null : ev.release_us[i] }));
+        const want = native.events[d].map((e) => ({ operator: e.operator, size_bytes: e.size_bytes, alloc_us: e.alloc_us, release_us: e.release_us }));
+        const near = (a, b) => (a === null || b === null ? a === b : Math.abs(a - b) < 1e-6);
+        if (rows.length !== want.length || rows.some((r, i) => r.operator !== want[i].operator || r.size_bytes !== want[i].size_bytes || !near(r.alloc_us, want[i].alloc_us) || !near(r.release_us, want[i].release_us))) {
+          diffs.push(`${d} ${from}..${to}: events differ (${rows.length} vs ${want.length})`);
+        }
+      }
+    }
+    if (!/no device GPU9/.test(JSON.parse(s.memoryStatsJson('GPU9', NaN, NaN, false)).error ?? '')) diffs.push('unknown device not refused');
+    s.delete();
+    results.push({ name: `wasm memory = native ${path.basename(file)}`, diffs });
+  }
+}
 // Not a trace: one sentence, reading stops at once.
 {
   const s = new mod.Session();

@@ -192,7 +192,7 @@ function MemoryDeviceView({
       </div>
       <DevicePeaks dev={dev} stats={ready?.stats ?? null} />
       <CurvePanel ask={ask} device={device} win={win} steps={steps} originUs={info.originUs} aliveAt={aliveAt} onRange={select} onAt={setAt} />
-      <AlivePanel ask={ask} device={device} atUs={aliveAt} isPeak={at == null} hasAddresses={dev.hasAddresses} onPeak={() => setAt(null)} />
+      <AlivePanel ask={ask} device={device} atUs={aliveAt} isPeak={at == null} hasAddresses={dev.hasAddresses} onPeak={() => setAt(null)} onAt={setAt} />
       <QueryStatus state={tables} stem="memory-tables" what="memory tables" loading="Counting the memory of each operator…" />
       {ready && <MemoryTables stats={ready.stats} events={ready.events} fileName={fileName} device={device} win={win} link={link} hasAddresses={dev.hasAddresses} />}
     </section>
@@ -532,6 +532,7 @@ function AlivePanel({
   isPeak,
   hasAddresses,
   onPeak,
+  onAt,
 }: {
   ask: Ask;
   device: string;
@@ -539,6 +540,8 @@ function AlivePanel({
   isPeak: boolean;
   hasAddresses: boolean;
   onPeak: () => void;
+  /** Another moment (µs from the origin), typed in: the keyboard's way to pick a point. */
+  onAt: (us: number) => void;
 }) {
   const q = atUs != null && hasAddresses ? { what: 'memoryAlive' as const, device, atUs, limit: ALIVE_LIMIT } : null;
   const state = useQuery(ask, q);
@@ -560,11 +563,25 @@ function AlivePanel({
         <h4>
           Alive at {formatMemMs(atUs)} {isPeak ? '(the peak)' : ''}
         </h4>
-        {!isPeak && (
-          <button type="button" class="link-button" data-testid="memory-alive-peak" onClick={onPeak}>
-            Show the peak
-          </button>
-        )}
+        <form
+          class="mem-range"
+          data-testid="memory-alive-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const v = Number((e.currentTarget.elements.namedItem('at') as HTMLInputElement).value);
+            if (Number.isFinite(v)) onAt(v * 1000);
+          }}
+        >
+          <label>
+            At <input name="at" data-testid="memory-alive-at" inputMode="decimal" size={8} /> ms
+          </label>
+          <button type="submit">List</button>
+          {!isPeak && (
+            <button type="button" class="link-button" data-testid="memory-alive-peak" onClick={onPeak}>
+              Show the peak
+            </button>
+          )}
+        </form>
       </div>
       {state.status === 'error' && <QueryStatus state={state} stem="memory-alive" what="list of live allocations" loading="" />}
       {alive && (
