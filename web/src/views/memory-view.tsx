@@ -687,12 +687,12 @@ export function statsModel(s: MemoryStats): TableModel {
     columns: [
       { id: 'name', label: 'Operator', type: 'text', value: (i) => s.name[i], minWidth: 160 },
       countCol('calls', 'Calls', s.calls),
-      bytesCol('size_increase', 'Size increase', s.sizeIncrease),
-      bytesCol('self_size_increase', 'Self size increase', s.selfSizeIncrease),
+      bytesCol('size_increase', 'Size increase', s.sizeIncrease, 'Increase'),
+      bytesCol('self_size_increase', 'Self size increase', s.selfSizeIncrease, 'Self increase'),
       countCol('allocation_count', 'Allocation count', s.allocationCount, 'Allocations'),
       countCol('self_allocation_count', 'Self allocation count', s.selfAllocationCount, 'Self allocs'),
-      bytesCol('allocation_size', 'Allocation size', s.allocationSize),
-      bytesCol('self_allocation_size', 'Self allocation size', s.selfAllocationSize),
+      bytesCol('allocation_size', 'Allocation size', s.allocationSize, 'Alloc size'),
+      bytesCol('self_allocation_size', 'Self allocation size', s.selfAllocationSize, 'Self alloc size'),
     ],
   };
 }
