@@ -228,7 +228,7 @@ describe('deep links', () => {
   });
 
   it('a hash with garbage fields loads the file as usual; unknown columns and rows are ignored', T, async () => {
-    const garbage = `#file=${NAME}&view=memory&step=999&group=nope&sort=%%%&q=&row=&x=%3Cimg%20src%3Dx%3E&%E0%A4`;
+    const garbage = `#file=${NAME}&view=nosuchview&step=999&group=nope&sort=%%%&q=&row=&x=%3Cimg%20src%3Dx%3E&%E0%A4`;
     await withCheckedPage(browser, server.url + garbage, async (page) => {
       await openSample(page);
       await page.waitForTimeout(300);

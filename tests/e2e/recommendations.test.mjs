@@ -39,7 +39,7 @@ async function checkOverviewExtras(page, name, file) {
     })),
   );
   const tabs = await page.$$eval(`${c} [role=tab]`, (ts) => ts.map((t) => t.getAttribute('data-testid').slice(4)));
-  const labels = { operators: 'Operators', kernels: 'Kernels' };
+  const labels = { operators: 'Operators', kernels: 'Kernels', memory: 'Memory' };
   // Each recommendation links to its evidence: another view of this trace, or a step of the Overview.
   const buttonOf = (r) => {
     const view = r.evidence?.view ?? r.view;

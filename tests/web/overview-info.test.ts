@@ -44,6 +44,7 @@ describe('parseOverviewInfo', () => {
         recommendations: [
           { id: 'amp', text: 't', view: 'operators', evidence: { view: 'operators', sort: 'device_self_us.desc', row: 'aten::mm' } },
           { id: 'memory', text: 't', view: 'memory', evidence: { view: 'memory' } },
+          { id: 'later', text: 't', view: 'nosuchview', evidence: { view: 'nosuchview' } },
           { id: 'bad', text: 't', view: 'overview', evidence: { view: 'overview', sort: 'no dot', step: 5 } },
         ],
       }),
@@ -51,10 +52,11 @@ describe('parseOverviewInfo', () => {
     expect(info.gpus[0]).toMatchObject({ vendor: 'amd', arch: 'gfx90a', compute_capability: '', tensor_core_pct: 40.5, tensor_core_unknown_pct: 12.25 });
     expect(info.tensorCores).toEqual({ term: 'Matrix Cores', kernel_pct: 38, kernel_unknown_pct: 10, eligible_op_kernel_pct: 70, scope: { gpu: 'G.', kernel: 'K.', eligible_op_kernel: 'E.' } });
     expect(info.recommendations[0].evidence).toEqual({ view: 'operators', sort: { column: 'device_self_us', dir: 'desc' }, row: 'aten::mm' });
-    // A view the page does not have yet is dropped as a link would drop it: no evidence.
-    expect(info.recommendations[1].evidence).toBeUndefined();
+    expect(info.recommendations[1].evidence).toEqual({ view: 'memory' });
+    // A view the page does not have is dropped as a link would drop it: no evidence.
+    expect(info.recommendations[2].evidence).toBeUndefined();
     // Invalid fields are left out (a sort without a direction, a step that is not text).
-    expect(info.recommendations[2].evidence).toEqual({ view: 'overview' });
+    expect(info.recommendations[3].evidence).toEqual({ view: 'overview' });
   });
 
   it('rejects a recommendation without text, or a percentage that is not a number', () => {
