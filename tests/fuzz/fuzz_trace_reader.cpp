@@ -1,6 +1,6 @@
 // libFuzzer target for the whole load path (scanner, decoder, builder, summary) and every view
 // computed from the model (steps, breakdown, GPU metrics, operator trees in both modes, operator
-// and kernel tables, overview). Beyond "no crash", it checks the reader's main promise: the chunk
+// and kernel tables, overview, memory). Beyond "no crash", it checks the reader's main promise: the chunk
 // size never changes the result.
 #include <cstddef>
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/analysis/kernels.h"
+#include "core/analysis/memory.h"
 #include "core/analysis/operators.h"
 #include "core/analysis/overview.h"
 #include "core/analysis/summary.h"
@@ -34,6 +35,14 @@ std::string load(const uint8_t* data, size_t size, size_t chunk, bool& failed) {
     out += ks::operator_table_json(ks::operator_table(tree, m, ks::OpGroupBy::kNameAndShape), m);
     out += ks::kernel_table_json(ks::kernel_table(tree, m, ks::KernelGroupBy::kProps), m);
     out += ks::kernel_table_csv(ks::kernel_table(tree, m, ks::KernelGroupBy::kName), m);
+    // The Memory view: tables of the whole trace and of a window, the drawn curve, the alive list.
+    const ks::MemoryIndex x = ks::build_memory_index(m, tree, {tb});
+    out += ks::memory_json(x, tree, m, {}, -1, "f");
+    out += ks::memory_json(x, tree, m, ks::memory_window_us(x, 1, 50), -1, "f");
+    for (size_t d = 0; d < x.devices.size(); ++d) {
+      out += ks::memory_curve_json(x, m, int(d), {}, 7);
+      out += ks::memory_alive_json(x, tree, m, int(d), x.devices[d].peak_ts_ns, 5);
+    }
   }
   return out;
 }
