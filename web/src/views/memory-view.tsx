@@ -4,7 +4,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { alpha, axisStyle, Chart, type ChartTheme } from '../components/chart';
 import { DataTable } from '../components/data-table';
 import { DetailPanel, rowFields, useSelectedRow } from '../components/detail-panel';
-import { sameQuery, useQuery, type Ask } from '../components/use-query';
+import { sameQuery, useQuery, useQueryKeeping, type Ask } from '../components/use-query';
 import type { Column, SortState, TableModel } from '../lib/data-table';
 import { knownSort, type TablePlace } from '../lib/deep-link';
 import { csvStem } from '../lib/download';
@@ -145,8 +145,9 @@ function MemoryDeviceView({
   }, [device, range?.[0], range?.[1]]);
 
   const tablesQ = { what: 'memory' as const, device, ...(win ? { fromUs: win[0], toUs: win[1] } : {}) };
-  const tables = useQuery(ask, tablesQ);
-  const ready = tables.status === 'ready' && sameQuery(tables.asked, tablesQ) ? tables.data : null;
+  // The last tables stay (dimmed) while another range's are counted, so nothing jumps.
+  const { state: tables, shown, fresh } = useQueryKeeping(ask, tablesQ, (asked) => asked.device === device);
+  const ready = fresh && shown ? shown.data : null;
   const peakUs = ready ? ready.stats.device.peakUs : win ? null : dev.peakUs;
   const aliveAt = at ?? peakUs;
 
@@ -193,8 +194,20 @@ function MemoryDeviceView({
       <DevicePeaks dev={dev} stats={ready?.stats ?? null} />
       <CurvePanel ask={ask} device={device} win={win} steps={steps} originUs={info.originUs} aliveAt={aliveAt} onRange={select} onAt={setAt} />
       <AlivePanel ask={ask} device={device} atUs={aliveAt} isPeak={at == null} hasAddresses={dev.hasAddresses} onPeak={() => setAt(null)} onAt={setAt} />
-      <QueryStatus state={tables} stem="memory-tables" what="memory tables" loading="Counting the memory of each operator…" />
-      {ready && <MemoryTables stats={ready.stats} events={ready.events} fileName={fileName} device={device} win={win} link={link} hasAddresses={dev.hasAddresses} />}
+      {!shown && <QueryStatus state={tables} stem="memory-tables" what="memory tables" loading="Counting the memory of each operator…" />}
+      {shown && (
+        <div class={fresh ? undefined : 'stale'}>
+          <MemoryTables
+            stats={shown.data.stats}
+            events={shown.data.events}
+            fileName={fileName}
+            device={device}
+            win={win}
+            link={link}
+            hasAddresses={dev.hasAddresses}
+          />
+        </div>
+      )}
     </section>
   );
 }
@@ -304,6 +317,14 @@ function CurvePanel({
   const q = cols > 0 ? { what: 'memoryCurve' as const, device, columns: cols, ...(win ? { fromUs: win[0], toUs: win[1] } : {}) } : null;
   const state = useQuery(ask, q);
   const curve = state.status === 'ready' && sameQuery(state.asked, q) ? state.data.curve : null;
+  // The last curve of this device stays drawn while the next range's comes: no blank flash.
+  const last = useRef<MemoryCurve | null>(null);
+  if (curve) last.current = curve;
+  if (last.current && last.current.device !== device) last.current = null;
+  const drawnCurve = curve ?? last.current;
+  // The range the drawn curve was asked for (its x scale), until the next one is in.
+  const drawnWin = useRef<Range | null>(null);
+  if (curve) drawnWin.current = win;
   const t0 = useRef(0);
   const drawn = useRef<number | null>(null);
   useEffect(() => {
@@ -321,14 +342,14 @@ function CurvePanel({
       data-draw-ms={drawn.current ?? ''}
     >
       {state.status === 'error' && <QueryStatus state={state} stem="memory-curve" what="memory curve" loading="" />}
-      {curve && curve.t.length === 0 ? (
+      {drawnCurve && drawnCurve.t.length === 0 ? (
         <p class="muted" data-testid="memory-curve-empty">
           No memory total was recorded on {device} {win ? 'in this range' : ''}: there is no curve to draw.
         </p>
-      ) : curve ? (
+      ) : drawnCurve ? (
         <CurveChart
-          curve={curve}
-          win={win}
+          curve={drawnCurve}
+          win={curve ? win : drawnWin.current}
           steps={steps}
           originUs={originUs}
           aliveAt={aliveAt}
