@@ -175,9 +175,9 @@ class Session {
       if (sfresh) stacks.set(sit->second, std::string(m.strings.get(cs)));
       stack[i] = sit->second;
       size[i] = double(e.bytes);
-      alloc[i] = e.alloc_ns ? double(*e.alloc_ns - x.origin_ns) / 1e3 : nan;
-      release[i] = e.release_ns ? double(*e.release_ns - x.origin_ns) / 1e3 : nan;
-      duration[i] = e.alloc_ns && e.release_ns ? double(*e.release_ns - *e.alloc_ns) / 1e3 : nan;
+      alloc[i] = e.alloc_ns ? ks::memory_us_between(*e.alloc_ns, x.origin_ns) : nan;
+      release[i] = e.release_ns ? ks::memory_us_between(*e.release_ns, x.origin_ns) : nan;
+      duration[i] = e.alloc_ns && e.release_ns ? ks::memory_us_between(*e.release_ns, *e.alloc_ns) : nan;
     }
     auto f64 = [](const std::vector<double>& v) {
       return emscripten::val::global("Float64Array").new_(emscripten::typed_memory_view(v.size(), v.data()));

@@ -54,6 +54,13 @@ bool is_allocation(const MemoryRow& r) { return r.bytes > 0; }
 bool has_addr(const MemoryRow& r) { return r.addr != 0; }  // the reader stores an absent Addr as 0
 
 double us(int64_t ns) { return double(ns / 1000) + double(ns % 1000) / 1000.0; }
+double us_between(int64_t a, int64_t b) { return memory_us_between(a, b); }
+
+// Sums of Bytes saturate: a hostile trace's sizes near 2^63 must not overflow.
+int64_t neg(int64_t v) { return v == INT64_MIN ? INT64_MAX : -v; }
+void add(int64_t& a, int64_t b) {
+  if (__builtin_add_overflow(a, b, &a)) a = b > 0 ? INT64_MAX : INT64_MIN;
+}
 
 // Python dict semantics for tb_plugin's pending maps: assigning an existing key keeps its place,
 // deleting and assigning again moves it to the end.
@@ -217,7 +224,7 @@ MemoryIndex build_memory_index(const TraceModel& m, const OpTree& t, const Memor
     for (uint32_t row : x.by_device[d]) {
       const MemoryRow& r = m.memory[row];
       if (dev.allocated_from_bytes) {
-        sum += r.bytes;
+        add(sum, r.bytes);
         x.allocated[row] = sum;
       } else if (r.total_allocated >= 0) {
         x.allocated[row] = r.total_allocated;
@@ -230,6 +237,12 @@ MemoryIndex build_memory_index(const TraceModel& m, const OpTree& t, const Memor
     }
   }
   return x;
+}
+
+double memory_us_between(int64_t a, int64_t b) {
+  int64_t d;
+  if (__builtin_sub_overflow(a, b, &d)) return (double(a) - double(b)) / 1000.0;
+  return double(d / 1000) + double(d % 1000) / 1000.0;
 }
 
 size_t memory_index_bytes(const MemoryIndex& x) {
@@ -247,9 +260,17 @@ int memory_device_index(const MemoryIndex& x, std::string_view label) {
 }
 
 MemoryWindow memory_window_us(const MemoryIndex& x, double from_us, double to_us) {
+  // Absolute ns, saturated: a time beyond ±1e18 ns (31 years) from the origin is as good as open.
+  auto at = [&](double us, int64_t open) {
+    if (!std::isfinite(us)) return open;
+    const double ns = double(x.origin_ns) + us * 1000.0;
+    if (ns >= 9.2e18) return INT64_MAX;
+    if (ns <= -9.2e18) return INT64_MIN;
+    return x.origin_ns + int64_t(std::llround(us * 1000.0));
+  };
   MemoryWindow w;
-  if (std::isfinite(from_us)) w.from_ns = x.origin_ns + int64_t(std::llround(from_us * 1000.0));
-  if (std::isfinite(to_us)) w.to_ns = x.origin_ns + int64_t(std::llround(to_us * 1000.0));
+  w.from_ns = at(from_us, INT64_MIN);
+  w.to_ns = at(to_us, INT64_MAX);
   return w;
 }
 
@@ -282,9 +303,9 @@ std::vector<std::vector<MemoryStatRow>> memory_stats(const MemoryIndex& x, const
         const int d = x.device[row];
         if (d < 0 || !w.contains(r.ts_ns)) continue;
         int64_t* s = &self_vals[size_t(d) * 3];
-        s[kInc] += r.bytes;
+        add(s[kInc], r.bytes);
         if (is_allocation(r)) {
-          s[kSize] += r.bytes;
+          add(s[kSize], r.bytes);
           s[kCount] += 1;
         }
       }
@@ -294,7 +315,7 @@ std::vector<std::vector<MemoryStatRow>> memory_stats(const MemoryIndex& x, const
       const OpNode& child = t.nodes[size_t(c)];
       if (child.end_ns < w.from_ns || child.start_ns > w.to_ns) continue;
       self(self, c, depth + 1);
-      for (size_t k = 0; k < nd * 3; ++k) scratch[depth][k] += scratch[depth + 1][k];
+      for (size_t k = 0; k < nd * 3; ++k) add(scratch[depth][k], scratch[depth + 1][k]);
     }
     if (node.is_operator) {
       for (size_t d = 0; d < nd; ++d) {
@@ -302,12 +323,12 @@ std::vector<std::vector<MemoryStatRow>> memory_stats(const MemoryIndex& x, const
         const int64_t* s = &self_vals[d * 3];
         if (!tot[0] && !tot[1] && !tot[2] && !s[0] && !s[1] && !s[2]) continue;
         Sums& a = agg[d][std::string(name)];
-        a.v[0] += tot[kInc];
-        a.v[1] += s[kInc];
-        a.v[2] += tot[kCount];
-        a.v[3] += s[kCount];
-        a.v[4] += tot[kSize];
-        a.v[5] += s[kSize];
+        add(a.v[0], tot[kInc]);
+        add(a.v[1], s[kInc]);
+        add(a.v[2], tot[kCount]);
+        add(a.v[3], s[kCount]);
+        add(a.v[4], tot[kSize]);
+        add(a.v[5], s[kSize]);
       }
     }
   };
@@ -353,7 +374,7 @@ std::vector<std::vector<MemoryEventRow>> memory_events(const MemoryIndex& x, con
     if (allocs.take(r.addr, a)) {
       MemoryEventRow e;
       e.name_node = x.name_node[a];
-      e.bytes = -r.bytes;
+      e.bytes = neg(r.bytes);
       e.alloc_ns = m.memory[a].ts_ns;
       e.release_ns = r.ts_ns;
       e.record = a;
@@ -373,7 +394,7 @@ std::vector<std::vector<MemoryEventRow>> memory_events(const MemoryIndex& x, con
   frees.for_each([&](uint32_t f) {
     MemoryEventRow e;
     e.name_node = x.name_node[f];
-    e.bytes = -m.memory[f].bytes;
+    e.bytes = neg(m.memory[f].bytes);
     e.release_ns = m.memory[f].ts_ns;
     e.record = f;
     out[size_t(x.device[f])].push_back(e);
@@ -500,7 +521,7 @@ std::vector<CurvePoint> memory_curve_downsampled(const MemoryIndex& x, const Tra
   }
   const int64_t t0 = m.memory[rows[lo]].ts_ns, t1 = m.memory[rows[hi - 1]].ts_ns;
   const int64_t from = w.from_ns == INT64_MIN ? t0 : w.from_ns, to = w.to_ns == INT64_MAX ? t1 : w.to_ns;
-  const double width = double(std::max<int64_t>(1, to - from));
+  const double width = std::max(1.0, double(to) - double(from));  // in doubles: a window may span int64
   size_t i = lo;
   std::vector<size_t> pick;
   while (i < hi) {
@@ -508,12 +529,12 @@ std::vector<CurvePoint> memory_curve_downsampled(const MemoryIndex& x, const Tra
       ++i;
       continue;
     }
-    const int64_t col = std::min<int64_t>(columns - 1, int64_t(double(m.memory[rows[i]].ts_ns - from) / width * columns));
+    const int64_t col = std::min<int64_t>(columns - 1, int64_t((double(m.memory[rows[i]].ts_ns) - double(from)) / width * columns));
     size_t first = i, last = i, lo_a = i, hi_a = i, hi_r = i;
     for (; i < hi; ++i) {
       const uint32_t r = rows[i];
       if (x.allocated[r] < 0) continue;
-      if (std::min<int64_t>(columns - 1, int64_t(double(m.memory[r].ts_ns - from) / width * columns)) != col) break;
+      if (std::min<int64_t>(columns - 1, int64_t((double(m.memory[r].ts_ns) - double(from)) / width * columns)) != col) break;
       last = i;
       if (x.allocated[r] < x.allocated[rows[lo_a]]) lo_a = i;
       if (x.allocated[r] > x.allocated[rows[hi_a]]) hi_a = i;
@@ -564,7 +585,7 @@ void device_fields(JsonWriter& w, const MemoryIndex& x, size_t d, int64_t peak_a
   else w.null();
   w.key("records").value(records);
   w.key("peak_us");
-  if (peak_a >= 0) w.value(us(peak_ts - x.origin_ns));
+  if (peak_a >= 0) w.value(us_between(peak_ts, x.origin_ns));
   else w.null();
   w.key("allocated_from_bytes").value(dev.allocated_from_bytes);
   w.key("has_addresses").value(dev.has_addresses);
@@ -601,7 +622,7 @@ void stat_rows(JsonWriter& w, const std::vector<MemoryStatRow>& rows) {
 }
 
 void time_or_null(JsonWriter& w, const MemoryIndex& x, const std::optional<int64_t>& ns) {
-  if (ns) w.value(us(*ns - x.origin_ns));
+  if (ns) w.value(us_between(*ns, x.origin_ns));
   else w.null();
 }
 
@@ -641,7 +662,7 @@ std::string memory_json(const MemoryIndex& x, const OpTree& t, const TraceModel&
       w.key("release_us");
       time_or_null(w, x, e.release_ns);
       w.key("duration_us");
-      if (e.alloc_ns && e.release_ns) w.value(us(*e.release_ns - *e.alloc_ns));
+      if (e.alloc_ns && e.release_ns) w.value(us_between(*e.release_ns, *e.alloc_ns));
       else w.null();
       w.end_object();
     }
@@ -653,7 +674,7 @@ std::string memory_json(const MemoryIndex& x, const OpTree& t, const TraceModel&
     if (!wanted(d)) continue;
     w.key(x.devices[d].label).begin_array();
     for (const CurvePoint& p : memory_curve(x, m, int(d), win)) {
-      w.begin_array().value(us(p.ts_ns - x.origin_ns)).value(p.allocated);
+      w.begin_array().value(us_between(p.ts_ns, x.origin_ns)).value(p.allocated);
       if (p.reserved >= 0) w.value(p.reserved);
       else w.null();
       w.end_array();
@@ -686,11 +707,11 @@ std::string memory_events_csv(const MemoryIndex& x, const OpTree& t, const Trace
     if (device >= 0 && size_t(device) != d) continue;
     for (const MemoryEventRow& e : events[d]) {
       c.field(x.devices[d].label).field(memory_operator_label(t, m, e.name_node)).field(e.bytes);
-      if (e.alloc_ns) c.field(us(*e.alloc_ns - x.origin_ns));
+      if (e.alloc_ns) c.field(us_between(*e.alloc_ns, x.origin_ns));
       else c.empty();
-      if (e.release_ns) c.field(us(*e.release_ns - x.origin_ns));
+      if (e.release_ns) c.field(us_between(*e.release_ns, x.origin_ns));
       else c.empty();
-      if (e.alloc_ns && e.release_ns) c.field(us(*e.release_ns - *e.alloc_ns));
+      if (e.alloc_ns && e.release_ns) c.field(us_between(*e.release_ns, *e.alloc_ns));
       else c.empty();
       c.end_row();
     }
@@ -718,7 +739,7 @@ std::string memory_alive_json(const MemoryIndex& x, const OpTree& t, const Trace
   JsonWriter w;
   w.begin_object();
   w.key("device").value(device >= 0 ? x.devices[size_t(device)].label : std::string());
-  w.key("at_us").value(us(at_ns - x.origin_ns));
+  w.key("at_us").value(us_between(at_ns, x.origin_ns));
   // The allocator's own count at that moment (the last record at or before it).
   int64_t allocated = -1;
   if (device >= 0) {
@@ -732,7 +753,7 @@ std::string memory_alive_json(const MemoryIndex& x, const OpTree& t, const Trace
   else w.null();
   const std::vector<AliveAllocation> alive = memory_alive(x, m, device, at_ns);
   int64_t sum = 0;
-  for (const AliveAllocation& a : alive) sum += a.bytes;
+  for (const AliveAllocation& a : alive) add(sum, a.bytes);
   w.key("alive_bytes").value(sum);
   w.key("addresses").value(device >= 0 && x.devices[size_t(device)].has_addresses);
   w.key("count").value(uint64_t(alive.size()));
@@ -741,8 +762,8 @@ std::string memory_alive_json(const MemoryIndex& x, const OpTree& t, const Trace
     const AliveAllocation& a = alive[i];
     w.begin_object().key("operator").value(memory_operator_label(t, m, a.name_node));
     w.key("size_bytes").value(a.bytes);
-    w.key("alloc_us").value(us(a.alloc_ns - x.origin_ns));
-    w.key("age_us").value(us(at_ns - a.alloc_ns));
+    w.key("alloc_us").value(us_between(a.alloc_ns, x.origin_ns));
+    w.key("age_us").value(us_between(at_ns, a.alloc_ns));
     w.key("call_stack").value(m.strings.get(memory_call_stack(t, m, a.name_node)));
     w.end_object();
   }
@@ -755,7 +776,7 @@ std::string memory_curve_json(const MemoryIndex& x, const TraceModel& m, int dev
   w.begin_object().key("device").value(device >= 0 ? x.devices[size_t(device)].label : std::string());
   w.key("points").begin_array();
   for (const CurvePoint& p : memory_curve_downsampled(x, m, device, win, columns)) {
-    w.begin_array().value(us(p.ts_ns - x.origin_ns)).value(p.allocated);
+    w.begin_array().value(us_between(p.ts_ns, x.origin_ns)).value(p.allocated);
     if (p.reserved >= 0) w.value(p.reserved);
     else w.null();
     w.end_array();

@@ -132,6 +132,10 @@ std::string memory_alive_json(const MemoryIndex& x, const OpTree& t, const Trace
 // {"device", "points": [[t_us, allocated, reserved|null], ...]} of memory_curve_downsampled.
 std::string memory_curve_json(const MemoryIndex& x, const TraceModel& m, int device, const MemoryWindow& w, int columns);
 
+// a - b (ns) in µs, as every memory JSON prints times: exact where int64 holds the difference,
+// else computed in doubles (hostile timestamps never overflow).
+double memory_us_between(int64_t a, int64_t b);
+
 // A window from µs relative to the origin (either side may be NaN: open).
 MemoryWindow memory_window_us(const MemoryIndex& x, double from_us, double to_us);
 

@@ -259,3 +259,14 @@ TEST_CASE("memory: records of an unknown device type are left out, not fatal", "
     CHECK(ks::memory_events(x, m, {})[1].size() == 1);
   }
 }
+
+TEST_CASE("memory: a window far beyond the trace saturates instead of overflowing", "[memory]") {
+  Fixture f;
+  const ks::MemoryWindow w = ks::memory_window_us(f.x, -1e300, 1e300);
+  CHECK(w.from_ns == INT64_MIN);
+  CHECK(w.to_ns == INT64_MAX);
+  CHECK(f.events("GPU0", w).size() == 5);
+  const ks::MemoryWindow none = ks::memory_window_us(f.x, 1e300, 1e301);
+  CHECK(f.events("GPU0", none).empty());
+  CHECK(f.stats("GPU0", none).empty());
+}
