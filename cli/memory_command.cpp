@@ -129,7 +129,7 @@ int run_memory(int argc, char** argv) {
       std::printf("  %s: %llu records", dev.label.c_str(), (unsigned long long)dev.records);
       if (dev.peak_allocated >= 0)
         std::printf(", peak allocated %.2f MB at %.1f us%s", dev.peak_allocated / 1048576.0,
-                    double(dev.peak_ts_ns - x.origin_ns) / 1e3, dev.allocated_from_bytes ? " (running sum of Bytes)" : "");
+                    ks::memory_us_between(dev.peak_ts_ns, x.origin_ns), dev.allocated_from_bytes ? " (running sum of Bytes)" : "");
       if (dev.peak_reserved >= 0) std::printf(", peak reserved %.2f MB", dev.peak_reserved / 1048576.0);
       std::printf("\n    %8s %14s %14s %8s %8s %14s %14s  %s\n", "calls", "increase KB", "self incr KB", "allocs",
                   "self", "alloc KB", "self alloc KB", "operator");
