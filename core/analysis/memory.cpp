@@ -511,13 +511,23 @@ std::vector<CurvePoint> memory_curve_downsampled(const MemoryIndex& x, const Tra
     }
     break;
   }
+  // ...and the level it leaves at: a step holds until the next event, so the curve reaches the
+  // window's end (a window beyond ±1e18 ns is open, and ends at the last point).
+  auto close_window = [&] {
+    if (!out.empty() && w.to_ns != INT64_MAX && out.back().ts_ns < w.to_ns) {
+      CurvePoint p = out.back();
+      p.ts_ns = w.to_ns;
+      out.push_back(p);
+    }
+    return out;
+  };
   size_t count = 0;
   for (size_t i = lo; i < hi; ++i) count += x.allocated[rows[i]] >= 0;
   columns = std::max(1, columns);
   if (count <= size_t(columns) * 4 || hi <= lo) {
     for (size_t i = lo; i < hi; ++i)
       if (x.allocated[rows[i]] >= 0) out.push_back(point(rows[i]));
-    return out;
+    return close_window();
   }
   const int64_t t0 = m.memory[rows[lo]].ts_ns, t1 = m.memory[rows[hi - 1]].ts_ns;
   const int64_t from = w.from_ns == INT64_MIN ? t0 : w.from_ns, to = w.to_ns == INT64_MAX ? t1 : w.to_ns;
@@ -545,7 +555,7 @@ std::vector<CurvePoint> memory_curve_downsampled(const MemoryIndex& x, const Tra
     pick.erase(std::unique(pick.begin(), pick.end()), pick.end());
     for (size_t k : pick) out.push_back(point(rows[k]));
   }
-  return out;
+  return close_window();
 }
 
 // --- alive at a moment ----------------------------------------------------------------------------

@@ -97,8 +97,9 @@ struct CurvePoint {
 // LTTB-sampled curve (spec §13.4).
 std::vector<CurvePoint> memory_curve(const MemoryIndex& x, const TraceModel& m, int device, const MemoryWindow& w);
 // The curve for drawing `columns` pixel columns over the window: per column its first, last,
-// lowest and highest points (so no peak is lost), plus the value entering the window. At most
-// ~6 points a column whatever the number of records.
+// lowest and highest points (so no peak is lost), plus the level entering the window and the
+// level it leaves at (at the window's end). At most ~5 points a column whatever the number of
+// records.
 std::vector<CurvePoint> memory_curve_downsampled(const MemoryIndex& x, const TraceModel& m, int device,
                                                  const MemoryWindow& w, int columns);
 

@@ -407,14 +407,32 @@ function CurveChart({
     for (let i = 0; i < curve.allocated.length; i++) if (k < 0 || curve.allocated[i] > curve.allocated[k]) k = i;
     return k;
   }, [curve]);
-  const latest = useRef({ onRange, onAt, aliveAt });
-  latest.current = { onRange, onAt, aliveAt };
+  // One uPlot per device and series layout: a new range's curve is handed to it (setData), which
+  // redraws without building the chart again; its hooks read the current curve through `latest`.
+  const latest = useRef({ onRange, onAt, aliveAt, curve, peak, win, aligned: data.aligned });
+  latest.current = { onRange, onAt, aliveAt, curve, peak, win, aligned: data.aligned };
+  const plot = useRef<uPlot | null>(null);
+  const shape = `${curve.device}|${data.hasReserved}`;
+  const first = useMemo(() => data.aligned, [shape]); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => {
+    const u = plot.current;
+    if (u && u.data !== data.aligned && first !== data.aligned) u.setData(data.aligned);
+  }, [data.aligned, first]);
+  useEffect(() => {
+    plot.current?.redraw(false, false); // the alive marker moved
+  }, [aliveAt]);
   const options = (_w: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => {
     const reservedColor = t.muted;
     return {
       scales: {
         // The whole trace starts at its time origin; a range is shown as selected.
-        x: { time: false, range: (_u, min, max) => (win ? [win[0] / 1000, win[1] / 1000] : [Math.min(0, min), max > 0 ? max : 1]) },
+        x: {
+          time: false,
+          range: (_u, min, max) => {
+            const w = latest.current.win;
+            return w ? [w[0] / 1000, w[1] / 1000] : [Math.min(0, min), max > 0 ? max : 1];
+          },
+        },
         y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.12 : 1] },
       },
       axes: [
@@ -452,6 +470,9 @@ function CurveChart({
         ],
         ready: [
           (u) => {
+            plot.current = u;
+            // A chart made again (resize, scheme) starts from the data it was made with.
+            if (u.data !== latest.current.aligned) u.setData(latest.current.aligned);
             let downX = 0;
             u.over.addEventListener('mousedown', (e) => (downX = e.clientX));
             u.over.addEventListener('click', (e) => {
@@ -506,6 +527,7 @@ function CurveChart({
               }
             }
             // The peak, with its value.
+            const { peak, curve } = latest.current;
             if (peak >= 0) {
               const x = u.valToPos(curve.t[peak] / 1000, 'x', true), y = u.valToPos(curve.allocated[peak], 'y', true);
               ctx.fillStyle = t.accent;
@@ -533,7 +555,7 @@ function CurveChart({
       : '';
   return (
     <div onMouseLeave={() => setReadout(null)} data-testid="memory-chart" data-peak={peak >= 0 ? curve.allocated[peak] : ''} data-peak-us={peak >= 0 ? curve.t[peak] : ''} data-t1={curve.t.length ? curve.t[curve.t.length - 1] : ''}>
-      <Chart options={options} data={data.aligned} height={CURVE_HEIGHT} label={`Memory allocated${data.hasReserved ? ' and reserved' : ''} over time on ${curve.device}`} />
+      <Chart options={options} data={first} height={CURVE_HEIGHT} label={`Memory allocated${data.hasReserved ? ' and reserved' : ''} over time on ${curve.device}`} />
       <p class="mem-legend">
         <span class="mem-key mem-key-alloc" /> Allocated {data.hasReserved && <><span class="mem-key mem-key-res" /> Reserved</>}
         <span class="muted mem-readout" data-testid="memory-readout">
