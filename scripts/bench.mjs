@@ -1,6 +1,6 @@
 // End-to-end load benchmark of Kinetoscope on big synthetic traces (scripts/bench).
 //   node scripts/bench.mjs [--size 1G | --sizes 256M,1G,3G] [--runs 3]
-//                          [--only native,views,wasm,page,url,baseline,table] [--dir /tmp/kinetoscope-bench]
+//                          [--only native,views,wasm,page,url,baseline,table,memory] [--dir /tmp/kinetoscope-bench]
 //                          [--table-size 150M] [--dist-ranks 4] [--dist-size 128M]
 // For each size: generates (or reuses) DIR/trace-SIZE.v2.json with gen-trace, then measures
 //   native    build/native/kinetoscope summary --json FILE   (peak RSS from /usr/bin/time -v)
@@ -19,6 +19,11 @@
 //   distributed  (only when asked: --only distributed) `kinetoscope distributed --json --jobs J`
 //             on a run of --dist-ranks copies of trace-DISTSIZE (replicated ranks), J = 1 and 2:
 //             time and peak RSS (each thread holds one model at a time, then only its summary)
+//   memory    the Memory view, on the resnet50 shape (the one with memory events): in the wasm
+//             core under Node (building it after the Overview: time, bytes of its index, wasm
+//             heap growth; the curve and tables of a zoomed range), and in the page (Memory tab
+//             → curve and tables shown; a range set → curve redrawn, medians of 5 zooms).
+//             Measured and printed, not asserted.
 // and prints a markdown table of medians over the runs. MB = 10^6 bytes; sizes use 2^20/2^30.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,7 +36,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const V8_STRING_CAP = 536870888;
 
 // ---------------------------------------------------------------- arguments
-const opts = { sizes: ['1G'], runs: 3, only: ['native', 'views', 'wasm', 'page', 'url', 'baseline', 'table'],
+const opts = { sizes: ['1G'], runs: 3, only: ['native', 'views', 'wasm', 'page', 'url', 'baseline', 'table', 'memory'],
   dir: '/tmp/kinetoscope-bench', tableSize: '150M', shape: 'modern', distRanks: 4, distSize: '128M' };
 {
   const a = process.argv.slice(2);
@@ -75,12 +80,12 @@ function run(cmd, args, extra = {}) {
 
 // ---------------------------------------------------------------- traces
 // v3: copies renumber External ids, correlations, python ids and flow ids; the name says the shape.
-function ensureTrace(size, distinct = false) {
+function ensureTrace(size, distinct = false, shape = opts.shape) {
   fs.mkdirSync(opts.dir, { recursive: true });
-  const file = path.join(opts.dir, `trace-${size}-${opts.shape}${distinct ? '-distinct' : ''}.v3.json`);
+  const file = path.join(opts.dir, `trace-${size}-${shape}${distinct ? '-distinct' : ''}.v3.json`);
   if (fs.existsSync(file)) { log(`reusing ${file}`); return file; }
   log(`generating ${file}`);
-  const r = spawnSync('node', [path.join(root, 'scripts', 'gen-trace.mjs'), '--size', size, '--shape', opts.shape, '--out', file,
+  const r = spawnSync('node', [path.join(root, 'scripts', 'gen-trace.mjs'), '--size', size, '--shape', shape, '--out', file,
     ...(distinct ? ['--distinct-ops'] : [])], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error(`gen-trace failed for ${size}`);
   return file;
@@ -391,6 +396,66 @@ async function benchTable(file, url) {
 }
 
 // ---------------------------------------------------------------- main
+// ---------------------------------------------------------------- Memory view
+async function benchMemoryNode(file) {
+  const mod = path.join(root, 'build', 'wasm', 'kinetoscope_node.js');
+  if (!fs.existsSync(mod)) return { error: 'build/wasm/kinetoscope_node.js missing' };
+  const r = await run('node', [path.join(root, 'scripts', 'bench-memory-node.cjs'), file]);
+  if (r.code !== 0) return { error: r.err.trim().split('\n').slice(0, 2).join(' ') };
+  return JSON.parse(r.out.trim().split('\n').pop());
+}
+
+async function benchMemoryPage(file, url) {
+  const { ctx, page, crashed: tabCrashed } = await openPage();
+  try {
+    await page.goto(url, { waitUntil: 'load' });
+    await page.locator('input[type=file]').first().setInputFiles(file);
+    await page.locator('[data-testid="tab-memory"]').waitFor({ timeout: 600000 });
+    const t0 = Date.now();
+    await page.click('[data-testid="tab-memory"]');
+    await page.waitForSelector('[data-testid=memory-view][data-state=ready], [data-testid=memory-view][data-state=none]', { timeout: 600000 });
+    if (await page.$('[data-testid=memory-view][data-state=none]')) return { error: 'the trace has no memory events' };
+    await page.waitForSelector('[data-testid=memory-curve][data-state=ready]', { timeout: 600000 });
+    const show = Date.now() - t0;
+    // The whole curve's last point (µs from the origin): each zoom is a tenth of it.
+    const total = Math.max(1000, Number(await page.getAttribute('[data-testid=memory-chart]', 'data-t1')));
+    const zooms = [];
+    for (const f of [0.1, 0.3, 0.5, 0.7, 0.85]) {
+      const a = +(total * f / 1000).toFixed(3), b = +(total * f / 1000 + total / 10000).toFixed(3);
+      // From the range's submit to uPlot's draw of the new curve (the figure's data-draw-ms is
+      // written from its drawAxes hook), measured in the page.
+      const dt = await page.evaluate(async ([a, b]) => {
+        const fig = document.querySelector('[data-testid=memory-curve]');
+        const from = document.querySelector('[data-testid=memory-from]');
+        const to = document.querySelector('[data-testid=memory-to]');
+        const set = (el, v) => { el.value = String(v); el.dispatchEvent(new Event('input', { bubbles: true })); };
+        set(from, a);
+        set(to, b);
+        await new Promise((r) => requestAnimationFrame(r));
+        const want = String(a * 1000);
+        return await new Promise((resolve) => {
+          const t0 = performance.now();
+          const obs = new MutationObserver(() => {
+            if (fig.dataset.state === 'ready' && fig.dataset.from === want && fig.querySelector('canvas')) {
+              obs.disconnect();
+              requestAnimationFrame(() => resolve(performance.now() - t0));
+            }
+          });
+          obs.observe(fig, { attributes: true, subtree: true, childList: true });
+          document.querySelector('[data-testid=memory-apply]').click();
+          setTimeout(() => { obs.disconnect(); resolve(NaN); }, 60000);
+        });
+      }, [a, b]);
+      zooms.push(dt);
+    }
+    return { show, zoom: median(zooms.filter(Number.isFinite)) };
+  } catch (e) {
+    return { error: tabCrashed() ? 'tab crashed' : e.message.split('\n')[0] };
+  } finally {
+    await ctx.close().catch(() => {});
+  }
+}
+
 const LABEL = {
   native: 'native CLI (`kinetoscope summary --json`)',
   views: 'native CLI (`kinetoscope operators --json --group-by op+shape`)',
@@ -408,19 +473,21 @@ async function main() {
   if (needWeb && !fs.existsSync(path.join(root, 'web', 'dist', 'index.html'))) {
     log('web/dist missing: the page column is skipped');
     opts.only = opts.only.filter((x) => x !== 'page' && x !== 'url' && x !== 'table');
+    // (memory still runs its wasm-in-Node part)
   }
-  const srv = opts.only.some((x) => x === 'page' || x === 'url' || x === 'baseline' || x === 'table') ? await staticServer() : null;
+  const srv = opts.only.some((x) => x === 'page' || x === 'url' || x === 'baseline' || x === 'table' || x === 'memory') ? await staticServer() : null;
   // The traces' folder, served from another origin (its own port) with CORS, for ?url=.
   const traceSrv = opts.only.includes('url') ? await staticServer(opts.dir, ['--cors']) : null;
   const tableRuns = [];
   const distRows = [];
+  const memoryRuns = [];
   const rows = [];
   const checks = [];
   try {
     for (const size of opts.sizes) {
       const file = ensureTrace(size);
       const bytes = fs.statSync(file).size;
-      for (const kind of opts.only.filter((k) => k !== 'table' && k !== 'distributed')) {
+      for (const kind of opts.only.filter((k) => k !== 'table' && k !== 'distributed' && k !== 'memory')) {
         const results = [];
         for (let i = 0; i < opts.runs; i++) {
           let r;
@@ -460,6 +527,24 @@ async function main() {
             ? `${size} trace (${bytes} bytes) loads in the page: yes, ${ok.length}/${results.length} runs, no tab failure`
             : `${size} trace (${bytes} bytes) loads in the page: NO (${row.error})`);
         }
+      }
+    }
+    if (opts.only.includes('memory')) {
+      for (const size of opts.sizes) {
+        // The modern shape's source records no memory: the Memory view is measured on resnet50's
+        // (PyTorch 1.9, 12,838 memory events per copy), whatever --shape says.
+        const file = ensureTrace(size, false, 'resnet50');
+        const node = await benchMemoryNode(file);
+        log(`${size} memory (wasm in Node): ${node.error ? `FAILS (${node.error})` : JSON.stringify(node)}`);
+        const pageRuns = [];
+        if (srv) {
+          for (let i = 0; i < opts.runs; i++) {
+            const r = await benchMemoryPage(file, srv.url);
+            log(`${size} memory page run ${i + 1}: ${r.error ? `FAILS (${r.error})` : `shown in ${r.show} ms, zoom redrawn in ${r.zoom.toFixed(1)} ms`}`);
+            pageRuns.push(r);
+          }
+        }
+        memoryRuns.push({ size, node, pageRuns });
       }
     }
     if (opts.only.includes('distributed')) {
@@ -553,6 +638,28 @@ async function main() {
         `${median(okTable.map((r) => r.sort)).toFixed(1)} | ${median(okTable.map((r) => r.search)).toFixed(1)} | ` +
         `${okTable.length < tableRuns.length ? `${tableRuns.length - okTable.length} runs failed` : ''} |`);
     } else out.push(`| – | – | – | – | fails: ${tableRuns[0].error} |`);
+  }
+  for (const { size, node: n, pageRuns } of memoryRuns) {
+    out.push('');
+    out.push(`Memory view on trace-${size} (${n.error ? 'wasm core: fails' : `${n.memory_events} memory events, default device ${n.device ?? '–'} with ${n.device_records ?? 0}`}):`);
+    out.push('');
+    out.push('| what | value | note |');
+    out.push('|---|---:|---|');
+    if (n.error) out.push(`| wasm core | fails | ${n.error} |`);
+    else {
+      out.push(`| build (attribute records to operators), after the Overview | ${n.build_ms.toFixed(0)} ms | wasm in Node |`);
+      out.push(`| extra heap: the memory index | ${fmtMB(n.index_bytes)} | wasm heap grew ${fmtMB(n.heap_growth_bytes)} |`);
+      if (n.curve_whole_ms != null) {
+        out.push(`| curve of the whole trace, 1200 columns | ${n.curve_whole_ms.toFixed(1)} ms | ${n.curve_whole_points} points |`);
+        out.push(`| curve of a zoomed tenth, 1200 columns | ${n.curve_zoom_ms.toFixed(1)} ms | median of 5 ranges, ${n.curve_zoom_points} points |`);
+        out.push(`| statistics + events of a zoomed tenth | ${n.tables_zoom_ms.toFixed(1)} ms | median of 5 ranges |`);
+      }
+    }
+    const okPage = pageRuns.filter((r) => !r.error);
+    if (okPage.length) {
+      out.push(`| page: Memory tab → curve and tables shown | ${median(okPage.map((r) => r.show)).toFixed(0)} ms | headless Chromium, medians of ${okPage.length} |`);
+      out.push(`| page: range set → curve redrawn (target < 50 ms) | ${median(okPage.map((r) => r.zoom)).toFixed(1)} ms | submit to uPlot's draw, median of 5 zooms |`);
+    } else if (pageRuns.length) out.push(`| page | fails | ${pageRuns[0].error} |`);
   }
   console.log(out.join('\n'));
 }
