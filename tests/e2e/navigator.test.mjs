@@ -85,9 +85,9 @@ describe('run navigator', () => {
       // Nothing was scrolled to get there.
       assert.equal(await page.$eval('[data-testid=analysis]', (el) => el.scrollTop), 0);
       // The step selector says what it applies to.
-      assert.equal(await page.textContent(`${c} [data-testid=step-scope]`), 'applies to Overview, Operators, Kernels and Timeline');
+      assert.equal(await page.textContent(`${c} [data-testid=step-scope]`), 'applies to Overview, Operators, Kernels, Memory and Timeline');
       await page.selectOption(`${c} [data-testid=step-select]`, { index: 1 });
-      assert.match(await page.textContent(`${c} [data-testid=step-scope]`), /^Overview, Operators, Kernels and Timeline show step \d+$/);
+      assert.match(await page.textContent(`${c} [data-testid=step-scope]`), /^Overview, Operators, Kernels, Memory and Timeline show step \d+$/);
       // The drop zone is a bar in the top bar once a trace is open.
       const bar = await page.locator('[data-testid=drop-zone]').boundingBox();
       assert.ok(bar.height < 60, `drop bar height ${bar.height}`);

@@ -39,10 +39,12 @@ async function checkOverviewExtras(page, name, file) {
     })),
   );
   const tabs = await page.$$eval(`${c} [role=tab]`, (ts) => ts.map((t) => t.getAttribute('data-testid').slice(4)));
-  const labels = { operators: 'Operators', kernels: 'Kernels', memory: 'Memory' };
-  // Each recommendation links to its evidence: another view of this trace, or a step of the Overview.
+  const labels = { operators: 'Operators', kernels: 'Kernels', memory: 'Memory', distributed: 'Distributed' };
+  // Each recommendation links to its evidence: another view of this trace, the run page (the
+  // Distributed view, which every trace's run has), or a step of the Overview.
   const buttonOf = (r) => {
     const view = r.evidence?.view ?? r.view;
+    if (view === 'distributed') return 'Show in Distributed';
     if (view !== 'overview') return tabs.includes(view) ? `Show in ${labels[view]}` : null;
     return r.evidence?.step != null ? `Show step ${r.evidence.step}` : null;
   };
@@ -61,6 +63,19 @@ async function checkOverviewExtras(page, name, file) {
   for (const r of ov.recommendations.filter((r) => buttonOf(r))) {
     const view = r.evidence?.view ?? r.view;
     await page.click(`${c} [data-testid="recommendation-show-${r.id}"]`);
+    if (view === 'distributed') {
+      // The run page replaces the trace, at the evidence's step; the navigator brings it back.
+      // (Files opened on their own form one run with everyone's steps: the step is chosen when the
+      // run's view lists it.)
+      await page.waitForSelector('[data-testid=run-page] [data-testid=distributed]');
+      const listed = await page.$$eval('[data-testid=dist-step] option', (os) => os.map((o) => o.value));
+      const want = r.evidence?.step != null && listed.includes(r.evidence.step) ? r.evidence.step : 'all';
+      await page.waitForSelector(`[data-testid=distributed][data-step="${want}"]`);
+      assert.equal(await page.isVisible(c), false, `${name}: the run page is shown instead of the trace`);
+      await page.click(`[data-testid=nav-trace][data-file="${name}"]`);
+      await page.waitForSelector(`${c} [data-testid=overview-card]`, { state: 'visible' });
+      continue;
+    }
     if (view === 'overview') {
       const i = steps.findIndex((st) => st.name === r.evidence.step);
       assert.ok(i >= 0, `${name}: ${r.id} names a step the trace has`);
@@ -101,7 +116,7 @@ describe('overview: Tensor Cores and recommendations', () => {
   it('real traces: TC lines, recommendations and their view buttons match the CLI', { ...T, skip: skipCli || (!hasShared && 'no ../shared/traces') }, async () => {
     const files = [
       shared('resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz'), // DataLoader + AMP (-> Operators)
-      shared('cpu_only_rank34.pt.trace.json.gz'), // communication (-> Distributed, no such view yet)
+      shared('cpu_only_rank34.pt.trace.json.gz'), // communication (-> the run page's Distributed view)
       shared('cupti_profiler_counters.json.gz'), // none
       shared('nccl_data.json.gz'),
     ];

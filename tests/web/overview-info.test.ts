@@ -46,6 +46,7 @@ describe('parseOverviewInfo', () => {
           { id: 'memory', text: 't', view: 'memory', evidence: { view: 'memory' } },
           { id: 'later', text: 't', view: 'nosuchview', evidence: { view: 'nosuchview' } },
           { id: 'bad', text: 't', view: 'overview', evidence: { view: 'overview', sort: 'no dot', step: 5 } },
+          { id: 'communication', text: 't', view: 'distributed', evidence: { view: 'distributed', step: '552' } },
         ],
       }),
     );
@@ -57,6 +58,8 @@ describe('parseOverviewInfo', () => {
     expect(info.recommendations[2].evidence).toBeUndefined();
     // Invalid fields are left out (a sort without a direction, a step that is not text).
     expect(info.recommendations[3].evidence).toEqual({ view: 'overview' });
+    // The Distributed view is the run page's: the evidence names it (runView) with its step.
+    expect(info.recommendations[4].evidence).toEqual({ runView: 'distributed', step: '552' });
   });
 
   it('rejects a recommendation without text, or a percentage that is not a number', () => {

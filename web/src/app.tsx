@@ -617,6 +617,10 @@ export function App() {
                     active={e.key === selected && !showingRun}
                     picked={e.key === selected && e.key === picked && !showingRun}
                     place={placeOf(runs, e.key)}
+                    onOpenRun={(st) => {
+                      pickRun(placeOf(runs, e.key)?.run ?? '');
+                      setRunStep(st);
+                    }}
                     waiting={e.status === 'queued' ? queueOrder.indexOf(e.key) + (loading ? 1 : 0) : 0}
                   />
                 </ErrorBoundary>

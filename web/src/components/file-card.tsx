@@ -98,7 +98,10 @@ export function FileCard({
   picked = false,
   place,
   waiting = 0,
+  onOpenRun,
 }: {
+  /** Shows the run page (its Distributed view) of this trace's run, at a step (name) or all. */
+  onOpenRun?: (step: string | null) => void;
   entry: Entry;
   runner: Runner;
   onRemove: () => void;
@@ -270,6 +273,10 @@ export function FileCard({
 
   /** Opens a place of this trace (a recommendation's evidence): its step, view and table state. */
   const openPlace = (p: Place) => {
+    if (p.runView === 'distributed' && onOpenRun) {
+      onOpenRun(p.step ?? null);
+      return;
+    }
     if (p.step != null) setStep(stepIndexOf(steps, p.step));
     const view = p.view && p.view !== 'timeline' && tabs.includes(p.view) ? p.view : 'overview';
     if (view === 'operators' || view === 'kernels' || view === 'memory') setLinked((l) => ({ ...l, [view]: { seq: nextLinkSeq++, place: p } }));
@@ -372,7 +379,7 @@ export function FileCard({
                   ))}
                 </select>
                 <span class="muted step-scope" data-testid="step-scope">
-                  {stepName != null ? `Overview, Operators, Kernels and Timeline show step ${stepName}` : 'applies to Overview, Operators, Kernels and Timeline'}
+                  {stepName != null ? `Overview, Operators, Kernels, Memory and Timeline show step ${stepName}` : 'applies to Overview, Operators, Kernels, Memory and Timeline'}
                 </span>
               </label>
             )}
@@ -382,8 +389,8 @@ export function FileCard({
               <OverviewView
                 overview={entry.overview!}
                 summary={entry.summary!}
-                views={tabs}
-                onShowView={show}
+                views={onOpenRun ? [...tabs, 'distributed'] : tabs}
+                onShowView={(v: string) => (v === 'distributed' && onOpenRun ? onOpenRun(null) : show(v))}
                 onEvidence={openPlace}
                 step={step}
                 onStep={setStep}

@@ -161,7 +161,8 @@ export function evidenceOf(v: unknown): Place | null {
     if (typeof x === 'string' && x) params.set(k, x);
   }
   const p = parsePlace(params.toString());
-  return p.view ? p : null;
+  // `view: "distributed"` names the run page (runView), which a trace's card opens through the app.
+  return p.view || p.runView ? p : null;
 }
 
 export interface Overview {
