@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/diff_command.h"
 #include "cli/file_source.h"
 #include "core/analysis/gpu_metrics.h"
 #include "core/analysis/kernels.h"
@@ -44,6 +45,8 @@ const char kUsage[] =
     "       kinetoscope distributed [--json] [--jobs N] [--tb-plugin] DIR|TRACE...\n"
     "       kinetoscope memory [--json|--csv [--events]] [--device NAME] [--from-us T --to-us T]\n"
     "                          [--tb-plugin] TRACE...\n"
+    "       kinetoscope diff [--json] [--tb-plugin] BASELINE EXPERIMENT\n"
+    "       kinetoscope diff --fail-if-slower PCT [--metric M] [--tb-plugin] BASELINE EXPERIMENT\n"
     "\n"
     "  summary   what each trace holds: schema, devices, distributed info, time span,\n"
     "            events per category and phase, and trace health (skipped/repaired events).\n"
@@ -95,6 +98,13 @@ const char kUsage[] =
     "            with --json also the events (allocation/release pairs) and the curve. Times are\n"
     "            us from the trace's first event (origin_us); --from-us/--to-us keep a window\n"
     "            (inclusive). --csv prints the statistics, --csv --events the events.\n"
+    "\n"
+    "  diff      two traces' operator trees side by side, matched at their dataloader,\n"
+    "            optimizer, module and ProfilerStep ranges: per node both sides' host and\n"
+    "            device time (us) and their operators by name. --fail-if-slower PCT: one line,\n"
+    "            exit status 3 when the experiment's per-step METRIC (step, kernel, memcpy,\n"
+    "            memset, communication, runtime, dataloader, cpu_exec, other; default step) is\n"
+    "            more than PCT % above the baseline's, else 0.\n"
     "\n"
     "  --tb-plugin  link and count as tb_plugin does, quirks included, with its 2021 Tensor Core\n"
     "               list and its recommendation sentences (docs/compatibility.md).\n"
@@ -567,6 +577,7 @@ int main(int argc, char** argv) {
   if (!std::strcmp(argv[1], "modules")) return run_modules(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "distributed")) return run_distributed(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "memory")) return run_memory(argc - 2, argv + 2);
+  if (!std::strcmp(argv[1], "diff")) return ks::run_diff_command(argc - 2, argv + 2, kUsage);
   if (!std::strcmp(argv[1], "overview") || !std::strcmp(argv[1], "operators") || !std::strcmp(argv[1], "kernels"))
     return run_tree_views(argv[1], argc - 2, argv + 2);
   std::fprintf(stderr, "kinetoscope: unknown command %s\n%s", argv[1], kUsage);

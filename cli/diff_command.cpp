@@ -1,0 +1,91 @@
+#include "cli/diff_command.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "cli/file_source.h"
+#include "core/analysis/diff.h"
+#include "core/analysis/step_breakdown.h"
+#include "core/analysis/steps.h"
+
+namespace ks {
+
+namespace {
+
+std::string file_name(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool load(const std::string& path, TraceReader& reader) {
+  const std::string open_problem = read_file_into(path, reader);
+  const std::string error = open_problem.empty() ? reader.error() : open_problem;
+  if (error.empty()) return true;
+  std::fprintf(stderr, "%s: %s\n", file_name(path).c_str(), error.c_str());
+  return false;
+}
+
+}  // namespace
+
+int run_diff_command(int argc, char** argv, const char* usage) {
+  bool json = false, tb = false, gate = false;
+  double pct = 0;
+  std::string metric = "step";
+  std::vector<std::string> files;
+  auto fail = [&](const std::string& why) {
+    std::fprintf(stderr, "kinetoscope diff: %s\n%s", why.c_str(), usage);
+    return 2;
+  };
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool more = i + 1 < argc;
+    if (a == "--json") json = true;
+    else if (a == "--tb-plugin") tb = true;
+    else if (a == "--fail-if-slower" && more) {
+      char* end = nullptr;
+      pct = std::strtod(argv[++i], &end);
+      if (end == argv[i] || *end || pct < 0) return fail("--fail-if-slower takes a percentage (a number >= 0)");
+      gate = true;
+    } else if (a == "--metric" && more) metric = argv[++i];
+    else if (a.size() > 1 && a[0] == '-') return fail("unknown option " + a);
+    else files.push_back(a);
+  }
+  if (files.size() != 2) return fail("give two traces: BASELINE EXPERIMENT");
+  bool known = false;
+  std::string names;
+  for (const std::string& n : diff_metric_names()) {
+    known |= n == metric;
+    names += (names.empty() ? "" : ", ") + n;
+  }
+  if (!known) return fail("--metric " + metric + " is not one of " + names);
+  if (gate && json) return fail("--fail-if-slower prints one line, not JSON");
+
+  TraceReader base, exp;
+  if (!load(files[0], base) || !load(files[1], exp)) return 1;
+  const std::string base_name = file_name(files[0]), exp_name = file_name(files[1]);
+  if (gate) {
+    StepOptions options;
+    options.tb_plugin_gpu_annotations = tb;
+    const StepBreakdown a = step_breakdown(base.model(), find_steps(base.model(), options), options);
+    const StepBreakdown b = step_breakdown(exp.model(), find_steps(exp.model(), options), options);
+    double from = 0, to = 0;
+    diff_metric_ns(a, metric, from);
+    diff_metric_ns(b, metric, to);
+    bool slower = false;
+    std::printf("%s\n", diff_gate_line(metric, from, to, pct, slower).c_str());
+    return slower ? 3 : 0;
+  }
+  const OpTree ta = build_op_tree(base.model(), {tb}), tb_tree = build_op_tree(exp.model(), {tb});
+  const DiffResult d = diff_trees(ta, base.model(), tb_tree, exp.model(), tb);
+  if (json) std::printf("%s\n", diff_json(d, base_name, exp_name).c_str());
+  else std::fputs(diff_text(d, base_name, exp_name).c_str(), stdout);
+  if (!d.compared) {
+    std::fprintf(stderr, "kinetoscope diff: %s\n", d.error.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace ks
