@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/analysis/distributed.h"
+#include "core/analysis/diff.h"
 #include "core/analysis/gpu_metrics.h"
 #include "core/analysis/kernels.h"
 #include "core/analysis/modules.h"
@@ -105,6 +106,14 @@ class Session {
     return in_step(tbPlugin, step, [&](const ks::StepFilter* s) {
       return ks::kernel_detail_json(ks::kernel_detail(tree(tbPlugin), reader_.model(), key, s), key, reader_.model());
     });
+  }
+  // The Diff view with this trace as the baseline and `experiment` (another Session of the same
+  // worker) as the experiment, as `kinetoscope diff --json` with the names given.
+  std::string diffJson(const Session& experiment, bool tbPlugin, const std::string& baselineName,
+                       const std::string& experimentName) const {
+    const ks::DiffResult d = ks::diff_trees(tree(tbPlugin), reader_.model(), experiment.tree(tbPlugin),
+                                            experiment.reader_.model(), tbPlugin);
+    return ks::diff_json(d, baselineName, experimentName);
   }
   // Whether the Module view has anything to show: {"modules": bool, "lightning": bool} (cheap).
   std::string modulePresenceJson() const {
@@ -423,6 +432,7 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("memoryCurveJson", &Session::memoryCurveJson)
       .function("memoryAliveJson", &Session::memoryAliveJson)
       .function("memoryIndexBytes", &Session::memoryIndexBytes)
+      .function("diffJson", &Session::diffJson)
       .function("bytesRead", &Session::bytesRead)
       .function("eventCount", &Session::eventCount)
       .function("columns", &Session::columns)

@@ -265,6 +265,36 @@ for (const file of files.slice(0, 12)) {
     results.push({ name: `wasm memory = native ${path.basename(file)}`, diffs });
   }
 }
+// The Diff view from two wasm Sessions equals `kinetoscope diff --json` on the hand-made pair (and
+// on resnet50's two spans when ../shared is there), in both modes.
+{
+  const { execFileSync } = await import('node:child_process');
+  const fs = await import('node:fs');
+  const cli = path.resolve('build/native/kinetoscope');
+  const resnet = path.resolve('../shared/traces/resnet50_num_workers_0');
+  const pairs = [['tests/data/diff-baseline.json', 'tests/data/diff-experiment.json'].map((f) => path.resolve(f))];
+  if (fs.existsSync(resnet)) pairs.push(fs.readdirSync(resnet).sort().map((f) => path.join(resnet, f)));
+  for (const pair of pairs) {
+    const [a, b] = pair.map((f) => {
+      const s = new mod.Session();
+      feedAll(s, readBytes(f), 65521);
+      return s;
+    });
+    const names = pair.map((f) => path.basename(f));
+    const mine = [JSON.parse(a.diffJson(b, false, ...names)), JSON.parse(a.diffJson(b, true, ...names))];
+    a.delete();
+    b.delete();
+    const diffs = [];
+    if (!mine[0].tree) diffs.push(`no tree: ${mine[0].error}`);
+    if (fs.existsSync(cli)) {
+      ['', '--tb-plugin'].forEach((tb, k) => {
+        const native = execFileSync(cli, ['diff', '--json', ...(tb ? [tb] : []), ...pair], { encoding: 'utf8', maxBuffer: 1 << 28 });
+        if (JSON.stringify(JSON.parse(native)) !== JSON.stringify(mine[k])) diffs.push(`diff ${tb || 'default'} differs from the native CLI`);
+      });
+    }
+    results.push({ name: `wasm diff = native ${names.join(' vs ')}`, diffs });
+  }
+}
 // Not a trace: one sentence, reading stops at once.
 {
   const s = new mod.Session();

@@ -381,6 +381,13 @@ export function App() {
   // The navigator's tree: runs, workers, spans (lib/run-tree.ts).
   const navTraces = useMemo(() => entries.map(navOf), [entries]);
   const runs = useMemo(() => buildRunTree(navTraces), [navTraces]);
+  // The Diff view's pickers: every trace, in the navigator's order, with its Session and place.
+  const diffTraces = useMemo(() => {
+    const order = new Map(traceOrder(runs).map((t, i) => [t.key, i]));
+    return [...entries]
+      .sort((a, b) => (order.get(a.key) ?? 1e9) - (order.get(b.key) ?? 1e9))
+      .map((e) => ({ key: e.key, name: e.name, status: e.status, session: e.session ?? null, gen: e.gen ?? null, place: e.label != null ? placeOf(runs, e.key) : null }));
+  }, [entries, runs]);
 
   // Deep links (lib/deep-link.ts): the trace the hash names (by run, worker and span; by file name
   // for links that have only that; else the first trace) is shown as soon as it is open, and its
@@ -622,6 +629,7 @@ export function App() {
                       setRunStep(st);
                     }}
                     waiting={e.status === 'queued' ? queueOrder.indexOf(e.key) + (loading ? 1 : 0) : 0}
+                    traces={diffTraces}
                   />
                 </ErrorBoundary>
               ))}

@@ -16,6 +16,7 @@ import type { Summary } from '../lib/summary';
 import type { TraceLabel } from '../lib/trace-names';
 import { RemoteError, SESSION_GONE, type Query, type QueryResult } from '../worker/protocol';
 import { KernelsView } from '../views/kernels-view';
+import { DiffView, type DiffTrace } from '../views/diff-view';
 import { ModuleView } from '../views/module-view';
 import { MemoryView } from '../views/memory-view';
 import type { MemoryDevices } from '../lib/memory';
@@ -79,7 +80,7 @@ export function readLink(): Link | null {
 
 const USE_EVENTS = ['pointerdown', 'keydown', 'focusin', 'input', 'change'];
 
-type Tab = 'overview' | 'operators' | 'kernels' | 'modules' | 'trace' | 'memory' | 'timeline';
+type Tab = 'overview' | 'operators' | 'kernels' | 'modules' | 'trace' | 'memory' | 'timeline' | 'diff';
 
 /** Where a trace sits in the navigator, as a link names it (lib/run-tree.ts placeOf). */
 export interface NavPlace {
@@ -99,6 +100,7 @@ export function FileCard({
   place,
   waiting = 0,
   onOpenRun,
+  traces = [],
 }: {
   /** Shows the run page (its Distributed view) of this trace's run, at a step (name) or all. */
   onOpenRun?: (step: string | null) => void;
@@ -116,6 +118,8 @@ export function FileCard({
   place: NavPlace | null;
   /** Files loaded before this one (while it is queued). */
   waiting?: number;
+  /** Every trace of the page, for the Diff view (shown when there are two or more). */
+  traces?: readonly DiffTrace[];
 }) {
   const runQuery = runner.query;
   const [tab, setTab] = useState<Tab>('overview');
@@ -142,6 +146,7 @@ export function FileCard({
   tabs.push('memory');
   // The Timeline sends the file's bytes: a download has them once its load has ended.
   if (entry.file) tabs.push('timeline');
+  if (traces.length > 1) tabs.push('diff');
   const show = (t: string) => {
     if (!tabs.includes(t as Tab)) return;
     setTab(t as Tab);
@@ -270,6 +275,23 @@ export function FileCard({
     // Once per link, when the card has its views.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [link?.seq, analysed, presence.status]);
+
+  /**
+   * The Diff view of trace `key` as the baseline against `experiment`: a link to it, which the
+   * app opens as any pasted link (it selects that trace's card, which opens its Diff tab).
+   */
+  const showDiffOf = (key: number, experiment: DiffTrace) => {
+    const t = traces.find((x) => x.key === key);
+    if (!t) return;
+    const e = experiment.place;
+    const p: Place = {
+      ...(t.place ? { ...(t.place.run ? { run: t.place.run } : {}), worker: t.place.worker, ...(t.place.span ? { span: t.place.span } : {}) } : {}),
+      file: t.name,
+      view: 'diff',
+      ...(e ? { ...(e.run ? { vs_run: e.run } : {}), vs_worker: e.worker, ...(e.span ? { vs_span: e.span } : {}) } : { vs_file: experiment.name }),
+    };
+    location.hash = '#' + formatPlace(p);
+  };
 
   /** Opens a place of this trace (a recommendation's evidence): its step, view and table state. */
   const openPlace = (p: Place) => {
@@ -467,6 +489,22 @@ export function FileCard({
                   traceStartUs={entry.summary?.start_us ?? null}
                   request={timelineReq}
                   trim={runner.trim}
+                />
+              </ErrorBoundary>
+            </div>
+          )}
+          {opened.has('diff') && tabs.includes('diff') && (
+            <div role="tabpanel" hidden={tab !== 'diff'} data-testid="panel-diff">
+              <ErrorBoundary>
+                <DiffView
+                  key={linked.diff?.seq ?? 0}
+                  self={{ key: entry.key, name: entry.name, status: entry.status, session: entry.session ?? null, gen: entry.gen ?? null, place: entry.label != null ? place : null }}
+                  traces={traces}
+                  ask={ask}
+                  fileName={entry.name}
+                  link={linked.diff?.place}
+                  onPlace={placeOf('diff')}
+                  onBaseline={showDiffOf}
                 />
               </ErrorBoundary>
             </div>

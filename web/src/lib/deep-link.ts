@@ -12,8 +12,8 @@
 // the table does not have.
 import type { RowKey, SortState, TableModel } from './data-table';
 
-export type LinkView = 'overview' | 'operators' | 'kernels' | 'modules' | 'trace' | 'timeline' | 'memory';
-export const LINK_VIEWS: readonly LinkView[] = ['overview', 'operators', 'kernels', 'modules', 'trace', 'timeline', 'memory'];
+export type LinkView = 'overview' | 'operators' | 'kernels' | 'modules' | 'trace' | 'timeline' | 'memory' | 'diff';
+export const LINK_VIEWS: readonly LinkView[] = ['overview', 'operators', 'kernels', 'modules', 'trace', 'timeline', 'memory', 'diff'];
 
 /** The table part of a place: the view's grouping and its data table's state. */
 export interface TablePlace {
@@ -28,6 +28,13 @@ export interface TablePlace {
   /** Memory view: the selected range, µs from the trace's time origin (both or neither). */
   mem_from?: string;
   mem_to?: string;
+  /** Diff view: the experiment trace (the card's trace is the baseline), named as a trace is. */
+  vs_run?: string;
+  vs_worker?: string;
+  vs_span?: number;
+  vs_file?: string;
+  /** Diff view: the node zoomed into, by its path in the diff tree ("0-3"; absent: the top). */
+  node?: string;
 }
 
 export interface Place extends TablePlace {
@@ -59,7 +66,7 @@ export interface TableState {
 }
 
 // Key order of the hash; also the fields a place has.
-const KEYS = ['run', 'worker', 'span', 'file', 'view', 'step', 'group', 'sort', 'q', 'row', 'device', 'mem_from', 'mem_to'] as const;
+const KEYS = ['run', 'worker', 'span', 'file', 'view', 'step', 'group', 'sort', 'q', 'row', 'device', 'mem_from', 'mem_to', 'vs_run', 'vs_worker', 'vs_span', 'vs_file', 'node'] as const;
 
 /** Column ids are plain words; "." separates the column from the direction in `sort=`. */
 const SORT = /^([A-Za-z0-9_+-]+)\.(asc|desc)$/;
@@ -72,8 +79,9 @@ export function formatPlace(p: Place): string {
       if (p.sort && SORT.test(`${p.sort.column}.${p.sort.dir}`)) out.append('sort', `${p.sort.column}.${p.sort.dir}`);
       continue;
     }
-    if (k === 'span') {
-      if (p.span != null && Number.isInteger(p.span) && p.span > 0) out.append('span', String(p.span));
+    if (k === 'span' || k === 'vs_span') {
+      const n = p[k];
+      if (n != null && Number.isInteger(n) && n > 0) out.append(k, String(n));
       continue;
     }
     const v = p[k];
@@ -131,6 +139,14 @@ export function parsePlace(hash: string): Place {
     p.mem_from = from;
     p.mem_to = to;
   }
+  for (const k of ['vs_run', 'vs_worker', 'vs_file'] as const) {
+    const v = get(k);
+    if (v) p[k] = v;
+  }
+  const vsSpan = get('vs_span');
+  if (vsSpan && /^[1-9][0-9]{0,6}$/.test(vsSpan)) p.vs_span = Number(vsSpan);
+  const node = get('node');
+  if (node && /^0(-[0-9]{1,6}){0,300}$/.test(node)) p.node = node;
   return p;
 }
 

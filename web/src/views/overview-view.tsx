@@ -32,6 +32,7 @@ export const VIEW_LABELS: Record<string, string> = {
   memory: 'Memory',
   distributed: 'Distributed',
   timeline: 'Timeline',
+  diff: 'Diff',
 };
 
 // The Overview tab of a trace: the step-time breakdown (a chart of every step and the average,

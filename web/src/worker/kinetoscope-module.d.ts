@@ -51,6 +51,8 @@ declare module '*/generated/kinetoscope_web.mjs' {
     memoryAliveJson(device: string, atUs: number, limit: number, tbPlugin: boolean): string;
     /** Bytes the memory index holds (benchmark). */
     memoryIndexBytes(tbPlugin: boolean): number;
+    /** The Diff view, this Session the baseline (as `kinetoscope diff --json`). */
+    diffJson(experiment: KinetoscopeSession, tbPlugin: boolean, baselineName: string, experimentName: string): string;
     error(): string;
     /** One model table as columns (see docs/contracts.md): typed arrays, string ids index strings(). */
     columns(kind: string): Record<string, Float64Array | Int32Array | Uint32Array>;

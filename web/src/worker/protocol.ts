@@ -7,6 +7,7 @@
 // can ask it for more (`query`) until the page sends `close`. Query answers are columns (typed
 // arrays, transferred) and small objects, already checked against the shapes the views expect.
 import type { DistributedView } from '../lib/distributed';
+import type { Diff } from '../lib/diff';
 import type { KernelDetail, KernelGroupBy, KernelTable } from '../lib/kernels';
 import type { ModulePresence, Modules, ModuleTree } from '../lib/modules';
 import type { MemoryAlive, MemoryCurve, MemoryDevices, MemoryEvents, MemoryStats } from '../lib/memory';
@@ -61,7 +62,12 @@ export type Query =
   | { what: 'memoryDevices'; step?: string }
   | { what: 'memory'; device: string; fromUs?: number; toUs?: number; step?: string }
   | { what: 'memoryCurve'; device: string; fromUs?: number; toUs?: number; columns: number; step?: string }
-  | { what: 'memoryAlive'; device: string; atUs: number; limit: number; step?: string };
+  | { what: 'memoryAlive'; device: string; atUs: number; limit: number; step?: string }
+  /**
+   * The Diff view with this query's Session as the baseline and load call `experiment`'s Session
+   * (of the same worker) as the experiment; the names label the two in the answer.
+   */
+  | { what: 'diff'; experiment: number; baselineName: string; experimentName: string; step?: string };
 
 export type QueryResult =
   | { what: 'operators'; table: OperatorTable }
@@ -75,7 +81,8 @@ export type QueryResult =
   | { what: 'memoryDevices'; devices: MemoryDevices }
   | { what: 'memory'; stats: MemoryStats; events: MemoryEvents }
   | { what: 'memoryCurve'; curve: MemoryCurve }
-  | { what: 'memoryAlive'; alive: MemoryAlive };
+  | { what: 'memoryAlive'; alive: MemoryAlive }
+  | { what: 'diff'; diff: Diff };
 
 export type QueryWhat = Query['what'];
 export type QueryOf<W extends QueryWhat> = Extract<Query, { what: W }>;

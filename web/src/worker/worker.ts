@@ -12,6 +12,7 @@ import { isGzip } from '../lib/gzip';
 import { Throttle } from '../lib/progress';
 import { parseDistributed } from '../lib/distributed';
 import { CoreError } from '../lib/json-check';
+import { parseDiff } from '../lib/diff';
 import { parseKernelDetail, parseKernels } from '../lib/kernels';
 import { parseModulePresence, parseModules, parseModuleTree } from '../lib/modules';
 import { checkMemoryEvents, parseMemoryAlive, parseMemoryCurve, parseMemoryDevices, parseMemoryStats } from '../lib/memory';
@@ -188,6 +189,12 @@ function answer(session: KinetoscopeSession, q: Query): QueryResult {
       return { what: 'memoryCurve', curve: parseMemoryCurve(session.memoryCurveJson(q.device, q.fromUs ?? NaN, q.toUs ?? NaN, q.columns, false)) };
     case 'memoryAlive':
       return { what: 'memoryAlive', alive: parseMemoryAlive(session.memoryAliveJson(q.device, q.atUs, q.limit, false)) };
+    // Two traces' operator trees, whole (as tb_plugin's Diff view): `step` does not apply.
+    case 'diff': {
+      const experiment = sessions.get(q.experiment);
+      if (!experiment) throw Object.assign(new Error('The experiment trace is no longer loaded in the analysis worker.'), { name: SESSION_GONE });
+      return { what: 'diff', diff: parseDiff(session.diffJson(experiment, false, q.baselineName, q.experimentName)) };
+    }
   }
 }
 

@@ -1,0 +1,427 @@
+// The Diff view (tb_plugin's, spec §16): this trace as the baseline against another loaded trace
+// (another span of the worker, another run, another rank) as the experiment. Top: each part of the
+// node shown (its children in the diff tree) as a pair of bars, baseline and experiment; middle:
+// the experiment's difference per part and its running sum; bottom: the node's operators side by
+// side with their differences. A click on a bar zooms into that part; the breadcrumbs go back.
+// The numbers are the core's (`kinetoscope diff --json`), asked of the baseline's Session.
+import uPlot from 'uplot';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { axisStyle, Chart, type ChartTheme } from '../components/chart';
+import { DataTable } from '../components/data-table';
+import type { NavPlace, Status } from '../components/file-card';
+import { useQuery, type Ask } from '../components/use-query';
+import { rowsModel, type Column, type TableModel } from '../lib/data-table';
+import { knownSort, tablePlace, type TablePlace, type TableState } from '../lib/deep-link';
+import { bars, label, nodeAt, operatorRows, trail, type DiffNode, type DiffRows } from '../lib/diff';
+import { formatDurationUs } from '../lib/format';
+import { formatUsCell } from '../lib/operators';
+import { QueryStatus } from './view-status';
+import './diff-view.css';
+
+/** A trace of the page, as the Diff view's pickers list it. */
+export interface DiffTrace {
+  key: number;
+  name: string;
+  status: Status;
+  /** The load call keeping its Session, and the worker generation it lives in. */
+  session: number | null;
+  gen: number | null;
+  /** Its place in the navigator (null: not named as a trace). */
+  place: NavPlace | null;
+}
+
+/** "run / worker · span 2", or the file name. */
+export function traceTitle(t: DiffTrace): string {
+  const p = t.place;
+  if (!p) return t.name;
+  return `${p.run ? `${p.run} / ` : ''}${p.worker}${p.span ? ` · span ${p.span}` : ''}`;
+}
+
+/** The trace a link's vs_* fields name: by run, worker and span, else by file name. */
+export function traceOfLink(traces: readonly DiffTrace[], l: TablePlace | undefined): DiffTrace | undefined {
+  if (!l) return undefined;
+  if (l.vs_worker != null) {
+    const hit = traces.find((t) => t.place && t.place.worker === l.vs_worker && t.place.run === (l.vs_run ?? '') && (!l.vs_span || t.place.span === l.vs_span));
+    if (hit) return hit;
+  }
+  return l.vs_file != null ? traces.find((t) => t.name === l.vs_file) : undefined;
+}
+
+/** The experiment a card starts with: the worker's next span (or previous), else the next trace. */
+export function defaultExperiment(traces: readonly DiffTrace[], self: number): DiffTrace | undefined {
+  const me = traces.find((t) => t.key === self);
+  const others = traces.filter((t) => t.key !== self);
+  if (me?.place) {
+    const same = others.filter((t) => t.place && t.place.run === me.place!.run && t.place.worker === me.place!.worker);
+    const next = same.find((t) => t.place!.span > me.place!.span) ?? same[same.length - 1];
+    if (next) return next;
+  }
+  const i = traces.findIndex((t) => t.key === self);
+  return traces.slice(i + 1).find((t) => t.key !== self) ?? others[0];
+}
+
+const BASE_COLOR = '#7c8aa5';
+const EXP_COLOR = '#e8833a';
+const DELTA_COLOR = '#d6336c';
+const CUM_COLOR = '#3b5bdb';
+
+const fmt = (us: number) => formatDurationUs(us);
+const signed = (us: number) => (us > 0 ? '+' : us < 0 ? '−' : '') + formatDurationUs(Math.abs(us));
+
+/** Row i of the operator table. */
+interface OpRow {
+  i: number;
+}
+
+const PAIRS = [
+  ['hostUs', 'host_total', 'Host total'],
+  ['selfHostUs', 'host_self', 'Host self'],
+  ['deviceUs', 'device_total', 'Device total'],
+  ['selfDeviceUs', 'device_self', 'Device self'],
+] as const;
+
+function operatorModel(r: DiffRows): TableModel {
+  type C = Omit<Column, 'value'> & { get: (x: OpRow) => string | number };
+  const cols: C[] = [{ id: 'name', label: 'Operator', type: 'text', get: (x) => r.name[x.i], grow: 3 }];
+  cols.push({ id: 'calls_base', label: 'Baseline calls', header: 'Calls B', type: 'number', unit: 'count', width: 84, get: (x) => r.calls[0][x.i] });
+  cols.push({ id: 'calls_exp', label: 'Experiment calls', header: 'Calls E', type: 'number', unit: 'count', width: 84, get: (x) => r.calls[1][x.i] });
+  for (const [field, id, name] of PAIRS) {
+    const t = r[field];
+    const us = { type: 'number', unit: 'us', unitInHeader: true, format: formatUsCell, width: 100 } as const;
+    cols.push({ ...us, id: `${id}_base_us`, label: `Baseline ${name.toLowerCase()}`, header: `${name} B`, get: (x) => t[0][x.i] });
+    cols.push({ ...us, id: `${id}_exp_us`, label: `Experiment ${name.toLowerCase()}`, header: `${name} E`, get: (x) => t[1][x.i] });
+    cols.push({
+      ...us,
+      id: `${id}_diff_us`,
+      label: `${name} difference (experiment − baseline)`,
+      header: `${name} Δ`,
+      format: (v) => (Number(v) > 0 ? '+' : '') + formatUsCell(v),
+      get: (x) => t[2][x.i],
+    });
+  }
+  const rows: OpRow[] = Array.from({ length: r.rowCount }, (_, i) => ({ i }));
+  return rowsModel(rows, (x) => r.name[x.i], cols);
+}
+
+const DEFAULT_SORT = { column: 'device_total_diff_us', dir: 'desc' as const };
+
+export function DiffView({
+  self,
+  traces,
+  ask,
+  fileName,
+  link,
+  onPlace,
+  onBaseline,
+}: {
+  /** The card's trace (the baseline). */
+  self: DiffTrace;
+  /** Every trace of the page, the card's included. */
+  traces: readonly DiffTrace[];
+  ask: Ask;
+  fileName: string;
+  link?: TablePlace;
+  onPlace: (p: TablePlace) => void;
+  /** Show the Diff view of trace `key` as the baseline against `experiment` (swap, or another baseline). */
+  onBaseline: (key: number, experiment: DiffTrace) => void;
+}) {
+  const others = traces.filter((t) => t.key !== self.key);
+  const [expKey, setExpKey] = useState<number | null>(() => (traceOfLink(others, link) ?? defaultExperiment(traces, self.key))?.key ?? null);
+  // A trace opened later (or a link's, once it is open) becomes the experiment when none is chosen.
+  useEffect(() => {
+    if (expKey != null && others.some((t) => t.key === expKey)) return;
+    const t = traceOfLink(others, link) ?? defaultExperiment(traces, self.key);
+    setExpKey(t?.key ?? null);
+  }, [traces, expKey]);
+  const exp = others.find((t) => t.key === expKey);
+  const [path, setPath] = useState(link?.node ?? '0');
+  const table = useRef<TableState | null>(null);
+
+  const ready = exp && exp.status === 'done' && exp.session != null && self.session != null;
+  const sameWorker = ready && exp.gen === self.gen;
+  const q =
+    ready && sameWorker
+      ? ({ what: 'diff', experiment: exp.session!, baselineName: self.name, experimentName: exp.name } as const)
+      : null;
+  const answer = useQuery(ask, q);
+  const diff = answer.status === 'ready' ? answer.data.diff : null;
+  const node = diff ? nodeAt(diff.tree, path) : null;
+  const crumbs = diff ? trail(diff.tree, path) : [];
+
+  // The link: the experiment, the node zoomed into, and the table's state.
+  const report = () => {
+    const e = exp?.place;
+    const p: TablePlace = {
+      ...tablePlace('', '', table.current, DEFAULT_SORT),
+      ...(exp ? (e ? { ...(e.run ? { vs_run: e.run } : {}), vs_worker: e.worker, ...(e.span ? { vs_span: e.span } : {}) } : { vs_file: exp.name }) : {}),
+      ...(node && node.path !== '0' ? { node: node.path } : {}),
+    };
+    onPlace(p);
+  };
+  useEffect(report, [expKey, node?.path]);
+
+  const pick = (
+    <div class="diff-pick" data-testid="diff-pick">
+      <label>
+        <span>Baseline</span>
+        <select
+          data-testid="diff-baseline"
+          value={String(self.key)}
+          onChange={(ev) => {
+            const key = Number((ev.currentTarget as HTMLSelectElement).value);
+            if (key !== self.key && exp) onBaseline(key, key === exp.key ? self : exp);
+          }}
+        >
+          {traces.map((t) => (
+            <option key={t.key} value={String(t.key)} title={t.name}>
+              {traceTitle(t)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button
+        type="button"
+        class="diff-swap"
+        data-testid="diff-swap"
+        title="Swap baseline and experiment"
+        aria-label="Swap baseline and experiment"
+        disabled={!exp}
+        onClick={() => exp && onBaseline(exp.key, self)}
+      >
+        ⇄
+      </button>
+      <label>
+        <span>Experiment</span>
+        <select
+          data-testid="diff-experiment"
+          value={exp ? String(exp.key) : ''}
+          onChange={(ev) => {
+            setExpKey(Number((ev.currentTarget as HTMLSelectElement).value));
+            setPath('0');
+          }}
+        >
+          {others.map((t) => (
+            <option key={t.key} value={String(t.key)} title={t.name}>
+              {traceTitle(t)}
+            </option>
+          ))}
+        </select>
+      </label>
+    </div>
+  );
+
+  if (!others.length)
+    return (
+      <section class="diff-view" data-testid="diff-view" data-state="alone">
+        <p class="muted">Open a second trace (another span, run or rank) to compare this one with it.</p>
+      </section>
+    );
+
+  let body;
+  if (!exp || exp.status !== 'done') {
+    body = (
+      <p class="muted" data-testid="diff-waiting" role="status">
+        {exp && (exp.status === 'failed' || exp.status === 'cancelled') ? `${exp.name} did not load: pick another experiment.` : `Waiting for ${exp?.name ?? 'the experiment'} to load…`}
+      </p>
+    );
+  } else if (!sameWorker) {
+    body = <p class="file-error">The analysis worker restarted: {exp.name} is no longer loaded. Open it again to compare.</p>;
+  } else if (answer.status !== 'ready') {
+    body = <QueryStatus state={answer} stem="diff" what="diff" loading={`Comparing ${self.name} with ${exp.name}…`} />;
+  } else if (node) {
+    body = <DiffBody node={node} crumbs={crumbs} onZoom={setPath} fileName={fileName} link={link} table={table} report={report} />;
+  }
+  return (
+    <section
+      class="diff-view"
+      data-testid="diff-view"
+      data-state={diff ? 'ready' : answer.status}
+      data-experiment={exp?.name ?? ''}
+      data-node={node?.path ?? ''}
+    >
+      {pick}
+      {body}
+    </section>
+  );
+}
+
+function DiffBody({
+  node,
+  crumbs,
+  onZoom,
+  fileName,
+  link,
+  table,
+  report,
+}: {
+  node: DiffNode;
+  crumbs: DiffNode[];
+  onZoom: (path: string) => void;
+  fileName: string;
+  link?: TablePlace;
+  table: { current: TableState | null };
+  report: () => void;
+}) {
+  const b = useMemo(() => bars(node), [node]);
+  const rows = useMemo(() => operatorRows(node), [node]);
+  const model = useMemo(() => operatorModel(rows), [rows]);
+  const [hover, setHover] = useState<number | null>(null);
+  const n = b.labels.length;
+  const zoomable = node.children.length > 0;
+  const zoom = (i: number | null | undefined) => {
+    if (i == null || !zoomable || i < 0 || i >= n) return;
+    onZoom(b.paths[i]);
+  };
+  const x = b.labels.map((_, i) => i);
+  const xAxis = (t: ChartTheme, width: number): uPlot.Axis => {
+    const every = Math.max(1, Math.ceil((n * 90) / Math.max(1, width - 80)));
+    const short = (s: string) => (s.length > 14 ? `${s.slice(0, 13)}…` : s);
+    return {
+      ...axisStyle(t),
+      grid: { show: false },
+      splits: () => x,
+      values: (_u, splits) => splits.map((i) => (i % every === 0 ? short(b.labels[i] ?? '') : '')),
+    };
+  };
+  const yAxis = (t: ChartTheme): uPlot.Axis => ({ ...axisStyle(t), size: 72, values: (_u, vals) => vals.map((v) => fmt(v)) });
+  const clickHook = (u: uPlot) => u.over.addEventListener('click', () => zoom(u.cursor.idx));
+  const barOptions = (width: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => ({
+    scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.05 : 1] } },
+    axes: [xAxis(t, width), yAxis(t)],
+    series: [
+      {},
+      { label: 'Baseline', fill: BASE_COLOR, stroke: BASE_COLOR, width: 0, points: { show: false }, paths: uPlot.paths.bars!({ size: [0.36, 40], align: -1 }) },
+      { label: 'Experiment', fill: EXP_COLOR, stroke: EXP_COLOR, width: 0, points: { show: false }, paths: uPlot.paths.bars!({ size: [0.36, 40], align: 1 }) },
+    ],
+    legend: { show: false },
+    cursor: { points: { show: false }, drag: { x: false, y: false, setScale: false }, y: false },
+    hooks: { setCursor: [(u) => setHover(u.cursor.idx ?? null)], ready: [clickHook] },
+  });
+  const lineOptions = (width: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => ({
+    scales: { x: { time: false, range: [-0.5, n - 0.5] } },
+    axes: [xAxis(t, width), yAxis(t)],
+    series: [
+      {},
+      { label: 'Difference', stroke: DELTA_COLOR, width: 2, points: { show: true, size: 6, fill: DELTA_COLOR } },
+      { label: 'Cumulative difference', stroke: CUM_COLOR, width: 2, points: { show: true, size: 6, fill: CUM_COLOR } },
+    ],
+    legend: { show: false },
+    cursor: { points: { show: false }, drag: { x: false, y: false, setScale: false }, y: false },
+    hooks: { setCursor: [(u) => setHover(u.cursor.idx ?? null)], ready: [clickHook] },
+  });
+  const h = hover != null && hover >= 0 && hover < n ? hover : null;
+  return (
+    <>
+      <nav class="diff-crumbs" aria-label="Diff tree" data-testid="diff-crumbs" data-depth={crumbs.length}>
+        {crumbs.map((c, i) =>
+          i < crumbs.length - 1 ? (
+            <span key={c.path}>
+              <button type="button" class="diff-crumb" data-testid="diff-crumb" data-path={c.path} onClick={() => onZoom(c.path)}>
+                {i === 0 ? 'All' : label(c)}
+              </button>
+              <span class="muted" aria-hidden="true">
+                {' › '}
+              </span>
+            </span>
+          ) : (
+            <strong key={c.path} data-testid="diff-crumb-current" data-path={c.path}>
+              {i === 0 ? 'All' : label(c)}
+            </strong>
+          ),
+        )}
+      </nav>
+      <div class="diff-totals" data-testid="diff-totals">
+        <Total what="Host" a={node.baseline.durationUs} b={node.experiment.durationUs} id="host" />
+        <Total what="Device" a={node.baseline.deviceDurationUs} b={node.experiment.deviceDurationUs} id="device" />
+        <Total what="Total (device, else host)" a={node.baseline.totalDurationUs} b={node.experiment.totalDurationUs} id="total" />
+      </div>
+      <div class="diff-charts" onMouseLeave={() => setHover(null)}>
+        <ul class="ov-legend" aria-label="Legend">
+          <li>
+            <span class="ov-swatch" style={{ background: BASE_COLOR }} />
+            Baseline
+          </li>
+          <li>
+            <span class="ov-swatch" style={{ background: EXP_COLOR }} />
+            Experiment
+          </li>
+          <li>
+            <span class="ov-swatch" style={{ background: DELTA_COLOR }} />
+            Difference
+          </li>
+          <li>
+            <span class="ov-swatch" style={{ background: CUM_COLOR }} />
+            Cumulative difference
+          </li>
+        </ul>
+        <div class={zoomable ? 'diff-chart zoomable' : 'diff-chart'} data-testid="diff-bars" data-columns={n} data-zoomable={zoomable ? 'yes' : 'no'}>
+          <Chart
+            key={node.path}
+            options={barOptions}
+            data={[x, b.baselineUs, b.experimentUs] as uPlot.AlignedData}
+            height={220}
+            testid="diff-bar-chart"
+            label={`Time of each part of ${label(node)}, baseline against experiment`}
+          />
+        </div>
+        <div class={zoomable ? 'diff-chart zoomable' : 'diff-chart'} data-testid="diff-lines">
+          <Chart
+            key={node.path}
+            options={lineOptions}
+            data={[x, b.deltaUs, b.cumulativeUs] as uPlot.AlignedData}
+            height={150}
+            testid="diff-line-chart"
+            label="The experiment's difference per part and its running sum"
+          />
+        </div>
+        <div class="ov-readout diff-readout" data-testid="diff-hover" aria-live="polite">
+          {h != null ? (
+            <span data-testid="diff-hover-text" data-index={h}>
+              <strong>{b.labels[h]}</strong>: baseline {fmt(b.baselineUs[h])}, experiment {fmt(b.experimentUs[h])}, difference {signed(b.deltaUs[h])} (
+              {signed(b.cumulativeUs[h])} so far){zoomable && node.children[h].children.length ? ' — click to zoom in' : ''}
+            </span>
+          ) : (
+            <span class="muted">
+              {zoomable
+                ? 'Each pair of bars is a part of this node (matched dataloader, optimizer, module and step ranges, and what lies between them); click one to zoom into it.'
+                : 'This part has no matched parts inside it: its operators are listed below.'}
+            </span>
+          )}
+        </div>
+      </div>
+      <DataTable
+        key={node.path}
+        model={model}
+        stem="diff"
+        csvName={`${fileName.replace(/\.json(\.gz)?$/, '')}-diff-${node.path}.csv`}
+        label={`Operators of ${label(node)}, baseline against experiment`}
+        initialSort={knownSort(model, link?.sort, DEFAULT_SORT)}
+        initialSearch={link?.q ?? ''}
+        initialSelected={link?.row ?? null}
+        searchPlaceholder="Search operators"
+        emptyText="No operators under this part."
+        onState={(s) => {
+          table.current = s;
+          report();
+        }}
+      />
+    </>
+  );
+}
+
+function Total({ what, a, b, id }: { what: string; a: number; b: number; id: string }) {
+  const d = b - a;
+  const pct = a > 0 ? ` (${d >= 0 ? '+' : '−'}${Math.abs((d / a) * 100).toFixed(1)} %)` : '';
+  return (
+    <div class="diff-total" data-testid={`diff-total-${id}`} data-baseline={a} data-experiment={b}>
+      <span class="muted">{what}</span>
+      <span>
+        {fmt(a)} → {fmt(b)}
+      </span>
+      <span class={d > 0 ? 'diff-worse' : d < 0 ? 'diff-better' : 'muted'}>
+        {signed(d)}
+        {pct}
+      </span>
+    </div>
+  );
+}
