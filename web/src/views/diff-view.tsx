@@ -63,7 +63,6 @@ export function defaultExperiment(traces: readonly DiffTrace[], self: number): D
 const BASE_COLOR = '#7c8aa5';
 const EXP_COLOR = '#e8833a';
 const DELTA_COLOR = '#d6336c';
-const CUM_COLOR = '#3b5bdb';
 
 const fmt = (us: number) => formatDurationUs(us);
 const signed = (us: number) => (us > 0 ? '+' : us < 0 ? '−' : '') + formatDurationUs(Math.abs(us));
@@ -73,28 +72,31 @@ interface OpRow {
   i: number;
 }
 
+// Field, column id stem, name, short header; the self times' two sides start hidden (the Columns
+// menu shows them; the CSV has them), their difference is shown.
 const PAIRS = [
-  ['hostUs', 'host_total', 'Host total'],
-  ['selfHostUs', 'host_self', 'Host self'],
-  ['deviceUs', 'device_total', 'Device total'],
-  ['selfDeviceUs', 'device_self', 'Device self'],
+  ['hostUs', 'host_total', 'Host total', 'Host'],
+  ['deviceUs', 'device_total', 'Device total', 'Device'],
+  ['selfHostUs', 'host_self', 'Host self', 'Host self'],
+  ['selfDeviceUs', 'device_self', 'Device self', 'Dev. self'],
 ] as const;
 
 function operatorModel(r: DiffRows): TableModel {
   type C = Omit<Column, 'value'> & { get: (x: OpRow) => string | number };
   const cols: C[] = [{ id: 'name', label: 'Operator', type: 'text', get: (x) => r.name[x.i], grow: 3 }];
-  cols.push({ id: 'calls_base', label: 'Baseline calls', header: 'Calls B', type: 'number', unit: 'count', width: 84, get: (x) => r.calls[0][x.i] });
-  cols.push({ id: 'calls_exp', label: 'Experiment calls', header: 'Calls E', type: 'number', unit: 'count', width: 84, get: (x) => r.calls[1][x.i] });
-  for (const [field, id, name] of PAIRS) {
+  cols.push({ id: 'calls_base', label: 'Baseline calls', header: 'Calls B', type: 'number', unit: 'count', width: 70, get: (x) => r.calls[0][x.i] });
+  cols.push({ id: 'calls_exp', label: 'Experiment calls', header: 'Calls E', type: 'number', unit: 'count', width: 70, get: (x) => r.calls[1][x.i] });
+  for (const [field, id, name, short] of PAIRS) {
     const t = r[field];
-    const us = { type: 'number', unit: 'us', unitInHeader: true, format: formatUsCell, width: 100 } as const;
-    cols.push({ ...us, id: `${id}_base_us`, label: `Baseline ${name.toLowerCase()}`, header: `${name} B`, get: (x) => t[0][x.i] });
-    cols.push({ ...us, id: `${id}_exp_us`, label: `Experiment ${name.toLowerCase()}`, header: `${name} E`, get: (x) => t[1][x.i] });
+    const hidden = id.endsWith('_self');
+    const us = { type: 'number', unit: 'us', unitInHeader: true, format: formatUsCell, width: hidden ? 112 : 96 } as const;
+    cols.push({ ...us, id: `${id}_base_us`, label: `Baseline ${name.toLowerCase()}`, header: `${short} B`, defaultHidden: hidden, get: (x) => t[0][x.i] });
+    cols.push({ ...us, id: `${id}_exp_us`, label: `Experiment ${name.toLowerCase()}`, header: `${short} E`, defaultHidden: hidden, get: (x) => t[1][x.i] });
     cols.push({
       ...us,
       id: `${id}_diff_us`,
       label: `${name} difference (experiment − baseline)`,
-      header: `${name} Δ`,
+      header: `${short} Δ`,
       format: (v) => (Number(v) > 0 ? '+' : '') + formatUsCell(v),
       get: (x) => t[2][x.i],
     });
@@ -303,7 +305,7 @@ function DiffBody({
     series: [
       {},
       { label: 'Difference', stroke: DELTA_COLOR, width: 2, points: { show: true, size: 6, fill: DELTA_COLOR } },
-      { label: 'Cumulative difference', stroke: CUM_COLOR, width: 2, points: { show: true, size: 6, fill: CUM_COLOR } },
+      { label: 'Cumulative difference', stroke: t.accent, width: 2, points: { show: true, size: 6, fill: t.accent } },
     ],
     legend: { show: false },
     cursor: { points: { show: false }, drag: { x: false, y: false, setScale: false }, y: false },
@@ -350,7 +352,7 @@ function DiffBody({
             Difference
           </li>
           <li>
-            <span class="ov-swatch" style={{ background: CUM_COLOR }} />
+            <span class="ov-swatch" style={{ background: 'var(--accent)' }} />
             Cumulative difference
           </li>
         </ul>
@@ -359,7 +361,7 @@ function DiffBody({
             key={node.path}
             options={barOptions}
             data={[x, b.baselineUs, b.experimentUs] as uPlot.AlignedData}
-            height={220}
+            height={200}
             testid="diff-bar-chart"
             label={`Time of each part of ${label(node)}, baseline against experiment`}
           />
@@ -369,7 +371,7 @@ function DiffBody({
             key={node.path}
             options={lineOptions}
             data={[x, b.deltaUs, b.cumulativeUs] as uPlot.AlignedData}
-            height={150}
+            height={130}
             testid="diff-line-chart"
             label="The experiment's difference per part and its running sum"
           />
