@@ -15,6 +15,9 @@ const dir = path.join(sharedTraces, 'resnet50_num_workers_0');
 const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.json.gz')).sort().map((f) => path.join(dir, f)) : [];
 const skip = files.length !== 2 ? '../shared/traces/resnet50_num_workers_0 is absent' : !cliHas('diff') && 'the CLI has no diff command';
 const [A, B] = files.map((f) => path.basename(f));
+const ranksDir = path.join(sharedTraces, 'two_rank_sampled');
+const ranks = ['rank-0.json.gz', 'rank-1.json.gz'].map((f) => path.join(ranksDir, f));
+const skipRanks = !ranks.every((f) => fs.existsSync(f)) ? '../shared/traces/two_rank_sampled is absent' : !cliHas('diff') && 'the CLI has no diff command';
 
 const near = (a, b) => Math.abs(a - b) <= 0.005 + 1e-9;
 
@@ -126,6 +129,22 @@ describe('Diff view', () => {
       const child = root.children[2];
       await page.waitForSelector(`${c} [data-testid=diff-view][data-state=ready][data-node="${child.path}"][data-experiment="${B}"]`);
       await assertTotals(page, c, child, 'from the link');
+    });
+  });
+
+  it('two ranks (PyTorch 2.x): rank 0 against rank 1 equals `kinetoscope diff --json`', { ...T, skip: skipRanks }, async () => {
+    const want = runCliJson(['diff', '--json', ...ranks]).tree;
+    await withCheckedPage(browser, server.url, async (page) => {
+      await pickFiles(page, ranks);
+      assert.equal(await settled(page, 'rank-1.json.gz'), 'done');
+      assert.equal(await settled(page, 'rank-0.json.gz'), 'done');
+      const c = card('rank-0.json.gz');
+      await page.click(`${c} [data-testid=tab-diff]`);
+      await page.waitForSelector(`${c} [data-testid=diff-view][data-state=ready][data-experiment="rank-1.json.gz"]`);
+      await assertTotals(page, c, want, 'ranks');
+      assert.ok(want.baseline.device_duration_us > 0, 'kernels reach the operators in default mode');
+      assert.equal(Number(await page.getAttribute(`${c} [data-testid=diff-bars]`, 'data-columns')), want.children.length);
+      await assertOperators(page, c, want, 'ranks');
     });
   });
 });
