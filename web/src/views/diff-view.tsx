@@ -391,6 +391,10 @@ function DiffBody({
           )}
         </div>
       </div>
+      <p class="muted diff-table-note" data-testid="diff-table-note">
+        Operators under {node.path === '0' ? 'the whole comparison' : label(node)}: times in µs; B baseline, E experiment, Δ experiment − baseline. The
+        self times of each side are in the Columns menu and the CSV.
+      </p>
       <DataTable
         key={node.path}
         model={model}
