@@ -52,6 +52,10 @@ for (const file of files) {
     else if (v.stderr.trim().split('\n').length !== 1) diffs.push(`${verb}: exit 1 with ${JSON.stringify(v.stderr.slice(0, 300))}`);
   }
   if (!isLarge) {
+    // The Diff view of the file against itself.
+    const d = run(['diff', '--json', file, file]);
+    if (ended(d)) diffs.push(`diff ${ended(d)}: ${d.stderr?.slice(0, 300)}`);
+    else if (d.status === 1 && d.stderr.trim().split('\n').length !== 1) diffs.push(`diff: exit 1 with ${JSON.stringify(d.stderr.slice(0, 300))}`);
     const t = run(['trim', '--from-us', '0', '--to-us', '100', '-o', path.join(tmp, 'trim.json'), file]);
     if (ended(t)) diffs.push(`trim ${ended(t)}`);
   }
