@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { card, cellNum, cliHas, openSite, pickFiles, runCliJson, settled, sharedTraces, showTrace, tableRows, withCheckedPage } from './helpers.mjs';
+import { card, chartBox, cellNum, cliHas, openSite, pickFiles, runCliJson, settled, sharedTraces, showTrace, tableRows, withCheckedPage } from './helpers.mjs';
 
 const { server, browser } = await openSite();
 const T = { timeout: 120_000 };
@@ -71,9 +71,8 @@ async function assertOperators(page, c, node, label) {
 
 /** Clicks the bar pair of child `i` (of `n`) in the bar chart. */
 async function clickBar(page, c, i, n) {
-  const over = await page.$(`${c} [data-testid=diff-bar-chart] .u-over`);
-  const box = await over.boundingBox();
-  await over.click({ position: { x: ((i + 0.5) / n) * box.width, y: box.height - 4 } });
+  const box = await chartBox(page, `${c} [data-testid=diff-bar-chart]`);
+  await page.mouse.click(box.x + ((i + 0.5) / n) * box.width, box.y + box.height - 4);
 }
 
 describe('Diff view', () => {

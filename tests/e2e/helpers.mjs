@@ -451,3 +451,21 @@ export function sortedBy(rows, key, dir) {
     })
     .map(([r]) => r);
 }
+
+/**
+ * The page box of a uPlot chart's plotting area (`.u-over`) under `chart` (a selector), once the
+ * chart is drawn. uPlot is made in an effect after the chart's box is measured, and remade when
+ * its width changes (a panel arriving later adds a scrollbar): wait for it, and read the box in
+ * one evaluation instead of through a handle the remake may detach.
+ */
+export async function chartBox(page, chart, timeout = 30_000) {
+  const sel = `${chart} .u-over`;
+  await page.waitForFunction((s) => {
+    const r = document.querySelector(s)?.getBoundingClientRect();
+    return !!r && r.width > 0 && r.height > 0;
+  }, sel, { timeout });
+  return page.$eval(sel, (el) => {
+    const r = el.getBoundingClientRect();
+    return { x: r.x, y: r.y, width: r.width, height: r.height };
+  });
+}

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { card, hasShared, pickFiles, repo, sampleTrace, settled, sharedTraces, withCheckedPage, openSite } from './helpers.mjs';
+import { card, chartBox, hasShared, pickFiles, repo, sampleTrace, settled, sharedTraces, withCheckedPage, openSite } from './helpers.mjs';
 
 const cli = path.join(repo, 'build', 'native', 'kinetoscope');
 const ROLES = ['kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other'];
@@ -95,8 +95,7 @@ async function checkOverview(page, name, file) {
   assertUs(back['step-value-kernel'], steps.average.kernel_us, `${name}: back to the average`);
 
   // Hovering the average's column reads it out: its total and each category's value and share.
-  const over = await page.$(`${root} [data-testid=step-chart] .u-over`);
-  const box = await over.boundingBox();
+  const box = await chartBox(page, `${root} [data-testid=step-chart]`);
   const n = steps.steps.length + 1;
   const colX = (i) => box.x + ((i + 0.5) / n) * box.width;
   await page.mouse.move(colX(n - 1), box.y + box.height - 5);
