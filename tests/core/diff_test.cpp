@@ -11,14 +11,7 @@
 
 namespace {
 
-struct Loaded {
-  ks::TraceReader reader;
-  explicit Loaded(const char* fixture) {
-    kstest::feed_all(reader, kstest::read_fixture(fixture), 7);
-    REQUIRE(reader.error().empty());
-  }
-  const ks::TraceModel& m() const { return reader.model(); }
-};
+using Loaded = kstest::LoadedFixture;
 
 constexpr int64_t us = 1000;
 

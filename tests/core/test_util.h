@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "core/analysis/summary.h"
@@ -36,5 +37,16 @@ inline std::string summary_of(const std::string& text, size_t chunk) {
   feed_all(r, text, chunk);
   return ks::summary_json(r.model(), "f", r.error());
 }
+
+// A fixture read in 7-byte chunks (every boundary case) that must load without an error (an
+// exception fails the test case that loads it).
+struct LoadedFixture {
+  ks::TraceReader reader;
+  explicit LoadedFixture(const char* fixture) {
+    feed_all(reader, read_fixture(fixture), 7);
+    if (!reader.error().empty()) throw std::runtime_error(std::string(fixture) + ": " + reader.error());
+  }
+  const ks::TraceModel& m() const { return reader.model(); }
+};
 
 }  // namespace kstest
