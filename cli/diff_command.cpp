@@ -12,23 +12,6 @@
 
 namespace ks {
 
-namespace {
-
-std::string file_name(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-bool load(const std::string& path, TraceReader& reader) {
-  const std::string open_problem = read_file_into(path, reader);
-  const std::string error = open_problem.empty() ? reader.error() : open_problem;
-  if (error.empty()) return true;
-  std::fprintf(stderr, "%s: %s\n", file_name(path).c_str(), error.c_str());
-  return false;
-}
-
-}  // namespace
-
 int run_diff_command(int argc, char** argv, const char* usage) {
   bool json = false, tb = false, gate = false;
   double pct = 0;
@@ -63,8 +46,8 @@ int run_diff_command(int argc, char** argv, const char* usage) {
   if (gate && json) return fail("--fail-if-slower prints one line, not JSON");
 
   TraceReader base, exp;
-  if (!load(files[0], base) || !load(files[1], exp)) return 1;
-  const std::string base_name = file_name(files[0]), exp_name = file_name(files[1]);
+  if (!load_trace(files[0], base) || !load_trace(files[1], exp)) return 1;
+  const std::string base_file = base_name(files[0]), exp_file = base_name(files[1]);
   if (gate) {
     StepOptions options;
     options.tb_plugin_gpu_annotations = tb;
@@ -79,8 +62,8 @@ int run_diff_command(int argc, char** argv, const char* usage) {
   }
   const OpTree ta = build_op_tree(base.model(), {tb}), tb_tree = build_op_tree(exp.model(), {tb});
   const DiffResult d = diff_trees(ta, base.model(), tb_tree, exp.model(), tb);
-  if (json) std::printf("%s\n", diff_json(d, base_name, exp_name).c_str());
-  else std::fputs(diff_text(d, base_name, exp_name).c_str(), stdout);
+  if (json) std::printf("%s\n", diff_json(d, base_file, exp_file).c_str());
+  else std::fputs(diff_text(d, base_file, exp_file).c_str(), stdout);
   if (!d.compared) {
     std::fprintf(stderr, "kinetoscope diff: %s\n", d.error.c_str());
     return 1;

@@ -31,10 +31,7 @@ const char kHelp[] =
     "  --tb-plugin  tb_plugin's reading, its empty view included (docs/compatibility.md).\n"
     "  --json       one JSON object per span of the run, one per line (docs/contracts.md).\n";
 
-std::string base_name(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
+using ks::base_name;
 
 bool ends_with(const std::string& s, const char* suffix) {
   const size_t n = std::strlen(suffix);

@@ -92,4 +92,17 @@ std::string read_file_into(const std::string& path, TraceTrimmer& trimmer, size_
   return read_into(path, trimmer, chunk);
 }
 
+std::string base_name(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool load_trace(const std::string& path, TraceReader& reader) {
+  const std::string open_problem = read_file_into(path, reader);
+  const std::string error = open_problem.empty() ? reader.error() : open_problem;
+  if (error.empty()) return true;
+  std::fprintf(stderr, "%s: %s\n", base_name(path).c_str(), error.c_str());
+  return false;
+}
+
 }  // namespace ks

@@ -14,4 +14,9 @@ std::string read_file_into(const std::string& path, TraceReader& reader, size_t 
 // The same bytes into a trimmer (finish() included).
 std::string read_file_into(const std::string& path, TraceTrimmer& trimmer, size_t chunk_bytes = 4 << 20);
 
+// The file name of a path (what the CLI names a trace by in its messages).
+std::string base_name(const std::string& path);
+// Reads a whole trace; on failure says why on stderr ("<file>: <sentence>") and returns false.
+bool load_trace(const std::string& path, TraceReader& reader);
+
 }  // namespace ks

@@ -112,19 +112,8 @@ const char kUsage[] =
     "\n"
     "TRACE is a PyTorch profiler trace (*.pt.trace.json or .json.gz; gzip is detected by content).\n";
 
-std::string base_name(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// Reads a whole trace; on failure says why on stderr ("<file>: <sentence>") and returns false.
-bool load_trace(const std::string& path, ks::TraceReader& reader) {
-  const std::string open_problem = ks::read_file_into(path, reader);
-  const std::string error = open_problem.empty() ? reader.error() : open_problem;
-  if (error.empty()) return true;
-  std::fprintf(stderr, "%s: %s\n", base_name(path).c_str(), error.c_str());
-  return false;
-}
+using ks::base_name;
+using ks::load_trace;
 
 // Calls fn(file name, model) for each trace that loads; 1 if one did not (said on stderr), else 0.
 template <class F>
