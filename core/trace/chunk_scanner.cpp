@@ -101,6 +101,16 @@ inline bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c ==
 
 inline size_t shifted(size_t x, size_t n) { return x >= n ? x - n : 0; }
 
+// Counts what stands in buf[from, to) between two events: commas, and whether anything else
+// than whitespace (junk) does.
+inline void tally_gap(const char* buf, size_t from, size_t to, int& commas, bool& junk) {
+  for (size_t p = from; p < to; ++p) {
+    const char g = buf[p];
+    if (g == ',') ++commas;
+    else if (!is_space(g)) junk = true;
+  }
+}
+
 }  // namespace
 
 void ChunkScanner::fail(std::string message) {
@@ -151,11 +161,7 @@ bool ChunkScanner::scan_blocks(const char* buf, size_t limit, uint64_t base_offs
           // none before the closing bracket); anything else, e.g. a bare number, is counted.
           int commas = gap_commas_;
           bool junk = gap_junk_;
-          for (size_t p = gap_start_; p < at; ++p) {
-            const char g = buf[p];
-            if (g == ',') ++commas;
-            else if (!is_space(g)) junk = true;
-          }
+          tally_gap(buf, gap_start_, at, commas, junk);
           const bool closing = !open && buf[at] == ']';
           if (junk || commas != ((first_elem_ || closing) ? 0 : 1))
             health.add(HealthReason::kJunkBetweenEvents, gap_folded_ ? gap_file_offset_ : base_offset + gap_start_);
@@ -203,11 +209,7 @@ bool ChunkScanner::scan_blocks(const char* buf, size_t limit, uint64_t base_offs
   if (mode_ == Mode::kEvents && depth_ == 0 && gap_start_ < folded_end) {
     if (!gap_folded_) gap_file_offset_ = base_offset + gap_start_;
     gap_folded_ = true;
-    for (size_t p = gap_start_; p < folded_end; ++p) {
-      const char g = buf[p];
-      if (g == ',') ++gap_commas_;
-      else if (!is_space(g)) gap_junk_ = true;
-    }
+    tally_gap(buf, gap_start_, folded_end, gap_commas_, gap_junk_);
     gap_start_ = folded_end;
   }
   return false;
