@@ -6,20 +6,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, navRows, repo, serveDist, showTrace, card, withCheckedPage } from './helpers.mjs';
-import { writeLargeHostile } from '../robustness/generate-large.mjs';
+import { launch, navRows, serveDist, showTrace, card, withCheckedPage } from './helpers.mjs';
+import { hostileExpected as expected, hostileInputs } from '../robustness/generate-large.mjs';
 
-const dir = path.join(repo, 'tests', 'data', 'hostile');
-const expected = JSON.parse(fs.readFileSync(path.join(dir, 'expected.json'), 'utf8'));
 
 describe('hostile inputs in the page', () => {
   let browser, server, tmp, files;
   before(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ks-hostile-page-'));
-    files = [
-      ...fs.readdirSync(dir).filter((f) => f !== 'expected.json' && f !== 'README.md').map((f) => path.join(dir, f)),
-      ...(await writeLargeHostile(tmp)),
-    ];
+    ({ files } = await hostileInputs(tmp));
     server = await serveDist();
     browser = await launch();
   });

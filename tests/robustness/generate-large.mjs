@@ -6,6 +6,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 
 const GOOD = '{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":10,"dur":5}';
 
@@ -13,6 +14,21 @@ function* chunks(head, fill, count, tail) {
   yield Buffer.from(head);
   for (let i = 0; i < count; i++) yield fill;
   yield Buffer.from(tail);
+}
+
+const CORPUS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'data', 'hostile');
+
+/** What each input must give (tests/data/hostile/expected.json), by file name. */
+export const hostileExpected = JSON.parse(fs.readFileSync(path.join(CORPUS, 'expected.json'), 'utf8'));
+
+/**
+ * The whole corpus: the small inputs of tests/data/hostile and the large ones, written into dir.
+ * `large` lists the latter (they read for seconds each).
+ */
+export async function hostileInputs(dir) {
+  const small = fs.readdirSync(CORPUS).filter((f) => f !== 'expected.json' && f !== 'README.md').map((f) => path.join(CORPUS, f));
+  const large = await writeLargeHostile(dir);
+  return { small, large, files: [...small, ...large] };
 }
 
 /** Writes the large inputs into dir (created if needed) and returns their paths. */

@@ -8,15 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { repo, report } from '../golden/independent_count.mjs';
-import { writeLargeHostile } from './generate-large.mjs';
+import { hostileExpected as expected, hostileInputs } from './generate-large.mjs';
 
 const cli = process.argv[2] ?? path.join(repo, 'build/native/kinetoscope');
-const dir = path.join(repo, 'tests/data/hostile');
-const expected = JSON.parse(fs.readFileSync(path.join(dir, 'expected.json'), 'utf8'));
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ks-hostile-'));
-const small = fs.readdirSync(dir).filter((f) => f !== 'expected.json' && f !== 'README.md').map((f) => path.join(dir, f));
-const large = await writeLargeHostile(tmp);
-const files = [...small, ...large];
+const { large, files } = await hostileInputs(tmp);
 
 // A hang is what this test is for: two minutes per command is far beyond any input here.
 const run = (args) => spawnSync(cli, args, { encoding: 'utf8', timeout: 120_000, maxBuffer: 1 << 28 });
