@@ -1,10 +1,12 @@
-// libFuzzer target for the whole load path (scanner, decoder, builder, summary) and every view
+// libFuzzer target for the whole load path (scanner, decoder, builder, summary), every view
 // computed from the model (steps, breakdown, GPU metrics, operator trees in both modes, operator
-// and kernel tables, overview, memory). Beyond "no crash", it checks the reader's main promise: the chunk
-// size never changes the result.
+// and kernel tables, overview, memory) and the trimmer. Beyond "no crash", it checks two promises:
+// the chunk size never changes the result (of the reader or the trimmer), and what the trimmer
+// writes is a trace the reader loads.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "core/analysis/kernels.h"
@@ -13,6 +15,7 @@
 #include "core/analysis/overview.h"
 #include "core/analysis/summary.h"
 #include "core/trace/trace_reader.h"
+#include "core/trace/trace_trimmer.h"
 
 namespace {
 std::string load(const uint8_t* data, size_t size, size_t chunk, bool& failed) {
@@ -46,6 +49,19 @@ std::string load(const uint8_t* data, size_t size, size_t chunk, bool& failed) {
   }
   return out;
 }
+
+// The trimmer over [start_ns, end_ns], fed in `chunk`-byte pieces: its output, or its error.
+std::string trim(const uint8_t* data, size_t size, size_t chunk, int64_t start_ns, int64_t end_ns, bool& failed) {
+  ks::TraceTrimmer t(start_ns, end_ns);
+  for (size_t i = 0; i < size && !t.failed(); i += chunk) {
+    const size_t n = std::min(chunk, size - i);
+    std::memcpy(t.prepare(n), data + i, n);
+    t.commit(n);
+  }
+  if (!t.failed()) t.finish();
+  failed = t.failed();
+  return failed ? t.error() : t.output();
+}
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -57,5 +73,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string whole = load(data, size, size ? size : 1, failed_whole);
   const std::string chunked = load(data, size, chunk, failed_chunked);
   if (failed_whole != failed_chunked || whole != chunked) std::abort();
+
+  // The trimmer, over a window the input's first byte also picks (µs-scale times as fixtures
+  // have, in ns): the same output whatever the chunk size, and a trace the reader loads.
+  const int64_t start_ns = int64_t(chunk % 7) * 1000, end_ns = start_ns + int64_t(chunk) * 5000;
+  bool trim_failed_whole = false, trim_failed_chunked = false;
+  const std::string t_whole = trim(data, size, size ? size : 1, start_ns, end_ns, trim_failed_whole);
+  const std::string t_chunked = trim(data, size, chunk, start_ns, end_ns, trim_failed_chunked);
+  if (trim_failed_whole != trim_failed_chunked || t_whole != t_chunked) std::abort();
+  if (!trim_failed_whole) {
+    bool reload_failed = false;
+    load(reinterpret_cast<const uint8_t*>(t_whole.data()), t_whole.size(), t_whole.size() ? t_whole.size() : 1,
+         reload_failed);
+    if (reload_failed) std::abort();
+  }
   return 0;
 }
