@@ -195,8 +195,6 @@ void tb_calls(const TraceModel& m, RankSummary& r) {
   for (DistCall& c : r.calls) sort_ranges(c.ranges);
 }
 
-bool is_nccl_kernel(std::string_view n) { return starts_with(n, "ncclDevKernel_") || starts_with(n, "ncclKernel_"); }
-
 bool is_collective_range(std::string_view n) { return starts_with(n, "nccl:") || starts_with(n, "gloo:"); }
 
 // Default mode: a collective call is a host range named nccl:* / gloo:* (any collective, all_to_all
@@ -420,7 +418,7 @@ RankSummary distributed_rank(const TraceModel& m, std::string_view worker, std::
     for (const DistCall& c : r.calls) comm.insert(comm.end(), c.ranges.begin(), c.ranges.end());
     for (size_t i = 0; i < m.kernels.size(); ++i) {
       const SliceRow& k = m.kernels[i].s;
-      if (comm_kernel[i] || is_nccl_kernel(m.strings.get(k.name))) comm.push_back({k.ts_ns, k.ts_ns + k.dur_ns});
+      if (comm_kernel[i] || is_collective_kernel(m.strings.get(k.name))) comm.push_back({k.ts_ns, k.ts_ns + k.dur_ns});
       else comp.push_back({k.ts_ns, k.ts_ns + k.dur_ns});
     }
     if (comp.empty()) {

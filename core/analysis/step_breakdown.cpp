@@ -31,6 +31,10 @@ bool is_communication_op(std::string_view name) {
   return false;
 }
 
+bool is_collective_kernel(std::string_view name) {
+  return starts_with(name, "ncclDevKernel_") || starts_with(name, "ncclKernel_");
+}
+
 bool is_dataloader_op(std::string_view name) {
   return (starts_with(name, "enumerate(DataLoader)#") && ends_with(name, ".__next__")) ||
          starts_with(name, "enumerate(DataPipe)#");
@@ -61,11 +65,16 @@ std::array<Ranges, kRoleCount> role_ranges(const TraceModel& m, const StepOption
   std::array<Ranges, kRoleCount> ranges;
   auto add = [&](Role r, const SliceRow& s) { ranges[size_t(r)].push_back({s.ts_ns, s.ts_ns + s.dur_ns}); };
 
-  // Kernels launched by a collective op (same external id) are Communication.
+  // Kernels launched by a collective op (same external id) are Communication. PyTorch 2.x no
+  // longer links a kernel to its op that way (External id holds the correlation), so by default
+  // NCCL/RCCL kernels are also known by name; tb_plugin's reading counts them as Kernel.
   const std::unordered_set<int64_t> comm_ids = communication_external_ids(m);
-
-  for (const KernelRow& k : m.kernels)
-    add(k.s.external_id != kNoId && comm_ids.count(k.s.external_id) ? Role::kCommunication : Role::kKernel, k.s);
+  const bool by_name = !options.tb_plugin_gpu_annotations;
+  for (const KernelRow& k : m.kernels) {
+    const bool comm = (k.s.external_id != kNoId && comm_ids.count(k.s.external_id)) ||
+                      (by_name && is_collective_kernel(m.strings.get(k.s.name)));
+    add(comm ? Role::kCommunication : Role::kKernel, k.s);
+  }
   for (const MemcpyRow& r : m.memcpys) add(Role::kMemcpy, r.s);
   for (const MemcpyRow& r : m.memsets) add(Role::kMemset, r.s);
   for (const SliceRow& r : m.runtimes) add(Role::kRuntime, r);

@@ -51,6 +51,8 @@ std::string step_breakdown_json(const StepBreakdown& b, std::string_view file_na
 bool is_communication_op(std::string_view name);
 // External ids of those collectives: kernels sharing one are communication, not computation.
 std::unordered_set<int64_t> communication_external_ids(const TraceModel& m);
+// An NCCL (or RCCL) collective kernel, by its name: ncclDevKernel_* (NCCL >= 2.19), ncclKernel_*.
+bool is_collective_kernel(std::string_view name);
 // Some kernel is not a collective's (tb_plugin's has_kernel: the Kernel role is not empty).
 bool has_compute_kernels(const TraceModel& m);
 

@@ -76,3 +76,32 @@ TEST_CASE("no ProfilerStep: one step over the host ops, extended by their GPU wo
   CHECK(steps.steps[0].start_ns == 100000);
   CHECK(steps.steps[0].end_ns == 226000);
 }
+
+TEST_CASE("nccl-kernels-by-name: PyTorch 2.x collective kernels are Communication by default", "[step_breakdown]") {
+  // PyTorch 2.x: the kernel's External id holds its correlation, so it links to no nccl:* op.
+  // Step [0,100]; host nccl:all_reduce [10,20]; kernels ncclDevKernel [30,60], gemm [55,80].
+  const std::string text = R"JSON({"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":0,"dur":100},
+{"ph":"X","cat":"cpu_op","name":"nccl:all_reduce","pid":1,"tid":1,"ts":10,"dur":10,"args":{"External id":5}},
+{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)","pid":0,"tid":7,"ts":30,"dur":30,"args":{"External id":41,"correlation":41,"device":0,"stream":7}},
+{"ph":"X","cat":"kernel","name":"ampere_sgemm_128x64_nn","pid":0,"tid":7,"ts":55,"dur":25,"args":{"External id":42,"correlation":42,"device":0,"stream":7}}]})JSON";
+  ks::TraceReader r;
+  kstest::feed_all(r, text, 11);
+  REQUIRE(r.error().empty());
+  for (bool tb : {false, true}) {
+    ks::StepOptions options;
+    options.tb_plugin_gpu_annotations = tb;
+    const auto b = ks::step_breakdown(r.model(), ks::find_steps(r.model(), options), options);
+    REQUIRE(b.steps.size() == 1);
+    const auto& s = b.steps[0];
+    if (!tb) {
+      CHECK(us(s, Role::kKernel) == 25);         // gemm [55,80]: Kernel comes first in the priority
+      CHECK(us(s, Role::kCommunication) == 35);  // nccl:all_reduce [10,20] + ncclDevKernel [30,55]
+    } else {
+      CHECK(us(s, Role::kKernel) == 50);         // tb_plugin: both kernels [30,80]
+      CHECK(us(s, Role::kCommunication) == 10);  // only the host call
+    }
+    CHECK(us(s, Role::kCpuExec) == 0);           // the step range is no work; nothing else is host
+    CHECK(us(s, Role::kOther) == 100 - us(s, Role::kKernel) - us(s, Role::kCommunication));
+  }
+}
