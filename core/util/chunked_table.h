@@ -1,19 +1,26 @@
 // A table that grows in fixed blocks of rows: appending never copies what is there, so a
 // multi-gigabyte trace needs no 2x slack of a doubling vector nor the 3x peak of its realloc.
+// A block is raw storage and a row is constructed when it is appended: a small trace's tables
+// (a model has fifteen) cost no 16,384-row initialisation each.
 #pragma once
 #include <cstddef>
 #include <iterator>
 #include <memory>
+#include <new>
+#include <type_traits>
 #include <vector>
 
 namespace ks {
 
 template <typename T, size_t kBlockRows = 16384>
 class ChunkedTable {
+  static_assert(std::is_trivially_destructible_v<T>, "rows are never destroyed one by one");
+
  public:
   void push_back(const T& row) {
-    if (size_ % kBlockRows == 0) blocks_.emplace_back(new T[kBlockRows]);
-    blocks_.back()[size_ % kBlockRows] = row;
+    if (size_ % kBlockRows == 0)
+      blocks_.emplace_back(static_cast<T*>(::operator new(kBlockRows * sizeof(T), std::align_val_t(alignof(T)))));
+    ::new (&blocks_.back()[size_ % kBlockRows]) T(row);
     ++size_;
   }
   size_t size() const { return size_; }
@@ -49,7 +56,10 @@ class ChunkedTable {
   const_iterator end() const { return {this, size_}; }
 
  private:
-  std::vector<std::unique_ptr<T[]>> blocks_;
+  struct FreeBlock {
+    void operator()(T* p) const { ::operator delete(p, std::align_val_t(alignof(T))); }
+  };
+  std::vector<std::unique_ptr<T[], FreeBlock>> blocks_;
   size_t size_ = 0;
 };
 
