@@ -1,7 +1,13 @@
 // One run of the wasm core in Node, as the browser worker does it: the file in 4 MB chunks
 // through Session.prepare/commit, then finish() and summaryJson().
-// usage: node scripts/bench-wasm-node.cjs [--module build/wasm/kinetoscope_node.js] FILE
+// usage: node scripts/bench-wasm-node.cjs [--module build/wasm/kinetoscope_node.js]
+//          [--overview] [--views] [--stats] FILE
 // Prints one JSON line: {seconds, bytes, wasm_heap_bytes, max_rss_bytes, summary}.
+// --overview: then the Overview as the page computes it (overviewJson: steps, breakdown, GPU
+//   metrics, operator trees), adding overview_seconds and wasm_heap_after_overview_bytes.
+// --views: then the Operators and Kernels tables too (views_seconds, wasm_heap_after_views_bytes).
+// --stats: the heap per structure (Session.heapStatsJson) after reading and after each step
+//   (heap_stats: {load, overview, views}).
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -13,6 +19,14 @@ async function main() {
   const args = process.argv.slice(2);
   let modPath = path.join(__dirname, '..', 'build', 'wasm', 'kinetoscope_node.js');
   if (args[0] === '--module') { modPath = path.resolve(args[1]); args.splice(0, 2); }
+  const flag = (name) => {
+    const i = args.indexOf(name);
+    if (i >= 0) args.splice(i, 1);
+    return i >= 0;
+  };
+  const withViews = flag('--views');
+  const withOverview = flag('--overview') || withViews;
+  const withStats = flag('--stats');
   const file = args[0];
   if (!file) throw new Error('usage: bench-wasm-node.cjs [--module M] FILE');
 
@@ -37,10 +51,30 @@ async function main() {
   const summary = JSON.parse(s.summaryJson());
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const heap = mod.HEAPU8.length;
+  const extra = {};
+  const stats = withStats ? { load: JSON.parse(s.heapStatsJson()) } : null;
+  if (withOverview && !s.failed()) {
+    const t1 = process.hrtime.bigint();
+    JSON.parse(s.overviewJson(false));
+    extra.overview_seconds = Number(process.hrtime.bigint() - t1) / 1e9;
+    extra.wasm_heap_after_overview_bytes = mod.HEAPU8.length;
+    if (stats) stats.overview = JSON.parse(s.heapStatsJson());
+  }
+  if (withViews && !s.failed()) {
+    const t2 = process.hrtime.bigint();
+    JSON.parse(s.operatorsJson('op', false, ''));
+    JSON.parse(s.operatorsJson('op+shape', false, ''));
+    JSON.parse(s.kernelsJson('name', false, ''));
+    JSON.parse(s.kernelsJson('props', false, ''));
+    extra.views_seconds = Number(process.hrtime.bigint() - t2) / 1e9;
+    extra.wasm_heap_after_views_bytes = mod.HEAPU8.length;
+    if (stats) stats.views = JSON.parse(s.heapStatsJson());
+  }
+  if (stats) extra.heap_stats = stats;
   s.delete();
   process.stdout.write(JSON.stringify({
     seconds, bytes, wasm_heap_bytes: heap,
-    max_rss_bytes: process.resourceUsage().maxRSS * 1024, summary,
+    max_rss_bytes: process.resourceUsage().maxRSS * 1024, ...extra, summary,
   }) + '\n');
 }
 

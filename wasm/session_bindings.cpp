@@ -12,6 +12,7 @@
 #include "core/analysis/distributed.h"
 #include "core/analysis/diff.h"
 #include "core/analysis/gpu_metrics.h"
+#include "core/analysis/heap_stats.h"
 #include "core/analysis/kernels.h"
 #include "core/analysis/modules.h"
 #include "core/analysis/memory.h"
@@ -255,6 +256,12 @@ class Session {
   double startNsHigh() const { return static_cast<double>(reader_.model().start_ns / 1000000000); }
   double startNsLow() const { return static_cast<double>(reader_.model().start_ns % 1000000000); }
   double bufferCapacity() const { return static_cast<double>(reader_.buffer_capacity()); }
+  // Where the heap goes (for scripts/bench-wasm-node.cjs): model tables, strings, the trees built
+  // so far ([default, tb_plugin]; null: not built), and the allocator's bytes in use.
+  std::string heapStatsJson() const {
+    const ks::OpTree* trees[2] = {trees_[0] ? &*trees_[0] : nullptr, trees_[1] ? &*trees_[1] : nullptr};
+    return ks::heap_stats_json(reader_.model(), trees, 2);
+  }
 
  private:
   // The steps feed every Overview number and cost a sort of all GPU work: found once per
@@ -439,5 +446,6 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("strings", &Session::strings)
       .function("startNsHigh", &Session::startNsHigh)
       .function("startNsLow", &Session::startNsLow)
-      .function("bufferCapacity", &Session::bufferCapacity);
+      .function("bufferCapacity", &Session::bufferCapacity)
+      .function("heapStatsJson", &Session::heapStatsJson);
 }

@@ -19,6 +19,8 @@ class StringPool {
   std::string_view get(StringId id) const { return views_[id]; }
   size_t size() const { return views_.size(); }
   size_t bytes() const { return bytes_; }
+  // Bytes of the lookup structures (views and hash slots) beside the text itself.
+  size_t index_bytes() const { return views_.capacity() * sizeof(std::string_view) + slots_.capacity() * sizeof(Slot); }
 
  private:
   StringId intern_nonempty(std::string_view s);

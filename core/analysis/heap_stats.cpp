@@ -1,0 +1,61 @@
+#include "core/analysis/heap_stats.h"
+
+#include <malloc.h>
+
+#include "core/util/json_writer.h"
+
+namespace ks {
+
+size_t heap_in_use() {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+  return mallinfo2().uordblks;
+#else
+  return size_t(mallinfo().uordblks);
+#endif
+}
+
+template <class T>
+static size_t cap_bytes(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
+
+size_t op_tree_bytes(const OpTree& t) {
+  return cap_bytes(t.nodes) + cap_bytes(t.roots) + cap_bytes(t.launches) + cap_bytes(t.launched) +
+         cap_bytes(t.unlaunched);
+}
+
+std::string heap_stats_json(const TraceModel& m, const OpTree* const* trees, size_t tree_count) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("in_use").value(uint64_t(heap_in_use()));
+  w.key("events").value(m.event_count);
+  w.key("tables").begin_object();
+  const std::pair<const char*, size_t> tables[] = {
+      {"cpu_ops", m.cpu_ops.bytes()},       {"user_annotations", m.user_annotations.bytes()},
+      {"python_functions", m.python_functions.bytes()}, {"gpu_annotations", m.gpu_annotations.bytes()},
+      {"runtimes", m.runtimes.bytes()},     {"drivers", m.drivers.bytes()},
+      {"kernels", m.kernels.bytes()},       {"memcpys", m.memcpys.bytes()},
+      {"memsets", m.memsets.bytes()},       {"memory", m.memory.bytes()},
+      {"counters", m.counters.bytes()},     {"flows", m.flows.bytes()},
+      {"metadata", m.metadata.bytes()},     {"others", m.others.bytes()},
+      {"collectives", m.collectives.bytes()}};
+  for (const auto& [name, bytes] : tables) w.key(name).value(uint64_t(bytes));
+  w.end_object();
+  w.key("strings").begin_object();
+  w.key("text").value(uint64_t(m.strings.bytes()));
+  w.key("index").value(uint64_t(m.strings.index_bytes()));
+  w.key("count").value(uint64_t(m.strings.size()));
+  w.end_object();
+  w.key("counts").value(uint64_t(cap_bytes(m.category_counts) + cap_bytes(m.phase_counts)));
+  w.key("model").value(uint64_t(m.table_bytes() + m.strings.index_bytes()));
+  w.key("trees").begin_array();
+  for (size_t i = 0; i < tree_count; ++i) {
+    if (trees[i]) w.value(uint64_t(op_tree_bytes(*trees[i])));
+    else w.null();
+  }
+  w.end_array();
+  w.end_object();
+  return w.take();
+}
+
+}  // namespace ks

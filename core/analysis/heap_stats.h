@@ -1,0 +1,23 @@
+// Where the memory goes (issue 12 §4): bytes held by each model table, the string pool and the
+// operator trees, and the allocator's bytes in use. For the benchmarks (`kinetoscope heap-stats`
+// is not a view: nothing on the page shows it); the numbers are capacities, what the heap holds.
+#pragma once
+#include <cstddef>
+#include <string>
+
+#include "core/analysis/op_tree.h"
+#include "core/trace/trace_model.h"
+
+namespace ks {
+
+// Bytes the allocator has handed out and not taken back (dlmalloc's mallinfo in wasm, glibc's
+// natively): the live heap, without the free space a wasm heap keeps after a peak.
+size_t heap_in_use();
+
+size_t op_tree_bytes(const OpTree& t);
+
+// {"in_use": bytes, "events": n, "tables": {"cpu_ops": bytes, ...}, "strings": {"text": bytes,
+// "index": bytes, "count": n}, "model": total, "trees": [bytes of each tree given]}.
+std::string heap_stats_json(const TraceModel& m, const OpTree* const* trees, size_t tree_count);
+
+}  // namespace ks
