@@ -68,7 +68,7 @@ void StringPool::grow() {
 }
 
 StringId StringPool::intern_nonempty(std::string_view s) {
-  const uint64_t h = hash_bytes(s);
+  const uint32_t h = uint32_t(hash_bytes(s));
   const size_t mask = slots_.size() - 1;
   size_t i = h & mask;
   while (slots_[i].id) {

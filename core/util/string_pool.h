@@ -33,8 +33,11 @@ class StringPool {
   size_t block_cap_ = 0;
   size_t bytes_ = 0;
   std::vector<std::string_view> views_;
+  // 8 bytes: the low half of the hash (enough to place a slot in a table below 2^32 slots, and a
+  // filter before comparing text) and the id. 16 bytes with the whole hash cost 16-32 bytes per
+  // string at half load.
   struct Slot {
-    uint64_t hash = 0;
+    uint32_t hash = 0;
     StringId id = 0;  // 0: empty slot (the empty string is never stored in the table)
   };
   std::vector<Slot> slots_;  // power-of-two size, at most half full
