@@ -300,6 +300,7 @@ struct EventDecoder::Impl {
 
 EventDecoder::EventDecoder() : impl_(new Impl) {}
 EventDecoder::~EventDecoder() = default;
+void EventDecoder::free_buffers() { impl_.reset(new Impl); }
 
 void EventDecoder::decode(const char* buf, const std::vector<ChunkScanner::Span>& spans,
                           uint64_t base_offset, EventSink& sink, TraceHealth& health) {

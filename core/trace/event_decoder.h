@@ -26,6 +26,8 @@ class EventDecoder {
   // Decodes buf[span] for every span, in order. `base_offset` is the file offset of buf[0].
   void decode(const char* buf, const std::vector<ChunkScanner::Span>& spans, uint64_t base_offset,
               EventSink& sink, TraceHealth& health);
+  // Frees the parser's buffers (sized to the largest run decoded); the next decode allocates anew.
+  void free_buffers();
 
  private:
   struct Impl;

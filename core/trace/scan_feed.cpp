@@ -34,6 +34,13 @@ void ScanFeed::scan(bool final, TraceHealth& health) {
   scanner_.scan(buf_.get(), size_, final, base_offset_, events_, members_, health);
 }
 
+void ScanFeed::free_buffers() {
+  buf_.reset();
+  size_ = capacity_ = 0;
+  std::vector<ChunkScanner::Span>().swap(events_);
+  std::vector<ChunkScanner::Member>().swap(members_);
+}
+
 void ScanFeed::release() {
   const size_t keep = scanner_.keep_from();
   if (keep == 0) return;

@@ -32,6 +32,8 @@ class ScanFeed {
   void release();
   const ChunkScanner& scanner() const { return scanner_; }
   size_t capacity() const { return capacity_; }
+  // Frees the buffer and span lists (at the end of input: their room is the views' then).
+  void free_buffers();
 
  private:
   void reserve(size_t n);

@@ -202,6 +202,10 @@ void TraceReader::finish() {
     m.health.add(HealthReason::kTruncated, feed_.base_offset() + feed_.scanner().keep_from());
   }
   builder_.finish();
+  // The reading buffers (the chunk, the parser's indexes and its padded copy: ~40 MB with 4 MB
+  // chunks) are not needed any more: in wasm their room is reused by the views.
+  feed_.free_buffers();
+  decoder_.free_buffers();
   if (m.event_count == 0 && feed_.scanner().root() == ChunkScanner::RootKind::kArray &&
       m.health.get(HealthReason::kNonObjectElement).count > 0) {
     error_ = "This JSON array holds no trace events (objects), so it is not a Chrome trace.";
