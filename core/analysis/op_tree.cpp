@@ -66,6 +66,12 @@ class Builder {
   }
 
   void collect_nodes() {
+    // Every cpu_op is a node; annotations and Python frames may be: reserve for all of them so
+    // the largest vector of the build never doubles (a doubling's copy briefly needs 3x).
+    size_t most = m_.cpu_ops.size() + m_.user_annotations.size() + m_.python_functions.size();
+    if (tb_) most += m_.gpu_annotations.size();
+    t_.nodes.reserve(most);
+    cands_.reserve(most);
     for (uint32_t i = 0; i < m_.cpu_ops.size(); ++i) {
       const SliceRow& s = m_.cpu_ops[i].s;
       const std::string_view name = m_.strings.get(s.name);
@@ -102,6 +108,8 @@ class Builder {
     std::stable_sort(cands_.begin(), cands_.end(), [&](const Candidate& a, const Candidate& b) {
       return t_.nodes[size_t(a.node)].start_ns < t_.nodes[size_t(b.node)].start_ns;
     });
+    // Python frames reserved for but not taken: give the room back now, while little else is held.
+    if (t_.nodes.capacity() - t_.nodes.size() > t_.nodes.size() / 8) t_.nodes.shrink_to_fit();
   }
 
   // A Lightning range as its node (only when asked for): true if `name` was one.
@@ -145,6 +153,8 @@ class Builder {
       if (t_.nodes[size_t(c.node)].cls == NodeClass::kProfilerStep) threads_[it->second].has_step = true;
     }
     dropped_.assign(t_.nodes.size(), 0);
+    t_.nodes.reserve(t_.nodes.size() + threads_.size());
+    last_child_.assign(t_.nodes.size() + threads_.size(), -1);
     for (Thread& th : threads_) {
       OpNode root;
       root.start_ns = kRootStart;
@@ -172,6 +182,7 @@ class Builder {
           ++t_.stats.dropped_nodes;
         }
       }
+      std::vector<int32_t>().swap(order);  // nested: linking needs only the time order
     }
   }
 
@@ -180,13 +191,14 @@ class Builder {
     OpNode& c = t_.nodes[size_t(child)];
     c.parent = parent;
     c.next_sibling = -1;
-    if (p.last_child >= 0) t_.nodes[size_t(p.last_child)].next_sibling = child;
+    int32_t& last = last_child_[size_t(parent)];
+    if (last >= 0) t_.nodes[size_t(last)].next_sibling = child;
     else p.first_child = child;
-    p.last_child = child;
+    last = child;
   }
 
   // --- spec §4: launches to nodes -------------------------------------------------------------
-  const SliceRow& launch_slice(uint32_t index) const {
+  const SliceRow& launch_row(uint32_t index) const {
     return index < m_.runtimes.size() ? m_.runtimes[index] : m_.drivers[index - m_.runtimes.size()];
   }
 
@@ -201,14 +213,11 @@ class Builder {
     LaunchLinks links = link_launches(m_, !tb_);
     const size_t count = links.launches();
     t_.stats.launches = count;
-    t_.launches.reserve(count);
+    t_.launches.reserve(count + (tb_ ? threads_.size() : 0));  // tb_plugin adds a dummy per thread
     for (uint32_t i = 0; i < count; ++i) {
-      const SliceRow& s = launch_slice(i);
       Launch l;
       l.kind = i < m_.runtimes.size() ? EventKind::kRuntime : EventKind::kDriver;
       l.row = l.kind == EventKind::kRuntime ? i : uint32_t(i - m_.runtimes.size());
-      l.start_ns = s.ts_ns;
-      l.span_ns = span_ns(s.ts_ns, s.dur_ns, tb_);
       l.device_begin = links.begin[i];
       l.device_end = links.begin[i + 1];
       t_.launches.push_back(l);
@@ -233,7 +242,7 @@ class Builder {
     std::vector<int32_t> order(count);
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      return t_.launches[size_t(a)].start_ns < t_.launches[size_t(b)].start_ns;
+      return launch_row(uint32_t(a)).ts_ns < launch_row(uint32_t(b)).ts_ns;
     });
     std::vector<char> owned(count, 0);
     std::vector<int32_t> loose;  // for the enclosing-range fallback
@@ -246,7 +255,7 @@ class Builder {
       std::vector<IdLaunch> by_id;
       by_id.reserve(order.size());
       for (int32_t l : order) {
-        const int64_t id = launch_slice(uint32_t(l)).external_id;
+        const int64_t id = launch_row(uint32_t(l)).external_id;
         if (id == 0) continue;  // "zero runtimes" go to their thread's root
         if (id == kNoId && !tb_) continue;
         by_id.push_back({id, l});
@@ -276,7 +285,7 @@ class Builder {
     }
     for (int32_t l : order) {
       if (owned[size_t(l)]) continue;
-      const int64_t id = launch_slice(uint32_t(l)).external_id;
+      const int64_t id = launch_row(uint32_t(l)).external_id;
       if (!tb_) loose.push_back(l);
       else if (id == 0) to_root(l);
       else ++t_.stats.unattached;
@@ -285,7 +294,7 @@ class Builder {
   }
 
   void to_root(int32_t l) {
-    auto it = thread_of_tid_.find(launch_slice(uint32_t(l)).tid);
+    auto it = thread_of_tid_.find(launch_row(uint32_t(l)).tid);
     if (it == thread_of_tid_.end()) {
       ++t_.stats.unattached;
       return;
@@ -298,15 +307,15 @@ class Builder {
   // (the operator that made the call), or to the thread's root.
   void attach_by_time(std::vector<int32_t>& loose) {
     std::stable_sort(loose.begin(), loose.end(), [&](int32_t a, int32_t b) {
-      const SliceRow& x = launch_slice(uint32_t(a));
-      const SliceRow& y = launch_slice(uint32_t(b));
+      const SliceRow& x = launch_row(uint32_t(a));
+      const SliceRow& y = launch_row(uint32_t(b));
       return x.tid != y.tid ? x.tid < y.tid : x.ts_ns < y.ts_ns;
     });
     size_t i = 0;
     while (i < loose.size()) {
-      const StringId tid = launch_slice(uint32_t(loose[i])).tid;
+      const StringId tid = launch_row(uint32_t(loose[i])).tid;
       size_t j = i;
-      while (j < loose.size() && launch_slice(uint32_t(loose[j])).tid == tid) ++j;
+      while (j < loose.size() && launch_row(uint32_t(loose[j])).tid == tid) ++j;
       auto th = thread_of_tid_.find(tid);
       if (th == thread_of_tid_.end()) {
         t_.stats.unattached += j - i;
@@ -319,7 +328,7 @@ class Builder {
       std::vector<int32_t> open;
       size_t p = 1;  // pre[0] is the root
       for (size_t k = i; k < j; ++k) {
-        const int64_t ts = launch_slice(uint32_t(loose[k])).ts_ns;
+        const int64_t ts = launch_row(uint32_t(loose[k])).ts_ns;
         for (; p < pre.size() && t_.nodes[size_t(pre[p])].start_ns <= ts; ++p) {
           while (!open.empty() && t_.nodes[size_t(open.back())].end_ns <= t_.nodes[size_t(pre[p])].start_ns) open.pop_back();
           open.push_back(pre[p]);
@@ -380,11 +389,11 @@ class Builder {
         for (;;) {
           OpNode& node = t_.nodes[size_t(n)];
           const int32_t c = node.first_child;
-          if (c < 0 || c != node.last_child) break;
+          if (c < 0 || t_.nodes[size_t(c)].next_sibling >= 0) break;  // not an only child
           const OpNode& child = t_.nodes[size_t(c)];
           if (node.type != NodeType::kOperator || child.type != NodeType::kOperator || node.name != child.name) break;
           node.first_child = child.first_child;
-          node.last_child = child.last_child;
+          last_child_[size_t(n)] = last_child_[size_t(c)];
           for (int32_t g = node.first_child; g >= 0; g = t_.nodes[size_t(g)].next_sibling) t_.nodes[size_t(g)].parent = n;
           if (tb_ || node.first_launch < 0) {
             node.first_launch = child.first_launch;  // tb_plugin keeps the child's launches only
@@ -421,7 +430,7 @@ class Builder {
         OpNode& node = t_.nodes[size_t(n)];
         if (node.type == NodeType::kRoot && node.first_child >= 0) {
           node.start_ns = t_.nodes[size_t(node.first_child)].start_ns;
-          node.end_ns = t_.nodes[size_t(node.last_child)].end_ns;
+          node.end_ns = t_.nodes[size_t(last_child_[size_t(n)])].end_ns;
         }
         // launches back into time order
         int32_t prev = -1;
@@ -445,7 +454,7 @@ class Builder {
         }
         for (int32_t l = node.first_launch; l >= 0; l = t_.launches[size_t(l)].next) {
           const Launch& launch = t_.launches[size_t(l)];
-          host_self -= launch.span_ns;
+          if (const SliceRow* s = launch_slice(m_, launch)) host_self -= span_ns(s->ts_ns, s->dur_ns, tb_);
           node.device_total_ns += launch.device_ns;
           node.device_self_ns += launch.device_ns;
           node.tc_self_ns += launch.tc_ns;
@@ -472,6 +481,7 @@ class Builder {
   std::vector<Candidate> cands_;
   std::vector<Thread> threads_;
   std::vector<char> dropped_;
+  std::vector<int32_t> last_child_;  // per node, while building
   std::vector<int64_t> external_id_;
   std::unordered_map<StringId, int32_t> thread_of_tid_;
 
@@ -484,6 +494,7 @@ class Builder {
       external_id_[size_t(c.node)] = c.external_id;
       threads_[idx[c.tid]].members_in_time_order.push_back(c.node);
     }
+    std::vector<Candidate>().swap(cands_);
   }
 };
 

@@ -32,33 +32,40 @@ struct OpTreeOptions {
 enum class NodeType : uint8_t { kRoot, kOperator, kPython, kUserAnnotation, kProfilerStep, kModule, kPlModule, kPlProfile };
 enum class NodeClass : uint8_t { kRoot, kPlain, kProfilerStep, kDataLoader, kOptimizer, kModule, kPlModule, kPlProfile };
 
+// One node per operator call: a 10 GB trace has ~15 M of them, so the fields are ordered to pack
+// (96 bytes) and what only the build needs (each node's last child) lives in the builder.
 struct OpNode {
   int64_t start_ns = 0, end_ns = 0;
+  // Statistics (spec §5.2), ns.
+  int64_t host_total_ns = 0, host_self_ns = 0, device_total_ns = 0, device_self_ns = 0, tc_self_ns = 0, tc_total_ns = 0;
   StringId name = 0;
-  EventKind kind = EventKind::kCpuOp;  // source table and row (root: none)
-  uint32_t row = 0;
+  uint32_t row = 0;  // source table row (root: none); the table is `kind`
+  int32_t parent = -1, first_child = -1, next_sibling = -1;
+  int32_t first_launch = -1;  // list through Launch::next
+  EventKind kind = EventKind::kCpuOp;
   NodeType type = NodeType::kOperator;
   NodeClass cls = NodeClass::kPlain;
   bool is_operator = false;  // counted in the operator tables (spec §3 is_operator_node)
   // Could run on Tensor Cores: by name, or because a child is or a launch used them (spec §5.2).
   TcState tc_eligible = TcState::kNo;
-  int32_t parent = -1, first_child = -1, last_child = -1, next_sibling = -1;
-  int32_t first_launch = -1;  // list through Launch::next
-  // Statistics (spec §5.2), ns.
-  int64_t host_total_ns = 0, host_self_ns = 0, device_total_ns = 0, device_self_ns = 0, tc_self_ns = 0, tc_total_ns = 0;
 };
 
 // A launch attached to a node: a runtime call, a driver call, or (tb_plugin) the dummy launch
-// holding kernels whose launch was not recorded.
+// holding kernels whose launch was not recorded. Its start and duration are its row's
+// (launch_slice); 40 bytes, one per runtime call.
 struct Launch {
-  EventKind kind = EventKind::kRuntime;  // kRuntime, kDriver, or kOther for the dummy
   uint32_t row = 0;
   int32_t next = -1;
   uint32_t device_begin = 0, device_end = 0;  // its device work: OpTree::launched[begin, end)
-  int64_t span_ns = 0;                        // the call's own duration (0 for the dummy)
-  int64_t start_ns = 0;
   int64_t device_ns = 0, tc_ns = 0;           // Σ duration of its device work / of its TC kernels
+  EventKind kind = EventKind::kRuntime;  // kRuntime, kDriver, or kOther for the dummy
 };
+// The runtime or driver row of a launch (nullptr for the dummy).
+inline const SliceRow* launch_slice(const TraceModel& m, const Launch& l) {
+  if (l.kind == EventKind::kRuntime) return &m.runtimes[l.row];
+  if (l.kind == EventKind::kDriver) return &m.drivers[l.row];
+  return nullptr;
+}
 
 struct LinkStats {
   uint64_t launches = 0;              // runtime (and driver) calls in the trace

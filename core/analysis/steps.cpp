@@ -29,21 +29,23 @@ LaunchLinks link_launches(const TraceModel& m, bool include_drivers) {
   // One walk in time order (launches before device work at equal times): device work joins the
   // launch already registered under its correlation id, else waits for the launch that comes
   // with that id later (tb_plugin's pending list).
-  struct Item {
+  struct Item {  // 16 bytes: one per launch and per device activity
     int64_t ts;
-    int order;  // 0 launch, 1 device
-    DeviceRef ref;
+    uint32_t row;
+    EventKind kind;
+    uint8_t order;  // 0 launch, 1 device
+    DeviceRef ref() const { return {kind, row}; }
   };
   const size_t drivers = include_drivers ? m.drivers.size() : 0;
   const size_t launchers = m.runtimes.size() + drivers;
   std::vector<Item> items;
   items.reserve(launchers + m.kernels.size() + m.memcpys.size() + m.memsets.size());
   for (size_t i = 0; i < m.runtimes.size(); ++i)
-    items.push_back({m.runtimes[i].ts_ns, 0, {EventKind::kRuntime, uint32_t(i)}});
-  for (size_t i = 0; i < drivers; ++i) items.push_back({m.drivers[i].ts_ns, 0, {EventKind::kDriver, uint32_t(i)}});
-  for (size_t i = 0; i < m.kernels.size(); ++i) items.push_back({m.kernels[i].s.ts_ns, 1, {EventKind::kKernel, uint32_t(i)}});
-  for (size_t i = 0; i < m.memcpys.size(); ++i) items.push_back({m.memcpys[i].s.ts_ns, 1, {EventKind::kMemcpy, uint32_t(i)}});
-  for (size_t i = 0; i < m.memsets.size(); ++i) items.push_back({m.memsets[i].s.ts_ns, 1, {EventKind::kMemset, uint32_t(i)}});
+    items.push_back({m.runtimes[i].ts_ns, uint32_t(i), EventKind::kRuntime, 0});
+  for (size_t i = 0; i < drivers; ++i) items.push_back({m.drivers[i].ts_ns, uint32_t(i), EventKind::kDriver, 0});
+  for (size_t i = 0; i < m.kernels.size(); ++i) items.push_back({m.kernels[i].s.ts_ns, uint32_t(i), EventKind::kKernel, 1});
+  for (size_t i = 0; i < m.memcpys.size(); ++i) items.push_back({m.memcpys[i].s.ts_ns, uint32_t(i), EventKind::kMemcpy, 1});
+  for (size_t i = 0; i < m.memsets.size(); ++i) items.push_back({m.memsets[i].s.ts_ns, uint32_t(i), EventKind::kMemset, 1});
   std::stable_sort(items.begin(), items.end(),
                    [](const Item& a, const Item& b) { return a.ts != b.ts ? a.ts < b.ts : a.order < b.order; });
   // (launcher, device work) in the order tb_plugin appends them, then grouped by launcher.
@@ -54,12 +56,13 @@ LaunchLinks link_launches(const TraceModel& m, bool include_drivers) {
   std::vector<Assigned> assigned;
   assigned.reserve(items.size() - launchers);
   std::unordered_map<int64_t, uint32_t> launch_by_corr;
+  launch_by_corr.reserve(launchers);
   std::unordered_map<int64_t, std::vector<DeviceRef>> pending;
   for (const Item& it : items) {
     if (it.order == 0) {
-      const bool runtime = it.ref.kind == EventKind::kRuntime;
-      const uint32_t index = runtime ? it.ref.row : uint32_t(m.runtimes.size() + it.ref.row);
-      const int64_t corr = runtime ? m.runtimes[it.ref.row].correlation : m.drivers[it.ref.row].correlation;
+      const bool runtime = it.kind == EventKind::kRuntime;
+      const uint32_t index = runtime ? it.row : uint32_t(m.runtimes.size() + it.row);
+      const int64_t corr = runtime ? m.runtimes[it.row].correlation : m.drivers[it.row].correlation;
       auto p = pending.find(corr);
       if (p != pending.end()) {
         for (DeviceRef d : p->second) assigned.push_back({index, d});
@@ -67,10 +70,10 @@ LaunchLinks link_launches(const TraceModel& m, bool include_drivers) {
       }
       launch_by_corr[corr] = index;
     } else {
-      const int64_t corr = device_slice(m, it.ref).correlation;
+      const int64_t corr = device_slice(m, it.ref()).correlation;
       auto r = launch_by_corr.find(corr);
-      if (r != launch_by_corr.end()) assigned.push_back({r->second, it.ref});
-      else pending[corr].push_back(it.ref);
+      if (r != launch_by_corr.end()) assigned.push_back({r->second, it.ref()});
+      else pending[corr].push_back(it.ref());
     }
   }
   LaunchLinks out;
@@ -82,7 +85,7 @@ LaunchLinks link_launches(const TraceModel& m, bool include_drivers) {
   for (const Assigned& a : assigned) out.refs[fill[a.launcher]++] = a.ref;
   // What never met its launch, in time order.
   for (const Item& it : items)
-    if (it.order == 1 && pending.count(device_slice(m, it.ref).correlation)) out.unlaunched.push_back(it.ref);
+    if (it.order == 1 && pending.count(device_slice(m, it.ref()).correlation)) out.unlaunched.push_back(it.ref());
   return out;
 }
 
