@@ -457,10 +457,10 @@ class TreeBuilder {
   void regroup_backward(ModuleView& v) {
     main_ = main_thread();
     // fwdbwd flows: forward ts -> backward ts (the `s` and `f` ends of each flow id).
-    std::unordered_map<StringId, int64_t> start_of;
+    std::unordered_map<FlowId, int64_t> start_of;
     std::vector<std::pair<int64_t, int64_t>> fwd_bwd;
-    std::unordered_map<StringId, int64_t> finish_of;
-    std::vector<StringId> ids;
+    std::unordered_map<FlowId, int64_t> finish_of;
+    std::vector<FlowId> ids;
     for (const FlowRow& f : m_.flows) {
       if (m_.strings.get(f.cat) != "fwdbwd") continue;
       if (f.phase == 's') {
@@ -469,7 +469,7 @@ class TreeBuilder {
         finish_of.try_emplace(f.id, f.ts_ns);
       }
     }
-    for (StringId id : ids) {
+    for (FlowId id : ids) {
       auto f = finish_of.find(id);
       if (f != finish_of.end()) fwd_bwd.emplace_back(start_of[id], f->second);
     }

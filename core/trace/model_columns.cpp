@@ -58,7 +58,7 @@ void slice_columns(std::vector<Column>& cols, const TraceModel& m, const Table& 
   }
 }
 
-void op_columns(std::vector<Column>& cols, const TraceModel& m, const ChunkedTable<CpuOpRow>& t) {
+void op_columns(std::vector<Column>& cols, const TraceModel& m, const ChunkedTable<CpuOpRow>& t, EventKind kind) {
   slice_columns(cols, m, t, [](const CpuOpRow& r) -> const SliceRow& { return r.s; });
   Builder b(cols, t.size());
   auto& dims = b.u32("input_dims");
@@ -67,13 +67,14 @@ void op_columns(std::vector<Column>& cols, const TraceModel& m, const ChunkedTab
   auto& module = b.u32("module_hierarchy");
   auto& seq = b.f64("sequence_number");
   auto& fwd = b.f64("fwd_thread_id");
-  for (const CpuOpRow& r : t) {
+  for (size_t i = 0; i < t.size(); ++i) {
+    const CpuOpRow& r = t[i];
     dims.push_back(r.input_dims);
     types.push_back(r.input_type);
     stack.push_back(r.call_stack);
     module.push_back(r.module_hierarchy);
-    seq.push_back(id_or_nan(r.sequence_number));
-    fwd.push_back(id_or_nan(r.fwd_thread_id));
+    seq.push_back(id_or_nan(m.widen(r.sequence_number, kind, WideField::kSequenceNumber, i)));
+    fwd.push_back(id_or_nan(m.widen(r.fwd_thread_id, kind, WideField::kFwdThreadId, i)));
   }
 }
 
@@ -97,9 +98,9 @@ void copy_columns(std::vector<Column>& cols, const TraceModel& m, const ChunkedT
 std::vector<Column> table_columns(const TraceModel& m, std::string_view kind) {
   std::vector<Column> cols;
   const auto plain = [](const SliceRow& r) -> const SliceRow& { return r; };
-  if (kind == "cpu_op") op_columns(cols, m, m.cpu_ops);
-  else if (kind == "user_annotation") op_columns(cols, m, m.user_annotations);
-  else if (kind == "gpu_annotation") op_columns(cols, m, m.gpu_annotations);
+  if (kind == "cpu_op") op_columns(cols, m, m.cpu_ops, EventKind::kCpuOp);
+  else if (kind == "user_annotation") op_columns(cols, m, m.user_annotations, EventKind::kUserAnnotation);
+  else if (kind == "gpu_annotation") op_columns(cols, m, m.gpu_annotations, EventKind::kGpuAnnotation);
   else if (kind == "runtime") slice_columns(cols, m, m.runtimes, plain);
   else if (kind == "driver") slice_columns(cols, m, m.drivers, plain);
   else if (kind == "memcpy") copy_columns(cols, m, m.memcpys);

@@ -48,6 +48,17 @@ void bump(std::vector<uint64_t>& counts, StringId id) {
 
 }  // namespace
 
+FlowId flow_id(StringPool& strings, std::string_view text) {
+  const bool canonical = !text.empty() && text.size() <= 10 && (text[0] != '0' || text.size() == 1) &&
+                         text.find_first_not_of("0123456789") == std::string_view::npos;
+  if (canonical) {
+    uint64_t v = 0;
+    for (char c : text) v = v * 10 + uint64_t(c - '0');
+    if (v < kFlowIdText) return FlowId(v);
+  }
+  return strings.intern(text) | kFlowIdText;
+}
+
 const char* event_kind_name(EventKind k) {
   static const char* const kNames[] = {"cpu_op",  "user_annotation", "python_function",
                                        "runtime", "driver",          "kernel",
@@ -94,11 +105,11 @@ void TraceBuilder::add_slice(EventKind kind, const RawEvent& e, int64_t ts, int6
       r.input_type = sp.intern(a.input_type);
       r.call_stack = sp.intern(a.call_stack);
       r.module_hierarchy = sp.intern(a.module_hierarchy);
-      r.sequence_number = a.sequence_number;
-      r.fwd_thread_id = a.fwd_thread_id;
       auto& table = kind == EventKind::kCpuOp            ? m_.cpu_ops
                     : kind == EventKind::kUserAnnotation ? m_.user_annotations
                                                          : m_.gpu_annotations;
+      r.sequence_number = m_.narrow(a.sequence_number, kind, WideField::kSequenceNumber, table.size());
+      r.fwd_thread_id = m_.narrow(a.fwd_thread_id, kind, WideField::kFwdThreadId, table.size());
       add_collective(kind, table.size(), a);
       table.push_back(r);
       break;
@@ -329,7 +340,7 @@ void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
       r.ts_ns = ts;
       r.cat = cat;
       r.name = sp.intern(e.name);
-      r.id = sp.intern(e.id);
+      r.id = flow_id(sp, e.id);
       r.pid = sp.intern(e.pid);
       r.tid = sp.intern(e.tid);
       r.phase = ph;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/trace/trace_health.h"
@@ -22,6 +23,13 @@ enum class EventKind : uint8_t {
   kGpuAnnotation, kMemory, kCounter, kFlow, kMetadata, kOther, kCount
 };
 const char* event_kind_name(EventKind k);
+
+// An optional integer arg kept in 4 bytes where the view code never reads it: absent, the value
+// when it fits, or kNarrowWide with the value in TraceModel::wide_args (exact either way).
+using NarrowId = int32_t;
+constexpr NarrowId kNarrowAbsent = std::numeric_limits<int32_t>::min();
+constexpr NarrowId kNarrowWide = kNarrowAbsent + 1;
+enum class WideField : uint8_t { kSequenceNumber, kFwdThreadId };
 
 // Columns every duration event has.
 struct SliceRow {
@@ -41,8 +49,9 @@ struct CpuOpRow {  // cpu_op / Operator, user_annotation, gpu_user_annotation
   StringId input_type = 0;   // raw JSON text of "Input type"
   StringId call_stack = 0;
   StringId module_hierarchy = 0;
-  int64_t sequence_number = kNoId;
-  int64_t fwd_thread_id = kNoId;
+  // Read by no view, only by the columns: 4 bytes each (TraceModel::narrow/widen), not 8.
+  NarrowId sequence_number = kNarrowAbsent;
+  NarrowId fwd_thread_id = kNarrowAbsent;
 };
 
 struct PythonFunctionRow {  // python_function / python
@@ -104,9 +113,20 @@ struct CounterRow {  // one series value of a "C" event
   double value = 0;
 };
 
+// A flow's "id" as written. Nearly every flow id is a decimal number of its own (a PyTorch 2.x
+// trace has a new one every 3-4 events), and interning them as text took most of the string pool
+// (its text, views and hash slots: a fifth of the model). A canonical decimal below 2^31 ("0",
+// "42", as a number or a string) is kept as that number; any other text is interned and kept as
+// its StringId | kFlowIdText. Equal texts give equal ids, different texts different ones.
+using FlowId = uint32_t;
+constexpr FlowId kFlowIdText = 0x80000000u;
+FlowId flow_id(StringPool& strings, std::string_view text);
+
 struct FlowRow {  // s / t / f
   int64_t ts_ns = 0;
-  StringId cat = 0, name = 0, id = 0, pid = 0, tid = 0;
+  StringId cat = 0, name = 0;
+  FlowId id = kFlowIdText;  // see FlowId
+  StringId pid = 0, tid = 0;
   char phase = 's';
   bool binding_enclosing = false;  // "bp": "e"
 };
@@ -161,6 +181,24 @@ struct TraceModel {
   ChunkedTable<MetadataRow> metadata;
   ChunkedTable<InstantRow> others;
   ChunkedTable<CollectiveRow> collectives;
+
+  // Values of narrowed args beyond int32, by (table, field, row): none in the traces seen.
+  std::unordered_map<uint64_t, int64_t> wide_args;
+  static uint64_t wide_key(EventKind table, WideField f, size_t row) {
+    return uint64_t(table) << 40 | uint64_t(f) << 32 | uint64_t(row);
+  }
+  NarrowId narrow(int64_t v, EventKind table, WideField f, size_t row) {
+    if (v == kNoId) return kNarrowAbsent;
+    if (v > kNarrowWide && v <= std::numeric_limits<int32_t>::max()) return NarrowId(v);
+    wide_args[wide_key(table, f, row)] = v;
+    return kNarrowWide;
+  }
+  int64_t widen(NarrowId v, EventKind table, WideField f, size_t row) const {
+    if (v == kNarrowAbsent) return kNoId;
+    if (v != kNarrowWide) return v;
+    auto it = wide_args.find(wide_key(table, f, row));
+    return it == wide_args.end() ? kNoId : it->second;
+  }
 
   // Bytes held by the tables and strings (for the summary and the memory benchmark).
   size_t table_bytes() const {

@@ -1,0 +1,75 @@
+// Issue 12 §4 (bytes per event): the compact layouts keep every value exactly.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "core/trace/model_columns.h"
+#include "test_util.h"
+
+namespace {
+
+const ks::Column& col(const std::vector<ks::Column>& cols, const std::string& name) {
+  for (const auto& c : cols)
+    if (c.name == name) return c;
+  FAIL("no column " << name);
+  return cols.front();
+}
+
+}  // namespace
+
+TEST_CASE("issue_12 flow ids: numbers inline, other texts interned, equal texts equal ids", "[issue_12]") {
+  ks::StringPool sp;
+  CHECK(ks::flow_id(sp, "0") == 0u);
+  CHECK(ks::flow_id(sp, "42") == 42u);
+  CHECK(ks::flow_id(sp, "2147483647") == 2147483647u);
+  CHECK(sp.size() == 1);  // nothing interned (id 0 is the empty string)
+  // Not canonical decimals below 2^31: interned, marked, and distinct from the number.
+  for (const char* text : {"", "042", "2147483648", "99999999999", "-1", "1.5", "1e3", "abc"}) {
+    const ks::FlowId id = ks::flow_id(sp, text);
+    CHECK((id & ks::kFlowIdText) != 0);
+    CHECK(sp.get(id & ~ks::kFlowIdText) == text);
+    CHECK(ks::flow_id(sp, text) == id);
+  }
+  CHECK(ks::flow_id(sp, "042") != ks::flow_id(sp, "42"));
+}
+
+TEST_CASE("issue_12 flow ids from a trace: a number and the same digits as a string are one flow", "[issue_12]") {
+  const std::string trace = R"({"traceEvents":[
+    {"ph":"s","cat":"fwdbwd","name":"fwdbwd","id":7,"pid":1,"tid":1,"ts":10},
+    {"ph":"f","cat":"fwdbwd","name":"fwdbwd","id":"7","pid":1,"tid":2,"ts":20,"bp":"e"},
+    {"ph":"s","cat":"ac2g","name":"ac2g","id":"x7","pid":1,"tid":1,"ts":30},
+    {"ph":"f","cat":"ac2g","name":"ac2g","id":4294967296,"pid":1,"tid":2,"ts":40}]})";
+  ks::TraceReader r;
+  kstest::feed_all(r, trace, 5);
+  const ks::TraceModel& m = r.model();
+  REQUIRE(m.flows.size() == 4);
+  CHECK(m.flows[0].id == 7u);
+  CHECK(m.flows[1].id == m.flows[0].id);
+  CHECK(m.flows[1].binding_enclosing);
+  CHECK(m.strings.get(m.flows[2].id & ~ks::kFlowIdText) == "x7");
+  CHECK(m.strings.get(m.flows[3].id & ~ks::kFlowIdText) == "4294967296");
+}
+
+TEST_CASE("issue_12 sequence numbers and forward thread ids beyond 32 bits read back exactly", "[issue_12]") {
+  const std::string trace = R"({"traceEvents":[
+    {"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":10,"dur":5,"args":{"Sequence number":5,"Fwd thread id":1}},
+    {"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":20,"dur":5,"args":{"Sequence number":8589934592,"Fwd thread id":-2147483647}},
+    {"ph":"X","cat":"cpu_op","name":"c","pid":1,"tid":1,"ts":30,"dur":5},
+    {"ph":"X","cat":"user_annotation","name":"u","pid":1,"tid":1,"ts":40,"dur":5,"args":{"Sequence number":-2147483648}}]})";
+  ks::TraceReader r;
+  kstest::feed_all(r, trace, 3);
+  const ks::TraceModel& m = r.model();
+  const auto ops = ks::table_columns(m, "cpu_op");
+  const auto& seq = col(ops, "sequence_number").f64;
+  const auto& fwd = col(ops, "fwd_thread_id").f64;
+  REQUIRE(seq.size() == 3);
+  CHECK(seq[0] == 5);
+  CHECK(seq[1] == 8589934592.0);
+  CHECK(std::isnan(seq[2]));
+  CHECK(fwd[0] == 1);
+  CHECK(fwd[1] == -2147483647.0);
+  CHECK(std::isnan(fwd[2]));
+  const auto ann = ks::table_columns(m, "user_annotation");
+  CHECK(col(ann, "sequence_number").f64[0] == -2147483648.0);
+}
