@@ -10,7 +10,7 @@ size_t heap_in_use() {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
   return mallinfo2().uordblks;
 #else
-  return size_t(mallinfo().uordblks);
+  return size_t(unsigned(mallinfo().uordblks));  // an int: past 2 GB it reads negative
 #endif
 }
 
