@@ -9,15 +9,16 @@ import { droppedFiles, type Dropped } from './lib/folder';
 import { fetchTrace } from './lib/fetch-trace';
 import { brokenDownloadNote } from './lib/format';
 import { onLaunchFiles } from './lib/launch-queue';
-import { formatPlace } from './lib/deep-link';
+import { formatPlace, type Place } from './lib/deep-link';
 import { buildRunTree, findByPlace, placeOf, traceOrder, type NavTrace } from './lib/run-tree';
 import { shortcutFor, takesText, type Shortcut } from './lib/shortcuts';
 import type { Summary } from './lib/summary';
 import { parseTraceName, planOpen, type TraceLabel } from './lib/trace-names';
 import { linkWithTraceUrl, sameOrigin, traceNameOf, traceUrlsOf } from './lib/trace-url';
+import { planModels, poolSize, WorkerPool, type PoolWorker, type Started } from './lib/worker-pool';
 import { RunPage, workerOfFile, type DistributedRunner, type RunTrace } from './views/distributed-view';
 import type { TrimFn } from './views/timeline-view';
-import { ABORT, SESSION_GONE, TraceClient, TRAP, type Call, type LoadProgress, type LoadResult } from './worker/protocol';
+import { ABORT, SESSION_GONE, TRAP, type Call, type LoadProgress, type LoadResult } from './worker/protocol';
 
 
 let nextKey = 1;
@@ -25,6 +26,8 @@ let nextKey = 1;
 /** The load under way: its call, once started, and for a download the fetch to abort. */
 interface Running {
   entry: Entry;
+  /** The pool's worker it loads in. */
+  worker: PoolWorker;
   callId: number | null;
   abort: AbortController | null;
   /** Bytes downloaded so far (a trace opened by URL). */
@@ -59,14 +62,49 @@ function urlLabel(name: string): TraceLabel | null {
   return ws ? { run: '', worker: ws.worker, span: ws.span, spanRank: ws.span == null ? 0 : 1, spanCount: ws.span == null ? 0 : 1 } : null;
 }
 
-function makeClient(): { client: TraceClient; worker: Worker } {
+/** A trace worker for the pool (lib/worker-pool.ts): the page's Worker, its death reported once. */
+function startWorker(): Started {
   const worker = new Worker(new URL('./worker/worker.ts', import.meta.url), { type: 'module' });
-  return { client: new TraceClient(worker), worker };
+  return {
+    endpoint: worker,
+    terminate: () => worker.terminate(),
+    onDeath: (cb) =>
+      worker.addEventListener('error', (ev) => {
+        // The worker itself died (e.g. the wasm could not load): its calls fail, its slot restarts.
+        ev.preventDefault();
+        cb(ev.message);
+      }),
+  };
+}
+
+/** The worker and span a trace has in its run, as its rank summary names it (the CLI's rule). */
+function rankPlace(e: Entry): { worker: string; span: string } {
+  return { worker: e.label?.worker ?? workerOfFile(e.name), span: e.label?.spanRank ? String(e.label.spanRank) : 'default' };
+}
+
+/** Several loads' progress as one: bytes summed; the total known only if every load knows its own. */
+function sumProgress(ps: LoadProgress[]): LoadProgress | null {
+  if (ps.length <= 1) return ps[0] ?? null;
+  const totals = ps.map((p) => p.totalBytes);
+  return {
+    bytesRead: ps.reduce((n, p) => n + p.bytesRead, 0),
+    totalBytes: totals.every((t) => t != null) ? totals.reduce((n, t) => n! + t!, 0) : null,
+    decodedBytes: ps.reduce((n, p) => n + p.decodedBytes, 0),
+    elapsedMs: Math.max(...ps.map((p) => p.elapsedMs)),
+  };
 }
 
 export function App() {
   const [entries, setEntries] = useState<Entry[]>([]);
-  const [progress, setProgress] = useState<LoadProgress | null>(null);
+  // Loads under way (first loads and re-reads), by entry key.
+  const [progress, setProgressMap] = useState<ReadonlyMap<number, LoadProgress>>(new Map());
+  const setProgress = (key: number, p: LoadProgress | null) =>
+    setProgressMap((m) => {
+      const n = new Map(m);
+      if (p) n.set(key, p);
+      else n.delete(key);
+      return n;
+    });
   const [notice, setNotice] = useState<Notice | null>(null);
   const info = (text: string) => setNotice({ kind: 'info', text });
   const fail = (text: string) => setNotice({ kind: 'error', text });
@@ -87,113 +125,110 @@ export function App() {
     setRunPage(run);
   };
   const queue = useRef<Entry[]>([]);
-  const current = useRef<Running | null>(null);
-  const running = useRef(false);
-  const rpc = useRef<{ client: TraceClient; worker: Worker } | null>(null);
-  // Bumped each time the worker is replaced: Sessions of older generations are gone.
-  const gen = useRef(0);
+  // First loads under way, by entry key (as many at once as the pool has workers).
+  const running = useRef(new Map<number, Running>());
+  // Re-reads under way (a closed model read again from its File), by entry key: the worker it goes to.
+  const rereading = useRef(new Map<number, PoolWorker>());
+  const entriesRef = useRef(entries);
+  entriesRef.current = entries;
+  // The worker pool (lib/worker-pool.ts), made on first use. `poolUsed`: how many of its workers
+  // have loaded a file (shown as data-pool-used, for tests and the benchmark).
+  const poolRef = useRef<WorkerPool | null>(null);
+  const [poolUsed, setPoolUsed] = useState(0);
 
   const update = (key: number, patch: Partial<Entry>) =>
     setEntries((es) => es.map((e) => (e.key === key ? { ...e, ...patch } : e)));
 
-  /** Ends the worker and every Session in it; the next call starts a fresh one. */
-  const restart = (r: { client: TraceClient; worker: Worker }, name: string, message: string) => {
-    if (rpc.current !== r) return;
-    rpc.current = null;
-    gen.current++;
-    r.worker.terminate();
-    r.client.failAll({ name, message });
-  };
-
-  const client = (): TraceClient => {
-    if (!rpc.current) {
-      const r = makeClient();
-      r.worker.addEventListener('error', (ev) => {
-        // The worker itself died (e.g. the wasm could not load): fail the call, start afresh next time.
-        ev.preventDefault();
-        restart(r, 'WorkerError', ev.message || 'The analysis worker stopped.');
-      });
-      rpc.current = r;
-    }
-    return rpc.current.client;
+  const pool = (): WorkerPool => {
+    poolRef.current ??= new WorkerPool(poolSize(navigator.hardwareConcurrency), startWorker, (id) => {
+      // A worker died: every Session in it is gone. Its traces keep their summaries and are read
+      // again (into a live worker) when next shown, as closed ones are.
+      setEntries((es) => es.map((e) => (e.gen === id ? { ...e, session: undefined, gen: undefined } : e)));
+    });
+    return poolRef.current;
   };
 
   /**
-   * A wasm trap leaves the module (and every Session in it) unusable: replace the worker. Views
-   * of files loaded before then learn their Session is gone on their next query.
+   * A wasm trap leaves worker `id`'s module (and every Session in it) unusable: end it; its slot
+   * starts afresh. Its traces are re-read on demand; views learn their Session is gone meanwhile.
    */
-  const afterTrap = (e: unknown) => {
-    if ((e as Error)?.name === TRAP && rpc.current) {
-      restart(rpc.current, SESSION_GONE, 'The analysis worker restarted after an error.');
-    }
+  const afterTrap = (e: unknown, id: number) => {
+    if ((e as Error)?.name === TRAP) poolRef.current?.restart(id, { name: SESSION_GONE, message: 'The analysis worker restarted after an error.' });
   };
 
-  const runQuery: RunQuery = useCallback(async (session, g, q) => {
-    if (g !== gen.current || !rpc.current) throw goneError();
+  const runQuery: RunQuery = useCallback(async (session, gen, q) => {
+    const w = poolRef.current?.byId(gen);
+    if (!w) throw goneError();
     try {
-      return await rpc.current.client.query(session, q).promise;
+      return await w.client.query(session, q).promise;
     } catch (e) {
-      afterTrap(e);
+      afterTrap(e, w.id);
       throw e;
     }
   }, []);
 
   // A trim reads the File again: it needs no Session, only a live worker.
   const runTrim: TrimFn = useCallback((file, startUs, endUs, onProgress) => {
-    const c = client();
-    const call = c.trim(file, startUs, endUs, onProgress);
+    const w = pool().any();
+    const call = w.client.trim(file, startUs, endUs, onProgress);
     return {
       promise: call.promise.catch((e) => {
-        afterTrap(e);
+        afterTrap(e, w.id);
         throw e;
       }),
-      cancel: () => c.cancel(call.id),
+      cancel: () => w.client.cancel(call.id),
     };
-    // client() and afterTrap read refs only.
+    // pool() and afterTrap read refs only.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
   const runner = useMemo<Runner>(() => ({ query: runQuery, trim: runTrim }), [runQuery, runTrim]);
-  // The run page: each trace's rank summary from its Session, then the reduce in the worker.
+  // The run page's reduce: the rank summaries (taken when each trace loaded) in, the view out.
   const distRunner = useMemo<DistributedRunner>(
     () => ({
-      rankSummary: async (session, g, worker, span) => {
-        const r = await runQuery(session, g, { what: 'distributedRank', worker, span });
-        if (r.what !== 'distributedRank') throw new Error(`asked for distributedRank, got ${r.what}`);
-        return r.summary;
-      },
       reduce: async (ranks) => {
+        const w = pool().any();
         try {
-          return await client().distributed(ranks).promise;
+          return await w.client.distributed(ranks).promise;
         } catch (e) {
-          afterTrap(e);
+          afterTrap(e, w.id);
           throw e;
         }
       },
     }),
-    // client() and afterTrap read refs only.
+    // pool() and afterTrap read refs only.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [runQuery],
+    [],
   );
 
   /** The summary, ahead of the overview: the card shows it while the overview is computed. */
   const showSummary = (run: Running, summary: Summary) => {
-    if (!run.cancelled && current.current === run) update(run.entry.key, { summary });
+    if (!run.cancelled && running.current.get(run.entry.key) === run) update(run.entry.key, { summary });
   };
 
-  /** Stops the load under way: the worker's call, and a download's fetch. */
+  /** Stops a load under way: the worker's call, and a download's fetch. */
   const stop = (run: Running) => {
     run.cancelled = true;
-    if (run.callId != null) client().cancel(run.callId);
+    if (run.callId != null) run.worker.client.cancel(run.callId);
     run.abort?.abort();
+  };
+
+  /** Frees a trace's full model (its Session); its summaries stay. */
+  const closeModel = (e: Entry) => {
+    const w = poolRef.current?.byId(e.gen);
+    if (w && e.session != null) {
+      w.client.close(e.session);
+      w.sessions--;
+    }
   };
 
   const remove = (entry: Entry) => {
     queue.current = queue.current.filter((e) => e.key !== entry.key);
-    const run = current.current?.entry.key === entry.key ? current.current : null;
-    if (run) stop(run);
-    // A load still running frees its Session itself once it learns the file was closed.
-    const session = run ? run.callId : entry.session;
-    if (session != null && rpc.current && (entry.gen ?? gen.current) === gen.current) rpc.current.client.close(session);
+    const run = running.current.get(entry.key);
+    if (run) {
+      stop(run);
+      // A load still running frees its Session itself once it learns the file was closed.
+      if (run.callId != null) run.worker.client.close(run.callId);
+    } else closeModel(entry);
     if (selected === entry.key) {
       // The next trace in the navigator takes its place (the previous one after the last).
       const order = traceOrder(runs).map((t) => t.key);
@@ -205,7 +240,7 @@ export function App() {
   };
 
   /**
-   * Downloads `run`'s URL into the worker: the page fetches it (the request its CSP checks) and
+   * Downloads `run`'s URL into its worker: the page fetches it (the request its CSP checks) and
    * hands the body over as it arrives. The bar shows the bytes received here, which run ahead of
    * the worker's 4 MB chunks, with the worker's decoded bytes.
    */
@@ -217,9 +252,9 @@ export function App() {
     let timer = 0;
     const show = () => {
       timer = 0;
-      if (current.current !== run) return; // a late tick of a load already over
+      if (running.current.get(run.entry.key) !== run) return; // a late tick of a load already over
       const bytesRead = Math.max(run.received, fromWorker?.bytesRead ?? 0);
-      setProgress({
+      setProgress(run.entry.key, {
         bytesRead,
         // A Content-Length below what came is the compressed size of a body the browser decoded.
         totalBytes: total != null && bytesRead <= total ? total : null,
@@ -235,7 +270,7 @@ export function App() {
     total = d.totalBytes;
     update(run.entry.key, { size: total });
     show();
-    const call = client().loadStream(
+    const call = run.worker.client.loadStream(
       d.stream,
       run.entry.name,
       total,
@@ -249,55 +284,115 @@ export function App() {
     return call;
   };
 
-  const pump = async () => {
-    if (running.current) return;
-    running.current = true;
+  /**
+   * One trace's first load, in the worker the pool gives it. Once read, its rank summary (its part
+   * of the run's Distributed view) is taken from the Session at once, so the model can be closed
+   * later without losing what the run page needs.
+   */
+  const loadOne = async (entry: Entry) => {
+    const w = pool().forLoad();
+    setPoolUsed(pool().usedSlots.size);
+    w.loads++;
+    const run: Running = { entry, worker: w, callId: null, abort: null, received: 0, cancelled: false };
+    running.current.set(entry.key, run);
+    update(entry.key, { status: 'loading' });
     try {
-      while (queue.current.length) {
-        const entry = queue.current.shift()!;
-        update(entry.key, { status: 'loading' });
-        setProgress(null);
-        const g = gen.current;
-        const run: Running = { entry, callId: null, abort: null, received: 0, cancelled: false };
-        current.current = run;
-        try {
-          let call: Call<LoadResult>;
-          if (entry.url) call = await download(run, entry.url);
-          else {
-            call = client().load(entry.file!, setProgress, (summary) => showSummary(run, summary));
-            run.callId = call.id;
-          }
-          const { summary, overview, file } = await call.promise;
-          if (run.cancelled) {
-            // Cancelled while the result was on its way: free the Session nobody will show.
-            if (rpc.current && gen.current === g) rpc.current.client.close(call.id);
-            update(entry.key, { status: 'cancelled' });
-          } else {
-            const got: Partial<Entry> = file ? { file, size: file.size } : entry.url ? { size: run.received } : {};
-            // A download that broke off is loaded as far as it came (read-error in the health table).
-            if (entry.url && summary.health?.some((h) => h.reason === 'read-error')) got.note = brokenDownloadNote(run.received);
-            update(entry.key, { status: summary.ok ? 'done' : 'failed', summary, overview, session: call.id, gen: g, ...got });
-          }
-        } catch (e) {
-          const err = e as Error;
-          afterTrap(err);
-          if (err.name === ABORT || run.cancelled) update(entry.key, { status: 'cancelled' });
-          else update(entry.key, { status: 'failed', error: err.message || String(err) });
-        } finally {
-          // Whatever the outcome, the download is over: an aborted fetch stops any bytes still coming.
-          run.abort?.abort();
-        }
-        current.current = null;
+      let call: Call<LoadResult>;
+      if (entry.url) call = await download(run, entry.url);
+      else {
+        call = w.client.load(entry.file!, (p) => setProgress(entry.key, p), (summary) => showSummary(run, summary));
+        run.callId = call.id;
       }
+      const { summary, overview, file } = await call.promise;
+      let rank: string | null = null;
+      let rankError: string | undefined;
+      if (summary.ok && !run.cancelled) {
+        try {
+          const r = await w.client.query(call.id, { what: 'distributedRank', ...rankPlace(entry) }).promise;
+          rank = r.summary;
+        } catch (e) {
+          afterTrap(e, w.id);
+          rankError = (e as Error).message || String(e);
+        }
+      }
+      const alive = pool().byId(w.id) === w;
+      if (run.cancelled) {
+        // Cancelled while the result was on its way: free the Session nobody will show.
+        if (alive) w.client.close(call.id);
+        update(entry.key, { status: 'cancelled' });
+      } else {
+        const got: Partial<Entry> = file ? { file, size: file.size } : entry.url ? { size: run.received } : {};
+        // A download that broke off is loaded as far as it came (read-error in the health table).
+        if (entry.url && summary.health?.some((h) => h.reason === 'read-error')) got.note = brokenDownloadNote(run.received);
+        const kept = summary.ok && alive;
+        if (kept) w.sessions++;
+        update(entry.key, {
+          status: summary.ok ? 'done' : 'failed',
+          summary,
+          overview,
+          session: kept ? call.id : undefined,
+          gen: kept ? w.id : undefined,
+          rank,
+          rankError,
+          ...got,
+        });
+      }
+    } catch (e) {
+      const err = e as Error;
+      afterTrap(err, w.id);
+      if (err.name === ABORT || run.cancelled) update(entry.key, { status: 'cancelled' });
+      else update(entry.key, { status: 'failed', error: err.message || String(err) });
     } finally {
-      running.current = false;
-      setProgress(null);
+      // Whatever the outcome, the download is over: an aborted fetch stops any bytes still coming.
+      run.abort?.abort();
+      w.loads--;
+      running.current.delete(entry.key);
+      setProgress(entry.key, null);
+      pump();
     }
   };
 
+  /** Starts queued loads while a worker of the pool has none: a run's files load in parallel. */
+  const pump = () => {
+    const size = pool().size;
+    while (queue.current.length && running.current.size < size) void loadOne(queue.current.shift()!);
+  };
+
   /**
-   * New traces, loaded one at a time in the order given; the first of them is shown (the
-   * navigator files them all by run, worker and span whatever their order).
+   * Reads a closed trace again from its File into worker `w` (its model only: the summaries are
+   * kept). The card shows the progress; a failure is said there, with a button to try again.
+   */
+  const reread = (e: Entry, w: PoolWorker) => {
+    if (!e.file || rereading.current.has(e.key)) return;
+    rereading.current.set(e.key, w);
+    w.loads++;
+    update(e.key, { reread: { error: null } });
+    const call = w.client.load(e.file, (p) => setProgress(e.key, p));
+    call.promise
+      .then(({ summary }) => {
+        if (!summary.ok) throw new Error(summary.error || 'The file no longer reads as a trace.');
+        if (pool().byId(w.id) !== w) throw goneError();
+        if (!entriesRef.current.some((x) => x.key === e.key)) {
+          w.client.close(call.id); // closed meanwhile
+          return;
+        }
+        w.sessions++;
+        update(e.key, { session: call.id, gen: w.id, reread: undefined });
+      })
+      .catch((err) => {
+        afterTrap(err, w.id);
+        update(e.key, { reread: { error: (err as Error).message || String(err) } });
+      })
+      .finally(() => {
+        w.loads--;
+        rereading.current.delete(e.key);
+        setProgress(e.key, null);
+      });
+  };
+
+  /**
+   * New traces, loaded in the order given, as many at a time as the pool has workers; the first
+   * of them is shown (the navigator files them all by run, worker and span whatever their order).
    */
   const enqueue = (fresh: Entry[]) => {
     setNotice(null);
@@ -306,7 +401,7 @@ export function App() {
     setEntries((es) => [...es, ...fresh]);
     setSelected(fresh[0].key);
     setRunPage(null); // the new traces are shown, not a run page picked before
-    void pump();
+    pump();
   };
 
   const addFiles = (files: File[], labels: (TraceLabel | null)[] = []) =>
@@ -354,7 +449,7 @@ export function App() {
   const cancel = () => {
     const dropped = queue.current.splice(0);
     for (const e of dropped) update(e.key, { status: 'cancelled' });
-    if (current.current) stop(current.current);
+    for (const run of running.current.values()) stop(run);
   };
 
   const openSample = async () => {
@@ -411,7 +506,9 @@ export function App() {
     return entries.find((e) => e.status === 'done');
   }, [link, runs, entries]);
   useEffect(() => {
-    if (linkTarget) setSelected(linkTarget.key);
+    if (!linkTarget) return;
+    setSelected(linkTarget.key);
+    setRunPage(null); // a link to a trace (the run page's "Compare…" makes one) shows its card
   }, [linkTarget?.key, link?.seq]);
   const linkCard = linkTarget?.status === 'done' ? linkTarget : undefined;
   const linkTaken = useCallback((seq: number) => setLink((l) => (l && l.seq === seq ? { ...l, taken: true } : l)), []);
@@ -442,15 +539,80 @@ export function App() {
         return [{
           key: e.key,
           name: e.name,
-          worker: e.label?.worker ?? workerOfFile(e.name),
-          span: e.label?.spanRank ? String(e.label.spanRank) : 'default',
+          ...rankPlace(e),
           status: e.status,
-          session: e.session ?? null,
-          gen: e.gen ?? null,
+          rank: e.rank ?? null,
+          rankError: e.rankError ?? null,
         }];
       }),
     );
   }, [runPage, runs, entries]);
+  /** The run page's "Compare…": a link to the Diff view of the pair, opened as any pasted link. */
+  const compare = (baseline: number, experiment: number) => {
+    const b = entries.find((e) => e.key === baseline);
+    const x = entries.find((e) => e.key === experiment);
+    if (!b || !x) return;
+    const bp = b.label != null ? placeOf(runs, b.key) : null;
+    const xp = x.label != null ? placeOf(runs, x.key) : null;
+    const p: Place = {
+      ...(bp ? { ...(bp.run ? { run: bp.run } : {}), worker: bp.worker, ...(bp.span ? { span: bp.span } : {}) } : {}),
+      file: b.name,
+      view: 'diff',
+      ...(xp ? { ...(xp.run ? { vs_run: xp.run } : {}), vs_worker: xp.worker, ...(xp.span ? { vs_span: xp.span } : {}) } : { vs_file: x.name }),
+    };
+    location.hash = '#' + formatPlace(p);
+  };
+
+  // Which full models stay loaded (lib/worker-pool.ts): the trace shown and the experiment of its
+  // Diff view are open; the KEEP_RECENT shown before them are kept too; every other trace's Session
+  // is closed (its summary, overview and rank summary stay) and read again from its File when it
+  // is shown. The Diff view needs both Sessions in one worker: the experiment is read into the
+  // baseline's worker (moved there if it is loaded in another).
+  const recent = useRef<number[]>([]);
+  const [pairs, setPairs] = useState<ReadonlyMap<number, number>>(new Map());
+  const setPair = useCallback(
+    (baseline: number, experiment: number | null) =>
+      setPairs((m) => {
+        if ((m.get(baseline) ?? null) === experiment) return m;
+        const n = new Map(m);
+        if (experiment == null) n.delete(baseline);
+        else n.set(baseline, experiment);
+        return n;
+      }),
+    [],
+  );
+  const showingRun = runPage != null && runs.some((r) => r.name === runPage);
+  const openKeys = useMemo(() => {
+    if (showingRun || selected == null) return [];
+    const x = pairs.get(selected);
+    return x != null && x !== selected ? [selected, x] : [selected];
+  }, [showingRun, selected, pairs]);
+  useEffect(() => {
+    if (selected != null && !showingRun) recent.current = [selected, ...recent.current.filter((k) => k !== selected)].slice(0, 32);
+  }, [selected, showingRun]);
+  useEffect(() => {
+    const p = poolRef.current;
+    if (!p) return;
+    const plan = planModels(
+      entries.map((e) => ({
+        key: e.key,
+        done: e.status === 'done',
+        canReread: !!e.file,
+        worker: e.session != null ? p.byId(e.gen)?.id ?? null : null,
+        reading: rereading.current.get(e.key)?.id ?? null,
+        failed: e.reread?.error != null,
+      })),
+      openKeys,
+      recent.current,
+    );
+    if (!plan.close.length && !plan.read.length) return;
+    const byKey = new Map(entries.map((e) => [e.key, e]));
+    for (const k of plan.close) closeModel(byKey.get(k)!);
+    for (const r of plan.read) reread(byKey.get(r.key)!, p.byId(r.into) ?? p.forLoad());
+    if (plan.close.length) setEntries((es) => es.map((e) => (plan.close.includes(e.key) ? { ...e, session: undefined, gen: undefined } : e)));
+    // closeModel and reread read refs and set state only.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [entries, openKeys]);
 
   // Files can be dropped anywhere on the page once traces are open (the drop bar is small).
   const [dragging, setDragging] = useState(false);
@@ -526,15 +688,18 @@ export function App() {
     return () => window.removeEventListener('unhandledrejection', onRejection);
   }, []);
 
-  const loading = entries.find((e) => e.status === 'loading');
+  const loadingAll = entries.filter((e) => e.status === 'loading');
+  const loading = loadingAll[0];
+  const loadProgress = sumProgress(loadingAll.flatMap((e) => progress.get(e.key) ?? []));
   const queuedCount = useMemo(() => entries.filter((e) => e.status === 'queued').length, [entries]);
   const states = useMemo(() => {
     const m = new Map<number, NavState>();
     for (const e of entries) {
-      const total = e.size ?? progress?.totalBytes ?? null;
+      const p = progress.get(e.key);
+      const total = e.size ?? p?.totalBytes ?? null;
       m.set(e.key, {
         status: e.status,
-        fraction: e.status === 'loading' && progress && total ? Math.min(1, progress.bytesRead / total) : null,
+        fraction: e.status === 'loading' && p && total ? Math.min(1, p.bytesRead / total) : null,
         health: e.summary?.health,
         error: e.error ?? (e.summary && !e.summary.ok ? e.summary.error : null),
       });
@@ -547,7 +712,7 @@ export function App() {
     if (selected != null && !visited.has(selected)) setVisited((v) => new Set([...v, selected]));
   }, [selected]);
   const queueOrder = queue.current.map((e) => e.key);
-  const showingRun = runPage != null && runs.some((r) => r.name === runPage);
+  const models = entries.filter((e) => e.session != null).length;
 
   const noticeEl = notice && (
     <div class={`notice notice-${notice.kind}`} role={notice.kind === 'error' ? 'alert' : 'status'}>
@@ -561,7 +726,13 @@ export function App() {
     </div>
   );
   const progressEl = loading && (
-    <ProgressBar fileName={loading.name} queued={queuedCount} totalBytes={loading.size} progress={progress} onCancel={cancel} />
+    <ProgressBar
+      fileName={loadingAll.length > 1 ? `${loadingAll.length} traces in parallel` : loading.name}
+      queued={queuedCount}
+      totalBytes={loadingAll.length > 1 ? loadProgress?.totalBytes ?? null : loading.size}
+      progress={loadProgress}
+      onCancel={cancel}
+    />
   );
   const help_ = help && <ShortcutsHelp onClose={() => setHelp(false)} />;
 
@@ -600,15 +771,28 @@ export function App() {
       {help_}
       <div class="shell">
         <RunNav runs={runs} states={states} selected={selected} onSelect={pick} selectedRun={runPage} onSelectRun={pickRun} />
-        <main class="analysis" data-testid="analysis">
+        <main
+          class="analysis"
+          data-testid="analysis"
+          data-pool={poolRef.current?.size ?? poolSize(navigator.hardwareConcurrency)}
+          data-pool-used={poolUsed}
+          data-models={models}
+        >
           <ErrorBoundary>
             {noticeEl}
             {runPage != null && runs.some((r) => r.name === runPage) && (
               <ErrorBoundary key={`run:${runPage}`}>
-                <RunPage run={runPage} traces={runTraces} runner={distRunner} step={runStep} onStep={(st) => {
-                  runPageUsed.current = true;
-                  setRunStep(st);
-                }} />
+                <RunPage
+                  run={runPage}
+                  traces={runTraces}
+                  runner={distRunner}
+                  step={runStep}
+                  onStep={(st) => {
+                    runPageUsed.current = true;
+                    setRunStep(st);
+                  }}
+                  onCompare={compare}
+                />
               </ErrorBoundary>
             )}
             {entries
@@ -628,8 +812,11 @@ export function App() {
                       pickRun(placeOf(runs, e.key)?.run ?? '');
                       setRunStep(st);
                     }}
-                    waiting={e.status === 'queued' ? queueOrder.indexOf(e.key) + (loading ? 1 : 0) : 0}
+                    waiting={e.status === 'queued' ? queueOrder.indexOf(e.key) + loadingAll.length : 0}
                     traces={diffTraces}
+                    onDiffPair={(x) => setPair(e.key, x)}
+                    rereadProgress={progress.get(e.key) ?? null}
+                    onReread={() => update(e.key, { reread: undefined })}
                   />
                 </ErrorBoundary>
               ))}

@@ -14,7 +14,8 @@ import type { Overview } from '../lib/overview';
 import type { Shortcut } from '../lib/shortcuts';
 import type { Summary } from '../lib/summary';
 import type { TraceLabel } from '../lib/trace-names';
-import { RemoteError, SESSION_GONE, type Query, type QueryResult } from '../worker/protocol';
+import { RemoteError, SESSION_GONE, type LoadProgress, type Query, type QueryResult } from '../worker/protocol';
+import { progressStats } from '../lib/progress';
 import { KernelsView } from '../views/kernels-view';
 import { DiffView, type DiffTrace } from '../views/diff-view';
 import { ModuleView } from '../views/module-view';
@@ -45,10 +46,19 @@ export interface Entry {
   summary?: Summary;
   overview?: Overview | null;
   error?: string;
-  /** The id of the load call: the worker keeps the file's Session under it. */
+  /**
+   * The id of the load call: the worker keeps the file's Session (its full model) under it. Absent
+   * on a loaded trace whose model was closed to save memory (app.tsx, lib/worker-pool.ts): it is
+   * read again from `file` when shown.
+   */
   session?: number;
-  /** The worker generation the Session lives in: after a restart it is gone. */
+  /** The id of the pool's worker the Session lives in: once that worker ended, it is gone. */
   gen?: number;
+  /** Its rank summary (the map step of its run's Distributed view), taken when it loaded. */
+  rank?: string | null;
+  rankError?: string;
+  /** The closed model is being read again (error: null), or that failed. */
+  reread?: { error: string | null };
 }
 
 /** Asks the Session of load `session`, made in worker generation `gen`. */
@@ -101,7 +111,15 @@ export function FileCard({
   waiting = 0,
   onOpenRun,
   traces = [],
+  onDiffPair,
+  rereadProgress = null,
+  onReread,
 }: {
+  /** The Diff view's experiment (a trace key, or null): the app keeps its model next to this one's. */
+  onDiffPair?: (experiment: number | null) => void;
+  /** A closed model being read again: its progress; and "Try again" after a failed re-read. */
+  rereadProgress?: LoadProgress | null;
+  onReread?: () => void;
   /** Shows the run page (its Distributed view) of this trace's run, at a step (name) or all. */
   onOpenRun?: (step: string | null) => void;
   entry: Entry;
@@ -129,9 +147,18 @@ export function FileCard({
   // Views stay mounted once opened (hidden when not shown), so their sorting and selection last.
   const [opened, setOpened] = useState<Set<Tab>>(() => new Set<Tab>(['overview']));
   const { session, gen } = entry;
+  // A loaded trace whose model was closed is read again when shown: its questions wait for that
+  // (the answer comes through the new `ask` made once the Session is back), unless it failed.
+  const closed = session == null && entry.status === 'done' && !!entry.file;
+  const rereadFailed = entry.reread?.error ?? null;
   const ask = useCallback(
-    ((q: Query) => (session == null || gen == null ? Promise.reject(goneError()) : runQuery(session, gen, q))) as Ask,
-    [session, gen, runQuery],
+    ((q: Query) =>
+      session != null && gen != null
+        ? runQuery(session, gen, q)
+        : closed && rereadFailed == null
+          ? new Promise(() => {})
+          : Promise.reject(rereadFailed != null ? new RemoteError({ name: SESSION_GONE, message: rereadFailed }) : goneError())) as Ask,
+    [session, gen, runQuery, closed, rereadFailed],
   );
   const analysed = !!(entry.summary?.ok && entry.overview);
   // The Module tab, as the Kernels tab, shows only when the trace has what it shows (module
@@ -328,7 +355,15 @@ export function FileCard({
   const overview = entry.overview ?? null;
   const hasMemory = (entry.summary?.kinds?.memory ?? 0) > 0;
   return (
-    <article ref={root} class="trace-panel" data-testid="file-card" data-file={entry.name} data-status={entry.status} hidden={!active}>
+    <article
+      ref={root}
+      class="trace-panel"
+      data-testid="file-card"
+      data-file={entry.name}
+      data-status={entry.status}
+      data-model={session != null ? 'loaded' : entry.reread ? (rereadFailed != null ? 'failed' : 'reading') : closed ? 'closed' : 'none'}
+      hidden={!active}
+    >
       <TraceHeader
         name={entry.name}
         size={entry.size}
@@ -346,6 +381,7 @@ export function FileCard({
         </p>
       )}
       {entry.summary && !entry.summary.ok && <TraceError summary={entry.summary} />}
+      {closed && entry.reread && <Reread name={entry.name} progress={rereadProgress} error={rereadFailed} onRetry={onReread} />}
       {entry.status === 'queued' && (
         <p class="muted pending" data-testid="file-waiting" role="status">
           Waiting to load{waiting > 0 ? `: ${waiting} file${waiting === 1 ? '' : 's'} before it` : ''}.
@@ -505,6 +541,7 @@ export function FileCard({
                   link={linked.diff?.place}
                   onPlace={placeOf('diff')}
                   onBaseline={showDiffOf}
+                  onPair={onDiffPair}
                 />
               </ErrorBoundary>
             </div>
@@ -522,5 +559,36 @@ export function FileCard({
         </p>
       )}
     </article>
+  );
+}
+
+/**
+ * A closed model read again from its File: what is shown meanwhile (the Overview, from the kept
+ * summary) and how far the reading is; or why it failed, with a button to try again.
+ */
+function Reread({ name, progress, error, onRetry }: { name: string; progress: LoadProgress | null; error: string | null; onRetry?: () => void }) {
+  if (error != null)
+    return (
+      <div class="notice notice-error" role="alert" data-testid="file-reread" data-state="failed">
+        <span class="notice-icon" aria-hidden="true">⚠</span>
+        <p>
+          {name} could not be read again ({error}). The Overview is still shown; the other views need the file read again.{' '}
+          {onRetry && (
+            <button type="button" class="link-button" data-testid="reread-retry" onClick={onRetry}>
+              Try again
+            </button>
+          )}
+        </p>
+      </div>
+    );
+  const f = progress ? progressStats(progress).fraction : null;
+  return (
+    <p class="muted pending reread" data-testid="file-reread" data-state="reading" role="status">
+      Reading {name} again from its file (its full analysis was closed to save memory while other traces were shown)
+      {f != null ? `: ${Math.floor(f * 100)} %` : '…'}
+      <span class="reread-bar" aria-hidden="true">
+        <span style={{ width: `${Math.round((f ?? 0) * 100)}%` }} />
+      </span>
+    </p>
   );
 }

@@ -115,7 +115,14 @@ export function DiffView({
   link,
   onPlace,
   onBaseline,
+  onPair,
 }: {
+  /**
+   * Says which trace is the experiment (null: none), so the app keeps its model loaded in the
+   * baseline's worker (the core diffs two Sessions of one wasm module: app.tsx reads the
+   * experiment into the baseline's worker, or moves it there).
+   */
+  onPair?: (experiment: number | null) => void;
   /** The card's trace (the baseline). */
   self: DiffTrace;
   /** Every trace of the page, the card's included. */
@@ -136,11 +143,15 @@ export function DiffView({
     setExpKey(t?.key ?? null);
   }, [traces, expKey]);
   const exp = others.find((t) => t.key === expKey);
+  useEffect(() => onPair?.(exp?.key ?? null), [exp?.key]);
+  useEffect(() => () => onPair?.(null), []);
   const [path, setPath] = useState(link?.node ?? '0');
   const table = useRef<TableState | null>(null);
 
   const ready = exp && exp.status === 'done' && exp.session != null && self.session != null;
   const sameWorker = ready && exp.gen === self.gen;
+  // The two models not (yet) side by side in one worker: the app is reading them there.
+  const pairing = !!exp && exp.status === 'done' && !sameWorker;
   const q =
     ready && sameWorker
       ? ({ what: 'diff', experiment: exp.session!, baselineName: self.name, experimentName: exp.name } as const)
@@ -226,8 +237,13 @@ export function DiffView({
         {exp && (exp.status === 'failed' || exp.status === 'cancelled') ? `${exp.name} did not load: pick another experiment.` : `Waiting for ${exp?.name ?? 'the experiment'} to load…`}
       </p>
     );
-  } else if (!sameWorker) {
-    body = <p class="file-error">The analysis worker restarted: {exp.name} is no longer loaded. Open it again to compare.</p>;
+  } else if (pairing) {
+    body = (
+      <p class="muted" data-testid="diff-pairing" role="status">
+        Reading {self.session == null ? `${self.name} and ` : ''}
+        {exp.name} into one analysis worker to compare them (models of traces not shown are closed to save memory)…
+      </p>
+    );
   } else if (answer.status !== 'ready') {
     body = <QueryStatus state={answer} stem="diff" what="diff" loading={`Comparing ${self.name} with ${exp.name}…`} />;
   } else if (node) {
@@ -237,7 +253,7 @@ export function DiffView({
     <section
       class="diff-view"
       data-testid="diff-view"
-      data-state={diff ? 'ready' : answer.status}
+      data-state={diff ? 'ready' : pairing ? 'pairing' : answer.status}
       data-experiment={exp?.name ?? ''}
       data-node={node?.path ?? ''}
     >

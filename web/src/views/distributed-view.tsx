@@ -1,6 +1,8 @@
 // The run page: what selecting a run in the navigator shows. Its Distributed view is reduced in
-// the core from one small summary per rank (each trace's Session gives its own: the map step),
-// so the page shows exactly what `kinetoscope distributed --json` prints for the same files:
+// the core from one small summary per rank (the map step: each trace's rank summary, taken from
+// its Session in its own worker of the pool when it loaded, so the page needs no rank's full
+// model to show it; app.tsx, lib/worker-pool.ts), so the page shows exactly what
+// `kinetoscope distributed --json` prints for the same files:
 // devices per worker, computation/communication overlap and wait time per worker as stacked
 // columns, the communication operations, step time per worker with the slowest rank, and the
 // collectives by process group and message size. One step selector drives every part.
@@ -32,14 +34,13 @@ export interface RunTrace {
   worker: string;
   span: string;
   status: 'queued' | 'loading' | 'done' | 'failed' | 'cancelled';
-  /** Its Session in the worker (done traces), and the worker generation it belongs to. */
-  session: number | null;
-  gen: number | null;
+  /** Its rank summary (JSON text, the map step's output; done traces), or why it could not be taken. */
+  rank: string | null;
+  rankError: string | null;
 }
 
-/** What the page needs of the app's worker: a rank summary per Session, then the reduce. */
+/** What the page needs of the app's workers: the reduce of the rank summaries. */
 export interface DistributedRunner {
-  rankSummary: (session: number, gen: number, worker: string, span: string) => Promise<string>;
   reduce: (ranks: string[]) => Promise<DistributedView[]>;
 }
 
@@ -62,7 +63,10 @@ export function RunPage({
   runner,
   step,
   onStep,
+  onCompare,
 }: {
+  /** Opens the Diff view of two traces of the run (baseline, experiment: trace keys). */
+  onCompare?: (baseline: number, experiment: number) => void;
   run: string;
   traces: RunTrace[];
   runner: DistributedRunner;
@@ -71,9 +75,9 @@ export function RunPage({
   onStep: (step: string | null) => void;
 }) {
   const pending = traces.filter((t) => t.status === 'queued' || t.status === 'loading').length;
-  const ready = traces.filter((t) => t.status === 'done' && t.session != null);
-  // Recomputed when the set of loaded traces changes (a trace loaded, closed or the worker restarted).
-  const readyKey = ready.map((t) => `${t.key}:${t.session}:${t.gen}:${t.worker}:${t.span}`).join('|');
+  const ready = traces.filter((t) => t.status === 'done' && t.rank != null);
+  // Recomputed when the set of loaded traces changes (a trace loaded or closed).
+  const readyKey = ready.map((t) => `${t.key}:${t.worker}:${t.span}`).join('|');
   const [state, setState] = useState<State>({ kind: 'computing' });
   useEffect(() => {
     if (pending) {
@@ -87,8 +91,7 @@ export function RunPage({
     let live = true;
     setState({ kind: 'computing' });
     (async () => {
-      const summaries = await Promise.all(ready.map((t) => runner.rankSummary(t.session!, t.gen!, t.worker, t.span)));
-      const views = await runner.reduce(summaries);
+      const views = await runner.reduce(ready.map((t) => t.rank!));
       if (live) setState({ kind: 'ready', views, failed: traces.length - ready.length });
     })().catch((e) => live && setState({ kind: 'error', message: (e as Error).message || String(e) }));
     return () => {
@@ -115,9 +118,10 @@ export function RunPage({
             {state.kind === 'ready' && state.failed ? ` · ${formatCount(state.failed)} not loaded (left out)` : ''}
           </p>
         </div>
-        {view && (
+        {(view || onCompare) && (
           <div class="run-controls">
-            {views.length > 1 && (
+            {onCompare && <Compare traces={traces} onCompare={onCompare} />}
+            {view && views.length > 1 && (
               <label class="ov-select">
                 Span{' '}
                 <select data-testid="dist-span" value={String(spanIdx)} onChange={(e) => setSpanIdx(Number((e.currentTarget as HTMLSelectElement).value))}>
@@ -129,7 +133,7 @@ export function RunPage({
                 </select>
               </label>
             )}
-            {steps.length > 0 && (
+            {view && steps.length > 0 && (
               <label class="ov-select">
                 Step{' '}
                 <select
@@ -164,6 +168,67 @@ export function RunPage({
       {state.kind === 'ready' && !view && <p class="muted">No trace of this run could be read.</p>}
       {view && <DistributedBody view={view} stepKey={stepKey} run={run} />}
     </section>
+  );
+}
+
+/** A trace's name in the Compare pickers: "worker · span 2", or the worker. */
+const traceName = (t: RunTrace) => (t.span === 'default' ? t.worker : `${t.worker} · span ${t.span}`);
+
+/**
+ * The pair "Compare…" starts with: a worker's first two spans (a run recorded twice), else the
+ * first two traces (two ranks).
+ */
+export function defaultPair(traces: readonly Pick<RunTrace, 'key' | 'worker' | 'span'>[]): [number, number] | null {
+  const byWorker = new Map<string, number[]>();
+  for (const t of traces) byWorker.set(t.worker, [...(byWorker.get(t.worker) ?? []), t.key]);
+  for (const keys of byWorker.values()) if (keys.length >= 2) return [keys[0], keys[1]];
+  return traces.length >= 2 ? [traces[0].key, traces[1].key] : null;
+}
+
+/** "Compare…": pick two traces of the run (ranks or spans) and open the Diff view of the pair. */
+function Compare({ traces, onCompare }: { traces: RunTrace[]; onCompare: (baseline: number, experiment: number) => void }) {
+  const done = traces.filter((t) => t.status === 'done');
+  const [open, setOpen] = useState(false);
+  const [pair, setPair] = useState<[number, number] | null>(null);
+  const first = defaultPair(done);
+  const [b, x] = pair && done.some((t) => t.key === pair[0]) && done.some((t) => t.key === pair[1]) ? pair : first ?? [null, null];
+  if (done.length < 2) return null;
+  if (!open)
+    return (
+      <button type="button" class="run-compare" data-testid="run-compare" title="Compare two traces of this run (two ranks, or two spans) in the Diff view" onClick={() => setOpen(true)}>
+        Compare…
+      </button>
+    );
+  const select = (which: 0 | 1, value: number | null, testid: string, label: string) => (
+    <label class="ov-select">
+      {label}{' '}
+      <select
+        data-testid={testid}
+        value={String(value)}
+        onChange={(e) => {
+          const k = Number((e.currentTarget as HTMLSelectElement).value);
+          setPair(which === 0 ? [k, x!] : [b!, k]);
+        }}
+      >
+        {done.map((t) => (
+          <option key={t.key} value={String(t.key)} title={t.name}>
+            {traceName(t)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  return (
+    <div class="run-compare-form" data-testid="run-compare-form" role="group" aria-label="Compare two traces">
+      {select(0, b, 'compare-baseline', 'Baseline')}
+      {select(1, x, 'compare-experiment', 'Experiment')}
+      <button type="button" data-testid="compare-open" disabled={b == null || x == null || b === x} onClick={() => onCompare(b!, x!)}>
+        Open Diff
+      </button>
+      <button type="button" class="link-button" data-testid="compare-cancel" onClick={() => setOpen(false)}>
+        Cancel
+      </button>
+    </div>
   );
 }
 

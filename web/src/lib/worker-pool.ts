@@ -1,0 +1,202 @@
+// The page's trace workers: a pool of them, each with its own wasm module (its own 4 GB heap) and
+// its own TraceClient, so a run's rank files load in parallel, one file per worker at a time.
+//
+// Which file goes where: a new load goes to the worker with the fewest loads under way, then the
+// fewest Sessions held, then the lowest slot; a worker is started on first use, so one file uses
+// one worker. A worker that dies (or traps: its module is unusable) is ended and its slot started
+// afresh on the next use; each started worker gets a new id, never reused, and a Session is named
+// by (worker id, load call id), so a Session of an ended worker can never be mistaken for a live
+// one. What happens inside one worker when it dies or stalls (death detection, messages, retry) is
+// TraceClient's and the card's business, not the pool's.
+//
+// How many: navigator.hardwareConcurrency, at least 1, at most MAX_WORKERS. Each worker holds a
+// whole model while it loads (~0.3-1x the file) plus its reader worker (file reading and gunzip on
+// a thread of its own), so beyond a few the cores are shared anyway and memory, not parallelism,
+// sets the limit.
+//
+// Which models are kept (the memory policy, docs/contracts.md "Many ranks in one tab"): every
+// trace's summary, overview and rank summary (the map step of the run's Distributed view) stay in
+// the page; its full model (the wasm Session) is kept only while the trace is open (the card shown,
+// the experiment of the Diff view shown) or among the KEEP_RECENT traces shown last. The others are
+// closed once their rank summary is taken, and read again from their File, with progress, when
+// they are shown again. So memory grows with the number of ranks by their summaries only.
+import { TraceClient, type Endpoint, type WireError } from '../worker/protocol';
+
+/** The most trace workers a page starts, whatever the machine's core count. */
+export const MAX_WORKERS = 4;
+/** Traces whose full model stays loaded after they were shown, besides the ones open now. */
+export const KEEP_RECENT = 2;
+
+/** How many trace workers a machine with `cores` logical cores gets (cores unknown: 1). */
+export function poolSize(cores: number | undefined): number {
+  const n = Math.floor(Number(cores));
+  return Math.max(1, Math.min(MAX_WORKERS, Number.isFinite(n) ? n : 1));
+}
+
+/** A started worker: what the pool needs of it. */
+export interface Started {
+  endpoint: Endpoint;
+  /** Ends the worker (Worker.terminate). */
+  terminate(): void;
+  /** Calls `onDeath` once if the worker itself dies (its `error` event). */
+  onDeath(onDeath: (message: string) => void): void;
+}
+
+export interface PoolWorker {
+  /** Unique for the page's life: a restarted slot's worker gets a new id. */
+  id: number;
+  slot: number;
+  client: TraceClient;
+  /** Loads under way in it (first loads and re-reads). */
+  loads: number;
+  /** Sessions (full models) it holds. */
+  sessions: number;
+}
+
+type Slot = PoolWorker & { started: Started };
+
+export class WorkerPool {
+  private readonly slots: (Slot | null)[];
+  private nextId = 1;
+  /** Slots that ever loaded a file (the "workers used" a benchmark reports). */
+  readonly usedSlots = new Set<number>();
+
+  /**
+   * `start` makes a worker (new Worker(...) in the page, a fake in tests); `onDeath` hears of a
+   * worker that died, after its calls were failed: the Sessions it held are gone.
+   */
+  constructor(
+    readonly size: number,
+    private readonly start: () => Started,
+    private readonly onDeath: (id: number, error: WireError) => void = () => {},
+  ) {
+    this.slots = Array.from({ length: size }, () => null);
+  }
+
+  private startSlot(slot: number): PoolWorker {
+    const started = this.start();
+    const w: Slot = { id: this.nextId++, slot, client: new TraceClient(started.endpoint), loads: 0, sessions: 0, started };
+    this.slots[slot] = w;
+    started.onDeath((message) => this.restart(w.id, { name: 'WorkerError', message: message || 'The analysis worker stopped.' }));
+    return w;
+  }
+
+  /** The worker for a new load (started if its slot is empty): fewest loads, then Sessions, then slot. */
+  forLoad(): PoolWorker {
+    let best = -1;
+    let bestKey = [Infinity, Infinity];
+    for (let s = 0; s < this.size; s++) {
+      const w = this.slots[s];
+      const key = w ? [w.loads, w.sessions] : [0, 0];
+      if (key[0] < bestKey[0] || (key[0] === bestKey[0] && key[1] < bestKey[1])) {
+        best = s;
+        bestKey = key;
+      }
+    }
+    const w = this.slots[best] ?? this.startSlot(best);
+    this.usedSlots.add(w.slot);
+    return w;
+  }
+
+  /** Any live worker for a call that needs no Session (a reduce, a trim): the least busy. */
+  any(): PoolWorker {
+    let best: PoolWorker | null = null;
+    for (const w of this.slots) if (w && (!best || w.loads < best.loads)) best = w;
+    return best ?? this.forLoad();
+  }
+
+  /** The live worker of id `id`; undefined once it was ended (its Sessions are gone). */
+  byId(id: number | null | undefined): PoolWorker | undefined {
+    if (id == null) return undefined;
+    return this.slots.find((w) => w?.id === id) ?? undefined;
+  }
+
+  /** Live workers, by slot. */
+  get live(): PoolWorker[] {
+    return this.slots.filter((w): w is Slot => w != null);
+  }
+
+  /** Ends worker `id` and fails its calls; its slot starts a fresh worker when next needed. */
+  restart(id: number, error: WireError): void {
+    const w = this.slots.find((x) => x?.id === id);
+    if (!w) return;
+    this.slots[w.slot] = null;
+    w.started.terminate();
+    w.client.failAll(error);
+    this.onDeath(id, error);
+  }
+}
+
+/**
+ * The traces whose full model stays loaded: the open ones (in their order), then the KEEP_RECENT
+ * shown last (`recent`: most recent first) that are not open.
+ */
+export function keptModels(open: readonly number[], recent: readonly number[], keepRecent = KEEP_RECENT): Set<number> {
+  const keep = new Set(open);
+  let extra = 0;
+  for (const k of recent) {
+    if (extra >= keepRecent) break;
+    if (keep.has(k)) continue;
+    keep.add(k);
+    extra++;
+  }
+  return keep;
+}
+
+/** A trace as the model policy sees it. Worker ids are PoolWorker ids. */
+export interface ModelState {
+  key: number;
+  /** Loaded (its summaries are in the page). */
+  done: boolean;
+  /** Its File is kept, so a closed model can be read again (a download cut short has none). */
+  canReread: boolean;
+  /** The live worker holding its model, or null (closed, or never kept). */
+  worker: number | null;
+  /** The worker it is being read again into, or null. */
+  reading: number | null;
+  /** Its last re-read failed: not tried again until the user asks. */
+  failed: boolean;
+}
+
+export interface ModelPlan {
+  /** Models to close (their traces keep their summaries). */
+  close: number[];
+  /** Models to read again from their File: into worker `into`, or (null) the pool's pick. */
+  read: { key: number; into: number | null }[];
+}
+
+/**
+ * What to close and what to read again, given the open traces (`open`: the trace shown, then the
+ * experiment of its Diff view) and the ones shown before (`recent`, most recent first). The Diff
+ * view needs both models in one worker: the experiment goes to the baseline's worker (read there,
+ * or moved there when loaded elsewhere); it is planned once the baseline's worker is known (the
+ * plan is made again after every change, so a baseline read "anywhere" now gets its experiment
+ * next time). A model that cannot be read again is never closed, and never moved (the other one
+ * moves to it instead).
+ */
+export function planModels(traces: readonly ModelState[], open: readonly number[], recent: readonly number[], keepRecent = KEEP_RECENT): ModelPlan {
+  const keep = keptModels(open, recent, keepRecent);
+  const close: number[] = [];
+  const read: { key: number; into: number | null }[] = [];
+  for (const t of traces) if (t.done && t.worker != null && t.canReread && !keep.has(t.key)) close.push(t.key);
+  const byKey = new Map(traces.map((t) => [t.key, t]));
+  const b = open[0] != null ? byKey.get(open[0]) : undefined;
+  const x = open[1] != null ? byKey.get(open[1]) : undefined;
+  const wants = (t: ModelState | undefined): t is ModelState => !!t && t.done && t.canReread && t.worker == null && t.reading == null && !t.failed;
+  if (wants(b)) read.push({ key: b.key, into: x?.worker ?? null });
+  if (b && x && x.done) {
+    const home = b.worker ?? b.reading;
+    if (home != null) {
+      if (x.worker != null && x.worker !== home) {
+        if (x.canReread) {
+          close.push(x.key);
+          read.push({ key: x.key, into: home });
+        } else if (b.canReread && b.worker != null) {
+          close.push(b.key);
+          read.push({ key: b.key, into: x.worker });
+        }
+      } else if (wants(x)) read.push({ key: x.key, into: home });
+    }
+  }
+  return { close, read };
+}
