@@ -3,6 +3,12 @@
 // renumbered, so steps keep increasing and never overlap, and every External id and correlation
 // id moved past the previous copy's, so launches link to their own copy's operators and kernels.
 // Usage: node scripts/gen-trace.mjs --size 1G [--shape modern|resnet50 | --from TRACE] --out FILE [--gzip] [--distinct-ops]
+//                                  [--rank R --world-size W] [--ranks N]
+// --rank/--world-size set distributedInfo's rank and world_size (one file per rank of a synthetic
+// run: the run page and `kinetoscope distributed` then see W distinct ranks); the source must have
+// a distributedInfo (the modern shape's has). --ranks N writes a whole run instead: --out is a
+// folder, filled with rank0.pt.trace.json … rank<N-1>.pt.trace.json (world size N); rank 0 is
+// generated, the others are copies of it whose head (where distributedInfo is) says their rank.
 // --distinct-ops appends " ~k.i" to the cpu_op name of event i of copy k: every call is its own
 // operator, so the operator table grows with the file (sort and search benchmarks on 100k+ rows).
 //
@@ -21,7 +27,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 function usage(msg) {
   if (msg) console.error(`gen-trace: ${msg}`);
-  console.error('usage: scripts/gen-trace --size 1G [--shape modern|resnet50 | --from TRACE] --out FILE [--gzip] [--distinct-ops]');
+  console.error('usage: scripts/gen-trace --size 1G [--shape modern|resnet50 | --from TRACE] --out FILE [--gzip] [--distinct-ops] [--rank R --world-size W]');
   process.exit(2);
 }
 
@@ -206,9 +212,23 @@ function render(ev, copy, shift, stepShift, idShift) {
   return s;
 }
 
+/** The source's text with distributedInfo's rank and/or world_size replaced (top level only). */
+export function setDistributedInfo(text, rank, worldSize) {
+  for (const [key, v] of [['rank', rank], ['world_size', worldSize]]) {
+    if (v == null) continue;
+    if (!Number.isInteger(v) || v < 0) usage(`--${key.replace('_', '-')} needs a whole number`);
+    const re = new RegExp(`("distributedInfo"\\s*:\\s*\\{[^{}]*?"${key}"\\s*:\\s*)-?\\d+`);
+    if (!re.test(text)) usage(`the source has no distributedInfo.${key} to set`);
+    text = text.replace(re, `$1${v}`);
+  }
+  return text;
+}
+
+// The options (set by main from the command line).
+let size = null, from = null, out = null, gzip = false, distinctOps = false, shape = 'modern', rank = null, worldSize = null, ranks = null;
+
 async function main() {
   const args = process.argv.slice(2);
-  let size = null, from = null, out = null, gzip = false, distinctOps = false, shape = 'modern';
   for (let k = 0; k < args.length; k++) {
     const a = args[k];
     const val = () => { if (k + 1 >= args.length) usage(`${a} needs a value`); return args[++k]; };
@@ -218,17 +238,61 @@ async function main() {
     else if (a === '--out') out = val();
     else if (a === '--gzip') gzip = true;
     else if (a === '--distinct-ops') distinctOps = true;
+    else if (a === '--rank') rank = Number(val());
+    else if (a === '--world-size') worldSize = Number(val());
+    else if (a === '--ranks') ranks = Number(val());
     else if (a === '-h' || a === '--help') usage();
     else usage(`unknown argument ${a}`);
   }
   if (!size || !out) usage('--size and --out are required');
+  if (ranks != null) {
+    if (!Number.isInteger(ranks) || ranks < 1) usage('--ranks needs a whole number >= 1');
+    if (gzip) usage('--ranks writes plain JSON files (no --gzip)');
+    const dir = out;
+    fs.mkdirSync(dir, { recursive: true });
+    out = path.join(dir, 'rank0.pt.trace.json');
+    rank = 0;
+    worldSize = ranks;
+    await generate();
+    for (let k = 1; k < ranks; k++) await copyAsRank(out, path.join(dir, `rank${k}.pt.trace.json`), k, ranks);
+    console.error(`gen-trace: ${dir}: ${ranks} ranks`);
+    return;
+  }
+  await generate();
+}
+
+/** `src` (a rank's trace) copied to `dst` with distributedInfo's rank and world_size set in its head. */
+async function copyAsRank(src, dst, rank, worldSize) {
+  const fd = fs.openSync(src, 'r');
+  const head = Buffer.alloc(1 << 20);
+  const n = fs.readSync(fd, head, 0, head.length, 0);
+  fs.closeSync(fd);
+  let text = head.subarray(0, n).toString('latin1');
+  const cut = text.indexOf('"traceEvents"');
+  if (cut < 0) throw new Error(`${src}: distributedInfo is not in the head (before traceEvents)`);
+  const newHead = setDistributedInfo(text.slice(0, cut), rank, worldSize);
+  const tmp = `${dst}.partial`;
+  const outStream = fs.createWriteStream(tmp, { highWaterMark: 8 << 20 });
+  outStream.write(Buffer.from(newHead, 'latin1'));
+  const rest = fs.createReadStream(src, { start: cut, highWaterMark: 8 << 20 });
+  await new Promise((resolve, reject) => {
+    rest.on('error', reject);
+    outStream.on('error', reject);
+    outStream.on('finish', resolve);
+    rest.pipe(outStream);
+  });
+  fs.renameSync(tmp, dst);
+}
+
+async function generate() {
   from ??= defaultSource(shape);
 
   const t0 = Date.now();
   let buf = fs.readFileSync(from);
   if (buf[0] === 0x1f && buf[1] === 0x8b) buf = zlib.gunzipSync(buf);
-  const text = buf.toString('utf8');
+  let text = buf.toString('utf8');
   buf = null;
+  if (rank != null || worldSize != null) text = setDistributedInfo(text, rank, worldSize);
   const tpl = buildTemplates(text, distinctOps);
   if (!tpl.events.length) throw new Error('source has no events');
 
