@@ -1,7 +1,7 @@
 // End-to-end load benchmark of Kinetoscope on big synthetic traces (scripts/bench).
 //   node scripts/bench.mjs [--size 1G | --sizes 256M,1G,3G] [--runs 3]
 //                          [--only native,views,wasm,page,url,baseline,table,memory] [--dir /tmp/kinetoscope-bench]
-//                          [--table-size 150M] [--dist-ranks 4] [--dist-size 128M]
+//                          [--table-size 150M] [--dist-ranks 4] [--dist-size 128M] [--rank-runs 8x1G,64x100M]
 // For each size: generates (or reuses) DIR/trace-SIZE.v2.json with gen-trace, then measures
 //   native    build/native/kinetoscope summary --json FILE   (peak RSS from /usr/bin/time -v)
 //   views     build/native/kinetoscope operators --json --group-by op+shape FILE (reading, the
@@ -19,6 +19,12 @@
 //   distributed  (only when asked: --only distributed) `kinetoscope distributed --json --jobs J`
 //             on a run of --dist-ranks copies of trace-DISTSIZE (replicated ranks), J = 1 and 2:
 //             time and peak RSS (each thread holds one model at a time, then only its summary)
+//   ranks     (only when asked: --only ranks) many ranks in one tab: for each --rank-runs NxSIZE, a
+//             run of N rank files (gen-trace --ranks: distinct distributedInfo ranks), opened as a
+//             folder in the page (folder input → the run page's Distributed view shown: time, peak
+//             renderer RSS, trace workers used, full models still loaded at the end), and
+//             `kinetoscope distributed --json --jobs J` on the same folder, J = 1 and 2. The run
+//             folders are deleted afterwards unless --keep-ranks.
 //   memory    the Memory view, on the resnet50 shape (the one with memory events): in the wasm
 //             core under Node (building it after the Overview: time, bytes of its index, wasm
 //             heap growth; the curve and tables of a zoomed range), and in the page (Memory tab
@@ -37,7 +43,8 @@ const V8_STRING_CAP = 536870888;
 
 // ---------------------------------------------------------------- arguments
 const opts = { sizes: ['1G'], runs: 3, only: ['native', 'views', 'wasm', 'page', 'url', 'baseline', 'table', 'memory'],
-  dir: '/tmp/kinetoscope-bench', tableSize: '150M', shape: 'modern', distRanks: 4, distSize: '128M' };
+  dir: '/tmp/kinetoscope-bench', tableSize: '150M', shape: 'modern', distRanks: 4, distSize: '128M',
+  rankRuns: ['8x1G', '64x100M'], keepRanks: false };
 {
   const a = process.argv.slice(2);
   for (let k = 0; k < a.length; k++) {
@@ -51,6 +58,8 @@ const opts = { sizes: ['1G'], runs: 3, only: ['native', 'views', 'wasm', 'page',
     else if (a[k] === '--shape') opts.shape = v();  // modern (PyTorch 2.x, default) or resnet50
     else if (a[k] === '--dist-ranks') opts.distRanks = Math.max(1, Number(v()));
     else if (a[k] === '--dist-size') opts.distSize = v();
+    else if (a[k] === '--rank-runs') opts.rankRuns = v().split(',').filter(Boolean);
+    else if (a[k] === '--keep-ranks') opts.keepRanks = true;
     else { console.error(`bench: unknown argument ${a[k]}`); process.exit(2); }
   }
 }
@@ -131,6 +140,71 @@ async function benchDistributed(file, ranks, jobs) {
     workers = JSON.parse(r.out.trim().split('\n')[0]).workers.length;
   } catch { /* keep NaN */ }
   return { seconds, mem: rss ? Number(rss[1]) * 1024 : NaN, workers };
+}
+
+// ---------------------------------------------------------------- many ranks (page and CLI)
+// A run of `ranks` rank files of `size` each, with distinct ranks (gen-trace --ranks), made once.
+function ensureRun(ranks, size) {
+  const dir = path.join(opts.dir, `run-${ranks}x${size}-${opts.shape}`);
+  const last = path.join(dir, `rank${ranks - 1}.pt.trace.json`);
+  if (fs.existsSync(last)) { log(`reusing ${dir}`); return dir; }
+  log(`generating ${dir}`);
+  const r = spawnSync('node', [path.join(root, 'scripts', 'gen-trace.mjs'), '--size', size, '--shape', opts.shape, '--ranks', String(ranks), '--out', dir], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`gen-trace --ranks failed for ${ranks} x ${size}`);
+  return dir;
+}
+
+async function benchRunCli(dir, jobs) {
+  const cli = path.join(root, 'build', 'native', 'kinetoscope');
+  if (!fs.existsSync(cli)) return { error: 'build/native/kinetoscope missing' };
+  const t0 = process.hrtime.bigint();
+  const r = await run('/usr/bin/time', ['-v', cli, 'distributed', '--json', '--jobs', String(jobs), dir]);
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  if (r.code !== 0) return { error: `exit ${r.code}: ${r.err.split('\n')[0]}` };
+  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.err);
+  let workers = NaN;
+  try { workers = JSON.parse(r.out.trim().split('\n')[0]).workers.length; } catch { /* keep NaN */ }
+  return { seconds, mem: rss ? Number(rss[1]) * 1024 : NaN, workers };
+}
+
+// The folder opened in the page (its folder input), then its run row clicked as soon as it is
+// listed: timed from the input's change event to the run page's Distributed view shown (every
+// rank loaded, its rank summary taken, the reduce done and drawn).
+async function benchRunPage(dir, ranks, url) {
+  const { pid, ctx, page, crashed: tabCrashed } = await openPage();
+  const runName = path.basename(dir);
+  try {
+    await page.goto(url, { waitUntil: 'load' });
+    const input = page.locator('[data-testid=folder-input]');
+    await input.waitFor({ state: 'attached', timeout: 30000 });
+    await page.evaluate(() => {
+      window.__ksT0 = 0; window.__ksT1 = 0;
+      document.addEventListener('change', () => { window.__ksT0 ||= performance.now(); }, true);
+      new MutationObserver(() => {
+        if (!window.__ksT1 && document.querySelector('[data-testid=run-page][data-state=ready] [data-testid=distributed]')) window.__ksT1 = performance.now();
+      }).observe(document, { subtree: true, childList: true, attributes: true });
+    });
+    const stop = sampler(pid);
+    await input.setInputFiles(dir);
+    const limit = 120000 + ranks * 60000;
+    await page.click(`[data-testid=nav-run][data-run="${runName}"]`, { timeout: limit });
+    const r = await Promise.race([
+      page.waitForFunction(() => window.__ksT1 > 0, null, { timeout: limit, polling: 200 }).then(() => 'ok'),
+      new Promise((res) => page.once('crash', () => res('crash'))),
+    ]).catch((e) => `timeout: ${e.message.split('\n')[0]}`);
+    const mem = stop();
+    if (r !== 'ok' || tabCrashed()) return { error: tabCrashed() || r === 'crash' ? 'tab crashed' : r, mem };
+    const got = await page.evaluate(() => {
+      const a = document.querySelector('[data-testid=analysis]');
+      return { t0: window.__ksT0, t1: window.__ksT1, pool: Number(a.dataset.pool), used: Number(a.dataset.poolUsed),
+        models: Number(a.dataset.models), workers: Number(document.querySelector('[data-testid=distributed]').dataset.workers) };
+    });
+    return { seconds: (got.t1 - got.t0) / 1000, mem, pool: got.pool, used: got.used, models: got.models, workers: got.workers };
+  } catch (e) {
+    return { error: tabCrashed() ? 'tab crashed' : e.message.split('\n')[0] };
+  } finally {
+    await ctx.close().catch(() => {});
+  }
 }
 
 // ---------------------------------------------------------------- wasm in Node
@@ -469,17 +543,18 @@ const LABEL = {
 const loadAtStart = os.loadavg()[0].toFixed(2);
 
 async function main() {
-  const needWeb = opts.only.some((x) => x === 'page' || x === 'url' || x === 'table');
+  const needWeb = opts.only.some((x) => x === 'page' || x === 'url' || x === 'table' || x === 'ranks');
   if (needWeb && !fs.existsSync(path.join(root, 'web', 'dist', 'index.html'))) {
     log('web/dist missing: the page column is skipped');
     opts.only = opts.only.filter((x) => x !== 'page' && x !== 'url' && x !== 'table');
     // (memory still runs its wasm-in-Node part)
   }
-  const srv = opts.only.some((x) => x === 'page' || x === 'url' || x === 'baseline' || x === 'table' || x === 'memory') ? await staticServer() : null;
+  const srv = opts.only.some((x) => x === 'page' || x === 'url' || x === 'baseline' || x === 'table' || x === 'memory' || x === 'ranks') ? await staticServer() : null;
   // The traces' folder, served from another origin (its own port) with CORS, for ?url=.
   const traceSrv = opts.only.includes('url') ? await staticServer(opts.dir, ['--cors']) : null;
   const tableRuns = [];
   const distRows = [];
+  const rankRows = [];
   const memoryRuns = [];
   const rows = [];
   const checks = [];
@@ -487,7 +562,7 @@ async function main() {
     for (const size of opts.sizes) {
       const file = ensureTrace(size);
       const bytes = fs.statSync(file).size;
-      for (const kind of opts.only.filter((k) => k !== 'table' && k !== 'distributed' && k !== 'memory')) {
+      for (const kind of opts.only.filter((k) => k !== 'table' && k !== 'distributed' && k !== 'memory' && k !== 'ranks')) {
         const results = [];
         for (let i = 0; i < opts.runs; i++) {
           let r;
@@ -561,6 +636,31 @@ async function main() {
           workers: median(ok.map((r) => r.workers)), error: ok.length ? '' : results[0].error });
       }
     }
+    if (opts.only.includes('ranks')) {
+      for (const spec of opts.rankRuns) {
+        const m = /^(\d+)x(\S+)$/.exec(spec);
+        if (!m) throw new Error(`bad --rank-runs entry ${spec} (e.g. 8x1G)`);
+        const ranks = Number(m[1]);
+        const dir = ensureRun(ranks, m[2]);
+        const bytes = fs.readdirSync(dir).reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
+        const row = { spec, ranks, bytes, load: os.loadavg()[0], page: [], cli: { 1: [], 2: [] } };
+        for (let i = 0; i < opts.runs; i++) {
+          if (srv) {
+            const r = await benchRunPage(dir, ranks, srv.url);
+            log(`ranks ${spec} page run ${i + 1}: ${r.error ? `FAILS (${r.error})` : `${r.seconds.toFixed(2)} s, ${fmtMB(r.mem)} renderer RSS, ${r.used} of ${r.pool} workers used, ${r.models} models loaded at the end, ${r.workers} workers in the view`}`);
+            row.page.push(r);
+          }
+          for (const jobs of [1, 2]) {
+            const r = await benchRunCli(dir, jobs);
+            log(`ranks ${spec} --jobs ${jobs} run ${i + 1}: ${r.error ? `FAILS (${r.error})` : `${r.seconds.toFixed(2)} s, ${fmtMB(r.mem)} peak RSS`}`);
+            row.cli[jobs].push(r);
+          }
+        }
+        row.loadEnd = os.loadavg()[0];
+        rankRows.push(row);
+        if (!opts.keepRanks) fs.rmSync(dir, { recursive: true, force: true });
+      }
+    }
     if (opts.only.includes('table')) {
       const file = ensureTrace(opts.tableSize, true);
       for (let i = 0; i < opts.runs; i++) {
@@ -624,6 +724,32 @@ async function main() {
       const total = r.bytes * opts.distRanks;
       out.push(`| ${opts.distRanks} x ${opts.distSize} (${(total / 1e6).toFixed(0)} MB) | ${r.jobs} | ${r.error ? 'fails' : r.seconds.toFixed(2)} | ` +
         `${r.error ? '–' : (total / 1e6 / r.seconds).toFixed(0)} | ${fmtMB(r.mem)} | ${Number.isFinite(r.workers) ? r.workers : '–'} | ${r.error} |`);
+    }
+  }
+  if (rankRows.length) {
+    out.push('');
+    out.push(`Many ranks in one tab (runs of gen-trace --ranks, ${opts.shape} shape), medians of ${opts.runs} run(s); page: folder input → run page's Distributed view shown:`);
+    out.push('');
+    out.push('| run | path | time (s) | MB/s (all ranks) | peak memory | workers | note |');
+    out.push('|---|---|---:|---:|---|---|---|');
+    for (const r of rankRows) {
+      const what = `${r.spec} (${(r.bytes / 1e6).toFixed(0)} MB)`;
+      const load = `load ${r.load.toFixed(1)} → ${r.loadEnd.toFixed(1)}`;
+      const pg = r.page.filter((x) => !x.error);
+      if (r.page.length) {
+        if (!pg.length) out.push(`| ${what} | page | fails | – | ${fmtMB(r.page[0].mem)} renderer RSS | – | ${r.page[0].error}; ${load} |`);
+        else {
+          const secs = median(pg.map((x) => x.seconds));
+          out.push(`| ${what} | page (headless Chromium) | ${secs.toFixed(2)} | ${(r.bytes / 1e6 / secs).toFixed(0)} | ${fmtMB(median(pg.map((x) => x.mem)))} renderer RSS | ` +
+            `${median(pg.map((x) => x.used))} of ${median(pg.map((x) => x.pool))} trace workers | ${median(pg.map((x) => x.workers))} workers in the view, ${median(pg.map((x) => x.models))} full models loaded at the end; ${load} |`);
+        }
+      }
+      for (const jobs of [1, 2]) {
+        const ok = r.cli[jobs].filter((x) => !x.error);
+        if (!ok.length) { out.push(`| ${what} | CLI --jobs ${jobs} | fails | – | – | – | ${r.cli[jobs][0]?.error ?? ''} |`); continue; }
+        const secs = median(ok.map((x) => x.seconds));
+        out.push(`| ${what} | \`kinetoscope distributed --json --jobs ${jobs}\` | ${secs.toFixed(2)} | ${(r.bytes / 1e6 / secs).toFixed(0)} | ${fmtMB(median(ok.map((x) => x.mem)))} RSS | ${jobs} thread${jobs > 1 ? 's' : ''} | ${median(ok.map((x) => x.workers))} workers in the view; ${load} |`);
+      }
     }
   }
   const okTable = tableRuns.filter((r) => !r.error);

@@ -135,6 +135,8 @@ export function App() {
   // have loaded a file (shown as data-pool-used, for tests and the benchmark).
   const poolRef = useRef<WorkerPool | null>(null);
   const [poolUsed, setPoolUsed] = useState(0);
+  // Closed models read again so far (shown as data-rereads).
+  const [rereads, setRereads] = useState(0);
 
   const update = (key: number, patch: Partial<Entry>) =>
     setEntries((es) => es.map((e) => (e.key === key ? { ...e, ...patch } : e)));
@@ -365,6 +367,7 @@ export function App() {
   const reread = (e: Entry, w: PoolWorker) => {
     if (!e.file || rereading.current.has(e.key)) return;
     rereading.current.set(e.key, w);
+    setRereads((n) => n + 1);
     w.loads++;
     update(e.key, { reread: { error: null } });
     const call = w.client.load(e.file, (p) => setProgress(e.key, p));
@@ -777,6 +780,7 @@ export function App() {
           data-pool={poolRef.current?.size ?? poolSize(navigator.hardwareConcurrency)}
           data-pool-used={poolUsed}
           data-models={models}
+          data-rereads={rereads}
         >
           <ErrorBoundary>
             {noticeEl}
