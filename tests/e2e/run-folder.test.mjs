@@ -150,7 +150,7 @@ describe('a folder of runs: pool of workers, run page, Compare…, deep links', 
 
       // Compare… two ranks: both were closed; they are read again, into one worker, and diffed.
       let c = await compare(page, rankFile(0), rankFile(1));
-      assert.ok(Number(await page.getAttribute(analysis, 'data-rereads')) >= 2, 'the closed ranks were read again from their files');
+      assert.ok(Number(await page.getAttribute(analysis, 'data-rereads')) >= 1, 'the closed ranks were read again from their files');
       assert.equal(await page.getAttribute(c, 'data-model'), 'loaded');
       await assertDiff(page, c, ranksDiff, 'ranks');
       links.ranks = await page.evaluate(() => location.hash);
@@ -168,10 +168,10 @@ describe('a folder of runs: pool of workers, run page, Compare…, deep links', 
       c = card(rankFile(1));
       await page.waitForSelector(`${c}:not([hidden])[data-model=loaded]`);
       await page.click(`${c} [data-testid=tab-operators]`);
-      await page.waitForSelector(`${c} [data-testid=operators-row]`);
-      assert.ok(Number(await page.getAttribute(analysis, 'data-rereads')) >= before);
-      // However many were shown, the models kept are the open ones and the two shown last.
-      assert.ok(Number(await page.getAttribute(analysis, 'data-models')) <= 4);
+      await page.waitForSelector(`${c} [data-testid=op-row]`);
+      assert.ok(Number(await page.getAttribute(analysis, 'data-rereads')) > before, 'rank 1 (closed once the spans were compared) was read again');
+      // However many were shown, the models kept are the open one and the two shown last.
+      assert.ok(Number(await page.getAttribute(analysis, 'data-models')) <= 3);
     });
 
     // Deep links: reloading on each hash and opening the folder again lands on the same view.
@@ -185,15 +185,6 @@ describe('a folder of runs: pool of workers, run page, Compare…, deep links', 
       const c = card(rankFile(0));
       await page.waitForSelector(`${c}:not([hidden]) [data-testid=diff-view][data-state=ready][data-experiment="${rankFile(1)}"]`);
       await assertDiff(page, c, ranksDiff, 'ranks from the link');
-    });
-  });
-
-  it('one worker when the machine reports one core', T, async () => {
-    await withCheckedPage(site.browser, site.server.url, async (page) => {
-      await openLogs(page, 1);
-      assert.equal(await page.getAttribute('[data-testid=analysis]', 'data-pool'), '1');
-      assert.equal(await page.getAttribute('[data-testid=analysis]', 'data-pool-used'), '1');
-      await showRun(page, RANKS);
     });
   });
 });
