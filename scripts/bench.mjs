@@ -559,7 +559,8 @@ async function main() {
   const rows = [];
   const checks = [];
   try {
-    for (const size of opts.sizes) {
+    const perSize = opts.only.filter((k) => k !== 'table' && k !== 'distributed' && k !== 'memory' && k !== 'ranks');
+    for (const size of perSize.length ? opts.sizes : []) {
       const file = ensureTrace(size);
       const bytes = fs.statSync(file).size;
       for (const kind of opts.only.filter((k) => k !== 'table' && k !== 'distributed' && k !== 'memory' && k !== 'ranks')) {

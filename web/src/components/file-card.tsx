@@ -584,7 +584,7 @@ function Reread({ name, progress, error, onRetry }: { name: string; progress: Lo
   const f = progress ? progressStats(progress).fraction : null;
   return (
     <p class="muted pending reread" data-testid="file-reread" data-state="reading" role="status">
-      Reading {name} again from its file (its full analysis was closed to save memory while other traces were shown)
+      Reading the trace again from its file (its full analysis was closed to save memory while other traces were shown)
       {f != null ? `: ${Math.floor(f * 100)} %` : '…'}
       <span class="reread-bar" aria-hidden="true">
         <span style={{ width: `${Math.round((f ?? 0) * 100)}%` }} />
