@@ -186,7 +186,7 @@ async function benchRunPage(dir, ranks, url) {
     });
     const stop = sampler(pid);
     await input.setInputFiles(dir);
-    const limit = 120000 + ranks * 60000;
+    const limit = 120000 + ranks * 60000 + fs.readdirSync(dir).reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0) / 5e3; // 5 MB/s floor
     await page.click(`[data-testid=nav-run][data-run="${runName}"]`, { timeout: limit });
     const r = await Promise.race([
       page.waitForFunction(() => window.__ksT1 > 0, null, { timeout: limit, polling: 200 }).then(() => 'ok'),

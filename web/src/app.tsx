@@ -142,10 +142,11 @@ export function App() {
     setEntries((es) => es.map((e) => (e.key === key ? { ...e, ...patch } : e)));
 
   const pool = (): WorkerPool => {
-    poolRef.current ??= new WorkerPool(poolSize(navigator.hardwareConcurrency), startWorker, (id) => {
-      // A worker died: every Session in it is gone. Its traces keep their summaries and are read
-      // again (into a live worker) when next shown, as closed ones are.
-      setEntries((es) => es.map((e) => (e.gen === id ? { ...e, session: undefined, gen: undefined } : e)));
+    poolRef.current ??= new WorkerPool(poolSize(navigator.hardwareConcurrency), startWorker, (id, error) => {
+      // A worker died or trapped: every Session in it is gone. Its traces keep their summaries;
+      // their cards say so and offer to read the file again. Not at once by themselves: a view
+      // whose question traps the worker would ask it again after every re-read, for ever.
+      setEntries((es) => es.map((e) => (e.gen === id ? { ...e, session: undefined, gen: undefined, reread: { error: error.message } } : e)));
     });
     return poolRef.current;
   };

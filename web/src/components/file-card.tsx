@@ -572,7 +572,7 @@ function Reread({ name, progress, error, onRetry }: { name: string; progress: Lo
       <div class="notice notice-error" role="alert" data-testid="file-reread" data-state="failed">
         <span class="notice-icon" aria-hidden="true">⚠</span>
         <p>
-          {name} could not be read again ({error}). The Overview is still shown; the other views need the file read again.{' '}
+          The full analysis of {name} is not loaded ({error}). The Overview is still shown; the other views need the file read again.{' '}
           {onRetry && (
             <button type="button" class="link-button" data-testid="reread-retry" onClick={onRetry}>
               Try again
