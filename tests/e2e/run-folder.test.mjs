@@ -23,6 +23,8 @@ const skip = !fs.existsSync(ranksSrc) || !fs.existsSync(spansSrc)
 
 const site = skip ? null : await openSite({ tmp: true });
 const logs = site ? path.join(site.tmp, 'logs') : '';
+// The deep links' checks need only the two ranks: the same run name (logs/two_rank_sampled), less to load.
+const ranksOnly = site ? path.join(site.tmp, 'ranks-only', 'logs') : '';
 const RANKS = 'logs/two_rank_sampled';
 const SPANS = 'logs/resnet50_num_workers_0';
 let spanFiles = [];
@@ -32,17 +34,18 @@ if (site) {
   fs.mkdirSync(path.join(logs, 'resnet50_num_workers_0'), { recursive: true });
   spanFiles = fs.readdirSync(spansSrc).filter((f) => f.endsWith('.pt.trace.json.gz')).sort();
   for (const f of spanFiles) fs.copyFileSync(path.join(spansSrc, f), path.join(logs, 'resnet50_num_workers_0', f));
+  fs.cpSync(path.join(logs, 'two_rank_sampled'), path.join(ranksOnly, 'two_rank_sampled'), { recursive: true });
 }
 const rankFile = (r) => `rank-${r}.pt.trace.json.gz`;
 const rankPath = (r) => path.join(logs, 'two_rank_sampled', rankFile(r));
 const spanPath = (i) => path.join(logs, 'resnet50_num_workers_0', spanFiles[i]);
 
-/** A page where navigator.hardwareConcurrency is `cores`, with logs/ opened as a folder and loaded. */
-async function openLogs(page, cores = 2) {
+/** A page where navigator.hardwareConcurrency is `cores`, with `dir` opened as a folder and loaded. */
+async function openLogs(page, dir = logs, cores = 2) {
   await page.addInitScript((n) => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n, configurable: true }), cores);
   await page.reload();
   await page.setViewportSize({ width: 1440, height: 900 });
-  await page.setInputFiles('[data-testid=folder-input]', logs);
+  await page.setInputFiles('[data-testid=folder-input]', dir);
   return navRows(page); // waits until nothing is loading
 }
 
@@ -176,12 +179,12 @@ describe('a folder of runs: pool of workers, run page, Compare…, deep links', 
 
     // Deep links: reloading on each hash and opening the folder again lands on the same view.
     await withCheckedPage(site.browser, site.server.url + links.run, async (page) => {
-      await openLogs(page);
+      await openLogs(page, ranksOnly);
       await page.waitForSelector(`[data-testid=run-page][data-run="${RANKS}"][data-state=ready] [data-testid=distributed]`);
       assert.deepEqual(await readRun(page), expectedRun(dist));
     });
     await withCheckedPage(site.browser, site.server.url + links.ranks, async (page) => {
-      await openLogs(page);
+      await openLogs(page, ranksOnly);
       const c = card(rankFile(0));
       await page.waitForSelector(`${c}:not([hidden]) [data-testid=diff-view][data-state=ready][data-experiment="${rankFile(1)}"]`);
       await assertDiff(page, c, ranksDiff, 'ranks from the link');
