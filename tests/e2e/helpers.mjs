@@ -88,9 +88,12 @@ export function launch() {
 }
 
 /** A fresh page that records uncaught errors and console errors (page and workers). */
-export async function openPage(browser, url) {
+export async function openPage(browser, url, { cores } = {}) {
   const context = await browser.newContext();
   const page = await context.newPage();
+  // The page sizes its pool of trace workers from navigator.hardwareConcurrency (lib/worker-pool.ts):
+  // `cores` pins it, for tests that need one worker (a queue) or several whatever the machine.
+  if (cores != null) await page.addInitScript((n) => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n, configurable: true }), cores);
   const errors = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => {
@@ -104,8 +107,8 @@ export async function openPage(browser, url) {
 }
 
 /** Runs `fn` on a fresh page, then fails on the error boundary or any uncaught or console error. */
-export async function withCheckedPage(browser, url, fn) {
-  const { page, context, errors } = await openPage(browser, url);
+export async function withCheckedPage(browser, url, fn, options = {}) {
+  const { page, context, errors } = await openPage(browser, url, options);
   try {
     await fn(page);
     assert.equal(await page.$('[data-testid=app-error]'), null, 'the error boundary was shown');

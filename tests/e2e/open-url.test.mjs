@@ -308,7 +308,8 @@ describe('open a trace from a URL', () => {
       while (traces.stalled.closed <= before.closed && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 50));
       assert.equal(traces.stalled.closed, before.closed + 1, 'the server saw the download end');
       assert.equal(await page.$('[data-testid=progress]'), null);
-    });
+      // One trace worker, so the second URL waits in the queue (with several it would load beside the first).
+    }, { cores: 1 });
   });
 
   it('the Timeline of a URL-loaded trace sends Perfetto the downloaded bytes unchanged', T, async () => {

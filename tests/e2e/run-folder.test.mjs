@@ -40,10 +40,8 @@ const rankFile = (r) => `rank-${r}.pt.trace.json.gz`;
 const rankPath = (r) => path.join(logs, 'two_rank_sampled', rankFile(r));
 const spanPath = (i) => path.join(logs, 'resnet50_num_workers_0', spanFiles[i]);
 
-/** A page where navigator.hardwareConcurrency is `cores`, with `dir` opened as a folder and loaded. */
-async function openLogs(page, dir = logs, cores = 2) {
-  await page.addInitScript((n) => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n, configurable: true }), cores);
-  await page.reload();
+/** `dir` opened as a folder and loaded (the pages here have navigator.hardwareConcurrency = 2). */
+async function openLogs(page, dir = logs) {
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.setInputFiles('[data-testid=folder-input]', dir);
   return navRows(page); // waits until nothing is loading
@@ -128,6 +126,7 @@ describe('a folder of runs: pool of workers, run page, Compare…, deep links', 
     const ranksDiff = runCliJson(['diff', '--json', rankPath(0), rankPath(1)]).tree;
     const spansDiff = runCliJson(['diff', '--json', spanPath(0), spanPath(1)]).tree;
     const links = {};
+    const cores = { cores: 2 };
     await withCheckedPage(site.browser, site.server.url, async (page) => {
       const rows = await openLogs(page);
       // Navigation: both runs, resnet50's worker with its two spans, every trace loaded.
@@ -175,19 +174,19 @@ describe('a folder of runs: pool of workers, run page, Compare…, deep links', 
       assert.ok(Number(await page.getAttribute(analysis, 'data-rereads')) > before, 'rank 1 (closed once the spans were compared) was read again');
       // However many were shown, the models kept are the open one and the two shown last.
       assert.ok(Number(await page.getAttribute(analysis, 'data-models')) <= 3);
-    });
+    }, cores);
 
     // Deep links: reloading on each hash and opening the folder again lands on the same view.
     await withCheckedPage(site.browser, site.server.url + links.run, async (page) => {
       await openLogs(page, ranksOnly);
       await page.waitForSelector(`[data-testid=run-page][data-run="${RANKS}"][data-state=ready] [data-testid=distributed]`);
       assert.deepEqual(await readRun(page), expectedRun(dist));
-    });
+    }, cores);
     await withCheckedPage(site.browser, site.server.url + links.ranks, async (page) => {
       await openLogs(page, ranksOnly);
       const c = card(rankFile(0));
       await page.waitForSelector(`${c}:not([hidden]) [data-testid=diff-view][data-state=ready][data-experiment="${rankFile(1)}"]`);
       await assertDiff(page, c, ranksDiff, 'ranks from the link');
-    });
+    }, cores);
   });
 });
