@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "core/trace/event_fast_path.h"
 #include "core/trace/ondemand_values.h"
 #include "core/util/numbers.h"
 #include "simdjson.h"
@@ -304,6 +305,31 @@ void EventDecoder::free_buffers() { impl_.reset(new Impl); }
 
 void EventDecoder::decode(const char* buf, const std::vector<ChunkScanner::Span>& spans,
                           uint64_t base_offset, EventSink& sink, TraceHealth& health) {
+  if (!fast_path_) {
+    decode_simdjson(buf, spans, base_offset, sink, health);
+    return;
+  }
+  // Declined events are handed to simdjson in runs, before the next accepted one, so the sink
+  // sees events in file order. A run holds consecutive spans, so the text between them (junk
+  // included) is what the simdjson path always saw.
+  declined_.clear();
+  for (const ChunkScanner::Span& s : spans) {
+    RawEvent e;
+    if (read_event_fast(std::string_view(buf + s.begin, s.end - s.begin), e)) {
+      if (!declined_.empty()) {
+        decode_simdjson(buf, declined_, base_offset, sink, health);
+        declined_.clear();
+      }
+      sink.on_event(e, base_offset + s.begin);
+    } else {
+      declined_.push_back(s);
+    }
+  }
+  if (!declined_.empty()) decode_simdjson(buf, declined_, base_offset, sink, health);
+}
+
+void EventDecoder::decode_simdjson(const char* buf, const std::vector<ChunkScanner::Span>& spans,
+                                   uint64_t base_offset, EventSink& sink, TraceHealth& health) {
   size_t i = 0;
   int failures = 0;
   bool per_event = false;
