@@ -412,7 +412,7 @@ void apply_arg(Arg which, std::string_view key, const Value& v, RawArgs& a) {
     case Arg::kGroupSize: get_int(v, a.group_size); break;
     case Arg::kMetaValue: a.meta_value = scalar_text(v); break;
     case Arg::kOther:
-      if (v.kind == Kind::kNumber && a.numeric_count < RawArgs::kMaxNumeric) {
+      if (v.kind == Kind::kNumber && a.numeric_room()) {
         a.numeric_keys[size_t(a.numeric_count)] = key;
         a.numeric_tokens[size_t(a.numeric_count)] = v.token;
         ++a.numeric_count;
