@@ -2,7 +2,9 @@
 // through Session.prepare/commit, then finish() and summaryJson().
 // usage: node scripts/bench-wasm-node.cjs [--module build/wasm/kinetoscope_node.js]
 //          [--overview] [--views] [--stats] FILE
-// Prints one JSON line: {seconds, bytes, wasm_heap_bytes, max_rss_bytes, summary}.
+// Prints one JSON line: {seconds, cpu_seconds, bytes, wasm_heap_bytes, max_rss_bytes, summary}.
+// cpu_seconds is the process's user+system CPU time over the reading span: on a machine shared
+// with other jobs it moves far less than the wall time, so compare builds by it.
 // --overview: then the Overview as the page computes it (overviewJson: steps, breakdown, GPU
 //   metrics, operator trees), adding overview_seconds and wasm_heap_after_overview_bytes.
 // --views: then the Operators and Kernels tables too (views_seconds, wasm_heap_after_views_bytes).
@@ -37,6 +39,7 @@ async function main() {
   const s = new mod.Session();
 
   const t0 = process.hrtime.bigint();
+  const cpu0 = process.cpuUsage();
   let input = fs.createReadStream(file, { highWaterMark: CHUNK });
   if (file.endsWith('.gz')) input = input.pipe(zlib.createGunzip({ chunkSize: CHUNK }));
   let bytes = 0;
@@ -50,6 +53,8 @@ async function main() {
   s.finish();
   const summary = JSON.parse(s.summaryJson());
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   const heap = mod.HEAPU8.length;
   const extra = {};
   const stats = withStats ? { load: JSON.parse(s.heapStatsJson()) } : null;
@@ -73,7 +78,7 @@ async function main() {
   if (stats) extra.heap_stats = stats;
   s.delete();
   process.stdout.write(JSON.stringify({
-    seconds, bytes, wasm_heap_bytes: heap,
+    seconds, cpu_seconds: cpuSeconds, bytes, wasm_heap_bytes: heap,
     max_rss_bytes: process.resourceUsage().maxRSS * 1024, ...extra, summary,
   }) + '\n');
 }

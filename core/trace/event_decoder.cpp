@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "core/trace/event_fast_path.h"
 #include "core/trace/ondemand_values.h"
 #include "core/util/numbers.h"
 #include "simdjson.h"
@@ -90,7 +91,7 @@ error_code decode_args(od::value& v, RawArgs& a) {
     else {
       od::json_type ft;
       if ((err = fv.type().get(ft))) return err;
-      if (ft == od::json_type::number && a.numeric_count < RawArgs::kMaxNumeric) {
+      if (ft == od::json_type::number && a.numeric_room()) {
         a.numeric_keys[size_t(a.numeric_count)] = k;
         a.numeric_tokens[size_t(a.numeric_count)] = fv.raw_json_token();
         ++a.numeric_count;
@@ -205,6 +206,8 @@ struct EventDecoder::Impl {
   std::string batch;   // '[' events ']' + padding
   std::string single;  // one event + padding
   std::string repaired;
+  NumericScratch numeric;       // events read by simdjson
+  NumericScratch fast_numeric;  // events read by the fast path (kept while a declined run is read)
 
   static void pad(std::string& s) { s.append(simdjson::SIMDJSON_PADDING, ' '); }
 
@@ -244,6 +247,7 @@ struct EventDecoder::Impl {
         return k;
       }
       RawEvent e;
+      numeric.attach(e.args);
       if (decode_object(obj, e)) return k;
       // On-Demand trusts structure it has not validated, so around a malformed event it can
       // see other boundaries than the scanner's. An event counts only where both agree; else
@@ -262,6 +266,7 @@ struct EventDecoder::Impl {
   }
 
   bool parse_one(std::string_view text, RawEvent& e) {
+    numeric.attach(e.args);
     single.assign(text.data(), text.size());
     pad(single);
     od::document doc;
@@ -304,6 +309,32 @@ void EventDecoder::free_buffers() { impl_.reset(new Impl); }
 
 void EventDecoder::decode(const char* buf, const std::vector<ChunkScanner::Span>& spans,
                           uint64_t base_offset, EventSink& sink, TraceHealth& health) {
+  if (!fast_path_) {
+    decode_simdjson(buf, spans, base_offset, sink, health);
+    return;
+  }
+  // Declined events are handed to simdjson in runs, before the next accepted one, so the sink
+  // sees events in file order. A run holds consecutive spans, so the text between them (junk
+  // included) is what the simdjson path always saw.
+  declined_.clear();
+  for (const ChunkScanner::Span& s : spans) {
+    RawEvent e;
+    impl_->fast_numeric.attach(e.args);
+    if (read_event_fast(std::string_view(buf + s.begin, s.end - s.begin), e)) {
+      if (!declined_.empty()) {
+        decode_simdjson(buf, declined_, base_offset, sink, health);
+        declined_.clear();
+      }
+      sink.on_event(e, base_offset + s.begin);
+    } else {
+      declined_.push_back(s);
+    }
+  }
+  if (!declined_.empty()) decode_simdjson(buf, declined_, base_offset, sink, health);
+}
+
+void EventDecoder::decode_simdjson(const char* buf, const std::vector<ChunkScanner::Span>& spans,
+                                   uint64_t base_offset, EventSink& sink, TraceHealth& health) {
   size_t i = 0;
   int failures = 0;
   bool per_event = false;

@@ -31,11 +31,23 @@ struct RawArgs {
   // metadata ("M": args.name / args.labels / args.sort_index)
   std::string_view meta_value;
   // Other numeric members, for counters ("C"): kept as text and parsed only for counters
-  // (the phase may come after args, and strtod is slow in wasm).
+  // (the phase may come after args, and strtod is slow in wasm). They are stored in arrays of
+  // kMaxNumeric the decoder owns (NumericScratch): as members, the 512 bytes were zeroed for
+  // every event, a visible cost in wasm. Null pointers: nothing is recorded.
   static constexpr int kMaxNumeric = 16;
-  std::array<std::string_view, kMaxNumeric> numeric_keys;
-  std::array<std::string_view, kMaxNumeric> numeric_tokens;
+  std::string_view* numeric_keys = nullptr;
+  std::string_view* numeric_tokens = nullptr;
   int numeric_count = 0;
+  bool numeric_room() const { return numeric_keys && numeric_count < kMaxNumeric; }
+};
+
+// Storage for RawArgs' numeric members; attach() points a fresh event's args at it.
+struct NumericScratch {
+  std::array<std::string_view, RawArgs::kMaxNumeric> keys, tokens;
+  void attach(RawArgs& a) {
+    a.numeric_keys = keys.data();
+    a.numeric_tokens = tokens.data();
+  }
 };
 
 struct RawEvent {

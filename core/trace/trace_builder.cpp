@@ -1,6 +1,7 @@
 #include "core/trace/trace_builder.h"
 
 #include <cctype>
+#include <cstring>
 #include <string>
 
 #include "core/util/numbers.h"
@@ -78,20 +79,31 @@ EventKind TraceBuilder::kind_of(StringId cat) {
   return static_cast<EventKind>(kind_by_cat_[cat]);
 }
 
+StringId TraceBuilder::intern_cached(LastId& last, std::string_view s) {
+  if (s.size() == last.size && std::memcmp(s.data(), last.text, s.size()) == 0) return last.id;
+  const StringId id = m_.strings.intern(s);
+  if (s.size() <= LastId::kMax) {
+    std::memcpy(last.text, s.data(), s.size());
+    last.size = static_cast<uint8_t>(s.size());
+    last.id = id;
+  }
+  return id;
+}
+
 void TraceBuilder::note_span(int64_t ts, int64_t end) {
   if (ts < min_ts_) min_ts_ = ts;
   if (end > max_end_) max_end_ = end;
 }
 
-void TraceBuilder::add_slice(EventKind kind, const RawEvent& e, int64_t ts, int64_t dur) {
+void TraceBuilder::add_slice(EventKind kind, const RawEvent& e, StringId cat, int64_t ts, int64_t dur) {
   StringPool& sp = m_.strings;
   SliceRow s;
   s.ts_ns = ts;
   s.dur_ns = dur;
   s.name = sp.intern(e.name);
-  s.cat = sp.intern(e.cat);
-  s.pid = sp.intern(e.pid);
-  s.tid = sp.intern(e.tid);
+  s.cat = cat;  // interned by on_event (the same text)
+  s.pid = intern_cached(last_pid_, e.pid);
+  s.tid = intern_cached(last_tid_, e.tid);
   s.external_id = e.args.external_id;
   s.correlation = e.args.correlation;
   const RawArgs& a = e.args;
@@ -201,9 +213,9 @@ void TraceBuilder::add_instant(const RawEvent& e, StringId cat, int64_t ts, char
 void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
   StringPool& sp = m_.strings;
   ++m_.event_count;
-  const StringId cat = sp.intern(e.has_cat ? e.cat : std::string_view());
+  const StringId cat = intern_cached(last_cat_, e.has_cat ? e.cat : std::string_view());
   bump(m_.category_counts, cat);
-  bump(m_.phase_counts, sp.intern(e.ph));
+  bump(m_.phase_counts, intern_cached(last_ph_, e.ph));
   if (!e.has_ph) {
     m_.health.add(HealthReason::kMissingPhase, offset);
     return;
@@ -245,7 +257,7 @@ void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
         m_.health.add(HealthReason::kBadNumber, offset);
         return;
       }
-      add_slice(kind_of(cat), e, ts, dur);
+      add_slice(kind_of(cat), e, cat, ts, dur);
       return;
     }
     case 'B': {
@@ -288,7 +300,7 @@ void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
       be.args.correlation = ob.row.s.correlation;
       be.args.input_dims = sp.get(ob.row.input_dims);
       be.args.call_stack = sp.get(ob.row.call_stack);
-      add_slice(ob.kind, be, ob.row.s.ts_ns, dur);
+      add_slice(ob.kind, be, ob.row.s.cat, ob.row.s.ts_ns, dur);
       return;
     }
     case 'i':
@@ -341,8 +353,8 @@ void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
       r.cat = cat;
       r.name = sp.intern(e.name);
       r.id = flow_id(sp, e.id);
-      r.pid = sp.intern(e.pid);
-      r.tid = sp.intern(e.tid);
+      r.pid = intern_cached(last_pid_, e.pid);
+      r.tid = intern_cached(last_tid_, e.tid);
       r.phase = ph;
       r.binding_enclosing = e.bp == "e";
       m_.flows.push_back(r);

@@ -19,7 +19,7 @@ class TraceBuilder : public EventSink {
 
  private:
   EventKind kind_of(StringId cat);
-  void add_slice(EventKind kind, const RawEvent& e, int64_t ts, int64_t dur);
+  void add_slice(EventKind kind, const RawEvent& e, StringId cat, int64_t ts, int64_t dur);
   void add_collective(EventKind kind, size_t row, const RawArgs& a);
   void add_instant(const RawEvent& e, StringId cat, int64_t ts, char phase);
   void note_span(int64_t ts, int64_t end);
@@ -29,6 +29,19 @@ class TraceBuilder : public EventSink {
     CpuOpRow row;
     uint64_t offset;
   };
+
+  // Interning hashes the text, and most events repeat the previous one's cat, ph, pid and tid:
+  // the last id of each field is kept with a copy of its text and reused when the text is the
+  // same (a compare of a few bytes instead of a hash and a probe). Ids are the pool's, in the
+  // same first-seen order, so the model does not change.
+  struct LastId {
+    static constexpr size_t kMax = 24;
+    char text[kMax];
+    uint8_t size = 0;
+    StringId id = 0;  // size 0, id 0: the empty string
+  };
+  StringId intern_cached(LastId& last, std::string_view s);
+  LastId last_cat_, last_ph_, last_pid_, last_tid_;
 
   TraceModel& m_;
   std::vector<int8_t> kind_by_cat_;  // -1: not yet classified

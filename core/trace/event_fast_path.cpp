@@ -1,0 +1,517 @@
+#include "core/trace/event_fast_path.h"
+
+#include <cstdint>
+
+#include "core/util/numbers.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#elif defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
+
+namespace ks {
+
+size_t find_string_special_scalar(const char* p, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char c = static_cast<unsigned char>(p[i]);
+    if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return i;
+  }
+  return n;
+}
+
+// A signed compare "< 0x20" catches both the control characters (0x00-0x1F) and every byte
+// >= 0x80 (negative as int8), so three compares classify 16 bytes.
+size_t find_string_special(const char* p, size_t n) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                                     _mm_cmplt_epi8(v, space));
+    const int bits = _mm_movemask_epi8(hit);
+    if (bits) return i + size_t(__builtin_ctz(unsigned(bits)));
+  }
+#elif defined(__wasm_simd128__)
+  const v128_t quote = wasm_i8x16_splat('"'), backslash = wasm_i8x16_splat('\\'), space = wasm_i8x16_splat(0x20);
+  for (; i + 16 <= n; i += 16) {
+    const v128_t v = wasm_v128_load(p + i);
+    const v128_t hit = wasm_v128_or(wasm_v128_or(wasm_i8x16_eq(v, quote), wasm_i8x16_eq(v, backslash)),
+                                    wasm_i8x16_lt(v, space));
+    const uint32_t bits = wasm_i8x16_bitmask(hit);
+    if (bits) return i + size_t(__builtin_ctz(bits));
+  }
+#endif
+  return i + find_string_special_scalar(p + i, n - i);
+}
+
+namespace {
+
+constexpr int kMaxDepth = 64;
+
+inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+struct Reader {
+  const char* p;
+  const char* end;
+  void skip_ws() {
+    while (p < end && is_ws(*p)) ++p;
+  }
+  bool at(char ch) const { return p < end && *p == ch; }
+};
+
+enum class Kind : uint8_t { kString, kNumber, kTrue, kFalse, kNull, kObject, kArray };
+
+// One value as On-Demand would hand it over: `str` is a string's characters (no escapes, so
+// the same bytes get_string() yields), `token` runs from the value's first byte to the next
+// structural character, i.e. with the whitespace after it — the extent of simdjson's
+// raw_json_token() for scalars and of raw_json() for arrays and objects.
+struct Value {
+  Kind kind = Kind::kNull;
+  std::string_view str;
+  std::string_view token;
+};
+
+// r.p at the opening quote. Only printable ASCII without backslashes is taken.
+inline bool read_string(Reader& r, std::string_view& out) {
+  const char* s = r.p + 1;
+  const size_t n = size_t(r.end - s);
+  const size_t i = find_string_special(s, n);
+  if (i >= n || s[i] != '"') return false;
+  out = {s, i};
+  r.p = s + i + 1;
+  return true;
+}
+
+// RFC 8259 number grammar (stricter than On-Demand, which takes number tokens unchecked).
+inline bool read_number(Reader& r) {
+  const char* p = r.p;
+  const char* end = r.end;
+  if (p < end && *p == '-') ++p;
+  if (p >= end) return false;
+  if (*p == '0') {
+    ++p;
+  } else if (*p >= '1' && *p <= '9') {
+    while (p < end && is_digit(*p)) ++p;
+  } else {
+    return false;
+  }
+  if (p < end && *p == '.') {
+    const char* d = ++p;
+    while (p < end && is_digit(*p)) ++p;
+    if (p == d) return false;
+  }
+  if (p < end && (*p == 'e' || *p == 'E')) {
+    ++p;
+    if (p < end && (*p == '+' || *p == '-')) ++p;
+    const char* d = p;
+    while (p < end && is_digit(*p)) ++p;
+    if (p == d) return false;
+  }
+  r.p = p;
+  return true;
+}
+
+inline bool read_literal(Reader& r, std::string_view lit) {
+  if (size_t(r.end - r.p) < lit.size() || std::string_view(r.p, lit.size()) != lit) return false;
+  r.p += lit.size();
+  return true;
+}
+
+bool read_value(Reader& r, int depth, Value& v);
+
+// After a member or element: ',' then the next one, or the closing bracket.
+// Returns 1 to go on, 0 when closed, -1 on anything else.
+inline int after_item(Reader& r, char close) {
+  if (r.at(',')) {
+    ++r.p;
+    r.skip_ws();
+    return 1;
+  }
+  if (r.at(close)) {
+    ++r.p;
+    return 0;
+  }
+  return -1;
+}
+
+// r.p just after '{' or '['.
+bool skip_object_rest(Reader& r, int depth) {
+  r.skip_ws();
+  if (r.at('}')) {
+    ++r.p;
+    return true;
+  }
+  for (;;) {
+    std::string_view key;
+    if (!r.at('"') || !read_string(r, key)) return false;
+    r.skip_ws();
+    if (!r.at(':')) return false;
+    ++r.p;
+    r.skip_ws();
+    Value v;
+    if (!read_value(r, depth, v)) return false;
+    const int next = after_item(r, '}');
+    if (next < 0) return false;
+    if (next == 0) return true;
+  }
+}
+
+bool skip_array_rest(Reader& r, int depth) {
+  r.skip_ws();
+  if (r.at(']')) {
+    ++r.p;
+    return true;
+  }
+  for (;;) {
+    Value v;
+    if (!read_value(r, depth, v)) return false;
+    const int next = after_item(r, ']');
+    if (next < 0) return false;
+    if (next == 0) return true;
+  }
+}
+
+// r.p at the value's first byte; on return r.p is at the next non-whitespace byte after it.
+bool read_value(Reader& r, int depth, Value& v) {
+  const char* start = r.p;
+  if (r.p >= r.end) return false;
+  switch (*r.p) {
+    case '"':
+      v.kind = Kind::kString;
+      if (!read_string(r, v.str)) return false;
+      break;
+    case '{':
+      if (depth >= kMaxDepth) return false;
+      v.kind = Kind::kObject;
+      ++r.p;
+      if (!skip_object_rest(r, depth + 1)) return false;
+      break;
+    case '[':
+      if (depth >= kMaxDepth) return false;
+      v.kind = Kind::kArray;
+      ++r.p;
+      if (!skip_array_rest(r, depth + 1)) return false;
+      break;
+    case 't':
+      v.kind = Kind::kTrue;
+      if (!read_literal(r, "true")) return false;
+      break;
+    case 'f':
+      v.kind = Kind::kFalse;
+      if (!read_literal(r, "false")) return false;
+      break;
+    case 'n':
+      v.kind = Kind::kNull;
+      if (!read_literal(r, "null")) return false;
+      break;
+    default:
+      v.kind = Kind::kNumber;
+      if (!read_number(r)) return false;
+      break;
+  }
+  r.skip_ws();
+  v.token = {start, size_t(r.p - start)};
+  return true;
+}
+
+// The readings of ondemand_values.h, on a Value.
+inline std::string_view scalar_text(const Value& v) {
+  switch (v.kind) {
+    case Kind::kString: return v.str;
+    case Kind::kNumber:
+    case Kind::kTrue:
+    case Kind::kFalse: return trim_token(v.token);
+    default: return {};
+  }
+}
+
+inline void number_token(const Value& v, std::string_view& out, bool& present) {
+  present = false;
+  if (v.kind == Kind::kNumber) {
+    out = v.token;
+    present = true;
+  } else if (v.kind == Kind::kString) {
+    out = v.str;
+    present = true;
+  }
+}
+
+inline void get_int(const Value& v, int64_t& out) {
+  std::string_view tok;
+  bool present = false;
+  number_token(v, tok, present);
+  if (present) {
+    if (auto n = parse_int(tok)) out = *n;
+  }
+}
+
+inline void get_double(const Value& v, double& out) {
+  std::string_view tok;
+  bool present = false;
+  number_token(v, tok, present);
+  if (present) {
+    if (auto d = parse_double(tok)) out = *d;
+  }
+}
+
+// event_decoder.cpp get_raw: a string's characters, else the value's JSON text.
+inline std::string_view raw_text(const Value& v) { return v.kind == Kind::kString ? v.str : v.token; }
+
+// get_dim3 on an array: each element read as an int (0 when it is not a number), the first
+// three kept. r.p at '['.
+bool read_dim3(Reader& r, int depth, std::array<int32_t, 3>& out) {
+  if (depth >= kMaxDepth) return false;
+  ++r.p;
+  r.skip_ws();
+  if (r.at(']')) {
+    ++r.p;
+    r.skip_ws();
+    return true;
+  }
+  int i = 0;
+  for (;;) {
+    Value ev;
+    if (!read_value(r, depth + 1, ev)) return false;
+    int64_t n = 0;
+    get_int(ev, n);
+    if (i < 3) out[size_t(i)] = static_cast<int32_t>(n);
+    ++i;
+    const int next = after_item(r, ']');
+    if (next < 0) return false;
+    if (next == 0) break;
+  }
+  r.skip_ws();
+  return true;
+}
+
+enum class Arg : uint8_t {
+  kOther, kExternalId, kCorrelation, kDevice, kStream, kGrid, kBlock, kRegisters, kSharedMemory,
+  kBlocksPerSm, kWarpsPerSm, kOccupancy, kBytes, kBandwidth, kInputDims, kInputType, kCallStack,
+  kModuleHierarchy, kSequenceNumber, kFwdThreadId, kPythonId, kPythonParentId, kPythonModuleId,
+  kDeviceType, kDeviceId, kAddr, kMemBytes, kTotalAllocated, kTotalReserved, kCollectiveName,
+  kDtype, kProcessGroupName, kProcessGroupRanks, kInMsgNelems, kOutMsgNelems, kGroupSize, kMetaValue
+};
+
+// The keys decode_args (event_decoder.cpp) knows, by length first: one switch instead of a
+// chain of 38 comparisons for every member of every event's args.
+Arg arg_key(std::string_view k) {
+  switch (k.size()) {
+    case 4:
+      if (k == "grid") return Arg::kGrid;
+      if (k == "Addr") return Arg::kAddr;
+      if (k == "name") return Arg::kMetaValue;
+      break;
+    case 5:
+      if (k == "block") return Arg::kBlock;
+      if (k == "bytes") return Arg::kBytes;
+      if (k == "Bytes") return Arg::kMemBytes;
+      if (k == "dtype") return Arg::kDtype;
+      break;
+    case 6:
+      if (k == "device") return Arg::kDevice;
+      if (k == "stream") return Arg::kStream;
+      if (k == "labels") return Arg::kMetaValue;
+      break;
+    case 9:
+      if (k == "Python id") return Arg::kPythonId;
+      if (k == "Device Id") return Arg::kDeviceId;
+      break;
+    case 10:
+      if (k == "Input Dims" || k == "Input dims") return Arg::kInputDims;
+      if (k == "Input type") return Arg::kInputType;
+      if (k == "Call stack") return Arg::kCallStack;
+      if (k == "Group size") return Arg::kGroupSize;
+      break;
+    case 11:
+      if (k == "External id" || k == "external id") return Arg::kExternalId;
+      if (k == "correlation") return Arg::kCorrelation;
+      if (k == "Device Type") return Arg::kDeviceType;
+      break;
+    case 12:
+      if (k == "warps per SM") return Arg::kWarpsPerSm;
+      break;
+    case 13:
+      if (k == "shared memory") return Arg::kSharedMemory;
+      if (k == "blocks per SM") return Arg::kBlocksPerSm;
+      if (k == "Fwd thread id") return Arg::kFwdThreadId;
+      if (k == "In msg nelems") return Arg::kInMsgNelems;
+      break;
+    case 14:
+      if (k == "Total Reserved") return Arg::kTotalReserved;
+      if (k == "Out msg nelems") return Arg::kOutMsgNelems;
+      break;
+    case 15:
+      if (k == "Sequence number") return Arg::kSequenceNumber;
+      if (k == "Total Allocated") return Arg::kTotalAllocated;
+      if (k == "Collective name") return Arg::kCollectiveName;
+      break;
+    case 16:
+      if (k == "Module Hierarchy") return Arg::kModuleHierarchy;
+      if (k == "Python parent id") return Arg::kPythonParentId;
+      if (k == "Python module id") return Arg::kPythonModuleId;
+      break;
+    case 18:
+      if (k == "Process Group Name") return Arg::kProcessGroupName;
+      break;
+    case 19:
+      if (k == "Process Group Ranks") return Arg::kProcessGroupRanks;
+      break;
+    case 20:
+      if (k == "registers per thread") return Arg::kRegisters;
+      break;
+    case 23:
+      if (k == "memory bandwidth (GB/s)") return Arg::kBandwidth;
+      break;
+    case 25:
+      if (k == "est. achieved occupancy %") return Arg::kOccupancy;
+      break;
+    default: break;
+  }
+  return Arg::kOther;
+}
+
+void apply_arg(Arg which, std::string_view key, const Value& v, RawArgs& a) {
+  switch (which) {
+    case Arg::kExternalId: get_int(v, a.external_id); break;
+    case Arg::kCorrelation: get_int(v, a.correlation); break;
+    case Arg::kDevice: get_int(v, a.device); break;
+    case Arg::kStream: get_int(v, a.stream); break;
+    case Arg::kGrid:
+    case Arg::kBlock: break;  // not an array: nothing (arrays go through read_dim3)
+    case Arg::kRegisters: get_int(v, a.registers_per_thread); break;
+    case Arg::kSharedMemory: get_int(v, a.shared_memory); break;
+    case Arg::kBlocksPerSm: get_double(v, a.blocks_per_sm); break;
+    case Arg::kWarpsPerSm: get_double(v, a.warps_per_sm); break;
+    case Arg::kOccupancy: get_double(v, a.occupancy_pct); break;
+    case Arg::kBytes: get_int(v, a.bytes); break;
+    case Arg::kBandwidth: get_double(v, a.bandwidth_gbps); break;
+    case Arg::kInputDims: a.input_dims = raw_text(v); break;
+    case Arg::kInputType: a.input_type = raw_text(v); break;
+    case Arg::kCallStack: a.call_stack = scalar_text(v); break;
+    case Arg::kModuleHierarchy: a.module_hierarchy = scalar_text(v); break;
+    case Arg::kSequenceNumber: get_int(v, a.sequence_number); break;
+    case Arg::kFwdThreadId: get_int(v, a.fwd_thread_id); break;
+    case Arg::kPythonId: get_int(v, a.python_id); break;
+    case Arg::kPythonParentId: get_int(v, a.python_parent_id); break;
+    case Arg::kPythonModuleId: get_int(v, a.python_module_id); break;
+    case Arg::kDeviceType: get_int(v, a.device_type); break;
+    case Arg::kDeviceId: get_int(v, a.device_id); break;
+    case Arg::kAddr: get_int(v, a.addr); break;
+    case Arg::kMemBytes: get_int(v, a.mem_bytes); break;
+    case Arg::kTotalAllocated: get_int(v, a.total_allocated); break;
+    case Arg::kTotalReserved: get_int(v, a.total_reserved); break;
+    case Arg::kCollectiveName: a.collective_name = scalar_text(v); break;
+    case Arg::kDtype: a.dtype = scalar_text(v); break;
+    case Arg::kProcessGroupName: a.process_group_name = scalar_text(v); break;
+    case Arg::kProcessGroupRanks: a.process_group_ranks = raw_text(v); break;
+    case Arg::kInMsgNelems: get_int(v, a.in_msg_nelems); break;
+    case Arg::kOutMsgNelems: get_int(v, a.out_msg_nelems); break;
+    case Arg::kGroupSize: get_int(v, a.group_size); break;
+    case Arg::kMetaValue: a.meta_value = scalar_text(v); break;
+    case Arg::kOther:
+      if (v.kind == Kind::kNumber && a.numeric_room()) {
+        a.numeric_keys[size_t(a.numeric_count)] = key;
+        a.numeric_tokens[size_t(a.numeric_count)] = v.token;
+        ++a.numeric_count;
+      }
+      break;
+  }
+}
+
+// decode_args on an object: r.p at '{'; on return r.p is past the whitespace after '}'.
+bool read_args(Reader& r, int depth, RawArgs& a) {
+  if (depth >= kMaxDepth) return false;
+  ++r.p;
+  r.skip_ws();
+  if (r.at('}')) {
+    ++r.p;
+    r.skip_ws();
+    return true;
+  }
+  for (;;) {
+    std::string_view key;
+    if (!r.at('"') || !read_string(r, key)) return false;
+    r.skip_ws();
+    if (!r.at(':')) return false;
+    ++r.p;
+    r.skip_ws();
+    const Arg which = arg_key(key);
+    if ((which == Arg::kGrid || which == Arg::kBlock) && r.at('[')) {
+      if (!read_dim3(r, depth + 1, which == Arg::kGrid ? a.grid : a.block)) return false;
+    } else {
+      Value v;
+      if (!read_value(r, depth + 1, v)) return false;
+      apply_arg(which, key, v, a);
+    }
+    const int next = after_item(r, '}');
+    if (next < 0) return false;
+    if (next == 0) break;
+  }
+  r.skip_ws();
+  return true;
+}
+
+}  // namespace
+
+// decode_object (event_decoder.cpp), member by member in the order written.
+bool read_event_fast(std::string_view text, RawEvent& e) {
+  Reader r{text.data(), text.data() + text.size()};
+  if (!r.at('{')) return false;
+  ++r.p;
+  r.skip_ws();
+  if (r.at('}')) return r.p + 1 == r.end;
+  for (;;) {
+    std::string_view k;
+    if (!r.at('"') || !read_string(r, k)) return false;
+    r.skip_ws();
+    if (!r.at(':')) return false;
+    ++r.p;
+    r.skip_ws();
+    if (k == "args" && r.at('{')) {
+      if (!read_args(r, 1, e.args)) return false;
+    } else {
+      Value v;
+      if (!read_value(r, 1, v)) return false;
+      switch (k.size()) {
+        case 2:
+          if (k == "ph") {
+            e.ph = scalar_text(v);
+            e.has_ph = !e.ph.empty();
+          } else if (k == "ts") {
+            number_token(v, e.ts, e.has_ts);
+          } else if (k == "id") {
+            e.id = scalar_text(v);
+            e.has_id = true;
+          } else if (k == "bp") {
+            e.bp = scalar_text(v);
+          }
+          break;
+        case 3:
+          if (k == "cat") {
+            e.cat = scalar_text(v);
+            e.has_cat = true;
+          } else if (k == "pid") {
+            e.pid = scalar_text(v);
+          } else if (k == "tid") {
+            e.tid = scalar_text(v);
+          } else if (k == "dur") {
+            number_token(v, e.dur, e.has_dur);
+          }
+          break;
+        case 4:
+          if (k == "name") e.name = scalar_text(v);
+          break;  // "args" that is not an object: decode_args ignores it
+        default: break;
+      }
+    }
+    const int next = after_item(r, '}');
+    if (next < 0) return false;
+    if (next == 0) break;
+  }
+  return r.p == r.end;
+}
+
+}  // namespace ks
