@@ -1,8 +1,8 @@
 // libFuzzer target for the whole load path (scanner, decoder, builder, summary), every view
 // computed from the model (steps, breakdown, GPU metrics, operator trees in both modes, operator
 // and kernel tables, overview, memory) and the trimmer. Beyond "no crash", it checks two promises:
-// the chunk size never changes the result (of the reader or the trimmer), and what the trimmer
-// writes is a trace the reader loads.
+// the chunk size never changes the result (of the reader or the trimmer), the decoder's fast path
+// gives what simdjson gives, and what the trimmer writes is a trace the reader loads.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -18,8 +18,9 @@
 #include "core/trace/trace_trimmer.h"
 
 namespace {
-std::string load(const uint8_t* data, size_t size, size_t chunk, bool& failed) {
+std::string load(const uint8_t* data, size_t size, size_t chunk, bool& failed, bool fast_path = true) {
   ks::TraceReader r;
+  r.set_fast_path(fast_path);
   for (size_t i = 0; i < size && !r.failed(); i += chunk)
     r.feed(reinterpret_cast<const char*>(data) + i, std::min(chunk, size - i));
   r.finish();
@@ -73,6 +74,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string whole = load(data, size, size ? size : 1, failed_whole);
   const std::string chunked = load(data, size, chunk, failed_chunked);
   if (failed_whole != failed_chunked || whole != chunked) std::abort();
+  // The decoder's fast path (plain events read without simdjson) must give what simdjson gives.
+  bool failed_slow = false;
+  const std::string slow = load(data, size, chunk, failed_slow, false);
+  if (failed_slow != failed_whole || slow != whole) std::abort();
 
   // The trimmer, over a window the input's first byte also picks (µs-scale times as fixtures
   // have, in ns): the same output whatever the chunk size, and a trace the reader loads.
