@@ -4,6 +4,8 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "core/util/heartbeat.h"
+
 namespace ks {
 
 const SliceRow& device_slice(const TraceModel& m, DeviceRef d) {
@@ -103,6 +105,7 @@ StepsResult find_steps(const TraceModel& m, const StepOptions& options) {
   auto scan = [&](const ChunkedTable<CpuOpRow>& t, bool gpu) {
     for (const CpuOpRow& r : t)
       if (step_number(m.strings.get(r.s.name), number)) found.push_back({r.s.ts_ns, r.s.ts_ns + r.s.dur_ns, number, gpu});
+    heartbeat(t.size());
   };
   scan(m.cpu_ops, false);
   scan(m.user_annotations, false);
