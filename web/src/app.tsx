@@ -17,7 +17,11 @@ import { parseTraceName, planOpen, type TraceLabel } from './lib/trace-names';
 import { linkWithTraceUrl, sameOrigin, traceNameOf, traceUrlsOf } from './lib/trace-url';
 import { RunPage, workerOfFile, type DistributedRunner, type RunTrace } from './views/distributed-view';
 import type { TrimFn } from './views/timeline-view';
-import { ABORT, SESSION_GONE, TraceClient, TRAP, type Call, type LoadProgress, type LoadResult } from './worker/protocol';
+import { failureSentence, loadFailure } from './lib/failure';
+import { takeFault, testWatchdog } from './lib/test-faults';
+import { ABORT, SESSION_GONE, TraceClient, type Call, type LoadProgress, type LoadResult, type Query } from './worker/protocol';
+import { WorkerSupervisor } from './worker/supervisor';
+import { DEFAULT_WATCHDOG } from './worker/watchdog';
 
 
 let nextKey = 1;
@@ -59,9 +63,8 @@ function urlLabel(name: string): TraceLabel | null {
   return ws ? { run: '', worker: ws.worker, span: ws.span, spanRank: ws.span == null ? 0 : 1, spanCount: ws.span == null ? 0 : 1 } : null;
 }
 
-function makeClient(): { client: TraceClient; worker: Worker } {
-  const worker = new Worker(new URL('./worker/worker.ts', import.meta.url), { type: 'module' });
-  return { client: new TraceClient(worker), worker };
+function makeWorker(): Worker {
+  return new Worker(new URL('./worker/worker.ts', import.meta.url), { type: 'module' });
 }
 
 export function App() {
@@ -89,67 +92,70 @@ export function App() {
   const queue = useRef<Entry[]>([]);
   const current = useRef<Running | null>(null);
   const running = useRef(false);
-  const rpc = useRef<{ client: TraceClient; worker: Worker } | null>(null);
-  // Bumped each time the worker is replaced: Sessions of older generations are gone.
-  const gen = useRef(0);
+  // The trace worker. Its supervisor restarts it whenever it fails (out of memory, an abort, dead,
+  // silent: worker/supervisor.ts), failing its pending calls with what happened; `gen` counts the
+  // workers, and Sessions made in an older one are gone.
+  const sup = useRef<WorkerSupervisor | null>(null);
+  const supervisor = () => (sup.current ??= new WorkerSupervisor(makeWorker, { watchdog: { ...DEFAULT_WATCHDOG, ...testWatchdog() } }));
+  const client = (): TraceClient => supervisor().client;
 
   const update = (key: number, patch: Partial<Entry>) =>
     setEntries((es) => es.map((e) => (e.key === key ? { ...e, ...patch } : e)));
 
-  /** Ends the worker and every Session in it; the next call starts a fresh one. */
-  const restart = (r: { client: TraceClient; worker: Worker }, name: string, message: string) => {
-    if (rpc.current !== r) return;
-    rpc.current = null;
-    gen.current++;
-    r.worker.terminate();
-    r.client.failAll({ name, message });
-  };
-
-  const client = (): TraceClient => {
-    if (!rpc.current) {
-      const r = makeClient();
-      r.worker.addEventListener('error', (ev) => {
-        // The worker itself died (e.g. the wasm could not load): fail the call, start afresh next time.
-        ev.preventDefault();
-        restart(r, 'WorkerError', ev.message || 'The analysis worker stopped.');
+  // A file loaded in a worker that was restarted since (another file's load failed) is read again
+  // from its File into the live worker when a view asks it something: once, whatever the number of
+  // questions; by its old Session and generation, the new ones. Its card keeps what it shows.
+  const entriesNow = useRef(entries);
+  entriesNow.current = entries;
+  const reopened = useRef(new Map<string, Promise<{ session: number; gen: number }>>());
+  const reopen = (session: number, g: number): Promise<{ session: number; gen: number }> => {
+    const k = `${g}:${session}`;
+    let p = reopened.current.get(k);
+    if (!p) {
+      const e = entriesNow.current.find((x) => x.session === session && x.gen === g);
+      if (!e?.file) return Promise.reject(goneError());
+      const s = supervisor();
+      const ng = s.gen;
+      const call = s.client.load(e.file);
+      p = call.promise.then(() => {
+        // Closed meanwhile: nobody will ask it anything.
+        if (!entriesNow.current.some((x) => x.key === e.key) && s.gen === ng) s.running?.close(call.id);
+        update(e.key, { session: call.id, gen: ng });
+        return { session: call.id, gen: ng };
       });
-      rpc.current = r;
+      p.catch(() => reopened.current.delete(k));
+      reopened.current.set(k, p);
     }
-    return rpc.current.client;
-  };
-
-  /**
-   * A wasm trap leaves the module (and every Session in it) unusable: replace the worker. Views
-   * of files loaded before then learn their Session is gone on their next query.
-   */
-  const afterTrap = (e: unknown) => {
-    if ((e as Error)?.name === TRAP && rpc.current) {
-      restart(rpc.current, SESSION_GONE, 'The analysis worker restarted after an error.');
-    }
+    return p;
   };
 
   const runQuery: RunQuery = useCallback(async (session, g, q) => {
-    if (g !== gen.current || !rpc.current) throw goneError();
-    try {
-      return await rpc.current.client.query(session, q).promise;
-    } catch (e) {
-      afterTrap(e);
-      throw e;
+    for (let attempt = 0; ; attempt++) {
+      const s = supervisor();
+      if (g !== s.gen) {
+        if (attempt > 1) throw goneError();
+        const old = g;
+        ({ session, gen: g } = await reopen(session, old));
+        if (q.what === 'diff') q = { ...q, experiment: (await reopen(q.experiment, old)).session } satisfies Query;
+        continue;
+      }
+      try {
+        return await s.client.query(session, q).promise;
+      } catch (e) {
+        // Its worker was restarted while it was asked: read the file again and ask again.
+        if ((e as Error)?.name !== SESSION_GONE || s.gen === g || attempt > 1) throw e;
+      }
     }
+    // supervisor() and reopen read refs only.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   // A trim reads the File again: it needs no Session, only a live worker.
   const runTrim: TrimFn = useCallback((file, startUs, endUs, onProgress) => {
     const c = client();
     const call = c.trim(file, startUs, endUs, onProgress);
-    return {
-      promise: call.promise.catch((e) => {
-        afterTrap(e);
-        throw e;
-      }),
-      cancel: () => c.cancel(call.id),
-    };
-    // client() and afterTrap read refs only.
+    return { promise: call.promise, cancel: () => c.cancel(call.id) };
+    // client() reads refs only.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
   const runner = useMemo<Runner>(() => ({ query: runQuery, trim: runTrim }), [runQuery, runTrim]);
@@ -161,16 +167,9 @@ export function App() {
         if (r.what !== 'distributedRank') throw new Error(`asked for distributedRank, got ${r.what}`);
         return r.summary;
       },
-      reduce: async (ranks) => {
-        try {
-          return await client().distributed(ranks).promise;
-        } catch (e) {
-          afterTrap(e);
-          throw e;
-        }
-      },
+      reduce: (ranks) => client().distributed(ranks).promise,
     }),
-    // client() and afterTrap read refs only.
+    // client() reads refs only.
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [runQuery],
   );
@@ -178,6 +177,11 @@ export function App() {
   /** The summary, ahead of the overview: the card shows it while the overview is computed. */
   const showSummary = (run: Running, summary: Summary) => {
     if (!run.cancelled && current.current === run) update(run.entry.key, { summary });
+  };
+
+  /** The part of the overview being computed, for the card (a few times per load). */
+  const showPhase = (run: Running, p: LoadProgress) => {
+    if (p.phase && !run.cancelled && current.current === run) update(run.entry.key, { phase: p.phase });
   };
 
   /** Stops the load under way: the worker's call, and a download's fetch. */
@@ -193,7 +197,8 @@ export function App() {
     if (run) stop(run);
     // A load still running frees its Session itself once it learns the file was closed.
     const session = run ? run.callId : entry.session;
-    if (session != null && rpc.current && (entry.gen ?? gen.current) === gen.current) rpc.current.client.close(session);
+    const live = sup.current?.running;
+    if (session != null && live && (entry.gen ?? sup.current!.gen) === sup.current!.gen) live.close(session);
     if (selected === entry.key) {
       // The next trace in the navigator takes its place (the previous one after the last).
       const order = traceOrder(runs).map((t) => t.key);
@@ -242,8 +247,10 @@ export function App() {
       (p) => {
         fromWorker = p;
         show();
+        showPhase(run, p);
       },
       (summary) => showSummary(run, summary),
+      takeFault(run.entry.name),
     );
     run.callId = call.id;
     return call;
@@ -257,20 +264,28 @@ export function App() {
         const entry = queue.current.shift()!;
         update(entry.key, { status: 'loading' });
         setProgress(null);
-        const g = gen.current;
+        const g = supervisor().gen;
         const run: Running = { entry, callId: null, abort: null, received: 0, cancelled: false };
         current.current = run;
         try {
           let call: Call<LoadResult>;
           if (entry.url) call = await download(run, entry.url);
           else {
-            call = client().load(entry.file!, setProgress, (summary) => showSummary(run, summary));
+            call = client().load(
+              entry.file!,
+              (p) => {
+                setProgress(p);
+                showPhase(run, p);
+              },
+              (summary) => showSummary(run, summary),
+              takeFault(entry.name),
+            );
             run.callId = call.id;
           }
           const { summary, overview, file } = await call.promise;
           if (run.cancelled) {
             // Cancelled while the result was on its way: free the Session nobody will show.
-            if (rpc.current && gen.current === g) rpc.current.client.close(call.id);
+            if (sup.current?.running && sup.current.gen === g) sup.current.running.close(call.id);
             update(entry.key, { status: 'cancelled' });
           } else {
             const got: Partial<Entry> = file ? { file, size: file.size } : entry.url ? { size: run.received } : {};
@@ -280,9 +295,9 @@ export function App() {
           }
         } catch (e) {
           const err = e as Error;
-          afterTrap(err);
           if (err.name === ABORT || run.cancelled) update(entry.key, { status: 'cancelled' });
-          else update(entry.key, { status: 'failed', error: err.message || String(err) });
+          // A failed worker (out of memory, an abort, dead, silent) says what happened on the card.
+          else update(entry.key, { status: 'failed', error: err.message || String(err), failure: loadFailure(err) ?? undefined });
         } finally {
           // Whatever the outcome, the download is over: an aborted fetch stops any bytes still coming.
           run.abort?.abort();
@@ -306,6 +321,15 @@ export function App() {
     setEntries((es) => [...es, ...fresh]);
     setSelected(fresh[0].key);
     setRunPage(null); // the new traces are shown, not a run page picked before
+    void pump();
+  };
+
+  /** The card's Retry: the trace is loaded again, in its place, as if just dropped. */
+  const retry = (entry: Entry) => {
+    if (entry.status !== 'failed') return;
+    const fresh: Entry = { key: entry.key, file: entry.file, url: entry.url, name: entry.name, size: entry.size, label: entry.label, status: 'queued' };
+    queue.current.push(fresh);
+    setEntries((es) => es.map((e) => (e.key === entry.key ? fresh : e)));
     void pump();
   };
 
@@ -536,7 +560,7 @@ export function App() {
         status: e.status,
         fraction: e.status === 'loading' && progress && total ? Math.min(1, progress.bytesRead / total) : null,
         health: e.summary?.health,
-        error: e.error ?? (e.summary && !e.summary.ok ? e.summary.error : null),
+        error: e.failure ? failureSentence(e.failure, e.name, !!e.summary?.ok) : e.error ?? (e.summary && !e.summary.ok ? e.summary.error : null),
       });
     }
     return m;
@@ -619,6 +643,7 @@ export function App() {
                     entry={e}
                     runner={runner}
                     onRemove={() => remove(e)}
+                    onRetry={() => retry(e)}
                     link={e === linkCard ? link! : null}
                     onLinkTaken={linkTaken}
                     active={e.key === selected && !showingRun}

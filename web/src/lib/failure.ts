@@ -39,19 +39,31 @@ const HAPPENED: Record<Failure, string> = {
   stalled: 'The analysis worker stopped answering and was stopped',
 };
 
+/** A piece of the sentence: text, or a command to show as code. */
+export interface Part {
+  text: string;
+  command?: boolean;
+}
+
 /**
  * One sentence: what happened, what is still shown (`summary`: the file's summary, which arrives
- * before the overview), and what to do (trim to a few steps, or the command line).
+ * before the overview), and what to do (trim to a few steps, or the command line), in parts.
  */
-export function failureSentence(f: LoadFailure, name: string, summary: boolean): string {
+export function failureParts(f: LoadFailure, name: string, summary: boolean): Part[] {
   const shown = summary ? 'the summary of what was read is shown below' : 'nothing of the file could be shown';
-  const cli = `kinetoscope overview ${quoteName(name)}`;
-  const trim = `kinetoscope trim --step N -o part.json ${quoteName(name)}`;
-  const todo =
-    f.failure === 'abort' || f.failure === 'trap'
-      ? `retry, or use the command line (${cli}), which runs the same core without the browser's limits`
-      : `open a part of it cut to a few steps (${trim}), or use the command line (${cli}), which has no 4 GB limit`;
-  return `${HAPPENED[f.failure]} ${whileDoing(f.phase)}; ${shown}; ${todo}.`;
+  const cli = { text: `kinetoscope overview ${quoteName(name)}`, command: true };
+  const trim = { text: `kinetoscope trim --step N -o part.json ${quoteName(name)}`, command: true };
+  const head = { text: `${HAPPENED[f.failure]} ${whileDoing(f.phase)}; ${shown}; ` };
+  return f.failure === 'abort' || f.failure === 'trap'
+    ? [head, { text: 'retry, or use the command line (' }, cli, { text: "), which runs the same core without the browser's limits." }]
+    : [head, { text: 'open a part of it cut to a few steps (' }, trim, { text: '), or use the command line (' }, cli, { text: '), which has no 4 GB limit.' }];
+}
+
+/** The sentence as text (the navigator's row, tests). */
+export function failureSentence(f: LoadFailure, name: string, summary: boolean): string {
+  return failureParts(f, name, summary)
+    .map((p) => p.text)
+    .join('');
 }
 
 function quoteName(name: string): string {
