@@ -70,6 +70,7 @@ class Builder {
     n.tc_eligible = tc_eligible_op(name, tb_);
     cands_.push_back({int32_t(t_.nodes.size()), s.tid, external_id});
     t_.nodes.push_back(n);
+    heartbeat();
   }
 
   void collect_nodes() {

@@ -4,7 +4,8 @@
 // it and fails every pending call with what happened, so nothing waits forever. The next call
 // starts a fresh worker. `gen` counts the workers: Sessions made in an older one are gone.
 //
-// A pool of workers is a set of these, one per worker (lib/worker-pool.ts or app.tsx).
+// A pool of workers is a set of these, one per worker; or, where a pool keeps its own slots, each
+// slot's TraceClient gets the same options (watchdog, onStall, onFatal) and the errors below.
 import { TraceClient, SESSION_GONE, WORKER_DIED, WORKER_STALLED, type Endpoint, type WireError } from './protocol';
 import { DEFAULT_WATCHDOG, type WatchdogOptions } from './watchdog';
 
@@ -15,6 +16,26 @@ export interface WorkerLike extends Endpoint {
   addEventListener(type: 'messageerror', listener: (ev: MessageEvent) => void): void;
   terminate(): void;
 }
+
+/** What the pending calls of a worker that stopped answering for `ms` are failed with. */
+export const stalledError = (ms: number): WireError => ({
+  name: WORKER_STALLED,
+  failure: 'stalled',
+  message: `The analysis worker did not answer for ${Math.round(ms / 1000)} s.`,
+});
+
+/** What the pending calls of a worker that died (error event, unreadable message) are failed with. */
+export const diedError = (message: string): WireError => ({
+  name: WORKER_DIED,
+  failure: 'died',
+  message: `The analysis worker stopped (${message || 'no reason given'}).`,
+});
+
+/** What the other pending calls are failed with when one call's answer says the module is gone. */
+export const goneAfter = (fatal: WireError): WireError => ({
+  name: SESSION_GONE,
+  message: `The analysis worker restarted after an error (${fatal.message}).`,
+});
 
 export interface SupervisorOptions {
   watchdog?: WatchdogOptions;
@@ -68,35 +89,27 @@ export class WorkerSupervisor {
   private start(): { worker: WorkerLike; client: TraceClient } {
     const worker = this.make();
     const watchdog = this.options.watchdog ?? DEFAULT_WATCHDOG;
-    const r = {
+    const r: { worker: WorkerLike; client: TraceClient } = {
       worker,
       client: new TraceClient(worker, {
         watchdog,
         onStall: (ms) => {
-          if (this.current !== r) return;
-          this.restart({
-            name: WORKER_STALLED,
-            failure: 'stalled',
-            message: `The analysis worker did not answer for ${Math.round(ms / 1000)} s.`,
-          });
+          if (this.current === r) this.restart(stalledError(ms));
         },
         // The call that failed has its answer; the others lose their Sessions with the module.
         onFatal: (e) => {
-          if (this.current !== r) return;
-          this.restart({ name: SESSION_GONE, message: `The analysis worker restarted after an error (${e.message}).` });
+          if (this.current === r) this.restart(goneAfter(e));
         },
       }),
     };
     worker.addEventListener('error', (ev) => {
       // The worker itself died (an uncaught error, the wasm could not load, the browser ended it).
       ev.preventDefault?.();
-      if (this.current !== r) return;
-      this.restart({ name: WORKER_DIED, failure: 'died', message: `The analysis worker stopped (${ev.message || 'no reason given'}).` });
+      if (this.current === r) this.restart(diedError(ev.message));
     });
     worker.addEventListener('messageerror', () => {
       // An answer that could not be read is lost: its call would wait forever.
-      if (this.current !== r) return;
-      this.restart({ name: WORKER_DIED, failure: 'died', message: 'A message from the analysis worker could not be read.' });
+      if (this.current === r) this.restart(diedError('a message from it could not be read'));
     });
     return r;
   }
