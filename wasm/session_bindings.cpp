@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <new>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -24,6 +26,7 @@
 #include "core/trace/model_columns.h"
 #include "core/trace/trace_reader.h"
 #include "core/trace/trace_trimmer.h"
+#include "core/util/heartbeat.h"
 
 namespace {
 
@@ -46,7 +49,29 @@ class Session {
   std::string gpuMetricsJson(bool tbPlugin) const { return ks::gpu_metrics_json(gpus(tbPlugin), ""); }
   // The Overview of `kinetoscope overview --json`: steps, average, GPU summary, recommendations.
   std::string overviewJson(bool tbPlugin) const {
-    return ks::overview_json({reader_.model(), breakdown(tbPlugin), gpus(tbPlugin), tree(tbPlugin), tbPlugin}, "");
+    const ks::OverviewInputs in{reader_.model(), breakdown(tbPlugin), gpus(tbPlugin), tree(tbPlugin), tbPlugin};
+    report(ks::OverviewPhase::kRecommendations);
+    return ks::overview_json(in, "");
+  }
+  // Progress of what is computed after reading (issue 12): fn(phase, index, count) is called
+  // before each part is built, the Overview's as index 1..count of ks::OverviewPhase, the parts
+  // only other views need (module trees, memory index, step attribution) with index 0, count 0.
+  // A part already built is not reported again. The worker posts each report to the page, where
+  // it is the card's progress and the watchdog's sign of life. undefined: no reports.
+  void setProgress(emscripten::val fn) { progress_ = std::move(fn); }
+  // Test hook (docs/contracts.md, "Failure paths and their test hooks"): fails the way the core
+  // fails for real, so that the page's handling of it can be tested. "abort": abort(), which
+  // Emscripten turns into a RuntimeError "Aborted()"; "oom": allocates (untouched) 256 MB blocks
+  // until the heap cannot grow any more, which ends as a real out-of-memory does. The worker
+  // calls it only when the page was opened for a failure test.
+  void debugFault(const std::string& kind) const {
+    if (kind == "abort") std::abort();
+    if (kind == "oom") {
+      for (;;) {
+        void* p = ::operator new(size_t(256) << 20);
+        static_cast<volatile char*>(p)[0] = 1;  // used, so the allocation is not optimized away
+      }
+    }
   }
   // The operator table ("op" or "op+shape"), as `kinetoscope operators --json [--step step]`
   // (step "": all steps).
@@ -269,6 +294,7 @@ class Session {
   const ks::StepsResult& steps(bool tbPlugin) const {
     std::optional<ks::StepsResult>& cached = steps_[tbPlugin ? 1 : 0];
     if (!cached || !reader_.finished()) {
+      report(ks::OverviewPhase::kSteps);
       ks::StepOptions options;
       options.tb_plugin_gpu_annotations = tbPlugin;
       cached = ks::find_steps(reader_.model(), options);
@@ -280,35 +306,51 @@ class Session {
   const ks::StepBreakdown& breakdown(bool tbPlugin) const {
     std::optional<ks::StepBreakdown>& cached = breakdowns_[tbPlugin ? 1 : 0];
     if (!cached || !reader_.finished()) {
+      const ks::StepsResult& found = steps(tbPlugin);
+      report(ks::OverviewPhase::kBreakdown);
       ks::StepOptions options;
       options.tb_plugin_gpu_annotations = tbPlugin;
-      cached = ks::step_breakdown(reader_.model(), steps(tbPlugin), options);
+      cached = ks::step_breakdown(reader_.model(), found, options);
     }
     return *cached;
   }
   const ks::GpuMetricsResult& gpus(bool tbPlugin) const {
     std::optional<ks::GpuMetricsResult>& cached = gpus_[tbPlugin ? 1 : 0];
-    if (!cached || !reader_.finished()) cached = ks::gpu_metrics(reader_.model(), steps(tbPlugin));
+    if (!cached || !reader_.finished()) {
+      const ks::StepsResult& found = steps(tbPlugin);
+      report(ks::OverviewPhase::kGpuMetrics);
+      cached = ks::gpu_metrics(reader_.model(), found);
+    }
     return *cached;
   }
 
   // The operator trees feed the Operator and Kernel views and the Tensor Core numbers: built once.
   const ks::OpTree& tree(bool tbPlugin) const {
     std::optional<ks::OpTree>& cached = trees_[tbPlugin ? 1 : 0];
-    if (!cached || !reader_.finished()) cached = ks::build_op_tree(reader_.model(), {tbPlugin});
+    if (!cached || !reader_.finished()) {
+      report(ks::OverviewPhase::kOperatorTrees);
+      cached = ks::build_op_tree(reader_.model(), {tbPlugin});
+    }
     return *cached;
   }
 
   // The Module view builds its own trees (Lightning ranges, backward regrouping): once.
   const ks::ModuleView& modules(bool tbPlugin) const {
     std::optional<ks::ModuleView>& cached = modules_[tbPlugin ? 1 : 0];
-    if (!cached || !reader_.finished()) cached = ks::module_view(reader_.model(), {tbPlugin});
+    if (!cached || !reader_.finished()) {
+      report("module trees");
+      cached = ks::module_view(reader_.model(), {tbPlugin});
+    }
     return *cached;
   }
   // The memory records attributed to operators: built once per tree.
   const ks::MemoryIndex& memory(bool tbPlugin) const {
     std::optional<ks::MemoryIndex>& cached = memories_[tbPlugin ? 1 : 0];
-    if (!cached || !reader_.finished()) cached = ks::build_memory_index(reader_.model(), tree(tbPlugin), {tbPlugin});
+    if (!cached || !reader_.finished()) {
+      const ks::OpTree& t = tree(tbPlugin);
+      report("memory index");
+      cached = ks::build_memory_index(reader_.model(), t, {tbPlugin});
+    }
     return *cached;
   }
   static std::string no_device(const ks::MemoryIndex& x, const std::string& device) {
@@ -321,7 +363,12 @@ class Session {
   // Which step issued each operator and kernel: found once per tree, then any step is a filter.
   const ks::StepAttribution& attribution(bool tbPlugin) const {
     std::optional<ks::StepAttribution>& cached = attributions_[tbPlugin ? 1 : 0];
-    if (!cached || !reader_.finished()) cached = ks::attribute_steps(tree(tbPlugin), reader_.model(), steps(tbPlugin));
+    if (!cached || !reader_.finished()) {
+      const ks::OpTree& t = tree(tbPlugin);
+      const ks::StepsResult& found = steps(tbPlugin);
+      report("step attribution");
+      cached = ks::attribute_steps(t, reader_.model(), found);
+    }
     return *cached;
   }
 
@@ -341,7 +388,15 @@ class Session {
   }
   static std::string bad_group_by(const std::string& g) { return error_json("unknown group_by: " + g); }
 
+  void report(ks::OverviewPhase phase) const {
+    if (!progress_.isUndefined()) progress_(std::string(ks::overview_phase_name(phase)), int(phase), ks::kOverviewPhaseCount);
+  }
+  void report(const char* part) const {
+    if (!progress_.isUndefined()) progress_(std::string(part), 0, 0);
+  }
+
   ks::TraceReader reader_;
+  emscripten::val progress_ = emscripten::val::undefined();
   mutable std::optional<ks::StepsResult> steps_[2];
   mutable std::optional<ks::OpTree> trees_[2];
   mutable std::optional<ks::ModuleView> modules_[2];
@@ -395,10 +450,23 @@ std::string reduceDistributedJson(const emscripten::val& summaries, bool tbPlugi
   return ks::distributed_json(ranks, tbPlugin);
 }
 
+// The core's heartbeat (core/util/heartbeat.h) from inside its long loops calls `fn` (the worker
+// posts it as the running call's sign of life for the page's watchdog). undefined: none.
+emscripten::val& heartbeat_fn() {
+  static emscripten::val fn = emscripten::val::undefined();
+  return fn;
+}
+void setHeartbeat(emscripten::val fn) {
+  heartbeat_fn() = std::move(fn);
+  if (heartbeat_fn().isUndefined()) ks::set_heartbeat(nullptr, nullptr);
+  else ks::set_heartbeat([](void*) { heartbeat_fn()(); }, nullptr);
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(kinetoscope) {
   emscripten::function("reduceDistributedJson", &reduceDistributedJson);
+  emscripten::function("setHeartbeat", &setHeartbeat);
 
   emscripten::class_<Trimmer>("Trimmer")
       .constructor<double, double>()
@@ -447,5 +515,7 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("startNsHigh", &Session::startNsHigh)
       .function("startNsLow", &Session::startNsLow)
       .function("bufferCapacity", &Session::bufferCapacity)
-      .function("heapStatsJson", &Session::heapStatsJson);
+      .function("heapStatsJson", &Session::heapStatsJson)
+      .function("setProgress", &Session::setProgress)
+      .function("debugFault", &Session::debugFault);
 }

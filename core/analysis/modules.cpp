@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "core/util/csv_writer.h"
+#include "core/util/heartbeat.h"
 #include "core/util/json_writer.h"
 
 namespace ks {
@@ -793,7 +794,9 @@ ModuleView module_view(const TraceModel& m, const ModuleOptions& options) {
   const OpTree tree = build_op_tree(m, plain);
   if (!tb_lightning) {
     const std::map<AggKey, Agg> aggs = aggregate(tree, m, NodeClass::kModule);
+    heartbeat(tree.nodes.size());  // a sign of life between long passes (core/util/heartbeat.h)
     const std::vector<HNode> roots = python_hierarchy(m, tb);
+    heartbeat(m.python_functions.size());
     // tb_plugin offers the view only when the trees hold module frames and a hierarchy was built.
     if (!aggs.empty() && !roots.empty()) {
       v.has_modules = true;

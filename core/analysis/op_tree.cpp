@@ -8,6 +8,7 @@
 
 #include "core/analysis/step_breakdown.h"
 #include "core/analysis/tensor_cores.h"
+#include "core/util/heartbeat.h"
 
 namespace ks {
 
@@ -36,13 +37,19 @@ class Builder {
   Builder(const TraceModel& m, const OpTreeOptions& o) : m_(m), tb_(o.tb_plugin), pl_(o.lightning) { t_.tb_plugin = tb_; }
 
   OpTree build() {
+    // Each stage walks every node: a sign of life after each (a 10 GB trace takes minutes in wasm).
     collect_nodes();
+    heartbeat(t_.nodes.size());
     nest();
+    heartbeat(t_.nodes.size());
     remember_time_order();
     link();
+    heartbeat(t_.nodes.size() + t_.launches.size());
     if (tb_) attach_unlaunched_kernels();
     collapse_duplicates();
+    heartbeat(t_.nodes.size());
     fill_stats();
+    heartbeat(t_.nodes.size());
     return std::move(t_);
   }
 
@@ -63,6 +70,7 @@ class Builder {
     n.tc_eligible = tc_eligible_op(name, tb_);
     cands_.push_back({int32_t(t_.nodes.size()), s.tid, external_id});
     t_.nodes.push_back(n);
+    heartbeat();
   }
 
   void collect_nodes() {

@@ -16,6 +16,17 @@ const DeviceInfo* device_info(const TraceModel& m, int device) {
 
 }  // namespace
 
+std::string_view overview_phase_name(OverviewPhase phase) {
+  switch (phase) {
+    case OverviewPhase::kSteps: return "steps";
+    case OverviewPhase::kBreakdown: return "step breakdown";
+    case OverviewPhase::kGpuMetrics: return "GPU metrics";
+    case OverviewPhase::kOperatorTrees: return "operator trees";
+    case OverviewPhase::kRecommendations: return "recommendations";
+  }
+  return "overview";
+}
+
 std::string overview_json(const OverviewInputs& in, std::string_view file_name) {
   const TraceModel& m = in.model;
   JsonWriter w;

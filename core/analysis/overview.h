@@ -16,4 +16,12 @@ namespace ks {
 // {"view", "step"?, "group"?, "sort"?, "q"?, "row"?}}]} (docs/contracts.md)
 std::string overview_json(const OverviewInputs& in, std::string_view file_name);
 
+// The parts of the Overview computed after reading, in the order they are built (issue 12: on a
+// big trace they take as long as the reading, so the page reports them as progress, "operator
+// trees (4 of 5)", and its watchdog counts each report as a sign of life). Numbered from 1.
+enum class OverviewPhase : int { kSteps = 1, kBreakdown, kGpuMetrics, kOperatorTrees, kRecommendations };
+inline constexpr int kOverviewPhaseCount = 5;
+// "steps", "step breakdown", "GPU metrics", "operator trees", "recommendations".
+std::string_view overview_phase_name(OverviewPhase phase);
+
 }  // namespace ks

@@ -2,6 +2,7 @@
 
 #include <unordered_set>
 
+#include "core/util/heartbeat.h"
 #include "core/util/json_writer.h"
 
 namespace ks {
@@ -63,7 +64,10 @@ bool has_compute_kernels(const TraceModel& m) {
 
 std::array<Ranges, kRoleCount> role_ranges(const TraceModel& m, const StepOptions& options) {
   std::array<Ranges, kRoleCount> ranges;
-  auto add = [&](Role r, const SliceRow& s) { ranges[size_t(r)].push_back({s.ts_ns, s.ts_ns + s.dur_ns}); };
+  auto add = [&](Role r, const SliceRow& s) {
+    ranges[size_t(r)].push_back({s.ts_ns, s.ts_ns + s.dur_ns});
+    heartbeat();  // every event: minutes on a 10 GB trace in wasm (core/util/heartbeat.h)
+  };
 
   // Kernels launched by a collective op (same external id) are Communication. PyTorch 2.x no
   // longer links a kernel to its op that way (External id holds the correlation), so by default

@@ -4,6 +4,8 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "core/util/heartbeat.h"
+
 namespace ks {
 
 const SliceRow& device_slice(const TraceModel& m, DeviceRef d) {
@@ -48,6 +50,7 @@ LaunchLinks link_launches(const TraceModel& m, bool include_drivers) {
   for (size_t i = 0; i < m.memsets.size(); ++i) items.push_back({m.memsets[i].s.ts_ns, uint32_t(i), EventKind::kMemset, 1});
   std::stable_sort(items.begin(), items.end(),
                    [](const Item& a, const Item& b) { return a.ts != b.ts ? a.ts < b.ts : a.order < b.order; });
+  heartbeat(items.size());
   // (launcher, device work) in the order tb_plugin appends them, then grouped by launcher.
   struct Assigned {
     uint32_t launcher;
@@ -59,6 +62,7 @@ LaunchLinks link_launches(const TraceModel& m, bool include_drivers) {
   launch_by_corr.reserve(launchers);
   std::unordered_map<int64_t, std::vector<DeviceRef>> pending;
   for (const Item& it : items) {
+    heartbeat();
     if (it.order == 0) {
       const bool runtime = it.kind == EventKind::kRuntime;
       const uint32_t index = runtime ? it.row : uint32_t(m.runtimes.size() + it.row);
@@ -103,6 +107,7 @@ StepsResult find_steps(const TraceModel& m, const StepOptions& options) {
   auto scan = [&](const ChunkedTable<CpuOpRow>& t, bool gpu) {
     for (const CpuOpRow& r : t)
       if (step_number(m.strings.get(r.s.name), number)) found.push_back({r.s.ts_ns, r.s.ts_ns + r.s.dur_ns, number, gpu});
+    heartbeat(t.size());
   };
   scan(m.cpu_ops, false);
   scan(m.user_annotations, false);
@@ -130,6 +135,7 @@ StepsResult find_steps(const TraceModel& m, const StepOptions& options) {
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](uint32_t a, uint32_t b) { return m.runtimes[a].ts_ns < m.runtimes[b].ts_ns; });
+  heartbeat(order.size());
   const size_t n = found.size();
   std::vector<int64_t> dev_min(n, INT64_MAX), dev_max(n, INT64_MIN);
   std::vector<size_t> matched(n, 0);

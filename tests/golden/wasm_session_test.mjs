@@ -306,4 +306,42 @@ for (const file of files.slice(0, 12)) {
   s.delete();
   results.push({ name: 'wasm PNG fails on its first bytes', diffs });
 }
+// Issue 12: the Session reports the Overview's parts in order, each once; the core beats from its
+// long loops; an abort and an out of memory (the failure tests' hook) come out as the RuntimeErrors
+// the worker tells apart. Each failure in a module of its own: an aborted module is dead.
+{
+  const s = new mod.Session();
+  feedAll(s, readBytes(path.resolve('web/public/samples/rank-0.json.gz')), 1 << 20);
+  const seen = [];
+  s.setProgress((phase, index, count) => seen.push(`${index}/${count} ${phase}`));
+  let beats = 0;
+  mod.setHeartbeat(() => beats++);
+  s.stepBreakdownJson(false);
+  s.gpuMetricsJson(false);
+  s.overviewJson(false);
+  s.overviewJson(false);
+  s.operatorsJson('op', false, '');
+  s.modulesJson(false);
+  mod.setHeartbeat(undefined);
+  s.delete();
+  const want = ['1/5 steps', '2/5 step breakdown', '3/5 GPU metrics', '4/5 operator trees', '5/5 recommendations', '5/5 recommendations', '0/0 module trees'];
+  const diffs = JSON.stringify(seen) === JSON.stringify(want) ? [] : [`phases ${JSON.stringify(seen)}`];
+  results.push({ name: 'wasm Session reports the overview phases in order (issue 12)', diffs });
+}
+// An out of memory aborts as "Aborted(OOM)" when the heap cannot grow, or as "Aborted()" from
+// operator new when the next block would pass 4 GB: at a full heap either way (protocol.ts trapFailure).
+for (const [kind, message] of [['abort', /^Aborted\(\)/], ['oom', /^Aborted\((OOM)?\)/]]) {
+  const m = await createKinetoscope({ printErr: () => {} });
+  const s = new m.Session();
+  let got = 'no error';
+  try {
+    s.debugFault(kind);
+  } catch (e) {
+    got = `${e instanceof WebAssembly.RuntimeError ? 'RuntimeError' : e?.name}: ${e?.message}`;
+  }
+  const heap = m.HEAPU8.length;
+  const diffs = got.startsWith('RuntimeError: ') && message.test(got.slice(14)) ? [] : [`got ${got}`];
+  if (kind === 'oom' && heap < 3.5 * 2 ** 30) diffs.push(`heap only ${heap} bytes at the out-of-memory abort`);
+  results.push({ name: `wasm debugFault('${kind}') is a RuntimeError ${message} (issue 12)`, diffs });
+}
 report(results, skipped);

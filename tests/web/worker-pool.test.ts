@@ -3,7 +3,7 @@
 // kept, closed, read again and moved next to a Diff view's baseline.
 import { describe, expect, it } from 'vitest';
 import { KEEP_RECENT, keptModels, MAX_WORKERS, planModels, poolSize, WorkerPool, type ModelState, type Started } from '../../web/src/lib/worker-pool';
-import type { Endpoint, Request, Response } from '../../web/src/worker/protocol';
+import { WORKER_DIED, type Endpoint, type Request, type Response } from '../../web/src/worker/protocol';
 
 class FakeWorker implements Endpoint {
   sent: Request[] = [];
@@ -82,7 +82,7 @@ describe('WorkerPool', () => {
     const a = pool.forLoad();
     const call = a.client.load(file('x.json'));
     made[0].die('out of memory');
-    await expect(call.promise).rejects.toMatchObject({ name: 'WorkerError', message: 'out of memory' });
+    await expect(call.promise).rejects.toMatchObject({ name: WORKER_DIED, failure: 'died', message: 'The analysis worker stopped (out of memory).' });
     expect(made[0].terminated).toBe(true);
     expect(dead).toEqual([a.id]);
     expect(pool.byId(a.id)).toBeUndefined();

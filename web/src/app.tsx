@@ -18,7 +18,10 @@ import { linkWithTraceUrl, sameOrigin, traceNameOf, traceUrlsOf } from './lib/tr
 import { planModels, poolSize, WorkerPool, type PoolWorker, type Started } from './lib/worker-pool';
 import { RunPage, workerOfFile, type DistributedRunner, type RunTrace } from './views/distributed-view';
 import type { TrimFn } from './views/timeline-view';
+import { failureSentence, loadFailure } from './lib/failure';
+import { takeFault, testWatchdog } from './lib/test-faults';
 import { ABORT, SESSION_GONE, TRAP, type Call, type LoadProgress, type LoadResult } from './worker/protocol';
+import { DEFAULT_WATCHDOG } from './worker/watchdog';
 
 
 let nextKey = 1;
@@ -68,12 +71,15 @@ function startWorker(): Started {
   return {
     endpoint: worker,
     terminate: () => worker.terminate(),
-    onDeath: (cb) =>
+    onDeath: (cb) => {
+      // The worker itself died (e.g. the wasm could not load), or sent what cannot be read: its
+      // calls fail, its slot restarts (the pool ends a worker once, whichever comes first).
       worker.addEventListener('error', (ev) => {
-        // The worker itself died (e.g. the wasm could not load): its calls fail, its slot restarts.
         ev.preventDefault();
         cb(ev.message);
-      }),
+      });
+      worker.addEventListener('messageerror', () => cb('a message from it could not be read'));
+    },
   };
 }
 
@@ -142,12 +148,19 @@ export function App() {
     setEntries((es) => es.map((e) => (e.key === key ? { ...e, ...patch } : e)));
 
   const pool = (): WorkerPool => {
-    poolRef.current ??= new WorkerPool(poolSize(navigator.hardwareConcurrency), startWorker, (id, error) => {
-      // A worker died or trapped: every Session in it is gone. Its traces keep their summaries;
-      // their cards say so and offer to read the file again. Not at once by themselves: a view
-      // whose question traps the worker would ask it again after every re-read, for ever.
-      setEntries((es) => es.map((e) => (e.gen === id ? { ...e, session: undefined, gen: undefined, reread: { error: error.message } } : e)));
-    });
+    poolRef.current ??= new WorkerPool(
+      poolSize(navigator.hardwareConcurrency),
+      startWorker,
+      (id, error) => {
+        // A worker died, trapped, ran out of memory or went silent (worker/supervisor.ts says
+        // which): every Session in it is gone. Its traces keep their summaries; their cards say so
+        // and offer to read the file again. Not at once by themselves: a view whose question traps
+        // the worker would ask it again after every re-read, for ever.
+        setEntries((es) => es.map((e) => (e.gen === id ? { ...e, session: undefined, gen: undefined, reread: { error: error.message } } : e)));
+      },
+      // Each worker's client pings it while calls are pending (worker/watchdog.ts).
+      { watchdog: { ...DEFAULT_WATCHDOG, ...testWatchdog() } },
+    );
     return poolRef.current;
   };
 
@@ -168,6 +181,8 @@ export function App() {
       afterTrap(e, w.id);
       throw e;
     }
+    // poolRef and afterTrap read refs only.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   // A trim reads the File again: it needs no Session, only a live worker.
@@ -206,6 +221,11 @@ export function App() {
   /** The summary, ahead of the overview: the card shows it while the overview is computed. */
   const showSummary = (run: Running, summary: Summary) => {
     if (!run.cancelled && running.current.get(run.entry.key) === run) update(run.entry.key, { summary });
+  };
+
+  /** The part of the overview being computed, for the card (a few times per load). */
+  const showPhase = (run: Running, p: LoadProgress) => {
+    if (p.phase && !run.cancelled && running.current.get(run.entry.key) === run) update(run.entry.key, { phase: p.phase });
   };
 
   /** Stops a load under way: the worker's call, and a download's fetch. */
@@ -280,8 +300,10 @@ export function App() {
       (p) => {
         fromWorker = p;
         show();
+        showPhase(run, p);
       },
       (summary) => showSummary(run, summary),
+      takeFault(run.entry.name),
     );
     run.callId = call.id;
     return call;
@@ -303,7 +325,15 @@ export function App() {
       let call: Call<LoadResult>;
       if (entry.url) call = await download(run, entry.url);
       else {
-        call = w.client.load(entry.file!, (p) => setProgress(entry.key, p), (summary) => showSummary(run, summary));
+        call = w.client.load(
+          entry.file!,
+          (p) => {
+            setProgress(entry.key, p);
+            showPhase(run, p);
+          },
+          (summary) => showSummary(run, summary),
+          takeFault(entry.name),
+        );
         run.callId = call.id;
       }
       const { summary, overview, file } = await call.promise;
@@ -344,7 +374,8 @@ export function App() {
       const err = e as Error;
       afterTrap(err, w.id);
       if (err.name === ABORT || run.cancelled) update(entry.key, { status: 'cancelled' });
-      else update(entry.key, { status: 'failed', error: err.message || String(err) });
+      // A failed worker (out of memory, an abort, dead, silent) says what happened on the card.
+      else update(entry.key, { status: 'failed', error: err.message || String(err), failure: loadFailure(err) ?? undefined });
     } finally {
       // Whatever the outcome, the download is over: an aborted fetch stops any bytes still coming.
       run.abort?.abort();
@@ -406,6 +437,15 @@ export function App() {
     setSelected(fresh[0].key);
     setRunPage(null); // the new traces are shown, not a run page picked before
     pump();
+  };
+
+  /** The card's Retry: the trace is loaded again, in its place, as if just dropped. */
+  const retry = (entry: Entry) => {
+    if (entry.status !== 'failed') return;
+    const fresh: Entry = { key: entry.key, file: entry.file, url: entry.url, name: entry.name, size: entry.size, label: entry.label, status: 'queued' };
+    queue.current.push(fresh);
+    setEntries((es) => es.map((e) => (e.key === entry.key ? fresh : e)));
+    void pump();
   };
 
   const addFiles = (files: File[], labels: (TraceLabel | null)[] = []) =>
@@ -705,7 +745,7 @@ export function App() {
         status: e.status,
         fraction: e.status === 'loading' && p && total ? Math.min(1, p.bytesRead / total) : null,
         health: e.summary?.health,
-        error: e.error ?? (e.summary && !e.summary.ok ? e.summary.error : null),
+        error: e.failure ? failureSentence(e.failure, e.name, !!e.summary?.ok) : e.error ?? (e.summary && !e.summary.ok ? e.summary.error : null),
       });
     }
     return m;
@@ -808,6 +848,7 @@ export function App() {
                     entry={e}
                     runner={runner}
                     onRemove={() => remove(e)}
+                    onRetry={() => retry(e)}
                     link={e === linkCard ? link! : null}
                     onLinkTaken={linkTaken}
                     active={e.key === selected && !showingRun}

@@ -10,11 +10,12 @@ import { ErrorBoundary } from './error-boundary';
 import { TraceHeader } from './trace-header';
 import { useQuery, type Ask } from './use-query';
 import { formatPlace, parsePlace, stepIndexOf, stepNameOf, type Place, type TablePlace } from '../lib/deep-link';
+import { failureParts, type LoadFailure } from '../lib/failure';
 import type { Overview } from '../lib/overview';
 import type { Shortcut } from '../lib/shortcuts';
 import type { Summary } from '../lib/summary';
 import type { TraceLabel } from '../lib/trace-names';
-import { RemoteError, SESSION_GONE, type LoadProgress, type Query, type QueryResult } from '../worker/protocol';
+import { RemoteError, SESSION_GONE, type LoadProgress, type Phase, type Query, type QueryResult } from '../worker/protocol';
 import { progressStats } from '../lib/progress';
 import { KernelsView } from '../views/kernels-view';
 import { DiffView, type DiffTrace } from '../views/diff-view';
@@ -46,6 +47,10 @@ export interface Entry {
   summary?: Summary;
   overview?: Overview | null;
   error?: string;
+  /** Its worker failed while loading it (out of memory, an abort, dead, silent): said in a sentence. */
+  failure?: LoadFailure;
+  /** While loading, after reading: the part of the overview being computed. */
+  phase?: Phase;
   /**
    * The id of the load call: the worker keeps the file's Session (its full model) under it. Absent
    * on a loaded trace whose model was closed to save memory (app.tsx, lib/worker-pool.ts): it is
@@ -68,6 +73,25 @@ export type RunQuery = (session: number, gen: number, q: Query) => Promise<Query
 export interface Runner {
   query: RunQuery;
   trim: TrimFn;
+}
+
+/**
+ * What the card says while the overview is computed: the part the core is building and how many
+ * of the Overview's parts are done (the core reports them: wasm Session.setProgress).
+ */
+function OverviewPending({ phase }: { phase?: Phase }) {
+  const counted = phase != null && phase.count > 0;
+  const text = !phase
+    ? 'Computing the overview, operators and recommendations…'
+    : counted
+      ? `Computing the overview: ${phase.name} (${phase.index} of ${phase.count})…`
+      : `Computing the overview: ${phase.name}…`;
+  return (
+    <div class="overview-pending" data-testid="overview-pending" data-phase={phase?.name ?? ''} role="status">
+      <p class="muted pending">{text}</p>
+      {counted && <progress class="phase-bar" max={phase.count} value={phase.index - 1} aria-label="Overview parts computed" />}
+    </div>
+  );
 }
 
 export const goneError = () =>
@@ -103,6 +127,7 @@ export function FileCard({
   entry,
   runner,
   onRemove,
+  onRetry,
   link,
   onLinkTaken,
   active,
@@ -125,6 +150,8 @@ export function FileCard({
   entry: Entry;
   runner: Runner;
   onRemove: () => void;
+  /** Loads a failed trace again. */
+  onRetry?: () => void;
   /** A deep link for this card to open (once per link). */
   link: Link | null;
   onLinkTaken: (seq: number) => void;
@@ -394,13 +421,27 @@ export function FileCard({
       )}
       {entry.summary?.ok && entry.status === 'loading' && (
         <>
-          <p class="muted pending" data-testid="overview-pending" role="status">
-            Computing the overview, operators and recommendations…
-          </p>
+          <OverviewPending phase={entry.phase} />
           {/* What the file holds is known already: shown meanwhile, as the Trace tab will show it. */}
           <TraceView summary={entry.summary} fileSize={entry.size ?? 0} />
         </>
       )}
+      {entry.status === 'failed' && entry.error && (
+        <div class="load-failure" role="alert" data-testid="load-failure" data-failure={entry.failure?.failure ?? 'error'}>
+          <p class="file-error" data-testid={entry.failure ? 'failure-message' : 'file-error'} title={entry.failure?.detail}>
+            {entry.failure
+              ? failureParts(entry.failure, entry.name, !!entry.summary?.ok).map((p, i) => (p.command ? <code key={i}>{p.text}</code> : p.text))
+              : entry.error}
+          </p>
+          {onRetry && (
+            <button type="button" data-testid="retry" onClick={onRetry}>
+              Retry
+            </button>
+          )}
+        </div>
+      )}
+      {/* The summary arrives before the overview: it survives a failure of the overview. */}
+      {entry.summary?.ok && entry.status === 'failed' && <TraceView summary={entry.summary} fileSize={entry.size ?? 0} />}
       {analysed && (
         <>
           <div class="tabbar">
@@ -548,11 +589,7 @@ export function FileCard({
           )}
         </>
       )}
-      {!entry.summary && entry.error && (
-        <p class="file-error" data-testid="file-error" role="alert">
-          {entry.error}
-        </p>
-      )}
+
       {entry.status === 'cancelled' && (
         <p class="muted" data-testid="file-cancelled">
           Loading was cancelled.

@@ -20,7 +20,8 @@
 // the experiment of the Diff view shown) or among the KEEP_RECENT traces shown last. The others are
 // closed once their rank summary is taken, and read again from their File, with progress, when
 // they are shown again. So memory grows with the number of ranks by their summaries only.
-import { TraceClient, type Endpoint, type WireError } from '../worker/protocol';
+import { TraceClient, type ClientOptions, type Endpoint, type WireError } from '../worker/protocol';
+import { diedError, goneAfter, stalledError } from '../worker/supervisor';
 
 /** The most trace workers a page starts, whatever the machine's core count. */
 export const MAX_WORKERS = 4;
@@ -38,7 +39,7 @@ export interface Started {
   endpoint: Endpoint;
   /** Ends the worker (Worker.terminate). */
   terminate(): void;
-  /** Calls `onDeath` once if the worker itself dies (its `error` event). */
+  /** Calls `onDeath` once if the worker itself dies (its `error` or `messageerror` event). */
   onDeath(onDeath: (message: string) => void): void;
 }
 
@@ -63,21 +64,30 @@ export class WorkerPool {
 
   /**
    * `start` makes a worker (new Worker(...) in the page, a fake in tests); `onDeath` hears of a
-   * worker that died, after its calls were failed: the Sessions it held are gone.
+   * worker that died, after its calls were failed: the Sessions it held are gone. `watch`: how
+   * each worker's client watches it (worker/watchdog.ts); a worker that stalls, or whose module an
+   * answer reports dead (out of memory, abort, trap), is ended like one that died.
    */
   constructor(
     readonly size: number,
     private readonly start: () => Started,
     private readonly onDeath: (id: number, error: WireError) => void = () => {},
+    private readonly watch: Pick<ClientOptions, 'watchdog'> = {},
   ) {
     this.slots = Array.from({ length: size }, () => null);
   }
 
   private startSlot(slot: number): PoolWorker {
     const started = this.start();
-    const w: Slot = { id: this.nextId++, slot, client: new TraceClient(started.endpoint), loads: 0, sessions: 0, started };
+    const id = this.nextId++;
+    const client = new TraceClient(started.endpoint, {
+      ...this.watch,
+      onStall: (ms) => this.restart(id, stalledError(ms)),
+      onFatal: (e) => this.restart(id, goneAfter(e)),
+    });
+    const w: Slot = { id, slot, client, loads: 0, sessions: 0, started };
     this.slots[slot] = w;
-    started.onDeath((message) => this.restart(w.id, { name: 'WorkerError', message: message || 'The analysis worker stopped.' }));
+    started.onDeath((message) => this.restart(id, diedError(message)));
     return w;
   }
 

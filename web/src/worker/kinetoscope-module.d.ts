@@ -64,6 +64,13 @@ declare module '*/generated/kinetoscope_web.mjs' {
     bytesRead(): number;
     eventCount(): number;
     bufferCapacity(): number;
+    /**
+     * Progress of what is computed after reading: fn(phase, index, count) before each part is
+     * built (the Overview's as 1..count, other views' parts as 0, 0). Absent from older cores.
+     */
+    setProgress?(fn: ((phase: string, index: number, count: number) => void) | undefined): void;
+    /** Failure tests only (docs/contracts.md): "abort" aborts, "oom" exhausts the heap. */
+    debugFault(kind: 'abort' | 'oom'): void;
     delete(): void;
   }
   /** Writes the events of a trace overlapping [startUs, endUs] (absolute µs) as a trace of its own. */
@@ -90,6 +97,8 @@ declare module '*/generated/kinetoscope_web.mjs' {
     Trimmer?: new (startUs: number, endUs: number) => KinetoscopeTrimmer;
     /** Rank summaries to the Distributed view, one JSON object per span and line (absent from older cores). */
     reduceDistributedJson?(summaries: string[], tbPlugin: boolean): string;
+    /** The core calls fn from inside its long loops (a sign of life); absent from older cores. */
+    setHeartbeat?(fn: (() => void) | undefined): void;
   }
   const createKinetoscope: (overrides?: {
     locateFile?: (path: string, prefix: string) => string;

@@ -14,17 +14,56 @@ import type { MemoryAlive, MemoryCurve, MemoryDevices, MemoryEvents, MemoryStats
 import type { OperatorDetail, OperatorTable, OpGroupBy } from '../lib/operators';
 import type { Overview } from '../lib/overview';
 import type { Summary } from '../lib/summary';
+import { Watchdog, type WatchdogOptions } from './watchdog';
 
 export interface LoadProgress {
   bytesRead: number; // compressed bytes read from the file (or downloaded)
   totalBytes: number | null; // file.size, or a download's Content-Length (null: not sent)
   decodedBytes: number; // JSON bytes fed to the core
   elapsedMs: number;
+  /** Once the file is read: the part being computed (absent while reading). */
+  phase?: Phase;
 }
+
+/**
+ * A part of the analysis the core computes after reading (wasm Session.setProgress): the
+ * Overview's parts as `index` of `count` ("operator trees", 4 of 5), parts only other views need
+ * ("module trees") with index and count 0.
+ */
+export interface Phase {
+  name: string;
+  index: number;
+  count: number;
+}
+
+/**
+ * How a worker failed beyond one call (issue 12): the wasm module ran out of memory ("oom"),
+ * aborted ("abort", Emscripten's Aborted()) or trapped ("trap", any other WebAssembly
+ * RuntimeError), so it and every Session in it are gone; or the worker itself died ("died": an
+ * error event, or a message that could not be read) or stopped answering ("stalled": the
+ * watchdog). lib/failure.ts says each in a sentence.
+ */
+export type Failure = 'oom' | 'abort' | 'trap' | 'died' | 'stalled';
 
 export interface WireError {
   name: string;
   message: string;
+  /** Set when the worker (or its module) is gone, not just this call. */
+  failure?: Failure;
+  /** What the call was doing then: a Phase name, "reading" or "query". */
+  phase?: string;
+}
+
+/**
+ * Test hooks of the failure paths (docs/contracts.md, "Failure paths and their test hooks"): the
+ * worker makes the load fail this way when the core reaches `phase` (an Overview phase name,
+ * "operator trees" when absent). "oom" and "abort" run in the wasm core (Session.debugFault);
+ * "hang" stops answering (a busy loop), "throw" kills the worker with an uncaught error. The page
+ * sends one only when it was opened for a failure test.
+ */
+export interface TestFault {
+  kind: 'oom' | 'abort' | 'hang' | 'throw';
+  phase?: string;
 }
 
 /**
@@ -89,12 +128,14 @@ export type QueryOf<W extends QueryWhat> = Extract<Query, { what: W }>;
 export type ResultOf<W extends QueryWhat> = Extract<QueryResult, { what: W }>;
 
 export type Request =
-  | { kind: 'load'; id: number; file: File }
+  | { kind: 'load'; id: number; file: File; fault?: TestFault }
   /**
    * A download's body, transferred as it arrives (the page fetched it: its CSP checks that
    * request). Parsed like a file; gzip is told by its first bytes. `totalBytes`: Content-Length.
    */
-  | { kind: 'loadStream'; id: number; stream: ReadableStream<Uint8Array>; name: string; totalBytes: number | null }
+  | { kind: 'loadStream'; id: number; stream: ReadableStream<Uint8Array>; name: string; totalBytes: number | null; fault?: TestFault }
+  /** Are you there? Answered by a `pong` as soon as the worker's event loop is free (the watchdog). */
+  | { kind: 'ping'; id: number }
   | { kind: 'cancel'; id: number; target: number }
   /** `session` is the id of the load call that made it. */
   | { kind: 'query'; id: number; session: number; query: Query }
@@ -106,6 +147,8 @@ export type Request =
 
 export type Response =
   | { kind: 'progress'; id: number; progress: LoadProgress }
+  /** The answer to a ping: the worker is alive (any message counts as much). */
+  | { kind: 'pong'; id: number }
   /** `file`: for a loadStream, the bytes as received (gzip kept), to be used as a dropped File. */
   | { kind: 'result'; id: number; summary: Summary; overview?: Overview | null; file?: File }
   | { kind: 'answer'; id: number; result: QueryResult }
@@ -156,20 +199,45 @@ export const ABORT = 'AbortError';
 export const SESSION_GONE = 'SessionGone';
 /** Name of a wasm trap (WebAssembly.RuntimeError): the module is unusable, restart the worker. */
 export const TRAP = 'RuntimeError';
+/** Name of the error of calls pending when their worker died (an error event, an unreadable message). */
+export const WORKER_DIED = 'WorkerDied';
+/** Name of the error of calls pending when their worker stopped answering (the watchdog). */
+export const WORKER_STALLED = 'WorkerStalled';
 
 export function toWireError(e: unknown): WireError {
   if (e && typeof e === 'object' && 'message' in e) {
-    const o = e as { name?: unknown; message?: unknown };
-    return { name: typeof o.name === 'string' ? o.name : 'Error', message: String(o.message) };
+    const o = e as { name?: unknown; message?: unknown; failure?: unknown; phase?: unknown };
+    return {
+      name: typeof o.name === 'string' ? o.name : 'Error',
+      message: String(o.message),
+      ...(typeof o.failure === 'string' ? { failure: o.failure as Failure } : {}),
+      ...(typeof o.phase === 'string' ? { phase: o.phase } : {}),
+    };
   }
   return { name: 'Error', message: String(e) };
 }
 
-/** An Error rebuilt on the page from a WireError, keeping its name. */
+/**
+ * What kind of failure a wasm RuntimeError is. Emscripten turns abort() into "Aborted(<reason>)";
+ * built with -sABORTING_MALLOC=1, a heap that cannot grow aborts with reason "OOM". An abort with
+ * no reason at a heap of `oomHeapBytes` or more (`operator new` aborts when malloc fails) is
+ * counted as out of memory too.
+ */
+export function trapFailure(message: string, heapBytes = 0, oomHeapBytes = 3.5 * 2 ** 30): Failure {
+  if (/Aborted\(OOM\)|out of memory|Cannot enlarge memory/i.test(message)) return 'oom';
+  if (/Aborted\(/.test(message)) return heapBytes >= oomHeapBytes ? 'oom' : 'abort';
+  return 'trap';
+}
+
+/** An Error rebuilt on the page from a WireError, keeping its name (and failure, phase). */
 export class RemoteError extends Error {
+  readonly failure?: Failure;
+  readonly phase?: string;
   constructor(w: WireError) {
     super(w.message);
     this.name = w.name;
+    if (w.failure) this.failure = w.failure;
+    if (w.phase) this.phase = w.phase;
   }
 }
 
@@ -199,6 +267,20 @@ interface Pending {
   reject(e: Error): void;
   onProgress?: (p: LoadProgress) => void;
   onSummary?: (s: Summary) => void;
+  /** What the call is doing, for the sentence if its worker fails (WireError.phase). */
+  phase: string;
+}
+
+/** How a client watches its worker (issue 12); without `watchdog`, it does not. */
+export interface ClientOptions {
+  /** Pings the worker while calls are pending; `onStall` once it has been silent for stallMs. */
+  watchdog?: WatchdogOptions;
+  onStall?: (silentMs: number) => void;
+  /**
+   * An error answer saying the worker's module is gone (WireError.failure: out of memory, an
+   * abort, a trap): its own call is rejected first, then this is called (restart the worker).
+   */
+  onFatal?: (error: WireError) => void;
 }
 
 export interface Call<T> {
@@ -209,18 +291,31 @@ export interface Call<T> {
 export class TraceClient {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
+  private readonly watchdog: Watchdog | null;
 
-  constructor(private readonly endpoint: Endpoint) {
-    endpoint.addEventListener('message', (ev) => this.onResponse(ev.data as Response));
+  constructor(
+    private readonly endpoint: Endpoint,
+    private readonly options: ClientOptions = {},
+  ) {
+    this.watchdog = options.watchdog
+      ? new Watchdog(options.watchdog, () => this.ping(), (ms) => this.options.onStall?.(ms))
+      : null;
+    endpoint.addEventListener('message', (ev) => {
+      this.watchdog?.alive();
+      this.onResponse(ev.data as Response);
+    });
   }
 
-  /** `onSummary` gets the summary as soon as the file is read, before the overview is done. */
-  load(file: File, onProgress?: (p: LoadProgress) => void, onSummary?: (s: Summary) => void): Call<LoadResult> {
+  /**
+   * `onSummary` gets the summary as soon as the file is read, before the overview is done.
+   * `fault`: a failure test's (docs/contracts.md); never set otherwise.
+   */
+  load(file: File, onProgress?: (p: LoadProgress) => void, onSummary?: (s: Summary) => void, fault?: TestFault): Call<LoadResult> {
     const id = this.nextId++;
     const promise = new Promise<LoadResult>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, onProgress, onSummary });
+      this.track(id, { resolve: resolve as (r: unknown) => void, reject, onProgress, onSummary, phase: 'reading' });
     });
-    const req: Request = { kind: 'load', id, file };
+    const req: Request = { kind: 'load', id, file, ...(fault ? { fault } : {}) };
     this.endpoint.postMessage(req);
     return { id, promise };
   }
@@ -235,12 +330,13 @@ export class TraceClient {
     totalBytes: number | null,
     onProgress?: (p: LoadProgress) => void,
     onSummary?: (s: Summary) => void,
+    fault?: TestFault,
   ): Call<LoadResult> {
     const id = this.nextId++;
     const promise = new Promise<LoadResult>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, onProgress, onSummary });
+      this.track(id, { resolve: resolve as (r: unknown) => void, reject, onProgress, onSummary, phase: 'reading' });
     });
-    const req: Request = { kind: 'loadStream', id, stream, name, totalBytes };
+    const req: Request = { kind: 'loadStream', id, stream, name, totalBytes, ...(fault ? { fault } : {}) };
     this.endpoint.postMessage(req, [stream]);
     return { id, promise };
   }
@@ -249,13 +345,14 @@ export class TraceClient {
   query<W extends QueryWhat>(session: number, query: QueryOf<W>): Call<ResultOf<W>> {
     const id = this.nextId++;
     const promise = new Promise<ResultOf<W>>((resolve, reject) => {
-      this.pending.set(id, {
+      this.track(id, {
         resolve: (r) => {
           const res = r as QueryResult;
           if (res.what === query.what) resolve(res as ResultOf<W>);
           else reject(new RemoteError({ name: 'ProtocolError', message: `asked for ${query.what}, got ${res.what}` }));
         },
         reject,
+        phase: 'query',
       });
     });
     const req: Request = { kind: 'query', id, session, query };
@@ -267,7 +364,7 @@ export class TraceClient {
   trim(file: File, startUs: number, endUs: number, onProgress?: (p: LoadProgress) => void): Call<Trimmed> {
     const id = this.nextId++;
     const promise = new Promise<Trimmed>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject, onProgress });
+      this.track(id, { resolve: resolve as (r: unknown) => void, reject, onProgress, phase: 'trim' });
     });
     const req: Request = { kind: 'trim', id, file, startUs, endUs };
     this.endpoint.postMessage(req);
@@ -278,7 +375,7 @@ export class TraceClient {
   distributed(ranks: string[]): Call<DistributedView[]> {
     const id = this.nextId++;
     const promise = new Promise<DistributedView[]>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (r: unknown) => void, reject });
+      this.track(id, { resolve: resolve as (r: unknown) => void, reject, phase: 'distributed' });
     });
     const req: Request = { kind: 'distributed', id, ranks };
     this.endpoint.postMessage(req);
@@ -298,46 +395,75 @@ export class TraceClient {
     this.endpoint.postMessage(req);
   }
 
-  /** Rejects every pending call, e.g. when the worker itself died. */
+  /**
+   * Rejects every pending call, e.g. when the worker itself died, each with what it was doing
+   * (unless `error` says), and stops watching.
+   */
   failAll(error: WireError): void {
     const all = [...this.pending.values()];
     this.pending.clear();
-    for (const p of all) p.reject(new RemoteError(error));
+    this.watchdog?.halt();
+    for (const p of all) p.reject(new RemoteError({ ...error, phase: error.phase ?? p.phase }));
   }
 
   get inFlight(): number {
     return this.pending.size;
   }
 
+  /** Whether the watchdog is watching (calls are pending). */
+  get watching(): boolean {
+    return this.watchdog?.watching ?? false;
+  }
+
+  private ping(): void {
+    const req: Request = { kind: 'ping', id: this.nextId++ };
+    this.endpoint.postMessage(req);
+  }
+
+  private track(id: number, p: Pending): void {
+    this.pending.set(id, p);
+    this.watchdog?.busy(this.pending.size);
+  }
+
+  private settle(id: number): void {
+    this.pending.delete(id);
+    this.watchdog?.busy(this.pending.size);
+  }
+
   private onResponse(res: Response): void {
     const p = this.pending.get(res.id);
-    if (!p) return; // late progress of a settled call
+    if (!p) return; // a pong, or late progress of a settled call
     switch (res.kind) {
       case 'progress':
+        if (res.progress.phase) p.phase = res.progress.phase.name;
         p.onProgress?.(res.progress);
         break;
       case 'summary':
+        p.phase = 'overview';
         p.onSummary?.(res.summary);
         break;
+      case 'pong':
+        break;
       case 'result':
-        this.pending.delete(res.id);
+        this.settle(res.id);
         p.resolve({ summary: res.summary, overview: res.overview ?? null, ...(res.file ? { file: res.file } : {}) } satisfies LoadResult);
         break;
       case 'answer':
-        this.pending.delete(res.id);
+        this.settle(res.id);
         p.resolve(res.result);
         break;
       case 'trimmed':
-        this.pending.delete(res.id);
+        this.settle(res.id);
         p.resolve(res.trimmed);
         break;
       case 'distributed':
-        this.pending.delete(res.id);
+        this.settle(res.id);
         p.resolve(res.views);
         break;
       case 'error':
-        this.pending.delete(res.id);
-        p.reject(new RemoteError(res.error));
+        this.settle(res.id);
+        p.reject(new RemoteError({ ...res.error, ...(res.error.failure ? { phase: res.error.phase ?? p.phase } : {}) }));
+        if (res.error.failure) this.options.onFatal?.(res.error);
         break;
     }
   }

@@ -24,26 +24,41 @@ import {
   ABORT,
   SESSION_GONE,
   toWireError,
+  trapFailure,
   TRAP,
   type LoadProgress,
+  type Phase,
   type LoadResult,
   type Query,
   type QueryResult,
   type ReadInput,
   type Request,
   type Response,
+  type TestFault,
   type Trimmed,
 } from './protocol';
 
 declare const self: DedicatedWorkerGlobalScope;
 
 let modulePromise: Promise<KinetoscopeModule> | null = null;
+/** The module once loaded: its heap size tells an out-of-memory abort from another. */
+let loadedModule: KinetoscopeModule | null = null;
 function getModule(): Promise<KinetoscopeModule> {
-  modulePromise ??= createKinetoscope({
-    // Point the loader at the .wasm Vite emitted (hashed name), whatever its own default is.
-    locateFile: (path, prefix) => (path.endsWith('.wasm') ? wasmUrl : prefix + path),
-  });
-  modulePromise.catch(() => (modulePromise = null));
+  if (!modulePromise) {
+    const p = createKinetoscope({
+      // Point the loader at the .wasm Vite emitted (hashed name), whatever its own default is.
+      locateFile: (path, prefix) => (path.endsWith('.wasm') ? wasmUrl : prefix + path),
+    });
+    modulePromise = p;
+    p.then(
+      (m) => {
+        if (modulePromise !== p) return;
+        loadedModule = m;
+        m.setHeartbeat?.(heartbeat);
+      },
+      () => modulePromise === p && (modulePromise = null),
+    );
+  }
   return modulePromise;
 }
 
@@ -52,7 +67,69 @@ interface Job {
   /** The page closed the file before its load ended: do not keep its Session. */
   closed: boolean;
   source: ChunkSource | null;
+  /** A failure test's fault for this load (docs/contracts.md); never set otherwise. */
+  fault?: TestFault;
 }
+
+/**
+ * The call the core is computing for right now (its calls are synchronous): each Session's
+ * progress reports (setProgress) are posted as this call's progress, a sign of life for the page's
+ * watchdog and, for a load, the card's progress through the Overview.
+ */
+let active: { id: number; base: LoadProgress; job?: Job; session: KinetoscopeSession; phase?: Phase } | null = null;
+const beats = new Throttle(500);
+
+function reportPhase(name: string, index: number, count: number): void {
+  const a = active;
+  if (!a) return;
+  const phase: Phase = { name, index, count };
+  a.phase = phase;
+  post({ kind: 'progress', id: a.id, progress: { ...a.base, phase } });
+  const fault = a.job?.fault;
+  if (fault && name === (fault.phase ?? 'operator trees')) {
+    a.job!.fault = undefined;
+    fireFault(fault, a.session);
+  }
+}
+
+/** The core's heartbeat from inside a long loop: the running call's progress again (at most 2/s). */
+function heartbeat(): void {
+  const a = active;
+  if (!a || !beats.ready(performance.now())) return;
+  post({ kind: 'progress', id: a.id, progress: { ...a.base, ...(a.phase ? { phase: a.phase } : {}) } });
+}
+
+/** Thrown by a "throw" fault: the load ends without an answer and the worker dies of it. */
+class TestDeath extends Error {}
+
+function fireFault(fault: TestFault, session: KinetoscopeSession): void {
+  switch (fault.kind) {
+    case 'oom':
+    case 'abort':
+      session.debugFault(fault.kind); // throws the RuntimeError the core's own failure would
+      break;
+    case 'hang':
+      // Silence, as a worker the browser stopped or one looping forever: only the watchdog sees it.
+      for (;;) {
+        /* busy */
+      }
+    case 'throw':
+      throw new TestDeath('Test fault: the analysis worker dies of an uncaught error.');
+  }
+}
+
+/** Runs a synchronous Session call as call `id`, its progress reported as that call's. */
+function asCall<T>(id: number, session: KinetoscopeSession, base: LoadProgress, job: Job | undefined, f: () => T): T {
+  const outer = active;
+  active = { id, base, job, session };
+  try {
+    return f();
+  } finally {
+    active = outer;
+  }
+}
+
+const NO_PROGRESS: LoadProgress = { bytesRead: 0, totalBytes: null, decodedBytes: 0, elapsedMs: 0 };
 const jobs = new Map<number, Job>();
 
 /** The Session of each loaded file, by the id of its load call, until the page closes it. */
@@ -67,18 +144,32 @@ function isTrap(e: unknown): boolean {
 }
 
 /**
+ * The error answer of call `id`. A trap (out of memory, an abort, any other RuntimeError) says
+ * which, so that the page restarts this worker and says what happened; the module is dropped.
+ */
+function replyError(id: number, e: unknown): void {
+  const error = toWireError(e);
+  if (isTrap(e)) {
+    error.failure = trapFailure(error.message, loadedModule?.HEAPU8.length ?? 0);
+    onTrap();
+  }
+  post({ kind: 'error', id, error });
+}
+
+/**
  * A wasm trap (abort, out of memory) leaves the module in an unknown state, and every Session
  * lives in it: forget them all (their memory goes with the module) and start afresh. The page
  * restarts this worker on a trap anyway; this keeps the worker sane until it does.
  */
 function onTrap(): void {
   modulePromise = null;
+  loadedModule = null;
   sessions.clear();
 }
 
 /** Runs load `id` and answers it; its Session stays here unless the page closed it meanwhile. */
-function startLoad(id: number, input: LoadInput): void {
-  const job: Job = { cancelled: false, closed: false, source: null };
+function startLoad(id: number, input: LoadInput, fault?: TestFault): void {
+  const job: Job = { cancelled: false, closed: false, source: null, ...(fault ? { fault } : {}) };
   jobs.set(id, job);
   loadTrace(id, input, job)
     .then(({ result, session }) => {
@@ -89,18 +180,26 @@ function startLoad(id: number, input: LoadInput): void {
       post({ kind: 'result', id, summary: result.summary, overview: result.overview, ...(result.file ? { file: result.file } : {}) });
     })
     .catch((e) => {
-      if (isTrap(e)) onTrap();
-      post({ kind: 'error', id, error: toWireError(e) });
+      if (e instanceof TestDeath) {
+        // Uncaught, outside any promise: the page's Worker gets an error event.
+        setTimeout(() => {
+          throw e;
+        });
+        return;
+      }
+      replyError(id, e);
     })
     .finally(() => jobs.delete(id));
 }
 
 self.addEventListener('message', (ev: MessageEvent<Request>) => {
   const req = ev.data;
-  if (req.kind === 'load') {
-    startLoad(req.id, { file: req.file });
+  if (req.kind === 'ping') {
+    post({ kind: 'pong', id: req.id });
+  } else if (req.kind === 'load') {
+    startLoad(req.id, { file: req.file }, req.fault);
   } else if (req.kind === 'loadStream') {
-    startLoad(req.id, { stream: req.stream, name: req.name, totalBytes: req.totalBytes });
+    startLoad(req.id, { stream: req.stream, name: req.name, totalBytes: req.totalBytes }, req.fault);
   } else if (req.kind === 'cancel') {
     const job = jobs.get(req.target);
     if (job) {
@@ -119,10 +218,7 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
     jobs.set(req.id, job);
     trimFile(req.id, req.file, req.startUs, req.endUs, job)
       .then((trimmed) => post({ kind: 'trimmed', id: req.id, trimmed }, [trimmed.bytes.buffer]))
-      .catch((e) => {
-        if (isTrap(e)) onTrap();
-        post({ kind: 'error', id: req.id, error: toWireError(e) });
-      })
+      .catch((e) => replyError(req.id, e))
       .finally(() => jobs.delete(req.id));
   } else if (req.kind === 'distributed') {
     getModule()
@@ -131,10 +227,7 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
         return parseDistributed(mod.reduceDistributedJson(req.ranks, false));
       })
       .then((views) => post({ kind: 'distributed', id: req.id, views }))
-      .catch((e) => {
-        if (isTrap(e)) onTrap();
-        post({ kind: 'error', id: req.id, error: toWireError(e) });
-      });
+      .catch((e) => replyError(req.id, e));
   } else if (req.kind === 'query') {
     const session = sessions.get(req.session);
     if (!session) {
@@ -142,11 +235,10 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
       return;
     }
     try {
-      const result = answer(session, req.query);
+      const result = asCall(req.id, session, NO_PROGRESS, undefined, () => answer(session, req.query));
       post({ kind: 'answer', id: req.id, result }, transferables(result));
     } catch (e) {
-      if (isTrap(e)) onTrap();
-      post({ kind: 'error', id: req.id, error: toWireError(e) });
+      replyError(req.id, e);
     }
   }
 });
@@ -289,13 +381,23 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
     // The input failed part-way: the core records it in health (gzip-error or read-error, as the
     // CLI does) and keeps every event decoded before it.
     if (inputError) session.inputError(inputError.gzip);
-    session.finish();
-    // The summary is a small JSON object the core writes, not trace bytes.
-    const summary = JSON.parse(session.summaryJson()) as Summary;
-    summary.file = name;
-    // The overview takes a while on a big trace: the summary goes ahead so the card shows it.
-    if (summary.ok) post({ kind: 'summary', id, summary });
-    const result: LoadResult = { summary, overview: summary.ok ? overviewOf(session) : null, ...(downloaded ? { file: downloaded } : {}) };
+    // From here the core computes without a break (no chunk to wait for, so no pong): it reports
+    // each part it builds, posted as this load's progress (setProgress was absent before issue 12).
+    const base = { ...progress(), bytesRead: inputError || !isFile ? bytesRead : input.file.size };
+    const s = session;
+    s.setProgress?.(reportPhase);
+    const computed = asCall(id, s, base, job, () => {
+      reportPhase('linking events', 0, 0);
+      s.finish();
+      // The summary is a small JSON object the core writes, not trace bytes.
+      const summary = JSON.parse(s.summaryJson()) as Summary;
+      summary.file = name;
+      // The overview takes a while on a big trace: the summary goes ahead so the card shows it.
+      if (summary.ok) post({ kind: 'summary', id, summary });
+      return { summary, overview: summary.ok ? overviewOf(s) : null };
+    });
+    const summary = computed.summary;
+    const result: LoadResult = { ...computed, ...(downloaded ? { file: downloaded } : {}) };
     if (!summary.ok) return { result, session: null };
     const kept = session;
     session = null; // handed over: not freed below
@@ -365,7 +467,7 @@ function overviewOf(session: KinetoscopeSession): Overview {
     gpus = JSON.parse(session.gpuMetricsJson(false)) as GpuMetrics;
   } catch (e) {
     // A trap leaves the module unusable: let it fail the load (and restart the module).
-    if (isTrap(e)) throw e;
+    if (isTrap(e) || e instanceof TestDeath) throw e;
     return { steps: null, gpus: null, error: `The overview could not be computed (${(e as Error)?.message ?? e}).` };
   }
   try {
@@ -373,7 +475,7 @@ function overviewOf(session: KinetoscopeSession): Overview {
     const info = typeof session.overviewJson === 'function' ? parseOverviewInfo(session.overviewJson(false)) : null;
     return { steps, gpus, info };
   } catch (e) {
-    if (isTrap(e)) throw e;
+    if (isTrap(e) || e instanceof TestDeath) throw e;
     return { steps, gpus, info: null, error: `The recommendations could not be computed (${(e as Error)?.message ?? e}).` };
   }
 }

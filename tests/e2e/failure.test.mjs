@@ -1,0 +1,130 @@
+// Issue 12, "never a silent hang": a trace worker that runs out of memory, aborts, stops
+// answering or dies while computing the overview. The card says in one sentence what happened,
+// what is still shown (the summary) and what to do; the other traces keep answering their views
+// (read again into the restarted worker); Retry loads the file again.
+//
+// The failures are made by the failure-test hook (docs/contracts.md, "Failure paths and their test
+// hooks"): localStorage "kinetoscope-failure-test", set before the page loads, names the files
+// whose load fails and how, once each. "oom" and "abort" fail inside the wasm core, the way the
+// core's own failures do (Emscripten's Aborted(OOM) and Aborted()).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { card, openSite, sampleTrace, settled, showTrace } from './helpers.mjs';
+
+const site = await openSite({ tmp: true });
+
+/** Copies of the bundled sample under the names given (each loads as a trace of its own). */
+function copies(...names) {
+  return names.map((n) => {
+    const f = path.join(site.tmp, n);
+    fs.copyFileSync(sampleTrace, f);
+    return f;
+  });
+}
+
+/** A page whose loads of the files named fail as `faults` says (and the watchdog as set). */
+async function pageWithFaults(faults, watchdog) {
+  const plan = JSON.stringify({ faults, ...(watchdog ? { watchdog } : {}) });
+  const context = await site.browser.newContext();
+  await context.addInitScript((p) => localStorage.setItem('kinetoscope-failure-test', p), plan);
+  const page = await context.newPage();
+  // As openPage (helpers.mjs) records them: uncaught errors and console errors, page and workers.
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
+  page.on('worker', (w) => w.on('console', (m) => m.type() === 'error' && errors.push(`worker: ${m.text()}`)));
+  await page.goto(site.server.url);
+  await page.waitForSelector('[data-testid=drop-zone]');
+  return { page, context, errors };
+}
+
+/** The failed card's sentence, after checking what it shows. */
+async function failedCard(page, name, failure) {
+  assert.equal(await settled(page, name), 'failed', `${name} failed`);
+  const c = card(name);
+  await page.waitForSelector(`${c} [data-testid=load-failure][data-failure=${failure}]`);
+  const text = (await page.textContent(`${c} [data-testid=failure-message]`)).trim();
+  // The summary arrived before the overview: it is still shown.
+  assert.ok(await page.isVisible(`${c} [data-testid=trace-view]`), `${name}: the summary is still shown`);
+  assert.match(await page.textContent(`${c} [data-testid=header-events]`), /\d/);
+  assert.ok(await page.isVisible(`${c} [data-testid=retry]`), `${name}: a Retry button`);
+  return text;
+}
+
+/** The trace `name` still answers a view: its Operators table fills. */
+async function answers(page, name) {
+  await showTrace(page, name);
+  await page.click(`${card(name)} [data-testid=tab-operators]`);
+  await page.waitForSelector(`${card(name)} [data-testid=op-row]`, { timeout: 60_000 });
+  assert.equal(await page.$(`${card(name)} [data-testid$=-gone]`), null, `${name}: no "gone" message`);
+}
+
+async function retried(page, name) {
+  await showTrace(page, name);
+  await page.click(`${card(name)} [data-testid=retry]`);
+  assert.equal(await settled(page, name), 'done', `${name} loads on Retry`);
+  await page.waitForSelector(`${card(name)} [data-testid=panel-overview]`);
+  assert.equal(await page.$(`${card(name)} [data-testid=load-failure]`), null);
+}
+
+/** Only the failures made on purpose were logged (Emscripten prints its abort; the dead worker's error). */
+function onlyExpected(errors, allowed) {
+  const other = errors.filter((e) => !allowed.some((re) => re.test(e)));
+  assert.deepEqual(other, [], 'no other errors');
+}
+
+describe('a worker that fails while computing the overview', () => {
+  it('out of memory and an abort: one sentence each, the summary kept, other traces answer, Retry works', async () => {
+    const files = copies('good.json.gz', 'oom.json.gz', 'abort.json.gz');
+    const { page, context, errors } = await pageWithFaults({ 'oom.json.gz': { kind: 'oom' }, 'abort.json.gz': { kind: 'abort' } });
+    try {
+      await page.setInputFiles('[data-testid=file-input]', files);
+      assert.equal(await settled(page, 'good.json.gz'), 'done');
+
+      const oom = await failedCard(page, 'oom.json.gz', 'oom');
+      assert.match(oom, /^The analysis ran out of memory .* while computing the overview \(operator trees\); the summary of what was read is shown below; /);
+      assert.match(oom, /kinetoscope trim --step N -o part\.json oom\.json\.gz/);
+      assert.match(oom, /kinetoscope overview oom\.json\.gz/);
+      const abort = await failedCard(page, 'abort.json.gz', 'abort');
+      assert.match(abort, /^The analysis core stopped on an internal error while computing the overview \(operator trees\); the summary of what was read is shown below; retry/);
+      // The navigator says the same.
+      assert.equal(await page.getAttribute('[data-testid=nav-trace][data-file="oom.json.gz"]', 'data-status'), 'failed');
+
+      // The worker was restarted twice since good.json.gz was loaded: it is read again when asked.
+      await answers(page, 'good.json.gz');
+      await retried(page, 'oom.json.gz');
+      await retried(page, 'abort.json.gz');
+      await answers(page, 'abort.json.gz');
+      assert.equal(await page.$('[data-testid=app-error]'), null);
+      onlyExpected(errors, [/Aborted\(/]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a worker that stops answering (the watchdog) and one that dies (an error event)', async () => {
+    const files = copies('good.json.gz', 'hang.json.gz', 'dies.json.gz');
+    // A short watchdog: silence for 5 s while a call is pending is a stall here (90 s by default).
+    const { page, context, errors } = await pageWithFaults(
+      { 'hang.json.gz': { kind: 'hang' }, 'dies.json.gz': { kind: 'throw', phase: 'steps' } },
+      { pingMs: 250, stallMs: 5_000 },
+    );
+    try {
+      await page.setInputFiles('[data-testid=file-input]', files);
+      assert.equal(await settled(page, 'good.json.gz'), 'done');
+      const hang = await failedCard(page, 'hang.json.gz', 'stalled');
+      assert.match(hang, /^The analysis worker stopped answering and was stopped while computing the overview \(operator trees\); the summary of what was read is shown below; /);
+      const dies = await failedCard(page, 'dies.json.gz', 'died');
+      assert.match(dies, /^The analysis worker was ended .* while computing the overview \(steps\); the summary of what was read is shown below; /);
+      await answers(page, 'good.json.gz');
+      await retried(page, 'hang.json.gz');
+      await retried(page, 'dies.json.gz');
+      assert.equal(await page.$('[data-testid=app-error]'), null);
+      onlyExpected(errors, [/Test fault: the analysis worker dies/]);
+    } finally {
+      await context.close();
+    }
+  });
+});

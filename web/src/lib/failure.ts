@@ -1,0 +1,71 @@
+// What a card says when its trace's worker failed (issue 12, "never a silent hang"): in one
+// sentence, what happened (and while doing what), what is still shown, and what to do.
+import type { Failure } from '../worker/protocol';
+
+export interface LoadFailure {
+  failure: Failure;
+  /** What the load was doing: "reading", "overview", an Overview phase name ("operator trees"). */
+  phase?: string;
+  /** The worker's own words (e.g. "Aborted(OOM)"), for the title and a bug report. */
+  detail: string;
+}
+
+/** The failure of a load error, or null when it is an ordinary error (not a trace, cancelled…). */
+export function loadFailure(e: unknown): LoadFailure | null {
+  const o = e as { failure?: unknown; phase?: unknown; message?: unknown } | null;
+  const failure = o?.failure;
+  if (failure !== 'oom' && failure !== 'abort' && failure !== 'trap' && failure !== 'died' && failure !== 'stalled') return null;
+  return {
+    failure,
+    ...(typeof o?.phase === 'string' ? { phase: o.phase } : {}),
+    detail: typeof o?.message === 'string' ? o.message : '',
+  };
+}
+
+/** "while reading the file", "while computing the overview (operator trees)". */
+export function whileDoing(phase: string | undefined): string {
+  if (!phase || phase === 'reading') return 'while reading the file';
+  if (phase === 'linking events') return 'while linking the events it read';
+  if (phase === 'overview') return 'while computing the overview';
+  if (phase === 'query') return 'while answering a view';
+  return `while computing the overview (${phase})`;
+}
+
+const HAPPENED: Record<Failure, string> = {
+  oom: 'The analysis ran out of memory (a browser gives each analysis worker at most 4 GB)',
+  abort: 'The analysis core stopped on an internal error',
+  trap: 'The analysis core crashed',
+  died: 'The analysis worker was ended (the browser stopped it, which it does when memory runs out)',
+  stalled: 'The analysis worker stopped answering and was stopped',
+};
+
+/** A piece of the sentence: text, or a command to show as code. */
+export interface Part {
+  text: string;
+  command?: boolean;
+}
+
+/**
+ * One sentence: what happened, what is still shown (`summary`: the file's summary, which arrives
+ * before the overview), and what to do (trim to a few steps, or the command line), in parts.
+ */
+export function failureParts(f: LoadFailure, name: string, summary: boolean): Part[] {
+  const shown = summary ? 'the summary of what was read is shown below' : 'nothing of the file could be shown';
+  const cli = { text: `kinetoscope overview ${quoteName(name)}`, command: true };
+  const trim = { text: `kinetoscope trim --step N -o part.json ${quoteName(name)}`, command: true };
+  const head = { text: `${HAPPENED[f.failure]} ${whileDoing(f.phase)}; ${shown}; ` };
+  return f.failure === 'abort' || f.failure === 'trap'
+    ? [head, { text: 'retry, or use the command line (' }, cli, { text: "), which runs the same core without the browser's limits." }]
+    : [head, { text: 'open a part of it cut to a few steps (' }, trim, { text: '), or use the command line (' }, cli, { text: '), which has no 4 GB limit.' }];
+}
+
+/** The sentence as text (the navigator's row, tests). */
+export function failureSentence(f: LoadFailure, name: string, summary: boolean): string {
+  return failureParts(f, name, summary)
+    .map((p) => p.text)
+    .join('');
+}
+
+function quoteName(name: string): string {
+  return /^[\w.,+@%/-]+$/.test(name) ? name : `'${name.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,69 @@
+// The failure tests' hook (docs/contracts.md, "Failure paths and their test hooks"). A page whose
+// localStorage holds KEY, set before the page loads (Playwright's addInitScript), makes the loads of
+// the files it names fail the way it says, once each (so that Retry then works), and may shorten
+// the watchdog. A link cannot set localStorage, so no one opens a page like this by following one;
+// without the key nothing here does anything.
+import type { TestFault } from '../worker/protocol';
+import type { WatchdogOptions } from '../worker/watchdog';
+
+export const KEY = 'kinetoscope-failure-test';
+
+interface Plan {
+  faults: Map<string, TestFault>;
+  watchdog?: Partial<WatchdogOptions>;
+}
+
+const KINDS = new Set(['oom', 'abort', 'hang', 'throw']);
+
+/** The plan in `text` (the key's value); null when it is absent or not a valid plan. */
+export function parsePlan(text: string | null): Plan | null {
+  if (!text) return null;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!raw || typeof raw !== 'object') return null;
+  const o = raw as { faults?: unknown; watchdog?: unknown };
+  const faults = new Map<string, TestFault>();
+  if (o.faults && typeof o.faults === 'object') {
+    for (const [name, f] of Object.entries(o.faults as Record<string, unknown>)) {
+      const kind = (f as { kind?: unknown })?.kind;
+      const phase = (f as { phase?: unknown })?.phase;
+      if (typeof kind === 'string' && KINDS.has(kind)) {
+        faults.set(name, { kind: kind as TestFault['kind'], ...(typeof phase === 'string' ? { phase } : {}) });
+      }
+    }
+  }
+  const w = o.watchdog as { pingMs?: unknown; stallMs?: unknown } | undefined;
+  const watchdog: Partial<WatchdogOptions> = {};
+  if (typeof w?.pingMs === 'number' && w.pingMs > 0) watchdog.pingMs = w.pingMs;
+  if (typeof w?.stallMs === 'number' && w.stallMs > 0) watchdog.stallMs = w.stallMs;
+  return { faults, ...(Object.keys(watchdog).length ? { watchdog } : {}) };
+}
+
+let plan: Plan | null | undefined;
+function current(): Plan | null {
+  if (plan === undefined) {
+    try {
+      plan = parsePlan(globalThis.localStorage?.getItem(KEY) ?? null);
+    } catch {
+      plan = null; // storage refused (private mode, sandboxed frame)
+    }
+  }
+  return plan;
+}
+
+/** The fault planned for the next load of file `name` (then forgotten), if any. */
+export function takeFault(name: string): TestFault | undefined {
+  const p = current();
+  const f = p?.faults.get(name);
+  if (f) p!.faults.delete(name);
+  return f;
+}
+
+/** Watchdog settings of a failure test, if it set any. */
+export function testWatchdog(): Partial<WatchdogOptions> | undefined {
+  return current()?.watchdog;
+}
