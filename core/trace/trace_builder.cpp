@@ -80,6 +80,8 @@ EventKind TraceBuilder::kind_of(StringId cat) {
 }
 
 StringId TraceBuilder::intern_cached(LastId& last, std::string_view s) {
+  // An empty view may have a null data(), which memcmp/memcpy must not get: "" is id 0 anyway.
+  if (s.empty()) return 0;
   if (s.size() == last.size && std::memcmp(s.data(), last.text, s.size()) == 0) return last.id;
   const StringId id = m_.strings.intern(s);
   if (s.size() <= LastId::kMax) {
