@@ -231,7 +231,9 @@ async function browser() {
   const b = await chromium.launch({
     executablePath: '/usr/bin/chromium', headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync', marker],
+      '--disable-background-networking', '--disable-component-update', '--disable-sync', marker,
+      // Extra switches for an experiment (e.g. KS_BENCH_CHROMIUM_ARGS=--js-flags=--no-liftoff).
+      ...(process.env.KS_BENCH_CHROMIUM_ARGS || '').split(' ').filter(Boolean)],
   });
   let pid = NaN;
   for (const d of fs.readdirSync('/proc')) {
