@@ -441,10 +441,9 @@ RankSummary distributed_rank(const TraceModel& m, std::string_view worker, std::
     d.name = s.name;
     d.start_ns = s.start_ns;
     d.end_ns = s.end_ns;
-    const Ranges window{{s.start_ns, s.end_ns}};
-    d.computation_ns = ranges_sum(intersect_ranges(window, computation));
-    d.communication_ns = ranges_sum(intersect_ranges(window, communication));
-    d.overlap_ns = ranges_sum(intersect_ranges(window, both));
+    d.computation_ns = overlap_sum(computation, s.start_ns, s.end_ns);
+    d.communication_ns = overlap_sum(communication, s.start_ns, s.end_ns);
+    d.overlap_ns = overlap_sum(both, s.start_ns, s.end_ns);
     r.steps.push_back(std::move(d));
   }
   sort_calls(r.calls);

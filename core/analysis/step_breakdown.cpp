@@ -125,8 +125,7 @@ StepBreakdown step_breakdown(const TraceModel& m, const StepsResult& found, cons
     StepCosts c;
     c.step = s;
     c.total_ns = s.end_ns - s.start_ns;
-    const Ranges window{{s.start_ns, s.end_ns}};
-    for (size_t r = 0; r < kRoleCount; ++r) c.ns[r] = ranges_sum(intersect_ranges(window, counted[r]));
+    for (size_t r = 0; r < kRoleCount; ++r) c.ns[r] = overlap_sum(counted[r], s.start_ns, s.end_ns);
     out.steps.push_back(c);
   }
   if (!out.steps.empty()) {

@@ -30,6 +30,17 @@ Ranges intersect_ranges(const Ranges& a, const Ranges& b) {
   return out;
 }
 
+int64_t overlap_sum(const Ranges& merged, int64_t start, int64_t end) {
+  // Merged ranges are sorted and do not overlap, so their ends are sorted too.
+  auto it = std::partition_point(merged.begin(), merged.end(), [&](const Range& r) { return r.end <= start; });
+  int64_t sum = 0;
+  for (; it != merged.end() && it->start < end; ++it) {
+    const int64_t s = std::max(it->start, start), e = std::min(it->end, end);
+    if (s < e) sum += e - s;
+  }
+  return sum;
+}
+
 Ranges subtract_ranges(const Ranges& a, const Ranges& b) {
   Ranges out;
   size_t j = 0;

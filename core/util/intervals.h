@@ -20,5 +20,9 @@ Ranges merge_ranges(Ranges v);
 Ranges intersect_ranges(const Ranges& a, const Ranges& b);
 Ranges subtract_ranges(const Ranges& a, const Ranges& b);
 int64_t ranges_sum(const Ranges& v);
+// ranges_sum(intersect_ranges({{start, end}}, merged)) without walking `merged` from its start:
+// a binary search to the window, so summing each of N steps costs O(log n + its ranges), not
+// O(n) (a 10 GB trace has thousands of steps and tens of millions of ranges).
+int64_t overlap_sum(const Ranges& merged, int64_t start, int64_t end);
 
 }  // namespace ks

@@ -22,3 +22,26 @@ TEST_CASE("intersect and subtract of merged lists", "[intervals]") {
   CHECK(ks::intersect_ranges({{0, 100}}, {{10, 20}, {30, 40}}) == Ranges{{10, 20}, {30, 40}});
   CHECK(ks::ranges_sum({{0, 5}, {7, 10}}) == 8);
 }
+
+TEST_CASE("overlap_sum: the intersection's length with one window, found by binary search", "[intervals]") {
+  // Hand-checked: [0,10) [20,30) [40,50) against [5,45): 5 + 10 + 5 = 20.
+  const Ranges m = ks::merge_ranges({{0, 10}, {20, 30}, {40, 50}});
+  CHECK(ks::overlap_sum(m, 5, 45) == 20);
+  CHECK(ks::overlap_sum(m, 10, 20) == 0);  // touching ends count nothing
+  CHECK(ks::overlap_sum(m, 60, 70) == 0);
+  CHECK(ks::overlap_sum(m, -5, 100) == 30);
+  CHECK(ks::overlap_sum({}, 0, 10) == 0);
+  // Equal to the walk it replaces, on many windows over a merged list with an empty first range.
+  Ranges raw{{3, 3}};
+  uint64_t x = 12345;
+  auto next = [&] { x = x * 6364136223846793005ULL + 1442695040888963407ULL; return int64_t(x >> 40) % 1000; };
+  for (int i = 0; i < 300; ++i) {
+    const int64_t s = next();
+    raw.push_back({s, s + next() % 20});
+  }
+  const Ranges merged = ks::merge_ranges(raw);
+  for (int i = 0; i < 500; ++i) {
+    const int64_t s = next() - 50, e = s + next() % 200;
+    CHECK(ks::overlap_sum(merged, s, e) == ks::ranges_sum(ks::intersect_ranges({{s, e}}, merged)));
+  }
+}
