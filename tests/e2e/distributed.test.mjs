@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { navRows, openSite, repo, sampleTrace, withCheckedPage } from './helpers.mjs';
+import { expectedDistributed, readDistributed } from './view-checks.mjs';
 
 const { server, browser, tmp } = await openSite({ tmp: true });
 const T = { timeout: 120_000 };
@@ -32,34 +33,6 @@ async function openRun(page, dir, n) {
   await page.waitForFunction((k) => document.querySelectorAll('[data-testid=nav-trace][data-status=done]').length === k, n, { timeout: 90_000 });
 }
 
-/** What the page shows for the step on screen: the numbers of the overlap and wait-time tables, by worker. */
-async function readTables(page) {
-  return page.$eval('[data-testid=distributed]', (root) => {
-    const table = (id) => {
-      const out = {};
-      for (const tr of root.querySelectorAll(`[data-testid=${id}-row]`)) {
-        out[tr.dataset.worker] = Object.fromEntries([...tr.querySelectorAll('td[data-part]')].map((td) => [td.dataset.part, Number(td.dataset.us)]));
-      }
-      return out;
-    };
-    const s = root.querySelector('[data-testid=dist-stragglers]');
-    return {
-      step: root.dataset.step,
-      overlap: table('overlap'),
-      waittime: table('waittime'),
-      straggler: s && { step: s.dataset.step, slowest: s.dataset.slowest, median: Number(s.dataset.medianUs), behind: Number(s.dataset.behindUs) },
-    };
-  });
-}
-
-function expected(view, step) {
-  const overlap = {}, waittime = {};
-  for (const [w, v] of Object.entries(view.overlap[step])) overlap[w] = { computation: v.computation_us, overlapping: v.overlapping_us, communication: v.communication_us, other: v.other_us };
-  for (const [w, v] of Object.entries(view.waittime[step])) waittime[w] = { transfer: v.transfer_us, synchronizing: v.synchronizing_us, unmatched: v.unmatched_us };
-  const s = view.stragglers.find((x) => x.step === step);
-  return { step, overlap, waittime, straggler: { step, slowest: s.slowest_worker, median: s.median_us, behind: s.behind_median_us } };
-}
-
 describe('run page: Distributed view', () => {
   it('selecting a run shows its Distributed view with the CLI\'s numbers; a step and the deep link', T, async () => {
     const want = cliView(runDir);
@@ -75,7 +48,7 @@ describe('run page: Distributed view', () => {
       assert.equal(await page.getAttribute(`[data-testid=nav-run][data-run="${RUN}"]`, 'aria-selected'), 'true');
       assert.equal(await page.$('[data-testid=file-card]:not([hidden])'), null);
       assert.equal(await page.getAttribute('[data-testid=distributed]', 'data-workers'), '2');
-      assert.deepEqual(await readTables(page), expected(want, 'all'));
+      assert.deepEqual(await readDistributed(page), expectedDistributed(want, 'all'));
       // Devices and the communication table: one row per worker and operation, as the CLI's.
       assert.deepEqual(await page.$$eval('[data-testid=dist-device-row]', (rs) => rs.map((r) => r.dataset.worker)), ['rank-0', 'rank-1']);
       const opRows = Object.values(want.commops).reduce((n, rows) => n + rows.length, 0);
@@ -86,7 +59,7 @@ describe('run page: Distributed view', () => {
       // One step: every part re-reads it, and the hash names it.
       await page.selectOption('[data-testid=dist-step]', '552');
       await page.waitForSelector('[data-testid=distributed][data-step="552"]');
-      assert.deepEqual(await readTables(page), expected(want, '552'));
+      assert.deepEqual(await readDistributed(page), expectedDistributed(want, '552'));
       await page.waitForFunction(() => location.hash.includes('step=552'));
       link = await page.evaluate(() => location.hash);
       assert.equal(link, `#run=${RUN}&view=distributed&step=552`);
@@ -102,7 +75,7 @@ describe('run page: Distributed view', () => {
       await openRun(page, runDir, 2);
       await page.waitForSelector(`[data-testid=run-page][data-run="${RUN}"] [data-testid=distributed][data-step="552"]`);
       assert.equal(await page.inputValue('[data-testid=dist-step]'), '552');
-      assert.deepEqual(await readTables(page), expected(want, '552'));
+      assert.deepEqual(await readDistributed(page), expectedDistributed(want, '552'));
     });
   });
 
@@ -112,12 +85,12 @@ describe('run page: Distributed view', () => {
       await openRun(page, diverging, 2);
       await page.click('[data-testid=nav-run][data-run="distributed-diverging-ranks"]');
       await page.waitForSelector('[data-testid=run-page][data-state=ready] [data-testid=distributed]');
-      assert.deepEqual(await readTables(page), expected(want, 'all'));
+      assert.deepEqual(await readDistributed(page), expectedDistributed(want, 'all'));
       const notes = await page.$$eval('[data-testid=dist-note]', (ns) => ns.map((n) => n.textContent));
       assert.deepEqual(notes, want.matching.notes);
       assert.match(notes[0], /process group \[0, 1\]: matched 2 calls/);
       // The straggler: rank 1, 50 us per step behind the median.
-      const s = await readTables(page);
+      const s = await readDistributed(page);
       assert.deepEqual(s.straggler, { step: 'all', slowest: 'rank-1', median: 1050, behind: 50 });
     });
   });

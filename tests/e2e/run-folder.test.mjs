@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { card, cellNum, cliHas, navRows, openSite, runCliJson, sharedTraces, tableRows, withCheckedPage } from './helpers.mjs';
+import { expectedDistributed, readDistributed } from './view-checks.mjs';
 
 const T = { timeout: 120_000 };
 const ranksSrc = path.join(sharedTraces, 'two_rank_sampled');
@@ -45,34 +46,6 @@ async function openLogs(page, dir = logs) {
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.setInputFiles('[data-testid=folder-input]', dir);
   return navRows(page); // waits until nothing is loading
-}
-
-/** The run page's overlap and wait-time tables and straggler, as distributed.test.mjs reads them. */
-async function readRun(page) {
-  return page.$eval('[data-testid=distributed]', (root) => {
-    const table = (id) => {
-      const out = {};
-      for (const tr of root.querySelectorAll(`[data-testid=${id}-row]`)) {
-        out[tr.dataset.worker] = Object.fromEntries([...tr.querySelectorAll('td[data-part]')].map((td) => [td.dataset.part, Number(td.dataset.us)]));
-      }
-      return out;
-    };
-    const s = root.querySelector('[data-testid=dist-stragglers]');
-    return {
-      step: root.dataset.step,
-      overlap: table('overlap'),
-      waittime: table('waittime'),
-      straggler: s && { slowest: s.dataset.slowest, median: Number(s.dataset.medianUs), behind: Number(s.dataset.behindUs) },
-    };
-  });
-}
-
-function expectedRun(view, step = 'all') {
-  const overlap = {}, waittime = {};
-  for (const [w, v] of Object.entries(view.overlap[step])) overlap[w] = { computation: v.computation_us, overlapping: v.overlapping_us, communication: v.communication_us, other: v.other_us };
-  for (const [w, v] of Object.entries(view.waittime[step])) waittime[w] = { transfer: v.transfer_us, synchronizing: v.synchronizing_us, unmatched: v.unmatched_us };
-  const s = view.stragglers.find((x) => x.step === step);
-  return { step, overlap, waittime, straggler: { slowest: s.slowest_worker, median: s.median_us, behind: s.behind_median_us } };
 }
 
 const near = (a, b) => Math.abs(a - b) <= 0.005 + 1e-9;
@@ -144,7 +117,7 @@ describe('a folder of runs: pool of workers, run page, Compare…, deep links', 
       // The run page of the two ranks: the CLI's numbers, from the rank summaries alone.
       await showRun(page, RANKS);
       assert.equal(await page.getAttribute('[data-testid=distributed]', 'data-workers'), '2');
-      assert.deepEqual(await readRun(page), expectedRun(dist));
+      assert.deepEqual(await readDistributed(page), expectedDistributed(dist));
       assert.deepEqual(await page.$$eval('[data-testid=dist-device-row]', (rs) => rs.map((r) => r.dataset.worker)), ['rank-0', 'rank-1']);
       assert.equal(await page.getAttribute(analysis, 'data-rereads'), '0', 'the run page needs no full model');
       links.run = await page.evaluate(() => location.hash);
@@ -180,7 +153,7 @@ describe('a folder of runs: pool of workers, run page, Compare…, deep links', 
     await withCheckedPage(site.browser, site.server.url + links.run, async (page) => {
       await openLogs(page, ranksOnly);
       await page.waitForSelector(`[data-testid=run-page][data-run="${RANKS}"][data-state=ready] [data-testid=distributed]`);
-      assert.deepEqual(await readRun(page), expectedRun(dist));
+      assert.deepEqual(await readDistributed(page), expectedDistributed(dist));
     }, cores);
     await withCheckedPage(site.browser, site.server.url + links.ranks, async (page) => {
       await openLogs(page, ranksOnly);

@@ -144,3 +144,35 @@ export async function checkOperatorDetail(page, c, file, shownRow, cliRow, group
   );
   return want;
 }
+
+/**
+ * What the run page's Distributed view shows for the step on screen: the overlap and wait-time
+ * tables by worker, and the straggler line.
+ */
+export async function readDistributed(page) {
+  return page.$eval('[data-testid=distributed]', (root) => {
+    const table = (id) => {
+      const out = {};
+      for (const tr of root.querySelectorAll(`[data-testid=${id}-row]`)) {
+        out[tr.dataset.worker] = Object.fromEntries([...tr.querySelectorAll('td[data-part]')].map((td) => [td.dataset.part, Number(td.dataset.us)]));
+      }
+      return out;
+    };
+    const s = root.querySelector('[data-testid=dist-stragglers]');
+    return {
+      step: root.dataset.step,
+      overlap: table('overlap'),
+      waittime: table('waittime'),
+      straggler: s && { step: s.dataset.step, slowest: s.dataset.slowest, median: Number(s.dataset.medianUs), behind: Number(s.dataset.behindUs) },
+    };
+  });
+}
+
+/** readDistributed's shape from `kinetoscope distributed --json`'s view, for `step`. */
+export function expectedDistributed(view, step = 'all') {
+  const overlap = {}, waittime = {};
+  for (const [w, v] of Object.entries(view.overlap[step])) overlap[w] = { computation: v.computation_us, overlapping: v.overlapping_us, communication: v.communication_us, other: v.other_us };
+  for (const [w, v] of Object.entries(view.waittime[step])) waittime[w] = { transfer: v.transfer_us, synchronizing: v.synchronizing_us, unmatched: v.unmatched_us };
+  const s = view.stragglers.find((x) => x.step === step);
+  return { step, overlap, waittime, straggler: { step, slowest: s.slowest_worker, median: s.median_us, behind: s.behind_median_us } };
+}

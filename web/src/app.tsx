@@ -20,7 +20,7 @@ import { RunPage, workerOfFile, type DistributedRunner, type RunTrace } from './
 import type { TrimFn } from './views/timeline-view';
 import { failureSentence, loadFailure } from './lib/failure';
 import { takeFault, testWatchdog } from './lib/test-faults';
-import { ABORT, SESSION_GONE, TRAP, type Call, type LoadProgress, type LoadResult } from './worker/protocol';
+import { ABORT, type Call, type LoadProgress, type LoadResult } from './worker/protocol';
 import { DEFAULT_WATCHDOG } from './worker/watchdog';
 
 
@@ -164,24 +164,14 @@ export function App() {
     return poolRef.current;
   };
 
-  /**
-   * A wasm trap leaves worker `id`'s module (and every Session in it) unusable: end it; its slot
-   * starts afresh. Its traces are re-read on demand; views learn their Session is gone meanwhile.
-   */
-  const afterTrap = (e: unknown, id: number) => {
-    if ((e as Error)?.name === TRAP) poolRef.current?.restart(id, { name: SESSION_GONE, message: 'The analysis worker restarted after an error.' });
-  };
-
+  // A wasm trap (out of memory, an abort) in any call ends its worker: the answer says so and the
+  // worker's client hands it to the pool (lib/worker-pool.ts onFatal), whose onDeath above marks
+  // the traces it held. Their views learn their Session is gone meanwhile.
   const runQuery: RunQuery = useCallback(async (session, gen, q) => {
     const w = poolRef.current?.byId(gen);
     if (!w) throw goneError();
-    try {
-      return await w.client.query(session, q).promise;
-    } catch (e) {
-      afterTrap(e, w.id);
-      throw e;
-    }
-    // poolRef and afterTrap read refs only.
+    return w.client.query(session, q).promise;
+    // poolRef is a ref.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
@@ -189,31 +179,17 @@ export function App() {
   const runTrim: TrimFn = useCallback((file, startUs, endUs, onProgress) => {
     const w = pool().any();
     const call = w.client.trim(file, startUs, endUs, onProgress);
-    return {
-      promise: call.promise.catch((e) => {
-        afterTrap(e, w.id);
-        throw e;
-      }),
-      cancel: () => w.client.cancel(call.id),
-    };
-    // pool() and afterTrap read refs only.
+    return { promise: call.promise, cancel: () => w.client.cancel(call.id) };
+    // pool() reads refs only.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
   const runner = useMemo<Runner>(() => ({ query: runQuery, trim: runTrim }), [runQuery, runTrim]);
   // The run page's reduce: the rank summaries (taken when each trace loaded) in, the view out.
   const distRunner = useMemo<DistributedRunner>(
     () => ({
-      reduce: async (ranks) => {
-        const w = pool().any();
-        try {
-          return await w.client.distributed(ranks).promise;
-        } catch (e) {
-          afterTrap(e, w.id);
-          throw e;
-        }
-      },
+      reduce: (ranks) => pool().any().client.distributed(ranks).promise,
     }),
-    // pool() and afterTrap read refs only.
+    // pool() reads refs only.
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [],
   );
@@ -344,7 +320,6 @@ export function App() {
           const r = await w.client.query(call.id, { what: 'distributedRank', ...rankPlace(entry) }).promise;
           rank = r.summary;
         } catch (e) {
-          afterTrap(e, w.id);
           rankError = (e as Error).message || String(e);
         }
       }
@@ -372,7 +347,6 @@ export function App() {
       }
     } catch (e) {
       const err = e as Error;
-      afterTrap(err, w.id);
       if (err.name === ABORT || run.cancelled) update(entry.key, { status: 'cancelled' });
       // A failed worker (out of memory, an abort, dead, silent) says what happened on the card.
       else update(entry.key, { status: 'failed', error: err.message || String(err), failure: loadFailure(err) ?? undefined });
@@ -415,7 +389,6 @@ export function App() {
         update(e.key, { session: call.id, gen: w.id, reread: undefined });
       })
       .catch((err) => {
-        afterTrap(err, w.id);
         update(e.key, { reread: { error: (err as Error).message || String(err) } });
       })
       .finally(() => {
