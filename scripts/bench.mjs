@@ -329,14 +329,26 @@ async function benchPage(file, url) {
     await page.evaluate(() => {
       window.__ksT0 = 0; window.__ksT1 = 0;
       document.addEventListener('change', () => { window.__ksT0 ||= performance.now(); }, true);
-      window.__ksT2 = 0;
+      window.__ksT2 = 0; window.__ksT3 = 0;
+      // Main-thread tasks over 50 ms while loading: the page must stay responsive (input, scrolling).
+      window.__ksLong = [];
+      try {
+        new PerformanceObserver((l) => { for (const e of l.getEntries()) if (window.__ksT0 && !(window.__ksT3 > 0)) window.__ksLong.push(e.duration); })
+          .observe({ type: 'longtask', buffered: false });
+      } catch { /* no longtask entries in this browser */ }
       const done = () => {
         const el = document.querySelector('[data-testid="events-total"]');
         if (el && window.__ksT0 && /\d/.test(el.textContent) && !window.__ksT1) window.__ksT1 = performance.now();
-        // The Overview is drawn when its step chart has bars; time the frame that paints them.
+        // The Overview is drawn when its step chart has bars (its first part: steps, breakdown, GPU
+        // metrics); time the frame that paints them. It is complete when the card is done (the
+        // operator trees and recommendations in, the view tabs shown).
         if (window.__ksT1 && !window.__ksT2 && document.querySelector('[data-testid="step-bars"] > *')) {
           window.__ksT2 = -1;
           requestAnimationFrame(() => { window.__ksT2 = performance.now(); });
+        }
+        if (window.__ksT1 && !window.__ksT3 && document.querySelector('[data-status="done"] [data-testid="overview-card"] [data-testid="step-bars"] > *')) {
+          window.__ksT3 = -1;
+          requestAnimationFrame(() => { window.__ksT3 = performance.now(); });
         }
       };
       new MutationObserver(done).observe(document, { subtree: true, childList: true, characterData: true });
@@ -346,11 +358,11 @@ async function benchPage(file, url) {
     const r = await summaryShown(page, file);
     const mem = stop();
     if (r !== 'ok' || tabCrashed()) return { error: tabCrashed() || r === 'crash' ? 'tab crashed' : r, mem };
-    await page.waitForFunction(() => window.__ksT2 > 0, null, { timeout: 120000, polling: 100 }).catch(() => {});
-    const { t0, t1, t2, text } = await page.evaluate(() => ({ t0: window.__ksT0, t1: window.__ksT1, t2: window.__ksT2,
-      text: document.querySelector('[data-testid="events-total"]').textContent }));
-    return { seconds: (t1 - t0) / 1000, overview: t2 > 0 ? (t2 - t0) / 1000 : NaN, mem, memNote: 'renderer RSS',
-      events: numberIn(text) };
+    await page.waitForFunction(() => window.__ksT3 > 0, null, { timeout: 120000, polling: 100 }).catch(() => {});
+    const { t0, t1, t2, t3, text, long } = await page.evaluate(() => ({ t0: window.__ksT0, t1: window.__ksT1, t2: window.__ksT2,
+      t3: window.__ksT3, long: window.__ksLong, text: document.querySelector('[data-testid="events-total"]').textContent }));
+    return { seconds: (t1 - t0) / 1000, overview: t2 > 0 ? (t2 - t0) / 1000 : NaN, complete: t3 > 0 ? (t3 - t0) / 1000 : NaN,
+      longest: long.length ? Math.max(...long) : 0, longCount: long.length, mem, memNote: 'renderer RSS', events: numberIn(text) };
   } catch (e) {
     return { error: tabCrashed() ? 'tab crashed' : e.message.split('\n')[0] };
   } finally {
@@ -535,7 +547,8 @@ async function benchMemoryPage(file, url) {
 const LABEL = {
   native: 'native CLI (`kinetoscope summary --json`)',
   views: 'native CLI (`kinetoscope operators --json --group-by op+shape`)',
-  overview: 'web page, headless Chromium (input → Overview drawn)',
+  overview: 'web page, headless Chromium (input → Overview drawn: steps, breakdown, GPU metrics)',
+  complete: 'web page, headless Chromium (input → Overview complete: operator trees, recommendations, view tabs)',
   wasm: 'wasm in Node (4 MB chunks)',
   page: 'web page, headless Chromium (input → summary)',
   url: 'web page opened on `?url=` (navigation → summary; download streamed into the parse)',
@@ -598,6 +611,14 @@ async function main() {
             const secs2 = median(ov);
             rows.push({ ...row, kind: 'overview', seconds: secs2, mbps: bytes / 1e6 / secs2,
               error: ov.length < results.length ? `Overview drawn in ${ov.length} of ${results.length} runs` : '' });
+          }
+          const full = ok.map((r) => r.complete).filter(Number.isFinite);
+          if (full.length) {
+            const secs3 = median(full);
+            const longest = median(ok.map((r) => r.longest));
+            rows.push({ ...row, kind: 'complete', seconds: secs3, mbps: bytes / 1e6 / secs3,
+              error: `${full.length < results.length ? `complete in ${full.length} of ${results.length} runs; ` : ''}` +
+                `longest main-thread task while loading ${longest.toFixed(0)} ms (median)` });
           }
         }
         if (kind === 'page' && parseSize(size) >= 3 * 2 ** 30) {

@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { card, openSite, sampleTrace, settled, showTrace } from './helpers.mjs';
+import { card, openSite, runCliJson, sampleTrace, settled, showTrace } from './helpers.mjs';
 
 const site = await openSite({ tmp: true });
 
@@ -61,6 +61,19 @@ async function answers(page, name) {
   assert.equal(await page.$(`${card(name)} [data-testid$=-gone]`), null, `${name}: no "gone" message`);
 }
 
+/**
+ * A failure in the operator trees came after the overview's steps and GPU metrics: the card still
+ * draws those (the step chart, one column per step plus the average, as `kinetoscope steps`).
+ */
+async function keptSteps(page, name) {
+  const c = card(name);
+  const steps = runCliJson(['steps', '--json', sampleTrace]).steps;
+  assert.ok(steps.length >= 2, 'the sample has steps');
+  await page.waitForSelector(`${c} [data-testid=overview-early] [data-testid=step-bars]`);
+  assert.equal(Number(await page.getAttribute(`${c} [data-testid=overview-early] [data-testid=step-bars]`, 'data-columns')), steps.length + 1);
+  assert.equal(await page.$(`${c} [data-testid=tab-operators]`), null, `${name}: no view tabs without the operator trees`);
+}
+
 async function retried(page, name) {
   await showTrace(page, name);
   await page.click(`${card(name)} [data-testid=retry]`);
@@ -84,11 +97,12 @@ describe('a worker that fails while computing the overview', () => {
       assert.equal(await settled(page, 'good.json.gz'), 'done');
 
       const oom = await failedCard(page, 'oom.json.gz', 'oom');
-      assert.match(oom, /^The analysis ran out of memory .* while computing the overview \(operator trees\); the summary of what was read is shown below; /);
+      assert.match(oom, /^The analysis ran out of memory .* while computing the overview \(operator trees\); the steps, their time breakdown and the GPU metrics are shown below, with the summary of what was read; /);
+      await keptSteps(page, 'oom.json.gz');
       assert.match(oom, /kinetoscope trim --step N -o part\.json oom\.json\.gz/);
       assert.match(oom, /kinetoscope overview oom\.json\.gz/);
       const abort = await failedCard(page, 'abort.json.gz', 'abort');
-      assert.match(abort, /^The analysis core stopped on an internal error while computing the overview \(operator trees\); the summary of what was read is shown below; retry/);
+      assert.match(abort, /^The analysis core stopped on an internal error while computing the overview \(operator trees\); the steps, their time breakdown and the GPU metrics are shown below, with the summary of what was read; retry/);
       // The navigator says the same.
       assert.equal(await page.getAttribute('[data-testid=nav-trace][data-file="oom.json.gz"]', 'data-status'), 'failed');
 
@@ -115,9 +129,12 @@ describe('a worker that fails while computing the overview', () => {
       await page.setInputFiles('[data-testid=file-input]', files);
       assert.equal(await settled(page, 'good.json.gz'), 'done');
       const hang = await failedCard(page, 'hang.json.gz', 'stalled');
-      assert.match(hang, /^The analysis worker stopped answering and was stopped while computing the overview \(operator trees\); the summary of what was read is shown below; /);
+      assert.match(hang, /^The analysis worker stopped answering and was stopped while computing the overview \(operator trees\); the steps, their time breakdown and the GPU metrics are shown below, with the summary of what was read; /);
+      await keptSteps(page, 'hang.json.gz');
       const dies = await failedCard(page, 'dies.json.gz', 'died');
+      // It died before the steps were computed: only the summary is kept.
       assert.match(dies, /^The analysis worker was ended .* while computing the overview \(steps\); the summary of what was read is shown below; /);
+      assert.equal(await page.$(`${card('dies.json.gz')} [data-testid=overview-early]`), null);
       await answers(page, 'good.json.gz');
       await retried(page, 'hang.json.gz');
       await retried(page, 'dies.json.gz');

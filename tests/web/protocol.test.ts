@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Summary } from '../../web/src/lib/summary';
+import type { Overview } from '../../web/src/lib/overview';
 import {
   ABORT,
   RemoteError,
@@ -66,6 +67,20 @@ describe('TraceClient', () => {
     w.reply({ kind: 'result', id: a.id, summary: summary(1) });
     await a.promise;
     expect(seenA).toEqual([]); // no summary message came for a: none reported
+  });
+
+  it("hands the overview's first part (steps, GPU metrics) to its call with the summary, ahead of the result", async () => {
+    const w = new FakeWorker();
+    const c = new TraceClient(w);
+    const seen: [number, Overview | undefined][] = [];
+    const a = c.load(file('a.json'), undefined, (s, early) => seen.push([s.events, early]));
+    const early: Overview = { steps: { steps: [], average: null }, gpus: null, info: null };
+    w.reply({ kind: 'summary', id: a.id, summary: summary(3) });
+    w.reply({ kind: 'summary', id: a.id, summary: summary(3), overview: early });
+    expect(seen).toEqual([[3, undefined], [3, early]]);
+    expect(c.inFlight).toBe(1); // neither settles the load
+    w.reply({ kind: 'result', id: a.id, summary: summary(3), overview: { ...early, info: null } });
+    await expect(a.promise).resolves.toMatchObject({ summary: { events: 3 } });
   });
 
   it('routes progress to the right call and ignores responses for unknown ids', async () => {

@@ -326,6 +326,10 @@ describe('failures in words', () => {
     expect(stalled).toMatch(/stopped answering .* while reading the file; nothing of the file could be shown; .*'my trace\.json'/);
     expect(failureSentence({ failure: 'abort', phase: 'overview', detail: '' }, 'a.json', true)).toMatch(/internal error while computing the overview; .*retry, or use the command line/);
     expect(whileDoing('linking events')).toBe('while linking the events it read');
+    // Failed after the overview's steps and GPU metrics came (issue 12): those are said to be kept.
+    const later = failureSentence({ failure: 'oom', phase: 'operator trees', detail: '' }, 'big.json', true, true);
+    expect(later).toMatch(/operator trees\); the steps, their time breakdown and the GPU metrics are shown below, with the summary of what was read; open a part/);
+    expect(later.split(/\.\s/)).toHaveLength(1);
   });
 
   it('finds the failure of a load error, and none in an ordinary one', () => {

@@ -12,6 +12,7 @@ import { onLaunchFiles } from './lib/launch-queue';
 import { formatPlace, type Place } from './lib/deep-link';
 import { buildRunTree, findByPlace, placeOf, traceOrder, type NavTrace } from './lib/run-tree';
 import { shortcutFor, takesText, type Shortcut } from './lib/shortcuts';
+import type { Overview } from './lib/overview';
 import type { Summary } from './lib/summary';
 import { parseTraceName, planOpen, type TraceLabel } from './lib/trace-names';
 import { linkWithTraceUrl, sameOrigin, traceNameOf, traceUrlsOf } from './lib/trace-url';
@@ -194,9 +195,13 @@ export function App() {
     [],
   );
 
-  /** The summary, ahead of the overview: the card shows it while the overview is computed. */
-  const showSummary = (run: Running, summary: Summary) => {
-    if (!run.cancelled && running.current.get(run.entry.key) === run) update(run.entry.key, { summary });
+  /**
+   * The summary, ahead of the overview: the card shows it while the overview is computed; then
+   * the overview's steps and GPU metrics (`early`), drawn while the operator trees and the
+   * recommendations are computed, and kept if that part fails.
+   */
+  const showSummary = (run: Running, summary: Summary, early?: Overview) => {
+    if (!run.cancelled && running.current.get(run.entry.key) === run) update(run.entry.key, early ? { summary, overview: early } : { summary });
   };
 
   /** The part of the overview being computed, for the card (a few times per load). */
@@ -278,7 +283,7 @@ export function App() {
         show();
         showPhase(run, p);
       },
-      (summary) => showSummary(run, summary),
+      (summary, early) => showSummary(run, summary, early),
       takeFault(run.entry.name),
     );
     run.callId = call.id;
@@ -307,7 +312,7 @@ export function App() {
             setProgress(entry.key, p);
             showPhase(run, p);
           },
-          (summary) => showSummary(run, summary),
+          (summary, early) => showSummary(run, summary, early),
           takeFault(entry.name),
         );
         run.callId = call.id;
@@ -718,7 +723,7 @@ export function App() {
         status: e.status,
         fraction: e.status === 'loading' && p && total ? Math.min(1, p.bytesRead / total) : null,
         health: e.summary?.health,
-        error: e.failure ? failureSentence(e.failure, e.name, !!e.summary?.ok) : e.error ?? (e.summary && !e.summary.ok ? e.summary.error : null),
+        error: e.failure ? failureSentence(e.failure, e.name, !!e.summary?.ok, !!e.overview?.steps) : e.error ?? (e.summary && !e.summary.ok ? e.summary.error : null),
       });
     }
     return m;

@@ -75,6 +75,15 @@ export interface Runner {
   trim: TrimFn;
 }
 
+/** The overview's first part (steps, GPU metrics) before the rest has come, or when it failed. */
+function EarlyOverview({ overview, summary, step, onStep }: { overview: Overview; summary: Summary; step: string; onStep: (s: string) => void }) {
+  return (
+    <ErrorBoundary>
+      <OverviewView overview={overview} summary={summary} step={step} onStep={onStep} testId="overview-early" />
+    </ErrorBoundary>
+  );
+}
+
 /**
  * What the card says while the overview is computed: the part the core is building and how many
  * of the Overview's parts are done (the core reports them: wasm Session.setProgress).
@@ -187,7 +196,9 @@ export function FileCard({
           : Promise.reject(rereadFailed != null ? new RemoteError({ name: SESSION_GONE, message: rereadFailed }) : goneError())) as Ask,
     [session, gen, runQuery, closed, rereadFailed],
   );
-  const analysed = !!(entry.summary?.ok && entry.overview);
+  // Done: the whole overview is in (a load still computing, or one that failed, may hold its
+  // first part only: steps and GPU metrics, shown without the tabs).
+  const analysed = !!(entry.summary?.ok && entry.overview && entry.status === 'done');
   // The Module tab, as the Kernels tab, shows only when the trace has what it shows (module
   // frames or Lightning modules): asked once the analysis is in (a scan of names, cheap).
   const presence = useQuery(ask, analysed ? { what: 'modulePresence' } : null);
@@ -422,15 +433,20 @@ export function FileCard({
       {entry.summary?.ok && entry.status === 'loading' && (
         <>
           <OverviewPending phase={entry.phase} />
-          {/* What the file holds is known already: shown meanwhile, as the Trace tab will show it. */}
-          <TraceView summary={entry.summary} fileSize={entry.size ?? 0} />
+          {/* What is known already is shown meanwhile: the overview's steps and GPU metrics once
+              computed, else what the file holds, as the Trace tab will show it. */}
+          {entry.overview ? (
+            <EarlyOverview overview={entry.overview} summary={entry.summary} step={step} onStep={setStep} />
+          ) : (
+            <TraceView summary={entry.summary} fileSize={entry.size ?? 0} />
+          )}
         </>
       )}
       {entry.status === 'failed' && entry.error && (
         <div class="load-failure" role="alert" data-testid="load-failure" data-failure={entry.failure?.failure ?? 'error'}>
           <p class="file-error" data-testid={entry.failure ? 'failure-message' : 'file-error'} title={entry.failure?.detail}>
             {entry.failure
-              ? failureParts(entry.failure, entry.name, !!entry.summary?.ok).map((p, i) => (p.command ? <code key={i}>{p.text}</code> : p.text))
+              ? failureParts(entry.failure, entry.name, !!entry.summary?.ok, !!entry.overview?.steps).map((p, i) => (p.command ? <code key={i}>{p.text}</code> : p.text))
               : entry.error}
           </p>
           {onRetry && (
@@ -440,7 +456,11 @@ export function FileCard({
           )}
         </div>
       )}
-      {/* The summary arrives before the overview: it survives a failure of the overview. */}
+      {/* The summary arrives before the overview, and the overview's steps and GPU metrics before
+          its operator trees: what came survives a failure of the rest. */}
+      {entry.summary?.ok && entry.status === 'failed' && entry.overview && (
+        <EarlyOverview overview={entry.overview} summary={entry.summary} step={step} onStep={setStep} />
+      )}
       {entry.summary?.ok && entry.status === 'failed' && <TraceView summary={entry.summary} fileSize={entry.size ?? 0} />}
       {analysed && (
         <>

@@ -47,10 +47,15 @@ export interface Part {
 
 /**
  * One sentence: what happened, what is still shown (`summary`: the file's summary, which arrives
- * before the overview), and what to do (trim to a few steps, or the command line), in parts.
+ * before the overview; `steps`: the overview's steps and GPU metrics too, which arrive before its
+ * operator trees), and what to do (trim to a few steps, or the command line), in parts.
  */
-export function failureParts(f: LoadFailure, name: string, summary: boolean): Part[] {
-  const shown = summary ? 'the summary of what was read is shown below' : 'nothing of the file could be shown';
+export function failureParts(f: LoadFailure, name: string, summary: boolean, steps = false): Part[] {
+  const shown = !summary
+    ? 'nothing of the file could be shown'
+    : steps
+      ? 'the steps, their time breakdown and the GPU metrics are shown below, with the summary of what was read'
+      : 'the summary of what was read is shown below';
   const cli = { text: `kinetoscope overview ${quoteName(name)}`, command: true };
   const trim = { text: `kinetoscope trim --step N -o part.json ${quoteName(name)}`, command: true };
   const head = { text: `${HAPPENED[f.failure]} ${whileDoing(f.phase)}; ${shown}; ` };
@@ -60,8 +65,8 @@ export function failureParts(f: LoadFailure, name: string, summary: boolean): Pa
 }
 
 /** The sentence as text (the navigator's row, tests). */
-export function failureSentence(f: LoadFailure, name: string, summary: boolean): string {
-  return failureParts(f, name, summary)
+export function failureSentence(f: LoadFailure, name: string, summary: boolean, steps = false): string {
+  return failureParts(f, name, summary, steps)
     .map((p) => p.text)
     .join('');
 }

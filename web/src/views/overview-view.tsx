@@ -50,6 +50,7 @@ export function OverviewView({
   onStep,
   onShowTimeline,
   memory = null,
+  testId = 'overview-card',
 }: {
   overview: Overview;
   summary: Summary;
@@ -65,9 +66,11 @@ export function OverviewView({
   onShowTimeline?: (step: number | null) => void;
   /** Peak memory per device (the Memory view's devices), when the trace recorded memory. */
   memory?: MemoryDevices | null;
+  /** The section's test id: the card's first part, shown while the rest is computed, has its own. */
+  testId?: string;
 }) {
   return (
-    <section class="overview" data-testid="overview-card" aria-label="Overview">
+    <section class="overview" data-testid={testId} aria-label="Overview">
       {overview.error && (
         <p class="file-error" role="alert" data-testid="overview-error">
           {overview.error}

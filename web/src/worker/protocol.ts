@@ -159,9 +159,11 @@ export type Response =
   | { kind: 'error'; id: number; error: WireError }
   /**
    * A load's summary, sent as soon as the file is read, before the overview is computed (1-2 s
-   * on a 1 GiB trace): the card shows it meanwhile. The `result` repeats it.
+   * on a 1 GiB trace): the card shows it meanwhile. Sent again with `overview` once the steps and
+   * GPU metrics are computed (`info` still null: the operator trees and recommendations follow),
+   * so the card draws them meanwhile. The `result` repeats both.
    */
-  | { kind: 'summary'; id: number; summary: Summary };
+  | { kind: 'summary'; id: number; summary: Summary; overview?: Overview };
 
 // Between the trace worker and its reader worker, which reads the file (and gunzips it) on its
 // own thread so that file I/O and decompression overlap parsing. Chunks are ArrayBuffers moved
@@ -266,7 +268,7 @@ interface Pending {
   resolve(r: unknown): void;
   reject(e: Error): void;
   onProgress?: (p: LoadProgress) => void;
-  onSummary?: (s: Summary) => void;
+  onSummary?: (s: Summary, early?: Overview) => void;
   /** What the call is doing, for the sentence if its worker fails (WireError.phase). */
   phase: string;
 }
@@ -307,10 +309,11 @@ export class TraceClient {
   }
 
   /**
-   * `onSummary` gets the summary as soon as the file is read, before the overview is done.
+   * `onSummary` gets the summary as soon as the file is read, before the overview is done, and
+   * again with the overview's first part (steps, GPU metrics; `info` null) once that is computed.
    * `fault`: a failure test's (docs/contracts.md); never set otherwise.
    */
-  load(file: File, onProgress?: (p: LoadProgress) => void, onSummary?: (s: Summary) => void, fault?: TestFault): Call<LoadResult> {
+  load(file: File, onProgress?: (p: LoadProgress) => void, onSummary?: (s: Summary, early?: Overview) => void, fault?: TestFault): Call<LoadResult> {
     const id = this.nextId++;
     const promise = new Promise<LoadResult>((resolve, reject) => {
       this.track(id, { resolve: resolve as (r: unknown) => void, reject, onProgress, onSummary, phase: 'reading' });
@@ -329,7 +332,7 @@ export class TraceClient {
     name: string,
     totalBytes: number | null,
     onProgress?: (p: LoadProgress) => void,
-    onSummary?: (s: Summary) => void,
+    onSummary?: (s: Summary, early?: Overview) => void,
     fault?: TestFault,
   ): Call<LoadResult> {
     const id = this.nextId++;
@@ -440,7 +443,7 @@ export class TraceClient {
         break;
       case 'summary':
         p.phase = 'overview';
-        p.onSummary?.(res.summary);
+        p.onSummary?.(res.summary, res.overview);
         break;
       case 'pong':
         break;

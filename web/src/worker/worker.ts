@@ -392,9 +392,12 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
       // The summary is a small JSON object the core writes, not trace bytes.
       const summary = JSON.parse(s.summaryJson()) as Summary;
       summary.file = name;
-      // The overview takes a while on a big trace: the summary goes ahead so the card shows it.
+      // The overview takes a while on a big trace: the summary goes ahead so the card shows it,
+      // then the steps and GPU metrics (a few hundred ms) ahead of the operator trees and the
+      // recommendations (most of the Overview's time, and its memory on a big trace).
       if (summary.ok) post({ kind: 'summary', id, summary });
-      return { summary, overview: summary.ok ? overviewOf(s) : null };
+      const early = (overview: Overview) => post({ kind: 'summary', id, summary, overview });
+      return { summary, overview: summary.ok ? overviewOf(s, early) : null };
     });
     const summary = computed.summary;
     const result: LoadResult = { ...computed, ...(downloaded ? { file: downloaded } : {}) };
@@ -458,8 +461,11 @@ async function trimFile(id: number, file: File, startUs: number, endUs: number, 
   }
 }
 
-/** The overview's inputs: small JSON objects the core writes (steps, GPU metrics, overview). */
-function overviewOf(session: KinetoscopeSession): Overview {
+/**
+ * The overview's inputs: small JSON objects the core writes (steps, GPU metrics, overview).
+ * `early` gets the steps and GPU metrics before the rest is computed (info: null).
+ */
+function overviewOf(session: KinetoscopeSession, early?: (o: Overview) => void): Overview {
   let steps: StepBreakdown;
   let gpus: GpuMetrics;
   try {
@@ -470,6 +476,7 @@ function overviewOf(session: KinetoscopeSession): Overview {
     if (isTrap(e) || e instanceof TestDeath) throw e;
     return { steps: null, gpus: null, error: `The overview could not be computed (${(e as Error)?.message ?? e}).` };
   }
+  early?.({ steps, gpus, info: null });
   try {
     // Tensor Core share and recommendations; a core built before overviewJson just has none.
     const info = typeof session.overviewJson === 'function' ? parseOverviewInfo(session.overviewJson(false)) : null;
