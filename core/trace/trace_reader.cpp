@@ -216,7 +216,12 @@ void TraceReader::finish() {
   if (finished_) return;
   finished_ = true;
   if (failed()) return;
-  if (!stopped_ && !merged_end_) process(true);
+  if (!stopped_ && !merged_end_) {
+    // The input ended here: what is left in the buffer is read now, a split among it or not
+    // (the last block before the end is scanned only now; a stop found there would drop it).
+    feed_.scanner().set_stops({});
+    process(true);
+  }
   if (failed()) return;
   // Where the input ended: here, or in the last range merged.
   Tail tail = tail_;
