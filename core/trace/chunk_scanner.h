@@ -38,6 +38,13 @@ class ChunkScanner {
 
   // Bytes before this offset are no longer needed.
   size_t keep_from() const;
+  // The file offset where an input that ended now was cut: keep_from(), except in the gap after
+  // an element, where it is the gap's start whatever part of it was already folded and released
+  // (which depends on where blocks fell: a range read from a split must give the same offset).
+  uint64_t cut_offset(uint64_t base_offset) const {
+    if (mode_ == Mode::kEvents && depth_ == 0 && gap_folded_) return gap_file_offset_;
+    return base_offset + keep_from();
+  }
   // The buffer dropped its first n bytes.
   void shift(size_t n);
 

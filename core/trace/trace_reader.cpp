@@ -228,7 +228,7 @@ void TraceReader::finish() {
   if (stopped_) {
     tail = {true, false, covered_end_};
   } else if (!merged_end_) {
-    tail = {false, feed_.scanner().incomplete(), feed_.base_offset() + feed_.scanner().keep_from()};
+    tail = {false, feed_.scanner().incomplete(), feed_.scanner().cut_offset(feed_.base_offset())};
   }
   if (partial()) {  // the earlier range's reader closes the model, after the merge
     tail_ = tail;
