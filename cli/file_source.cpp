@@ -1,16 +1,27 @@
 #include "cli/file_source.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <thread>
 #include <vector>
+
+#include "core/trace/model_merge.h"
 
 namespace ks {
 
 namespace {
+
+unsigned g_read_jobs = 1;
+// Below this many bytes per range a file is read in one: threads would cost more than they save.
+constexpr uint64_t kMinRangeBytes = 64 << 10;
 
 void input_error(TraceReader& r, bool gzip) {
   r.note_input_error(gzip ? TraceReader::InputError::kGzip : TraceReader::InputError::kRead);
@@ -83,9 +94,83 @@ std::string read_into(const std::string& path, Sink& reader, size_t chunk) {
   return "";
 }
 
+struct FdCloser {
+  int fd;
+  ~FdCloser() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// Feeds `r` from file offset `from` until it stops at a split, fails or the file ends.
+bool read_range(int fd, TraceReader& r, uint64_t from, size_t chunk) {
+  uint64_t at = from;
+  while (!r.failed() && !r.stopped()) {
+    char* dst = r.prepare(chunk);
+    const ssize_t got = ::pread(fd, dst, chunk, off_t(at));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return false;
+    if (got == 0) break;
+    r.commit(size_t(got));
+    at += uint64_t(got);
+  }
+  return true;
+}
+
+// One plain file in `jobs` ranges read by as many threads, merged into `reader` (finished).
+// Returns false when the file is not one to split (gzip, small, no root seen): read it in one.
+bool read_in_ranges(const std::string& path, TraceReader& reader, size_t chunk, unsigned jobs) {
+  const FdCloser f{::open(path.c_str(), O_RDONLY)};
+  struct stat st;
+  if (f.fd < 0 || ::fstat(f.fd, &st) != 0 || uint64_t(st.st_size) < kMinRangeBytes * jobs) return false;
+  const uint64_t size = uint64_t(st.st_size);
+  char head[4096];
+  const ssize_t got = ::pread(f.fd, head, sizeof head, 0);
+  if (got < 2 || (uint8_t(head[0]) == 0x1f && uint8_t(head[1]) == 0x8b)) return false;
+  const int root = root_is_array(head, size_t(got));
+  if (root < 0) return false;
+  const std::vector<uint64_t> splits = propose_splits(size, int(jobs), [&](uint64_t off, char* buf, size_t n) {
+    const ssize_t r = ::pread(f.fd, buf, n, off_t(off));
+    return r > 0 ? size_t(r) : size_t(0);
+  });
+  if (splits.empty()) return false;
+  std::atomic<bool> read_failed{false};
+  std::vector<std::unique_ptr<TraceReader>> later;
+  std::vector<TraceReader*> ptrs;
+  for (size_t i = 0; i < splits.size(); ++i) {
+    later.push_back(std::make_unique<TraceReader>());
+    later.back()->start_at(splits[i], root == 1);
+    later.back()->stop_at({splits.begin() + long(i) + 1, splits.end()});
+    ptrs.push_back(later.back().get());
+  }
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < splits.size(); ++i)
+    threads.emplace_back([&, i] {
+      if (!read_range(f.fd, *later[i], splits[i], chunk)) read_failed = true;
+      later[i]->finish();
+    });
+  reader.stop_at(splits);
+  if (!read_range(f.fd, reader, 0, chunk)) read_failed = true;
+  for (std::thread& t : threads) t.join();
+  if (read_failed) {
+    // A read error part-way: say so as one range would (the ranges' models are not trusted).
+    later.clear();
+    reader.note_input_error(TraceReader::InputError::kRead);
+    reader.finish();
+    return true;
+  }
+  const int merged = merge_ranges(reader, ptrs, [&](uint64_t from) {
+    if (!read_range(f.fd, reader, from, chunk)) reader.note_input_error(TraceReader::InputError::kRead);
+  });
+  if (merged < 0) std::abort();  // pieces made in this process cannot be damaged
+  return true;
+}
+
 }  // namespace
 
+void set_read_jobs(unsigned jobs) { g_read_jobs = jobs < 1 ? 1 : jobs; }
+
 std::string read_file_into(const std::string& path, TraceReader& reader, size_t chunk) {
+  if (g_read_jobs > 1 && read_in_ranges(path, reader, chunk, g_read_jobs)) return "";
   return read_into(path, reader, chunk);
 }
 std::string read_file_into(const std::string& path, TraceTrimmer& trimmer, size_t chunk) {

@@ -14,6 +14,11 @@ std::string read_file_into(const std::string& path, TraceReader& reader, size_t 
 // The same bytes into a trimmer (finish() included).
 std::string read_file_into(const std::string& path, TraceTrimmer& trimmer, size_t chunk_bytes = 4 << 20);
 
+// Threads that read one plain (not gzip) file, in byte ranges merged into one model
+// (core/trace/model_merge.h); 1: one range. Gzip is always read in one: its stream cannot be
+// entered part-way.
+void set_read_jobs(unsigned jobs);
+
 // The file name of a path (what the CLI names a trace by in its messages).
 std::string base_name(const std::string& path);
 // Reads a whole trace; on failure says why on stderr ("<file>: <sentence>") and returns false.

@@ -106,6 +106,9 @@ const char kUsage[] =
     "            memset, communication, runtime, dataloader, cpu_exec, other; default step) is\n"
     "            more than PCT % above the baseline's, else 0.\n"
     "\n"
+    "  --jobs N     (every command but distributed) read each plain .json trace with N threads,\n"
+    "               in byte ranges merged into one model: the same numbers, sooner on many cores;\n"
+    "               .json.gz is read in one (a gzip stream cannot be entered part-way).\n"
     "  --tb-plugin  link and count as tb_plugin does, quirks included, with its 2021 Tensor Core\n"
     "               list and its recommendation sentences (docs/compatibility.md).\n"
     "  --csv        the operators/kernels/modules table as CSV instead of text.\n"
@@ -558,6 +561,25 @@ int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
+  }
+  // --jobs N: threads reading one trace (byte ranges merged into one model); `distributed`'s
+  // own --jobs counts traces read at a time.
+  if (std::strcmp(argv[1], "distributed") != 0) {
+    int kept = 2;
+    for (int i = 2; i < argc; ++i) {
+      if (!std::strcmp(argv[i], "--jobs") && i + 1 < argc) {
+        const long v = std::strtol(argv[i + 1], nullptr, 10);
+        if (v < 1 || v > 64) {
+          std::fprintf(stderr, "kinetoscope: --jobs takes a whole number from 1 to 64\n");
+          return 2;
+        }
+        ks::set_read_jobs(unsigned(v));
+        ++i;
+        continue;
+      }
+      argv[kept++] = argv[i];
+    }
+    argc = kept;
   }
   if (!std::strcmp(argv[1], "summary")) return run_summary(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "steps") || !std::strcmp(argv[1], "gpus"))

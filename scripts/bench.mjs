@@ -2,6 +2,7 @@
 //   node scripts/bench.mjs [--size 1G | --sizes 256M,1G,3G] [--runs 3]
 //                          [--only native,views,wasm,page,url,baseline,table,memory] [--dir /tmp/kinetoscope-bench]
 //                          [--table-size 150M] [--dist-ranks 4] [--dist-size 128M] [--rank-runs 8x1G,64x100M]
+//                          [--read-jobs N]  (native rows: `kinetoscope ... --jobs N`, one trace in N ranges)
 // For each size: generates (or reuses) DIR/trace-SIZE.v2.json with gen-trace, then measures
 //   native    build/native/kinetoscope summary --json FILE   (peak RSS from /usr/bin/time -v)
 //   views     build/native/kinetoscope operators --json --group-by op+shape FILE (reading, the
@@ -60,6 +61,9 @@ const opts = { sizes: ['1G'], runs: 3, only: ['native', 'views', 'wasm', 'page',
     else if (a[k] === '--dist-size') opts.distSize = v();
     else if (a[k] === '--rank-runs') opts.rankRuns = v().split(',').filter(Boolean);
     else if (a[k] === '--keep-ranks') opts.keepRanks = true;
+    // Threads reading one trace in the native rows (`kinetoscope ... --jobs N`: byte ranges
+    // merged into one model, issue 12 §2); the table says which.
+    else if (a[k] === '--read-jobs') opts.readJobs = Math.max(1, Number(v()));
     else { console.error(`bench: unknown argument ${a[k]}`); process.exit(2); }
   }
 }
@@ -106,6 +110,7 @@ async function benchNative(file, views = false) {
   if (!fs.existsSync(cli)) return { error: 'build/native/kinetoscope missing' };
   const t0 = process.hrtime.bigint();
   const args = views ? ['operators', '--json', '--group-by', 'op+shape', file] : ['summary', '--json', file];
+  if (opts.readJobs) args.splice(1, 0, '--jobs', String(opts.readJobs));
   const r = await run('/usr/bin/time', ['-v', cli, ...args]);
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.err);
@@ -545,7 +550,7 @@ async function benchMemoryPage(file, url) {
 }
 
 const LABEL = {
-  native: 'native CLI (`kinetoscope summary --json`)',
+  native: `native CLI (\`kinetoscope summary --json${opts.readJobs ? ` --jobs ${opts.readJobs}` : ''}\`)`,
   views: 'native CLI (`kinetoscope operators --json --group-by op+shape`)',
   overview: 'web page, headless Chromium (input → Overview drawn: steps, breakdown, GPU metrics)',
   complete: 'web page, headless Chromium (input → Overview complete: operator trees, recommendations, view tabs)',

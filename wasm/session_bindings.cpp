@@ -24,6 +24,7 @@
 #include "core/analysis/step_scope.h"
 #include "core/analysis/summary.h"
 #include "core/trace/model_columns.h"
+#include "core/trace/model_merge.h"
 #include "core/trace/trace_reader.h"
 #include "core/trace/trace_trimmer.h"
 #include "core/util/heartbeat.h"
@@ -42,6 +43,42 @@ class Session {
   }
   bool failed() const { return reader_.failed(); }
   std::string error() const { return reader_.error(); }
+
+  // One file, several workers (core/trace/model_merge.h; docs/contracts.md "One file, several
+  // workers"): a later range's Session starts at a split; the earlier one stops at the first
+  // split it confirms; the later one's partial model crosses as pieces merged into the earlier.
+  void startAt(double offset, bool rootIsArray) { reader_.start_at(uint64_t(offset), rootIsArray); }
+  void stopAt(const emscripten::val& offsets) {
+    std::vector<uint64_t> v;
+    const unsigned n = offsets.isArray() ? offsets["length"].as<unsigned>() : 0;
+    for (unsigned i = 0; i < n; ++i) v.push_back(uint64_t(offsets[i].as<double>()));
+    reader_.stop_at(std::move(v));
+  }
+  bool stopped() const { return reader_.stopped(); }
+  double coveredEnd() const { return double(reader_.covered_end()); }
+  void readOn() { reader_.read_on(); }
+  // A finished partial Session's next piece, a Uint8Array copy; null once all were given.
+  emscripten::val nextPiece(double maxBytes) {
+    if (!writer_) writer_ = std::make_unique<ks::PartialWriter>(reader_);
+    if (!writer_->next(piece_, size_t(maxBytes))) return emscripten::val::null();
+    return emscripten::val::global("Uint8Array").new_(
+        emscripten::typed_memory_view(piece_.size(), reinterpret_cast<const uint8_t*>(piece_.data())));
+  }
+  // Merging a piece: its bytes at mergePrepare(n)'s heap offset, then mergeCommit(n) answers
+  // "merging" | "done" | "refused" (nothing changed: readOn) | "broken" (read the file again).
+  double mergePrepare(double n) {
+    piece_.resize(size_t(n));
+    return static_cast<double>(reinterpret_cast<uintptr_t>(piece_.data()));
+  }
+  std::string mergeCommit(double n) {
+    if (!merger_) merger_ = std::make_unique<ks::PartialMerger>(reader_);
+    const bool ok = merger_->add(piece_.data(), std::min(size_t(n), piece_.size()));
+    const std::string state = merger_->done() ? "done" : merger_->refused() ? "refused" : ok ? "merging" : "broken";
+    if (merger_->done() || !ok) merger_.reset();  // the next range gets a merger of its own
+    std::string().swap(piece_);
+    return state;
+  }
+
   std::string summaryJson() const { return ks::summary_json(reader_.model(), "", reader_.error()); }
   // Steps and the step-time breakdown (the JSON of `kinetoscope steps --json`).
   std::string stepBreakdownJson(bool tbPlugin) const { return ks::step_breakdown_json(breakdown(tbPlugin), ""); }
@@ -396,6 +433,9 @@ class Session {
   }
 
   ks::TraceReader reader_;
+  std::unique_ptr<ks::PartialWriter> writer_;
+  std::unique_ptr<ks::PartialMerger> merger_;
+  std::string piece_;
   emscripten::val progress_ = emscripten::val::undefined();
   mutable std::optional<ks::StepsResult> steps_[2];
   mutable std::optional<ks::OpTree> trees_[2];
@@ -462,11 +502,21 @@ void setHeartbeat(emscripten::val fn) {
   else ks::set_heartbeat([](void*) { heartbeat_fn()(); }, nullptr);
 }
 
+// A split proposed in a window of the file's bytes (its index in the window, -1: none), and the
+// root kind of its first bytes (1 '[', 0 '{', -1 neither): model_merge.h.
+double proposeSplit(const std::string& window) {
+  const size_t at = ks::propose_split(window.data(), window.size());
+  return at == SIZE_MAX ? -1 : double(at);
+}
+int rootIsArray(const std::string& head) { return ks::root_is_array(head.data(), head.size()); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(kinetoscope) {
   emscripten::function("reduceDistributedJson", &reduceDistributedJson);
   emscripten::function("setHeartbeat", &setHeartbeat);
+  emscripten::function("proposeSplit", &proposeSplit);
+  emscripten::function("rootIsArray", &rootIsArray);
 
   emscripten::class_<Trimmer>("Trimmer")
       .constructor<double, double>()
@@ -487,6 +537,14 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("finish", &Session::finish)
       .function("inputError", &Session::inputError)
       .function("failed", &Session::failed)
+      .function("startAt", &Session::startAt)
+      .function("stopAt", &Session::stopAt)
+      .function("stopped", &Session::stopped)
+      .function("coveredEnd", &Session::coveredEnd)
+      .function("readOn", &Session::readOn)
+      .function("nextPiece", &Session::nextPiece)
+      .function("mergePrepare", &Session::mergePrepare)
+      .function("mergeCommit", &Session::mergeCommit)
       .function("error", &Session::error)
       .function("summaryJson", &Session::summaryJson)
       .function("stepBreakdownJson", &Session::stepBreakdownJson)

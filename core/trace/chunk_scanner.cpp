@@ -113,6 +113,16 @@ inline void tally_gap(const char* buf, size_t from, size_t to, int& commas, bool
 
 }  // namespace
 
+void ChunkScanner::start_in_events(RootKind root) {
+  root_ = root;
+  mode_ = Mode::kEvents;
+  saw_trace_events_ = true;
+  depth_ = 0;
+  in_string_ = escape_carry_ = false;
+  new_gap(pos_);
+  first_elem_ = true;  // no comma before it: the earlier range counted the gap
+}
+
 void ChunkScanner::fail(std::string message) {
   mode_ = Mode::kFailed;
   error_ = std::move(message);
@@ -121,6 +131,7 @@ void ChunkScanner::fail(std::string message) {
 size_t ChunkScanner::keep_from() const {
   switch (mode_) {
     case Mode::kEvents: return depth_ > 0 ? elem_start_ : gap_start_;
+    case Mode::kStopped: return elem_start_;
     case Mode::kColon:
     case Mode::kValue:
     case Mode::kSkipComposite:
@@ -165,6 +176,17 @@ bool ChunkScanner::scan_blocks(const char* buf, size_t limit, uint64_t base_offs
           const bool closing = !open && buf[at] == ']';
           if (junk || commas != ((first_elem_ || closing) ? 0 : 1))
             health.add(HealthReason::kJunkBetweenEvents, gap_folded_ ? gap_file_offset_ : base_offset + gap_start_);
+          if (open && !stops_.empty()) {
+            const uint64_t file_at = base_offset + at;
+            while (next_stop_ < stops_.size() && stops_[next_stop_] < file_at) ++next_stop_;
+            if (next_stop_ < stops_.size() && stops_[next_stop_] == file_at && buf[at] == '{') {
+              // A clean boundary: the later range read from here. The element is not ours.
+              mode_ = Mode::kStopped;
+              stopped_at_ = file_at;
+              elem_start_ = pos_ = at;
+              return true;
+            }
+          }
           if (open) {
             elem_start_ = at;
             first_elem_ = false;
@@ -229,6 +251,7 @@ void ChunkScanner::scan(const char* buf, size_t size, bool final, uint64_t base_
     }
   };
   while (pos_ < size) {
+    if (mode_ == Mode::kStopped) return;
     if (mode_ != Mode::kEvents && mode_ != Mode::kSkipComposite && mode_ != Mode::kSkipString &&
         mode_ != Mode::kSkipScalar) {
       while (pos_ < size && is_space(buf[pos_])) ++pos_;
@@ -236,7 +259,8 @@ void ChunkScanner::scan(const char* buf, size_t size, bool final, uint64_t base_
     }
     const char c = buf[pos_];
     switch (mode_) {
-      case Mode::kFailed: return;
+      case Mode::kFailed:
+      case Mode::kStopped: return;
       case Mode::kDone:
         if (!trailing_reported_) health.add(HealthReason::kTrailingData, base_offset + pos_);
         trailing_reported_ = true;

@@ -38,13 +38,32 @@ class ChunkScanner {
 
   // Bytes before this offset are no longer needed.
   size_t keep_from() const;
+  // The file offset where an input that ended now was cut: keep_from(), except in the gap after
+  // an element, where it is the gap's start whatever part of it was already folded and released
+  // (which depends on where blocks fell: a range read from a split must give the same offset).
+  uint64_t cut_offset(uint64_t base_offset) const {
+    if (mode_ == Mode::kEvents && depth_ == 0 && gap_folded_) return gap_file_offset_;
+    return base_offset + keep_from();
+  }
   // The buffer dropped its first n bytes.
   void shift(size_t n);
+
+  // Range reading (issue 12 §2, docs/contracts.md "One file, several workers"): a scanner that
+  // starts inside the events array, at the '{' of an element (what the earlier range's
+  // scanner checks), with the root kind the file was seen to have. Call before the first scan.
+  void start_in_events(RootKind root);
+  // Split points after this range's start, ascending (file offsets): the scan stops before the
+  // first of them that is a clean boundary (the '{' of an element of the events array, outside
+  // any string, at depth 1), after checking the gap before it as it always does. Points it
+  // passes otherwise were not boundaries: it reads on.
+  void set_stops(std::vector<uint64_t> file_offsets) { stops_ = std::move(file_offsets); next_stop_ = 0; }
+  bool stopped() const { return mode_ == Mode::kStopped; }
+  uint64_t stopped_at() const { return stopped_at_; }
 
   bool failed() const { return mode_ == Mode::kFailed; }
   bool done() const { return mode_ == Mode::kDone; }
   // True once the input ended (final scan) in the middle of the trace.
-  bool incomplete() const { return mode_ != Mode::kDone && mode_ != Mode::kFailed; }
+  bool incomplete() const { return mode_ != Mode::kDone && mode_ != Mode::kFailed && mode_ != Mode::kStopped; }
   bool saw_trace_events() const { return saw_trace_events_; }
   RootKind root() const { return root_; }
   const std::string& error() const { return error_; }
@@ -52,7 +71,7 @@ class ChunkScanner {
  private:
   enum class Mode : uint8_t {
     kStart, kKeyOrEnd, kKey, kColon, kValue, kAfterValue, kEvents, kSkipComposite,
-    kSkipString, kSkipScalar, kDone, kFailed
+    kSkipString, kSkipScalar, kDone, kFailed, kStopped
   };
   void fail(std::string message);
   // Returns true when the block scan left block mode (array or value closed).
@@ -91,6 +110,9 @@ class ChunkScanner {
   bool trailing_reported_ = false;
   bool string_escape_ = false;  // byte-wise string skip: previous byte was a backslash
   std::string error_;
+  std::vector<uint64_t> stops_;
+  size_t next_stop_ = 0;
+  uint64_t stopped_at_ = 0;
 };
 
 }  // namespace ks

@@ -41,6 +41,15 @@ void ScanFeed::free_buffers() {
   std::vector<ChunkScanner::Member>().swap(members_);
 }
 
+void ScanFeed::start_in_events(uint64_t offset, ChunkScanner::RootKind root) {
+  size_ = 0;
+  base_offset_ = offset;
+  events_.clear();
+  members_.clear();
+  scanner_ = ChunkScanner();
+  scanner_.start_in_events(root);
+}
+
 void ScanFeed::release() {
   const size_t keep = scanner_.keep_from();
   if (keep == 0) return;

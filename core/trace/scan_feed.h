@@ -31,6 +31,10 @@ class ScanFeed {
   // Drops what the scan consumed, keeping the unfinished tail.
   void release();
   const ChunkScanner& scanner() const { return scanner_; }
+  ChunkScanner& scanner() { return scanner_; }
+  // Drops what is held and starts again at file offset `offset`, inside the events array at an
+  // element's '{' (range reading: ChunkScanner::start_in_events).
+  void start_in_events(uint64_t offset, ChunkScanner::RootKind root);
   size_t capacity() const { return capacity_; }
   // Frees the buffer and span lists (at the end of input: their room is the views' then).
   void free_buffers();

@@ -183,6 +183,36 @@ void TraceBuilder::add_slice(EventKind kind, const RawEvent& e, StringId cat, in
   note_span(ts, ts + dur);
 }
 
+size_t TraceBuilder::slice_table_rows(EventKind kind) const {
+  switch (kind) {
+    case EventKind::kCpuOp: return m_.cpu_ops.size();
+    case EventKind::kUserAnnotation: return m_.user_annotations.size();
+    case EventKind::kGpuAnnotation: return m_.gpu_annotations.size();
+    case EventKind::kPythonFunction: return m_.python_functions.size();
+    case EventKind::kRuntime: return m_.runtimes.size();
+    case EventKind::kDriver: return m_.drivers.size();
+    case EventKind::kKernel: return m_.kernels.size();
+    case EventKind::kMemcpy: return m_.memcpys.size();
+    case EventKind::kMemset: return m_.memsets.size();
+    default: return m_.others.size();  // add_slice files every other kind there
+  }
+}
+
+void TraceBuilder::add_begin_end(const OpenBegin& ob, int64_t dur) {
+  // Re-file through add_slice so a B/E pair lands in the same table as an X event would.
+  StringPool& sp = m_.strings;
+  RawEvent be;
+  be.name = sp.get(ob.row.s.name);
+  be.cat = sp.get(ob.row.s.cat);
+  be.pid = sp.get(ob.row.s.pid);
+  be.tid = sp.get(ob.row.s.tid);
+  be.args.external_id = ob.row.s.external_id;
+  be.args.correlation = ob.row.s.correlation;
+  be.args.input_dims = sp.get(ob.row.input_dims);
+  be.args.call_stack = sp.get(ob.row.call_stack);
+  add_slice(ob.kind, be, ob.row.s.cat, ob.row.s.ts_ns, dur);
+}
+
 void TraceBuilder::add_collective(EventKind kind, size_t row, const RawArgs& a) {
   if (a.collective_name.empty() && a.in_msg_nelems == kNoId && a.process_group_name.empty()) return;
   StringPool& sp = m_.strings;
@@ -282,6 +312,16 @@ void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
     case 'E': {
       auto it = open_.find({sp.intern(e.pid), sp.intern(e.tid)});
       if (it == open_.end() || it->second.empty()) {
+        if (partial_) {  // its B may be in an earlier range: the merge decides
+          PendingEnd pe;
+          pe.pid = sp.intern(e.pid);
+          pe.tid = sp.intern(e.tid);
+          pe.ts_ns = ts;
+          pe.offset = offset;
+          for (size_t k = 0; k < pe.table_rows.size(); ++k) pe.table_rows[k] = slice_table_rows(EventKind(k));
+          pending_ends_.push_back(pe);
+          return;
+        }
         m_.health.add(HealthReason::kUnmatchedEnd, offset);
         return;
       }
@@ -292,17 +332,7 @@ void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
         m_.health.add(HealthReason::kNegativeDuration, offset);
         dur = 0;
       }
-      // Re-file through add_slice so a B/E pair lands in the same table as an X event would.
-      RawEvent be;
-      be.name = sp.get(ob.row.s.name);
-      be.cat = sp.get(ob.row.s.cat);
-      be.pid = sp.get(ob.row.s.pid);
-      be.tid = sp.get(ob.row.s.tid);
-      be.args.external_id = ob.row.s.external_id;
-      be.args.correlation = ob.row.s.correlation;
-      be.args.input_dims = sp.get(ob.row.input_dims);
-      be.args.call_stack = sp.get(ob.row.call_stack);
-      add_slice(ob.kind, be, ob.row.s.cat, ob.row.s.ts_ns, dur);
+      add_begin_end(ob, dur);
       return;
     }
     case 'i':

@@ -1,6 +1,7 @@
 // TraceBuilder: files decoded events into the TraceModel's tables. Stateful helpers live here:
 // the kind of each category (cached per interned id), B/E stacks per thread, the span.
 #pragma once
+#include <array>
 #include <map>
 #include <utility>
 #include <vector>
@@ -16,19 +17,36 @@ class TraceBuilder : public EventSink {
   void on_event(const RawEvent& e, uint64_t offset) override;
   // Closes what is still open (unclosed B events), computes the span. Call once.
   void finish();
-
- private:
-  EventKind kind_of(StringId cat);
-  void add_slice(EventKind kind, const RawEvent& e, StringId cat, int64_t ts, int64_t dur);
-  void add_collective(EventKind kind, size_t row, const RawArgs& a);
-  void add_instant(const RawEvent& e, StringId cat, int64_t ts, char phase);
-  void note_span(int64_t ts, int64_t end);
+  // A later range of the file (trace_reader.h, start_at): an E with no B open on its thread in
+  // this range may close a B of an earlier range, so it is kept (pending_ends_) for the merge
+  // instead of being counted as unmatched.
+  void set_partial(bool on) { partial_ = on; }
 
   struct OpenBegin {
     EventKind kind;
     CpuOpRow row;
     uint64_t offset;
   };
+  // An E kept by a partial builder: its thread, time and offset, and the size of every slice
+  // table when it came (its row goes there, between the later range's rows, once matched).
+  struct PendingEnd {
+    StringId pid = 0, tid = 0;
+    int64_t ts_ns = 0;
+    uint64_t offset = 0;
+    std::array<uint64_t, static_cast<size_t>(EventKind::kCount)> table_rows{};
+  };
+
+ private:
+  friend class PartialWriter;
+  friend class PartialMerger;
+  EventKind kind_of(StringId cat);
+  void add_slice(EventKind kind, const RawEvent& e, StringId cat, int64_t ts, int64_t dur);
+  void add_collective(EventKind kind, size_t row, const RawArgs& a);
+  void add_instant(const RawEvent& e, StringId cat, int64_t ts, char phase);
+  void note_span(int64_t ts, int64_t end);
+  // The row of a B closed by its E, filed as an X event would be.
+  void add_begin_end(const OpenBegin& ob, int64_t dur);
+  size_t slice_table_rows(EventKind kind) const;
 
   // Interning hashes the text, and most events repeat the previous one's cat, ph, pid and tid:
   // the last id of each field is kept with a copy of its text and reused when the text is the
@@ -50,6 +68,8 @@ class TraceBuilder : public EventSink {
   int64_t min_any_ = INT64_MAX, max_any_ = INT64_MIN;  // instants, counters: used when no slices
   int64_t record_window_end_ = INT64_MIN;
   uint64_t record_window_end_offset_ = 0;
+  bool partial_ = false;
+  std::vector<PendingEnd> pending_ends_;
 };
 
 }  // namespace ks

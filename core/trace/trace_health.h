@@ -53,6 +53,15 @@ class TraceHealth {
     if (e.count == 0) e.sample_offset = offset;
     e.count += n;
   }
+  // Counts n more whose first lies at `offset`, wherever it lies among those counted already:
+  // every reason is counted by one stage of the reader in file order, so the first counted is
+  // the earliest, and a merge of ranges read apart keeps that by taking the smallest offset.
+  void add_earliest(HealthReason r, uint64_t offset, uint64_t n = 1) {
+    if (n == 0) return;
+    HealthEntry& e = entries_[static_cast<size_t>(r)];
+    if (e.count == 0 || offset < e.sample_offset) e.sample_offset = offset;
+    e.count += n;
+  }
   const HealthEntry& get(HealthReason r) const { return entries_[static_cast<size_t>(r)]; }
 
  private:

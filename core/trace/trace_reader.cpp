@@ -80,8 +80,37 @@ TraceReader::~TraceReader() = default;
 
 char* TraceReader::prepare(size_t n) { return feed_.prepare(n); }
 
+void TraceReader::start_at(uint64_t offset, bool root_is_array) {
+  range_start_ = offset;
+  root_is_array_ = root_is_array;
+  builder_.set_partial(offset > 0);
+  feed_.start_in_events(offset, root_is_array ? ChunkScanner::RootKind::kArray : ChunkScanner::RootKind::kObject);
+  apply_stops();
+}
+
+void TraceReader::stop_at(std::vector<uint64_t> offsets) {
+  stops_ = std::move(offsets);
+  apply_stops();
+}
+
+void TraceReader::apply_stops() {
+  std::vector<uint64_t> later;
+  for (uint64_t s : stops_)
+    if (s > feed_.base_offset()) later.push_back(s);
+  feed_.scanner().set_stops(std::move(later));
+}
+
+void TraceReader::read_on() {
+  if (!stopped_ || finished_) return;
+  stopped_ = merged_end_ = false;
+  feed_.start_in_events(covered_end_, root_is_array_ || feed_.scanner().root() == ChunkScanner::RootKind::kArray
+                                          ? ChunkScanner::RootKind::kArray
+                                          : ChunkScanner::RootKind::kObject);
+  apply_stops();
+}
+
 void TraceReader::commit(size_t n) {
-  if (finished_ || failed()) return;
+  if (finished_ || failed() || stopped_) return;
   feed_.commit(n);
   model_->bytes_read += n;
   process(false);
@@ -101,6 +130,14 @@ void TraceReader::feed(const char* data, size_t n) {
 }
 
 void TraceReader::read_member(std::string_view key, std::string_view value, uint64_t offset) {
+  if (partial()) {  // applied where the earlier ranges' members were: at the merge, in order
+    if (key == "traceEvents" || key == "roctracer_version" || key == "schemaVersion" ||
+        key == "displayTimeUnit" || key == "traceName" || key == "baseTimeNanoseconds" ||
+        key == "Framework" || key == "deviceProperties" || key == "computeProperties" ||
+        key == "distributedInfo")
+      deferred_members_.push_back({std::string(key), std::string(value), offset});
+    return;
+  }
   if (key == "traceEvents") {  // not an array (an array is read as events)
     model_->health.add(HealthReason::kBadTopLevelMember, offset);
     return;
@@ -167,6 +204,11 @@ void TraceReader::process(bool final) {
     error_ = feed_.scanner().error();
     return;
   }
+  if (feed_.scanner().stopped()) {
+    stopped_ = true;
+    covered_end_ = feed_.scanner().stopped_at();
+    model_->bytes_read = covered_end_ - range_start_;
+  }
   feed_.release();  // keep only the unfinished tail
 }
 
@@ -174,8 +216,26 @@ void TraceReader::finish() {
   if (finished_) return;
   finished_ = true;
   if (failed()) return;
-  process(true);
+  if (!stopped_ && !merged_end_) {
+    // The input ended here: what is left in the buffer is read now, a split among it or not
+    // (the last block before the end is scanned only now; a stop found there would drop it).
+    feed_.scanner().set_stops({});
+    process(true);
+  }
   if (failed()) return;
+  // Where the input ended: here, or in the last range merged.
+  Tail tail = tail_;
+  if (stopped_) {
+    tail = {true, false, covered_end_};
+  } else if (!merged_end_) {
+    tail = {false, feed_.scanner().incomplete(), feed_.scanner().cut_offset(feed_.base_offset())};
+  }
+  if (partial()) {  // the earlier range's reader closes the model, after the merge
+    tail_ = tail;
+    feed_.free_buffers();
+    decoder_.free_buffers();
+    return;
+  }
   TraceModel& m = *model_;
   if (m.bytes_read == 0 && input_error_) {
     error_ = input_error_kind_ == InputError::kGzip
@@ -190,16 +250,17 @@ void TraceReader::finish() {
   }
   m.format = feed_.scanner().root() == ChunkScanner::RootKind::kArray ? "array" : "object";
   if (!feed_.scanner().saw_trace_events()) {
-    error_ = feed_.scanner().incomplete()
+    error_ = tail.incomplete
                  ? "The file ends before any \"traceEvents\" list begins: it is not a complete "
                    "PyTorch profiler trace (or not one at all)."
                  : "This JSON file has no \"traceEvents\" list, so it is not a PyTorch profiler "
                    "(Chrome trace) file.";
     return;
   }
-  if (feed_.scanner().incomplete()) {
+  // A range that stopped at a split nobody merged nor read on from is cut there.
+  if (tail.incomplete || tail.stopped) {
     m.truncated = true;
-    m.health.add(HealthReason::kTruncated, feed_.base_offset() + feed_.scanner().keep_from());
+    m.health.add(HealthReason::kTruncated, tail.cut);
   }
   builder_.finish();
   // The reading buffers (the chunk, the parser's indexes and its padded copy: ~40 MB with 4 MB

@@ -45,9 +45,42 @@ class TraceReader {
   // Off: every event is read by simdjson (tests check the fast path changes nothing).
   void set_fast_path(bool on) { decoder_.set_fast_path(on); }
 
+  // ---- One file, several readers (issue 12 §2; docs/contracts.md "One file, several workers").
+  // Range 0 is an ordinary reader; each later range's reader starts at a proposed split (the
+  // '{' of an element inside the events array; model_merge.h proposes them) with the root kind
+  // of the file (the first byte that is not a BOM or whitespace: '[' or '{'). Call start_at
+  // before the first prepare(). Its model is partial: finish() ends its input without closing
+  // the model, and PartialWriter (model_merge.h) serializes it for the earlier reader.
+  void start_at(uint64_t offset, bool root_is_array);
+  // The later ranges' starts (ascending): reading stops before the first that proves a clean
+  // boundary (the earlier reader is the one that can check it). Call before feeding past them.
+  void stop_at(std::vector<uint64_t> offsets);
+  // Reading stopped at covered_end(): merge the range that starts there (PartialMerger), or
+  // read_on() and feed the bytes from covered_end() yourself (the later range is lost).
+  bool stopped() const { return stopped_; }
+  // The file offset up to which the model holds the file (once stopped, or after a merge).
+  uint64_t covered_end() const { return covered_end_; }
+  void read_on();
+  bool partial() const { return range_start_ > 0; }
+  uint64_t range_start() const { return range_start_; }
+
  private:
+  friend class PartialWriter;
+  friend class PartialMerger;
   void process(bool final);
   void read_member(std::string_view key, std::string_view value, uint64_t offset);
+  void apply_stops();
+  // Where the input ended, as the range that read it last saw it: stopped at a split (more
+  // follows), or its end, complete or cut in an element at `cut`.
+  struct Tail {
+    bool stopped = false;
+    bool incomplete = false;
+    uint64_t cut = 0;
+  };
+  struct DeferredMember {
+    std::string key, value;
+    uint64_t offset;
+  };
 
   std::unique_ptr<TraceModel> model_;
   TraceBuilder builder_;
@@ -57,6 +90,15 @@ class TraceReader {
   bool finished_ = false;
   bool input_error_ = false;
   InputError input_error_kind_ = InputError::kRead;
+  // range reading
+  uint64_t range_start_ = 0;
+  bool root_is_array_ = false;
+  std::vector<uint64_t> stops_;
+  bool stopped_ = false;
+  uint64_t covered_end_ = 0;
+  bool merged_end_ = false;  // a merged range read to the end of the input: tail_ says how
+  Tail tail_;
+  std::vector<DeferredMember> deferred_members_;  // a partial reader's, replayed by the merge
 };
 
 }  // namespace ks

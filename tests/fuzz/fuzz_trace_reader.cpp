@@ -2,18 +2,23 @@
 // computed from the model (steps, breakdown, GPU metrics, operator trees in both modes, operator
 // and kernel tables, overview, memory) and the trimmer. Beyond "no crash", it checks two promises:
 // the chunk size never changes the result (of the reader or the trimmer), the decoder's fast path
-// gives what simdjson gives, and what the trimmer writes is a trace the reader loads.
+// gives what simdjson gives, what the trimmer writes is a trace the reader loads, and a read in
+// byte ranges merged into one model (core/trace/model_merge.h) gives the sequential summary.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "core/analysis/kernels.h"
 #include "core/analysis/memory.h"
 #include "core/analysis/operators.h"
 #include "core/analysis/overview.h"
 #include "core/analysis/summary.h"
+#include "core/trace/model_merge.h"
 #include "core/trace/trace_reader.h"
 #include "core/trace/trace_trimmer.h"
 
@@ -63,6 +68,32 @@ std::string trim(const uint8_t* data, size_t size, size_t chunk, int64_t start_n
   failed = t.failed();
   return failed ? t.error() : t.output();
 }
+// The summary of a read in ranges starting at `splits` (ascending; any offsets: the check sorts
+// them out), each fed in `chunk`-byte pieces, merged through pieces of 61 bytes.
+std::string ranged_summary(const uint8_t* data, size_t size, size_t chunk, std::vector<uint64_t> splits) {
+  const char* text = reinterpret_cast<const char*>(data);
+  auto feed_from = [&](ks::TraceReader& r, uint64_t from) {
+    for (size_t i = size_t(from); i < size && !r.failed() && !r.stopped(); i += chunk)
+      r.feed(text + i, std::min(chunk, size - i));
+  };
+  const int root = ks::root_is_array(text, std::min<size_t>(size, 4096));
+  if (root < 0) splits.clear();
+  ks::TraceReader first;
+  first.stop_at(splits);
+  feed_from(first, 0);
+  std::vector<std::unique_ptr<ks::TraceReader>> later;
+  std::vector<ks::TraceReader*> ptrs;
+  for (size_t i = 0; i < splits.size(); ++i) {
+    later.push_back(std::make_unique<ks::TraceReader>());
+    later.back()->start_at(splits[i], root == 1);
+    later.back()->stop_at({splits.begin() + long(i) + 1, splits.end()});
+    feed_from(*later.back(), splits[i]);
+    later.back()->finish();
+    ptrs.push_back(later.back().get());
+  }
+  if (ks::merge_ranges(first, ptrs, [&](uint64_t from) { feed_from(first, from); }, 61) < 0) std::abort();
+  return ks::summary_json(first.model(), "f", first.error());
+}
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -78,6 +109,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bool failed_slow = false;
   const std::string slow = load(data, size, chunk, failed_slow, false);
   if (failed_slow != failed_whole || slow != whole) std::abort();
+  // Ranges: a proposed split and an arbitrary offset, both picked by the first byte.
+  if (!failed_whole && size > 2) {
+    const char* text = reinterpret_cast<const char*>(data);
+    std::vector<uint64_t> splits;
+    const size_t proposed = ks::propose_split(text, size, (chunk * 97) % size);
+    const size_t arbitrary = 1 + (chunk * 131) % (size - 1);
+    if (proposed != SIZE_MAX) splits.push_back(proposed);
+    if (arbitrary != proposed) splits.push_back(arbitrary);
+    std::sort(splits.begin(), splits.end());
+    ks::TraceReader seq;
+    for (size_t i = 0; i < size && !seq.failed(); i += chunk) seq.feed(text + i, std::min(chunk, size - i));
+    seq.finish();
+    if (ranged_summary(data, size, chunk, splits) != ks::summary_json(seq.model(), "f", seq.error())) std::abort();
+  }
 
   // The trimmer, over a window the input's first byte also picks (µs-scale times as fixtures
   // have, in ns): the same output whatever the chunk size, and a trace the reader loads.

@@ -1,0 +1,473 @@
+#include "core/trace/model_merge.h"
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "core/trace/row_fields.h"
+
+namespace ks {
+
+namespace {
+
+inline bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// The pieces' sections, in the order they are written and applied: strings before anything
+// that holds ids, the pending E events before the later range's open B events (which go on top
+// of the stacks they leave), the collectives after the tables they point into.
+enum Section : int {
+  kHeader = 0,
+  kStrings,
+  kCategoryCounts,
+  kPhaseCounts,
+  kMembers,
+  kPendingEnds,
+  kOpenBegins,
+  kTable0,  // + table id (row_fields.h), the collectives last
+  kWideArgs = kTable0 + int(kTableCount),
+  kEnd,
+};
+
+constexpr uint64_t kMagic = 0x4b53504152544c31ull;  // "KSPARTL1"
+constexpr uint32_t kHealthReasons = uint32_t(HealthReason::kCount);
+constexpr uint32_t kKinds = uint32_t(EventKind::kCount);
+
+// Rows cross as their bytes: both sides are the same build. The layout word makes a piece of
+// another build refuse to merge instead of misreading rows.
+uint32_t layout_word() {
+  uint32_t h = 2166136261u;
+  for (size_t s : {sizeof(SliceRow), sizeof(CpuOpRow), sizeof(PythonFunctionRow), sizeof(CollectiveRow),
+                   sizeof(KernelRow), sizeof(MemcpyRow), sizeof(MemoryRow), sizeof(CounterRow),
+                   sizeof(FlowRow), sizeof(MetadataRow), sizeof(InstantRow),
+                   sizeof(TraceBuilder::OpenBegin), sizeof(TraceBuilder::PendingEnd), size_t(kKinds),
+                   size_t(kHealthReasons)})
+    h = (h ^ uint32_t(s)) * 16777619u;
+  return h;
+}
+
+struct Header {
+  uint64_t magic;
+  uint32_t layout;
+  uint8_t root_is_array, tail_stopped, tail_incomplete, old_naming;
+  uint64_t range_start, tail_cut, bytes_read, event_count;
+  uint64_t kind_counts[kKinds];
+  int64_t min_ts, max_end, min_any, max_any, record_window_end;
+  uint64_t record_window_end_offset;
+  HealthEntry health[kHealthReasons];
+};
+static_assert(std::is_trivially_copyable_v<Header>);
+
+template <class T> void put(std::string& out, const T& v) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  out.append(reinterpret_cast<const char*>(&v), sizeof(T));
+}
+void put_text(std::string& out, std::string_view s) {
+  put(out, uint64_t(s.size()));
+  out.append(s);
+}
+
+template <class T> bool get(const char*& p, const char* end, T& v) {
+  if (size_t(end - p) < sizeof(T)) return false;
+  std::memcpy(&v, p, sizeof(T));
+  p += sizeof(T);
+  return true;
+}
+bool get_text(const char*& p, const char* end, std::string_view& s) {
+  uint64_t n = 0;
+  if (!get(p, end, n) || uint64_t(end - p) < n) return false;
+  s = {p, size_t(n)};
+  p += n;
+  return true;
+}
+
+// Calls f(table) for the table with id `t`.
+template <class Model, class F> void with_table(Model& m, size_t t, F&& f) {
+  for_each_table(m, [&](size_t id, auto& table) {
+    if (id == t) f(table);
+  });
+}
+
+// Maps a later range's ids to the merged model's.
+template <class M> struct Remap {
+  const M& merger;
+  template <class T> void num(T&) {}
+  void str(StringId& id) { id = merger.id(id); }
+  void flow(FlowId& f) {
+    if (f & kFlowIdText) f = merger.id(f & ~kFlowIdText) | kFlowIdText;
+  }
+  void row(EventKind kind, uint32_t& r) { r = merger.map_row(slice_table_of(kind), r); }
+};
+
+}  // namespace
+
+size_t propose_split(const char* buf, size_t n, size_t from) {
+  for (size_t i = from; i < n; ++i) {
+    if (buf[i] != '{') continue;
+    size_t j = i;
+    while (j > 0 && is_space(buf[j - 1])) --j;
+    if (j == 0 || buf[j - 1] != ',') continue;
+    --j;
+    while (j > 0 && is_space(buf[j - 1])) --j;
+    if (j > 0 && buf[j - 1] == '}') return i;
+  }
+  return SIZE_MAX;
+}
+
+int root_is_array(const char* buf, size_t n) {
+  size_t i = 0;
+  if (n >= 3 && static_cast<unsigned char>(buf[0]) == 0xEF && static_cast<unsigned char>(buf[1]) == 0xBB &&
+      static_cast<unsigned char>(buf[2]) == 0xBF)
+    i = 3;
+  while (i < n && is_space(buf[i])) ++i;
+  if (i < n && buf[i] == '[') return 1;
+  if (i < n && buf[i] == '{') return 0;
+  return -1;
+}
+
+std::vector<uint64_t> propose_splits(uint64_t size, int ranges,
+                                     const std::function<size_t(uint64_t, char*, size_t)>& read_at) {
+  std::vector<uint64_t> splits;
+  std::string window(size_t(1) << 20, '\0');
+  for (int i = 1; i < ranges; ++i) {
+    const uint64_t nominal = size / uint64_t(ranges) * uint64_t(i);
+    if (!splits.empty() && nominal <= splits.back()) continue;
+    const size_t got = read_at(nominal, window.data(), window.size());
+    const size_t at = propose_split(window.data(), got);
+    if (at != SIZE_MAX && nominal + at > 0) splits.push_back(nominal + at);
+  }
+  return splits;
+}
+
+int merge_ranges(TraceReader& first, const std::vector<TraceReader*>& later,
+                  const std::function<void(uint64_t)>& read_from, size_t piece_bytes) {
+  std::string piece;
+  int merged_ranges = 0;
+  while (first.stopped()) {
+    TraceReader* next = nullptr;
+    for (TraceReader* r : later)
+      if (r->range_start() == first.covered_end() && r->finished() && !r->failed()) next = r;
+    bool merged = false;
+    if (next) {
+      PartialWriter writer(*next);
+      PartialMerger merger(first);
+      while (writer.next(piece, piece_bytes)) {
+        if (!merger.add(piece.data(), piece.size())) break;
+      }
+      if (!merger.done() && !merger.refused()) return -1;
+      merged = merger.done();
+      merged_ranges += merged;
+    }
+    if (!merged) {
+      const uint64_t from = first.covered_end();
+      first.read_on();
+      read_from(from);
+    }
+  }
+  first.finish();
+  return merged_ranges;
+}
+
+// ---- writer ------------------------------------------------------------------------------
+
+PartialWriter::PartialWriter(const TraceReader& partial) : r_(partial) {
+  for (const auto& [thread, stack] : r_.builder_.open_)
+    for (const TraceBuilder::OpenBegin& ob : stack) open_.push_back(&ob);
+  for (const auto& kv : r_.model().wide_args) wide_.push_back(kv);
+  std::sort(wide_.begin(), wide_.end());
+}
+
+bool PartialWriter::next(std::string& out, size_t max_bytes) {
+  out.clear();
+  const TraceModel& m = r_.model();
+  const TraceBuilder& b = r_.builder_;
+  while (section_ <= kEnd) {
+    if (section_ == kHeader || section_ == kEnd) {
+      out.push_back(char(section_));
+      put(out, uint32_t(section_ == kHeader));
+      if (section_ == kHeader) {
+        Header h{};
+        h.magic = kMagic;
+        h.layout = layout_word();
+        h.root_is_array = r_.root_is_array_;
+        h.tail_stopped = r_.tail_.stopped;
+        h.tail_incomplete = r_.tail_.incomplete;
+        h.old_naming = m.old_naming;
+        h.range_start = r_.range_start_;
+        h.tail_cut = r_.tail_.cut;
+        h.bytes_read = m.bytes_read;
+        h.event_count = m.event_count;
+        for (uint32_t k = 0; k < kKinds; ++k) h.kind_counts[k] = m.kind_counts[k];
+        h.min_ts = b.min_ts_;
+        h.max_end = b.max_end_;
+        h.min_any = b.min_any_;
+        h.max_any = b.max_any_;
+        h.record_window_end = b.record_window_end_;
+        h.record_window_end_offset = b.record_window_end_offset_;
+        for (uint32_t k = 0; k < kHealthReasons; ++k) h.health[k] = m.health.get(HealthReason(k));
+        put(out, h);
+      }
+      ++section_;
+      item_ = 0;
+      if (section_ > kEnd) return true;
+      continue;
+    }
+    // How many items the section has, the bytes of item i, and writing it.
+    size_t count = 0;
+    auto size_of = [&](size_t i) -> size_t {
+      switch (section_) {
+        case kStrings: return 8 + m.strings.get(StringId(i)).size();
+        case kMembers: {
+          const auto& d = r_.deferred_members_[i];
+          return 24 + d.key.size() + d.value.size();
+        }
+        case kWideArgs: return 16;
+        case kPendingEnds: return sizeof(TraceBuilder::PendingEnd);
+        case kOpenBegins: return sizeof(TraceBuilder::OpenBegin);
+        case kCategoryCounts:
+        case kPhaseCounts: return 8;
+        default: {
+          size_t row = 0;
+          with_table(m, size_t(section_ - kTable0), [&](const auto& t) { row = sizeof(t[0]); });
+          return row;
+        }
+      }
+    };
+    auto write = [&](size_t i) {
+      switch (section_) {
+        case kStrings: put_text(out, m.strings.get(StringId(i))); break;
+        case kCategoryCounts: put(out, m.category_counts[i]); break;
+        case kPhaseCounts: put(out, m.phase_counts[i]); break;
+        case kMembers: {
+          const auto& d = r_.deferred_members_[i];
+          put_text(out, d.key);
+          put_text(out, d.value);
+          put(out, d.offset);
+          break;
+        }
+        case kPendingEnds: put(out, b.pending_ends_[i]); break;
+        case kOpenBegins: put(out, *open_[i]); break;
+        case kWideArgs: put(out, wide_[i].first); put(out, wide_[i].second); break;
+        default: with_table(m, size_t(section_ - kTable0), [&](const auto& t) { put(out, t[i]); });
+      }
+    };
+    switch (section_) {
+      case kStrings: count = m.strings.size(); break;
+      case kCategoryCounts: count = m.category_counts.size(); break;
+      case kPhaseCounts: count = m.phase_counts.size(); break;
+      case kMembers: count = r_.deferred_members_.size(); break;
+      case kPendingEnds: count = b.pending_ends_.size(); break;
+      case kOpenBegins: count = open_.size(); break;
+      case kWideArgs: count = wide_.size(); break;
+      default: with_table(m, size_t(section_ - kTable0), [&](const auto& t) { count = t.size(); });
+    }
+    if (item_ >= count) {
+      ++section_;
+      item_ = 0;
+      continue;
+    }
+    // A record of as many items as fit; a single item larger than a piece gets one of its own.
+    if (!out.empty() && out.size() + 5 + size_of(item_) > max_bytes) return true;
+    const size_t at = out.size();
+    out.push_back(char(section_));
+    put(out, uint32_t(0));
+    uint32_t k = 0;
+    while (item_ < count && k < UINT32_MAX) {
+      if (k > 0 && out.size() + size_of(item_) > max_bytes) break;
+      write(item_);
+      ++item_;
+      ++k;
+    }
+    std::memcpy(&out[at + 1], &k, 4);
+    if (item_ < count) return true;  // the piece is full
+  }
+  return !out.empty();
+}
+
+// ---- merger ------------------------------------------------------------------------------
+
+PartialMerger::PartialMerger(TraceReader& earlier) : r_(earlier) {}
+
+uint32_t PartialMerger::map_row(size_t table, uint32_t later_row) const {
+  const auto& ins = inserts_[table];
+  const size_t before = size_t(std::upper_bound(ins.begin(), ins.end(), uint64_t(later_row),
+                                                [](uint64_t v, const PendingRow& p) { return v < p.pos; }) -
+                               ins.begin());
+  return uint32_t(base_rows_[table] + later_row + before);
+}
+
+void PartialMerger::flush_inserts(size_t table, uint64_t upto) {
+  auto& ins = inserts_[table];
+  size_t& next = next_insert_[table];
+  while (next < ins.size() && ins[next].pos <= upto) {
+    r_.builder_.add_begin_end(resolved_[ins[next].open_index], ins[next].dur);
+    ++next;
+  }
+}
+
+bool PartialMerger::header(const char*& p, const char* end) {
+  Header h;
+  if (!get(p, end, h)) return false;
+  TraceModel& m = r_.model();
+  const bool earlier_array = r_.feed_.scanner().root() == ChunkScanner::RootKind::kArray;
+  if (h.magic != kMagic || h.layout != layout_word() || !r_.stopped_ || r_.finished_ ||
+      h.range_start != r_.covered_end_ || bool(h.root_is_array) != earlier_array) {
+    refused_ = true;
+    return false;
+  }
+  tail_stopped_ = h.tail_stopped;
+  tail_incomplete_ = h.tail_incomplete;
+  tail_cut_ = h.tail_cut;
+  m.bytes_read += h.bytes_read;
+  m.event_count += h.event_count;
+  for (uint32_t k = 0; k < kKinds; ++k) m.kind_counts[k] += h.kind_counts[k];
+  m.old_naming = m.old_naming || h.old_naming;
+  TraceBuilder& b = r_.builder_;
+  b.min_ts_ = std::min(b.min_ts_, h.min_ts);
+  b.max_end_ = std::max(b.max_end_, h.max_end);
+  b.min_any_ = std::min(b.min_any_, h.min_any);
+  b.max_any_ = std::max(b.max_any_, h.max_any);
+  if (h.record_window_end != INT64_MIN) {
+    b.record_window_end_ = h.record_window_end;
+    b.record_window_end_offset_ = h.record_window_end_offset;
+  }
+  for (uint32_t k = 0; k < kHealthReasons; ++k)
+    m.health.add_earliest(HealthReason(k), h.health[k].sample_offset, h.health[k].count);
+  inserts_.assign(kTableCount, {});
+  next_insert_.assign(kTableCount, 0);
+  later_rows_.assign(kTableCount, 0);
+  base_rows_.assign(kTableCount, 0);
+  for_each_table(m, [&](size_t id, const auto& t) { base_rows_[id] = t.size(); });
+  return true;
+}
+
+bool PartialMerger::apply(int section, const char*& p, const char* end, uint32_t count) {
+  TraceModel& m = r_.model();
+  TraceBuilder& b = r_.builder_;
+  for (uint32_t i = 0; i < count; ++i) {
+    switch (section) {
+      case kStrings: {
+        std::string_view s;
+        if (!get_text(p, end, s)) return false;
+        remap_.push_back(m.strings.intern(s));
+        break;
+      }
+      case kCategoryCounts:
+      case kPhaseCounts: {
+        uint64_t n = 0;
+        if (!get(p, end, n)) return false;
+        auto& counts = section == kCategoryCounts ? m.category_counts : m.phase_counts;
+        // Item i of this section is the count of the later id (items so far + i).
+        const size_t later = section == kCategoryCounts ? category_items_++ : phase_items_++;
+        if (n == 0) break;
+        const StringId to = id(StringId(later));
+        if (counts.size() <= to) counts.resize(size_t(to) + 1, 0);
+        counts[to] += n;
+        break;
+      }
+      case kMembers: {
+        std::string_view key, value;
+        uint64_t offset = 0;
+        if (!get_text(p, end, key) || !get_text(p, end, value) || !get(p, end, offset)) return false;
+        r_.read_member(key, value, offset);
+        break;
+      }
+      case kPendingEnds: {
+        TraceBuilder::PendingEnd pe;
+        if (!get(p, end, pe)) return false;
+        // The stack of its thread as the earlier ranges left it: its E closes the top B.
+        auto it = b.open_.find({id(pe.pid), id(pe.tid)});
+        if (it == b.open_.end() || it->second.empty()) {
+          m.health.add_earliest(HealthReason::kUnmatchedEnd, pe.offset);
+          break;
+        }
+        const TraceBuilder::OpenBegin ob = it->second.back();
+        it->second.pop_back();
+        int64_t dur = pe.ts_ns - ob.row.s.ts_ns;
+        if (dur < 0) {
+          m.health.add_earliest(HealthReason::kNegativeDuration, pe.offset);
+          dur = 0;
+        }
+        inserts_[slice_table_of(ob.kind)].push_back({pe.table_rows[size_t(ob.kind)], resolved_.size(), dur});
+        resolved_.push_back(ob);
+        break;
+      }
+      case kOpenBegins: {
+        TraceBuilder::OpenBegin ob;
+        if (!get(p, end, ob)) return false;
+        Remap<PartialMerger> remap{*this};
+        visit_fields(ob.row, remap);
+        b.open_[{ob.row.s.pid, ob.row.s.tid}].push_back(ob);
+        break;
+      }
+      case kWideArgs: {
+        uint64_t key = 0;
+        int64_t value = 0;
+        if (!get(p, end, key) || !get(p, end, value)) return false;
+        const auto table = EventKind(key >> 40);
+        const auto field = WideField((key >> 32) & 0xff);
+        const uint32_t row = map_row(slice_table_of(table), uint32_t(key & 0xffffffffu));
+        m.wide_args[TraceModel::wide_key(table, field, row)] = value;
+        break;
+      }
+      default: {
+        if (section < kTable0 || section >= kWideArgs) return false;
+        const size_t t = size_t(section - kTable0);
+        bool ok = true;
+        with_table(m, t, [&](auto& table) {
+          std::remove_reference_t<decltype(table[0])> row;
+          if (!get(p, end, row)) {
+            ok = false;
+            return;
+          }
+          Remap<PartialMerger> remap{*this};
+          visit_fields(row, remap);
+          flush_inserts(t, later_rows_[t]);
+          table.push_back(row);
+          ++later_rows_[t];
+        });
+        if (!ok) return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool PartialMerger::add(const char* piece, size_t n) {
+  if (done_ || broken_ || refused_) return false;
+  const char* p = piece;
+  const char* end = piece + n;
+  while (p < end) {
+    uint8_t section = 0;
+    uint32_t count = 0;
+    if (!get(p, end, section) || !get(p, end, count)) break;
+    if (!started_) {
+      if (section != kHeader || count != 1 || !header(p, end)) {
+        refused_ = true;  // nothing changed yet
+        return false;
+      }
+      started_ = true;
+      continue;
+    }
+    if (section == kEnd) {
+      for (size_t t = 0; t < kTableCount; ++t) flush_inserts(t, UINT64_MAX);
+      if (tail_stopped_) {
+        r_.stopped_ = true;
+        r_.covered_end_ = tail_cut_;
+      } else {
+        r_.stopped_ = false;
+        r_.merged_end_ = true;
+        r_.tail_ = {false, tail_incomplete_, tail_cut_};
+      }
+      done_ = true;
+      return p == end;
+    }
+    if (!apply(section, p, end, count)) break;
+  }
+  if (p != end) {
+    broken_ = true;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace ks

@@ -1,0 +1,105 @@
+// One file read by several readers at once (issue 12 §2; docs/contracts.md "One file, several
+// workers"): the file is cut into byte ranges at proposed splits, each range is read by its
+// own TraceReader (TraceReader::start_at / stop_at), and each later range's partial model is
+// merged into the earlier reader so that the result is exactly the model of one sequential
+// read: same rows in the same order, same string ids, same counts and health.
+//
+// A split is only a proposal (propose_split: a '{' after '}' ',' between elements, found
+// without knowing where strings are). The earlier range's reader checks it when it gets there
+// (its scanner knows whether it stands between two elements of the events array); a split it
+// passes without confirming was inside a string, an escape or nested args, and that reader
+// reads on: the later range's work is simply not merged.
+//
+// A partial model crosses workers as bytes: PartialWriter cuts it into pieces (at most
+// `max_bytes` each, unless a single string is longer) and PartialMerger applies them in order
+// to the earlier reader as they come, so the earlier heap holds its model plus one piece.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/trace/trace_reader.h"
+
+namespace ks {
+
+// The first '{' at or after buf[from] that follows '}' and ',' with only whitespace between
+// them: likely an element of the events array. Returns its index in buf, or SIZE_MAX.
+size_t propose_split(const char* buf, size_t n, size_t from = 0);
+// The root kind of a file from its first bytes: '[' (true) or '{' (false) after an optional BOM
+// and whitespace; -1 when the bytes say neither (then read the file in one range).
+int root_is_array(const char* buf, size_t n);
+
+// Proposed splits cutting a file of `size` bytes into about `ranges` equal ranges (ascending;
+// fewer when a window holds none). `read_at(offset, buf, n)` returns the bytes it read there.
+std::vector<uint64_t> propose_splits(uint64_t size, int ranges,
+                                     const std::function<size_t(uint64_t, char*, size_t)>& read_at);
+
+// Chains the ranges into `first` and finishes it: while `first` has stopped, merges the finished
+// partial reader that starts where it stopped (through pieces of `piece_bytes`), or, when there
+// is none or the merge refuses it, has `first` read on: `read_from(offset)` must feed `first`
+// from that offset until it stops again or the input ends (without finish()). Returns how many
+// ranges were merged, or -1 when a merge broke part-way (then read the file again in one range).
+int merge_ranges(TraceReader& first, const std::vector<TraceReader*>& later,
+                  const std::function<void(uint64_t)>& read_from, size_t piece_bytes = size_t(4) << 20);
+
+// Serializes a finished partial reader (start_at, then finish()).
+class PartialWriter {
+ public:
+  explicit PartialWriter(const TraceReader& partial);
+  // Appends the next piece to `out` (cleared first); false when everything was written.
+  bool next(std::string& out, size_t max_bytes = size_t(4) << 20);
+
+ private:
+  const TraceReader& r_;
+  int section_ = 0;
+  size_t item_ = 0;
+  // the builder's open B events, threads in order, stacks bottom up
+  std::vector<const TraceBuilder::OpenBegin*> open_;
+  std::vector<std::pair<uint64_t, int64_t>> wide_;
+};
+
+// Merges the pieces of the range that starts at `earlier.covered_end()` into `earlier`, which
+// must have stopped there. add() returns false when the pieces do not belong here (another
+// start, another root: nothing was changed, and the earlier reader may read_on()) or are
+// damaged (then the earlier model is unusable: read the file again in one range).
+class PartialMerger {
+ public:
+  explicit PartialMerger(TraceReader& earlier);
+  bool add(const char* piece, size_t n);
+  bool done() const { return done_; }
+  // True when the first piece was refused before anything changed.
+  bool refused() const { return refused_; }
+
+  // The merged model's string id of a later range's id, and row of a later table row.
+  StringId id(StringId later) const { return later < remap_.size() ? remap_[later] : 0; }
+  uint32_t map_row(size_t table, uint32_t later_row) const;
+
+ private:
+  bool apply(int section, const char*& p, const char* end, uint32_t count);
+  bool header(const char*& p, const char* end);
+  void flush_inserts(size_t table, uint64_t upto);
+
+  TraceReader& r_;
+  bool started_ = false, done_ = false, refused_ = false, broken_ = false;
+  std::vector<StringId> remap_;
+  size_t category_items_ = 0, phase_items_ = 0;
+  bool tail_stopped_ = false, tail_incomplete_ = false;
+  uint64_t tail_cut_ = 0;
+  // B/E pairs whose E was in the later range and whose B in an earlier one, by table: filed
+  // between the later rows where the E came.
+  struct PendingRow {
+    uint64_t pos;
+    size_t open_index;
+    int64_t dur;
+  };
+  std::vector<std::vector<PendingRow>> inserts_;
+  std::vector<size_t> next_insert_;
+  std::vector<uint64_t> later_rows_;  // later rows appended so far, by table
+  std::vector<uint64_t> base_rows_;   // the earlier table sizes before the merge
+  std::vector<std::vector<uint64_t>> inserted_at_;  // positions of inserted rows, by table
+  std::vector<TraceBuilder::OpenBegin> resolved_;   // the matched B events
+};
+
+}  // namespace ks

@@ -1,0 +1,103 @@
+// Issue 12 §2 across heaps: one trace read in 2 and 3 byte ranges by separate wasm instances (as
+// the page's workers would: each its own heap), the later ranges' partial models crossing as
+// pieces of at most 64 KB copied out of one heap into the other, must give the sequential
+// Session's summary, overview, operators and kernels. And when a helper is lost, the first
+// Session reads on by itself (readOn) and still gives them.
+// usage: node tests/golden/wasm_ranges_test.mjs build/wasm/kinetoscope_node.js
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { traceFiles, readBytes } from './independent_count.mjs';
+
+const require = createRequire(import.meta.url);
+const createKinetoscope = require(path.resolve(process.argv[2]));
+const first = await createKinetoscope();   // the first worker's module
+const helper = await createKinetoscope();  // a helper worker's (another heap)
+const CHUNK = 1 << 16;
+const PIECE = 1 << 16;
+
+// Feeds bytes[from..] until the Session stops at a split, fails, or the bytes end.
+function feedFrom(mod, s, bytes, from) {
+  for (let i = from; i < bytes.length && !s.failed() && !s.stopped(); i += CHUNK) {
+    const part = bytes.subarray(i, Math.min(i + CHUNK, bytes.length));
+    const off = s.prepare(part.length);
+    mod.HEAPU8.set(part, off);
+    s.commit(part.length);
+  }
+}
+
+function views(s) {
+  return [s.summaryJson(), s.overviewJson(false), s.operatorsJson('op', false, ''), s.kernelsJson('name', false, '')];
+}
+
+function splitsOf(bytes, ranges) {
+  const out = [];
+  for (let i = 1; i < ranges; i++) {
+    const nominal = Math.floor(bytes.length / ranges) * i;
+    const at = first.proposeSplit(bytes.subarray(nominal, Math.min(bytes.length, nominal + (1 << 20))));
+    if (at >= 0) out.push(nominal + at);
+  }
+  return out;
+}
+
+// Reads `bytes` in ranges; `lose` (a range index) is a helper that dies before its pieces come.
+function readInRanges(bytes, ranges, lose = -1) {
+  const root = first.rootIsArray(bytes.subarray(0, 4096));
+  const splits = root < 0 ? [] : splitsOf(bytes, ranges);
+  const s = new first.Session();
+  s.stopAt(splits);
+  feedFrom(first, s, bytes, 0);
+  const later = splits.map((at, i) => {
+    const h = new helper.Session();
+    h.startAt(at, root === 1);
+    h.stopAt(splits.slice(i + 1));
+    feedFrom(helper, h, bytes, at);
+    h.finish();
+    return h;
+  });
+  let merged = 0;
+  while (s.stopped()) {
+    const i = splits.indexOf(s.coveredEnd());
+    let state = 'refused';
+    if (i >= 0 && i !== lose) {
+      for (let piece; (piece = later[i].nextPiece(PIECE)) !== null;) {
+        assert.ok(piece.length <= PIECE || piece.length < 5 << 20);
+        const off = s.mergePrepare(piece.length);
+        first.HEAPU8.set(piece, off);
+        state = s.mergeCommit(piece.length);
+        if (state !== 'merging') break;
+      }
+    }
+    assert.notEqual(state, 'broken');
+    if (state === 'done') merged++;
+    else {
+      const from = s.coveredEnd();
+      s.readOn();
+      feedFrom(first, s, bytes, from);
+    }
+  }
+  s.finish();
+  for (const h of later) h.delete();
+  return { s, merged, splits: splits.length };
+}
+
+const { files } = traceFiles();
+let checked = 0, mergedTotal = 0;
+for (const file of files) {
+  const bytes = readBytes(file);
+  const seq = new first.Session();
+  feedFrom(first, seq, bytes, 0);
+  seq.finish();
+  if (seq.error()) { seq.delete(); continue; }
+  const expected = views(seq);
+  seq.delete();
+  for (const [ranges, lose] of [[2, -1], [3, -1], [3, 1]]) {
+    const { s, merged } = readInRanges(bytes, ranges, lose);
+    assert.deepEqual(views(s), expected, `${path.basename(file)}: ${ranges} ranges${lose >= 0 ? ', helper lost' : ''}`);
+    mergedTotal += merged;
+    s.delete();
+  }
+  checked++;
+}
+assert.ok(checked >= 1 && mergedTotal >= checked, `${checked} traces, ${mergedTotal} ranges merged`);
+console.log(`wasm ranges: ${checked} traces read in 2 and 3 ranges across two heaps (${mergedTotal} merges), as one range`);
