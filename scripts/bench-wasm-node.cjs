@@ -10,6 +10,10 @@
 // --views: then the Operators and Kernels tables too (views_seconds, wasm_heap_after_views_bytes).
 // --stats: the heap per structure (Session.heapStatsJson) after reading and after each step
 //   (heap_stats: {load, overview, views}).
+// --phases: where the Overview's heap grows: for each part it reports (steps, step breakdown,
+//   GPU metrics, operator trees, ...) the heap when it began and the most bytes in use seen at
+//   the core's heartbeats inside it (phases: [{phase, heap_at_start, max_in_use}]; the heartbeat
+//   samples every 2^18 units of work, so a short-lived peak between two samples is missed).
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -29,6 +33,7 @@ async function main() {
   const withViews = flag('--views');
   const withOverview = flag('--overview') || withViews;
   const withStats = flag('--stats');
+  const withPhases = flag('--phases');
   const file = args[0];
   if (!file) throw new Error('usage: bench-wasm-node.cjs [--module M] FILE');
 
@@ -58,6 +63,18 @@ async function main() {
   const heap = mod.HEAPU8.length;
   const extra = {};
   const stats = withStats ? { load: JSON.parse(s.heapStatsJson()) } : null;
+  const phases = [];
+  if (withPhases) {
+    const inUse = () => JSON.parse(s.heapStatsJson()).in_use;
+    s.setProgress((phase) => {
+      phases.push({ phase, heap_at_start: mod.HEAPU8.length, max_in_use: inUse() });
+    });
+    mod.setHeartbeat(() => {
+      const p = phases[phases.length - 1];
+      if (p) p.max_in_use = Math.max(p.max_in_use, inUse());
+    });
+    extra.phases = phases;
+  }
   if (withOverview && !s.failed()) {
     const t1 = process.hrtime.bigint();
     JSON.parse(s.overviewJson(false));
@@ -67,6 +84,7 @@ async function main() {
   }
   if (withViews && !s.failed()) {
     const t2 = process.hrtime.bigint();
+    if (withPhases) phases.push({ phase: 'views', heap_at_start: mod.HEAPU8.length, max_in_use: 0 });
     JSON.parse(s.operatorsJson('op', false, ''));
     JSON.parse(s.operatorsJson('op+shape', false, ''));
     JSON.parse(s.kernelsJson('name', false, ''));
@@ -76,6 +94,7 @@ async function main() {
     if (stats) stats.views = JSON.parse(s.heapStatsJson());
   }
   if (stats) extra.heap_stats = stats;
+  if (withPhases) phases.push({ phase: 'end', heap_at_start: mod.HEAPU8.length, max_in_use: JSON.parse(s.heapStatsJson()).in_use });
   s.delete();
   process.stdout.write(JSON.stringify({
     seconds, cpu_seconds: cpuSeconds, bytes, wasm_heap_bytes: heap,

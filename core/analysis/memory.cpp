@@ -13,16 +13,6 @@ namespace ks {
 
 namespace {
 
-const SliceRow* node_slice(const TraceModel& m, const OpNode& n) {
-  switch (n.kind) {
-    case EventKind::kCpuOp: return n.row < m.cpu_ops.size() ? &m.cpu_ops[n.row].s : nullptr;
-    case EventKind::kUserAnnotation: return n.row < m.user_annotations.size() ? &m.user_annotations[n.row].s : nullptr;
-    case EventKind::kGpuAnnotation: return n.row < m.gpu_annotations.size() ? &m.gpu_annotations[n.row].s : nullptr;
-    case EventKind::kPythonFunction: return n.row < m.python_functions.size() ? &m.python_functions[n.row].s : nullptr;
-    default: return nullptr;
-  }
-}
-
 // tb_plugin's profiler_start_ts (spec §2.5): the earliest event it keeps — duration events of the
 // categories it knows, and the memory events.
 int64_t time_origin(const TraceModel& m) {
@@ -142,7 +132,7 @@ MemoryIndex build_memory_index(const TraceModel& m, const OpTree& t, const Memor
   for (int32_t root : t.roots) {
     const int32_t first = t.nodes[size_t(root)].first_child;
     if (first < 0) continue;
-    if (const SliceRow* s = node_slice(m, t.nodes[size_t(first)])) root_of_tid.emplace(s->tid, root);
+    root_of_tid.emplace(node_slice(m, t.nodes[size_t(first)]).tid, root);
   }
   std::unordered_map<StringId, std::vector<uint32_t>> rows_of_tid;
   for (uint32_t row : x.order)

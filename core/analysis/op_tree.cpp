@@ -18,10 +18,10 @@ double float_us(int64_t ns) { return double(ns / 1000) + double(ns % 1000) / 100
 
 constexpr int64_t kRootStart = INT64_MIN, kRootEnd = INT64_MAX;
 
-struct Candidate {
+struct Candidate {  // 16 bytes: (start, node) is unique, so an in-place sort gives a stable order
+  int64_t start;
   int32_t node;   // index into OpTree::nodes
   StringId tid;
-  int64_t external_id;
 };
 
 bool is_step_name(std::string_view n) { return n.starts_with("ProfilerStep#"); }
@@ -55,7 +55,7 @@ class Builder {
 
  private:
   // --- spec §3: which ranges become host nodes -------------------------------------------------
-  void add(const SliceRow& s, EventKind kind, uint32_t row, NodeType type, NodeClass cls, int64_t external_id) {
+  void add(const SliceRow& s, EventKind kind, uint32_t row, NodeType type, NodeClass cls) {
     OpNode n;
     n.start_ns = s.ts_ns;
     n.end_ns = s.ts_ns + s.dur_ns;
@@ -68,7 +68,7 @@ class Builder {
     n.is_operator = cls == NodeClass::kPlain && type == NodeType::kOperator && name != "DataParallel.forward" &&
                     name != "DistributedDataParallel.forward" && !name.starts_with("Optimizer.");
     n.tc_eligible = tc_eligible_op(name, tb_);
-    cands_.push_back({int32_t(t_.nodes.size()), s.tid, external_id});
+    cands_.push_back({s.ts_ns, int32_t(t_.nodes.size()), s.tid});
     t_.nodes.push_back(n);
     heartbeat();
   }
@@ -83,22 +83,22 @@ class Builder {
     for (uint32_t i = 0; i < m_.cpu_ops.size(); ++i) {
       const SliceRow& s = m_.cpu_ops[i].s;
       const std::string_view name = m_.strings.get(s.name);
-      if (is_step_name(name)) add(s, EventKind::kCpuOp, i, NodeType::kProfilerStep, NodeClass::kProfilerStep, s.external_id);
-      else if (!add_lightning(s, EventKind::kCpuOp, i, name)) add(s, EventKind::kCpuOp, i, NodeType::kOperator, class_for(name), s.external_id);
+      if (is_step_name(name)) add(s, EventKind::kCpuOp, i, NodeType::kProfilerStep, NodeClass::kProfilerStep);
+      else if (!add_lightning(s, EventKind::kCpuOp, i, name)) add(s, EventKind::kCpuOp, i, NodeType::kOperator, class_for(name));
     }
     auto annotations = [&](const ChunkedTable<CpuOpRow>& table, EventKind kind) {
       for (uint32_t i = 0; i < table.size(); ++i) {
         const SliceRow& s = table[i].s;
         const std::string_view name = m_.strings.get(s.name);
         if (is_step_name(name)) {
-          add(s, kind, i, NodeType::kProfilerStep, NodeClass::kProfilerStep, s.external_id);
+          add(s, kind, i, NodeType::kProfilerStep, NodeClass::kProfilerStep);
           continue;
         }
         if (!tb_ && kind == EventKind::kUserAnnotation && add_lightning(s, kind, i, name)) continue;
         // Ordinary record_function ranges are not in the tree.
         const NodeClass cls = class_for(name);
         if (cls != NodeClass::kPlain || is_communication_op(name))
-          add(s, kind, i, NodeType::kUserAnnotation, cls, s.external_id);
+          add(s, kind, i, NodeType::kUserAnnotation, cls);
       }
     };
     annotations(m_.user_annotations, EventKind::kUserAnnotation);
@@ -107,14 +107,14 @@ class Builder {
     for (uint32_t i = 0; i < m_.python_functions.size(); ++i) {
       const PythonFunctionRow& r = m_.python_functions[i];
       if (m_.strings.get(r.s.cat) == "python") {
-        add(r.s, EventKind::kPythonFunction, i, NodeType::kPython, class_for(m_.strings.get(r.s.name)), r.s.external_id);
+        add(r.s, EventKind::kPythonFunction, i, NodeType::kPython, class_for(m_.strings.get(r.s.name)));
       } else if (r.python_module_id != kNoId && !(pl_ && tb_)) {
-        add(r.s, EventKind::kPythonFunction, i, NodeType::kModule, NodeClass::kModule, kNoId);
+        add(r.s, EventKind::kPythonFunction, i, NodeType::kModule, NodeClass::kModule);
       }
     }
     // The walk in time order decides thread order and, within a thread, which node comes first.
-    std::stable_sort(cands_.begin(), cands_.end(), [&](const Candidate& a, const Candidate& b) {
-      return t_.nodes[size_t(a.node)].start_ns < t_.nodes[size_t(b.node)].start_ns;
+    std::sort(cands_.begin(), cands_.end(), [](const Candidate& a, const Candidate& b) {
+      return a.start != b.start ? a.start < b.start : a.node < b.node;
     });
     // Python frames reserved for but not taken: give the room back now, while little else is held.
     if (t_.nodes.capacity() - t_.nodes.size() > t_.nodes.size() / 8) t_.nodes.shrink_to_fit();
@@ -123,8 +123,8 @@ class Builder {
   // A Lightning range as its node (only when asked for): true if `name` was one.
   bool add_lightning(const SliceRow& s, EventKind kind, uint32_t row, std::string_view name) {
     if (!pl_) return false;
-    if (name.starts_with("[pl][module]")) add(s, kind, row, NodeType::kPlModule, NodeClass::kPlModule, s.external_id);
-    else if (name.starts_with("[pl][profile]")) add(s, kind, row, NodeType::kPlProfile, NodeClass::kPlProfile, s.external_id);
+    if (name.starts_with("[pl][module]")) add(s, kind, row, NodeType::kPlModule, NodeClass::kPlModule);
+    else if (name.starts_with("[pl][profile]")) add(s, kind, row, NodeType::kPlProfile, NodeClass::kPlProfile);
     else return false;
     return true;
   }
@@ -274,7 +274,7 @@ class Builder {
       // every launch registered under it.
       for (const Thread& th : threads_) {
         for (int32_t n : th.members_in_time_order) {
-          const int64_t id = external_id_[size_t(n)];
+          const int64_t id = node_external_id(n);
           auto lo = std::lower_bound(by_id.begin(), by_id.end(), id, [](const IdLaunch& a, int64_t v) { return a.id < v; });
           if (lo == by_id.end() || lo->id != id || taken[size_t(lo - by_id.begin())]) continue;
           taken[size_t(lo - by_id.begin())] = 1;
@@ -420,15 +420,6 @@ class Builder {
   // --- spec §5.2 --------------------------------------------------------------------------------
   void fill_stats() {
     TcKernelNames tc(m_.strings, tb_);
-    for (Launch& l : t_.launches) {
-      for (uint32_t d = l.device_begin; d < l.device_end; ++d) {
-        const DeviceRef ref = t_.launched[d];
-        const SliceRow& s = device_slice(m_, ref);
-        const int64_t span = span_ns(s.ts_ns, s.dur_ns, tb_);
-        l.device_ns += span;
-        if (ref.kind == EventKind::kKernel && tc(s.name) == TcState::kYes) l.tc_ns += span;
-      }
-    }
     std::vector<int32_t> pre;
     for (int32_t root : t_.roots) {
       pre.clear();
@@ -463,11 +454,20 @@ class Builder {
         for (int32_t l = node.first_launch; l >= 0; l = t_.launches[size_t(l)].next) {
           const Launch& launch = t_.launches[size_t(l)];
           if (const SliceRow* s = launch_slice(m_, launch)) host_self -= span_ns(s->ts_ns, s->dur_ns, tb_);
-          node.device_total_ns += launch.device_ns;
-          node.device_self_ns += launch.device_ns;
-          node.tc_self_ns += launch.tc_ns;
-          node.tc_total_ns += launch.tc_ns;
-          if (propagate && launch.tc_ns > 0) node.tc_eligible = TcState::kYes;
+          // Σ duration of the launch's device work, and of its Tensor Core kernels.
+          int64_t device_ns = 0, tc_ns = 0;
+          for (uint32_t d = launch.device_begin; d < launch.device_end; ++d) {
+            const DeviceRef ref = t_.launched[d];
+            const SliceRow& s = device_slice(m_, ref);
+            const int64_t span = span_ns(s.ts_ns, s.dur_ns, tb_);
+            device_ns += span;
+            if (ref.kind == EventKind::kKernel && tc(s.name) == TcState::kYes) tc_ns += span;
+          }
+          node.device_total_ns += device_ns;
+          node.device_self_ns += device_ns;
+          node.tc_self_ns += tc_ns;
+          node.tc_total_ns += tc_ns;
+          if (propagate && tc_ns > 0) node.tc_eligible = TcState::kYes;
         }
         node.host_self_ns = node.type == NodeType::kRoot ? 0 : host_self;
       }
@@ -490,19 +490,21 @@ class Builder {
   std::vector<Thread> threads_;
   std::vector<char> dropped_;
   std::vector<int32_t> last_child_;  // per node, while building
-  std::vector<int64_t> external_id_;
   std::unordered_map<StringId, int32_t> thread_of_tid_;
 
-  // Each node's External id, and each thread's nodes in time order (for linking).
+  // Each thread's nodes in time order (for linking).
   void remember_time_order() {
-    external_id_.assign(t_.nodes.size(), kNoId);
     std::unordered_map<StringId, size_t> idx;
     for (size_t i = 0; i < threads_.size(); ++i) idx[threads_[i].tid] = i;
-    for (const Candidate& c : cands_) {
-      external_id_[size_t(c.node)] = c.external_id;
-      threads_[idx[c.tid]].members_in_time_order.push_back(c.node);
-    }
+    for (const Candidate& c : cands_) threads_[idx[c.tid]].members_in_time_order.push_back(c.node);
     std::vector<Candidate>().swap(cands_);
+  }
+
+  // The External id linking reads from a node's row (module frames link by time only).
+  int64_t node_external_id(int32_t n) const {
+    const OpNode& node = t_.nodes[size_t(n)];
+    if (node.type == NodeType::kModule) return kNoId;
+    return node_slice(m_, node).external_id;
   }
 };
 
