@@ -157,12 +157,14 @@ MemoryIndex build_memory_index(const TraceModel& m, const OpTree& t, const Memor
     size_t next = 0;
     for (uint32_t row : rows) {
       const int64_t ts = m.memory[row].ts_ns;
-      while (next < pre.size() && t.nodes[size_t(pre[next])].start_ns <= ts) {
-        const OpNode& nd = t.nodes[size_t(pre[next])];
-        while (!open.empty() && nd.start_ns >= t.nodes[size_t(open.back())].end_ns) open.pop_back();
+      auto start = [&](int32_t n) { return node_start_ns(t, m, t.nodes[size_t(n)]); };
+      auto end = [&](int32_t n) { return node_end_ns(t, m, t.nodes[size_t(n)]); };
+      while (next < pre.size() && start(pre[next]) <= ts) {
+        const int64_t nd_start = start(pre[next]);
+        while (!open.empty() && nd_start >= end(open.back())) open.pop_back();
         open.push_back(pre[next++]);
       }
-      while (!open.empty() && t.nodes[size_t(open.back())].end_ns <= ts) open.pop_back();
+      while (!open.empty() && end(open.back()) <= ts) open.pop_back();
       for (int32_t v : open) x.processed[size_t(v)] = 1;
       if (!open.empty() && t.nodes[size_t(open.back())].is_operator) {
         x.node[row] = open.back();
@@ -303,7 +305,7 @@ std::vector<std::vector<MemoryStatRow>> memory_stats(const MemoryIndex& x, const
     }
     for (int32_t c = node.first_child; c >= 0; c = t.nodes[size_t(c)].next_sibling) {
       const OpNode& child = t.nodes[size_t(c)];
-      if (child.end_ns < w.from_ns || child.start_ns > w.to_ns) continue;
+      if (node_end_ns(t, m, child) < w.from_ns || node_start_ns(t, m, child) > w.to_ns) continue;
       self(self, c, depth + 1);
       for (size_t k = 0; k < nd * 3; ++k) add(scratch[depth][k], scratch[depth + 1][k]);
     }
@@ -325,7 +327,7 @@ std::vector<std::vector<MemoryStatRow>> memory_stats(const MemoryIndex& x, const
   for (int32_t root : t.roots) {
     for (int32_t c = t.nodes[size_t(root)].first_child; c >= 0; c = t.nodes[size_t(c)].next_sibling) {
       const OpNode& child = t.nodes[size_t(c)];
-      if (child.end_ns < w.from_ns || child.start_ns > w.to_ns) continue;
+      if (node_end_ns(t, m, child) < w.from_ns || node_start_ns(t, m, child) > w.to_ns) continue;
       visit(visit, c, 0);
     }
   }

@@ -57,8 +57,6 @@ class Builder {
   // --- spec §3: which ranges become host nodes -------------------------------------------------
   void add(const SliceRow& s, EventKind kind, uint32_t row, NodeType type, NodeClass cls) {
     OpNode n;
-    n.start_ns = s.ts_ns;
-    n.end_ns = s.ts_ns + s.dur_ns;
     n.name = s.name;
     n.kind = kind;
     n.row = row;
@@ -137,15 +135,17 @@ class Builder {
     if (tb_) {
       std::vector<double> s(t_.nodes.size()), e(t_.nodes.size());
       for (size_t i = 0; i < t_.nodes.size(); ++i) {
-        s[i] = float_us(t_.nodes[i].start_ns);
-        e[i] = s[i] + float_us(t_.nodes[i].end_ns - t_.nodes[i].start_ns);
+        const SliceRow& r = node_slice(m_, t_.nodes[i]);
+        s[i] = float_us(r.ts_ns);
+        e[i] = s[i] + float_us(r.dur_ns);
       }
       nest_on(s, e);
     } else {
       std::vector<int64_t> s(t_.nodes.size()), e(t_.nodes.size());
       for (size_t i = 0; i < t_.nodes.size(); ++i) {
-        s[i] = t_.nodes[i].start_ns;
-        e[i] = t_.nodes[i].end_ns;
+        const SliceRow& r = node_slice(m_, t_.nodes[i]);
+        s[i] = r.ts_ns;
+        e[i] = r.ts_ns + r.dur_ns;
       }
       nest_on(s, e);
     }
@@ -165,8 +165,8 @@ class Builder {
     last_child_.assign(t_.nodes.size() + threads_.size(), -1);
     for (Thread& th : threads_) {
       OpNode root;
-      root.start_ns = kRootStart;
-      root.end_ns = kRootEnd;
+      root.row = uint32_t(t_.roots.size());
+      t_.root_spans.push_back({kRootStart, kRootEnd});
       root.type = NodeType::kRoot;
       root.cls = NodeClass::kRoot;
       th.root = int32_t(t_.nodes.size());
@@ -337,11 +337,11 @@ class Builder {
       size_t p = 1;  // pre[0] is the root
       for (size_t k = i; k < j; ++k) {
         const int64_t ts = launch_row(uint32_t(loose[k])).ts_ns;
-        for (; p < pre.size() && t_.nodes[size_t(pre[p])].start_ns <= ts; ++p) {
-          while (!open.empty() && t_.nodes[size_t(open.back())].end_ns <= t_.nodes[size_t(pre[p])].start_ns) open.pop_back();
+        for (; p < pre.size() && start_of(pre[p]) <= ts; ++p) {
+          while (!open.empty() && end_of(open.back()) <= start_of(pre[p])) open.pop_back();
           open.push_back(pre[p]);
         }
-        while (!open.empty() && t_.nodes[size_t(open.back())].end_ns <= ts) open.pop_back();
+        while (!open.empty() && end_of(open.back()) <= ts) open.pop_back();
         if (open.empty()) {
           attach(th->second, loose[k]);
           ++t_.stats.to_thread_root;
@@ -427,10 +427,8 @@ class Builder {
       for (auto it = pre.rbegin(); it != pre.rend(); ++it) {
         const int32_t n = *it;
         OpNode& node = t_.nodes[size_t(n)];
-        if (node.type == NodeType::kRoot && node.first_child >= 0) {
-          node.start_ns = t_.nodes[size_t(node.first_child)].start_ns;
-          node.end_ns = t_.nodes[size_t(last_child_[size_t(n)])].end_ns;
-        }
+        if (node.type == NodeType::kRoot && node.first_child >= 0)
+          t_.root_spans[node.row] = {start_of(node.first_child), end_of(last_child_[size_t(n)])};
         // launches back into time order
         int32_t prev = -1;
         for (int32_t l = node.first_launch; l >= 0;) {
@@ -441,11 +439,10 @@ class Builder {
         }
         node.first_launch = prev;
         const bool propagate = node.type == NodeType::kOperator;
-        node.host_total_ns = node.type == NodeType::kRoot ? 0 : span_ns(node.start_ns, node.end_ns - node.start_ns, tb_);
-        int64_t host_self = node.host_total_ns;
+        int64_t host_self = node_host_total_ns(t_, m_, node);
         for (int32_t c = node.first_child; c >= 0; c = t_.nodes[size_t(c)].next_sibling) {
           const OpNode& child = t_.nodes[size_t(c)];
-          host_self -= child.host_total_ns;
+          host_self -= node_host_total_ns(t_, m_, child);
           node.device_total_ns += child.device_total_ns;
           node.tc_total_ns += child.tc_total_ns;
           if (propagate) node.tc_eligible = tc_either(node.tc_eligible, child.tc_eligible);
@@ -491,6 +488,13 @@ class Builder {
   std::vector<char> dropped_;
   std::vector<int32_t> last_child_;  // per node, while building
   std::unordered_map<StringId, int32_t> thread_of_tid_;
+
+  // A node's start and end (not a root's): its row's.
+  int64_t start_of(int32_t n) const { return node_slice(m_, t_.nodes[size_t(n)]).ts_ns; }
+  int64_t end_of(int32_t n) const {
+    const SliceRow& s = node_slice(m_, t_.nodes[size_t(n)]);
+    return s.ts_ns + s.dur_ns;
+  }
 
   // Each thread's nodes in time order (for linking).
   void remember_time_order() {

@@ -27,9 +27,9 @@ class ShapeReprs {
   std::unordered_map<StringId, std::string> cache_;
 };
 
-void add_call(OperatorStats& s, const OpNode& n) {
+void add_call(OperatorStats& s, const OpTree& t, const TraceModel& m, const OpNode& n) {
   ++s.calls;
-  s.host_total_ns += n.host_total_ns;
+  s.host_total_ns += node_host_total_ns(t, m, n);
   s.host_self_ns += n.host_self_ns;
   s.device_total_ns += n.device_total_ns;
   s.device_self_ns += n.device_self_ns;
@@ -110,7 +110,7 @@ OperatorTable operator_table(const OpTree& t, const TraceModel& m, OpGroupBy gro
     }
     OperatorGroup& g = table.rows[it->second];
     if (row.call_stack) g.has_call_stack = true;
-    add_call(g.stats, n);
+    add_call(g.stats, t, m, n);
   });
   sort_by_self_time(table.rows, table.show_gpu);
   return table;
@@ -124,7 +124,7 @@ std::vector<StackGroup> operator_stacks(const OpTree& t, const TraceModel& m, Op
     if (!row.call_stack) return;
     auto [it, fresh] = by_stack.try_emplace(row.call_stack, out.size());
     if (fresh) out.push_back({row.call_stack, {}});
-    add_call(out[it->second].stats, n);
+    add_call(out[it->second].stats, t, m, n);
   });
   sort_by_self_time(out, shows_gpu(m));
   return out;

@@ -58,7 +58,7 @@ StepAttribution attribute_steps(const OpTree& t, const TraceModel& m, const Step
   a.node.assign(t.nodes.size(), -1);
   for (size_t n = 0; n < t.nodes.size(); ++n) {
     const OpNode& node = t.nodes[n];
-    if (node.type != NodeType::kRoot) a.node[n] = host.find(node.start_ns);
+    if (node.type != NodeType::kRoot) a.node[n] = host.find(node_slice(m, node).ts_ns);
   }
 
   a.kernel.assign(m.kernels.size(), -1);
