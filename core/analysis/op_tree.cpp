@@ -249,8 +249,9 @@ class Builder {
     // Launches in time order, registered under their External id.
     std::vector<int32_t> order(count);
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      return launch_row(uint32_t(a)).ts_ns < launch_row(uint32_t(b)).ts_ns;
+    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      const int64_t ta = launch_row(uint32_t(a)).ts_ns, tb = launch_row(uint32_t(b)).ts_ns;
+      return ta != tb ? ta < tb : a < b;
     });
     std::vector<char> owned(count, 0);
     std::vector<int32_t> loose;  // for the enclosing-range fallback
@@ -259,6 +260,7 @@ class Builder {
       struct IdLaunch {
         int64_t id;
         int32_t launch;
+        uint32_t rank;  // in time order: (id, rank) is unique, so the sort needs no buffer
       };
       std::vector<IdLaunch> by_id;
       by_id.reserve(order.size());
@@ -266,9 +268,9 @@ class Builder {
         const int64_t id = launch_row(uint32_t(l)).external_id;
         if (id == 0) continue;  // "zero runtimes" go to their thread's root
         if (id == kNoId && !tb_) continue;
-        by_id.push_back({id, l});
+        by_id.push_back({id, l, uint32_t(by_id.size())});
       }
-      std::stable_sort(by_id.begin(), by_id.end(), [](const IdLaunch& a, const IdLaunch& b) { return a.id < b.id; });
+      std::sort(by_id.begin(), by_id.end(), [](const IdLaunch& a, const IdLaunch& b) { return a.id != b.id ? a.id < b.id : a.rank < b.rank; });
       std::vector<char> taken(by_id.size(), 0);
       // Threads in first-appearance order, nodes in time order: the first node with an id takes
       // every launch registered under it.
