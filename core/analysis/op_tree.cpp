@@ -5,6 +5,7 @@
 #include <numeric>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/analysis/step_breakdown.h"
 #include "core/analysis/tensor_cores.h"
@@ -42,7 +43,6 @@ class Builder {
     heartbeat(t_.nodes.size());
     nest();
     heartbeat(t_.nodes.size());
-    remember_time_order();
     link();
     heartbeat(t_.nodes.size() + t_.launches.size());
     if (tb_) attach_unlaunched_kernels();
@@ -56,6 +56,11 @@ class Builder {
  private:
   // --- spec §3: which ranges become host nodes -------------------------------------------------
   void add(const SliceRow& s, EventKind kind, uint32_t row, NodeType type, NodeClass cls) {
+    if (counting_) {
+      ++counted_;
+      counted_tids_.insert(s.tid);
+      return;
+    }
     OpNode n;
     n.name = s.name;
     n.kind = kind;
@@ -72,12 +77,24 @@ class Builder {
   }
 
   void collect_nodes() {
-    // Every cpu_op is a node; annotations and Python frames may be: reserve for all of them so
-    // the largest vector of the build never doubles (a doubling's copy briefly needs 3x).
-    size_t most = m_.cpu_ops.size() + m_.user_annotations.size() + m_.python_functions.size();
-    if (tb_) most += m_.gpu_annotations.size();
-    t_.nodes.reserve(most);
-    cands_.reserve(most);
+    // The largest vector of the build is allocated once at its size: a first walk counts the
+    // nodes and the threads (each gets a root), the second makes them. Reserved for every row
+    // that might be a node, it was shrunk (a copy) when Python frames were not taken, and grown
+    // again (a copy of 120 MB per GiB of trace, for a moment twice that) when the roots did not fit.
+    counting_ = true;
+    collect_rows();
+    counting_ = false;
+    t_.nodes.reserve(counted_ + counted_tids_.size());
+    cands_.reserve(counted_);
+    std::unordered_set<StringId>().swap(counted_tids_);
+    collect_rows();
+    // The walk in time order decides thread order and, within a thread, which node comes first.
+    std::sort(cands_.begin(), cands_.end(), [](const Candidate& a, const Candidate& b) {
+      return a.start != b.start ? a.start < b.start : a.node < b.node;
+    });
+  }
+
+  void collect_rows() {
     for (uint32_t i = 0; i < m_.cpu_ops.size(); ++i) {
       const SliceRow& s = m_.cpu_ops[i].s;
       const std::string_view name = m_.strings.get(s.name);
@@ -110,12 +127,6 @@ class Builder {
         add(r.s, EventKind::kPythonFunction, i, NodeType::kModule, NodeClass::kModule);
       }
     }
-    // The walk in time order decides thread order and, within a thread, which node comes first.
-    std::sort(cands_.begin(), cands_.end(), [](const Candidate& a, const Candidate& b) {
-      return a.start != b.start ? a.start < b.start : a.node < b.node;
-    });
-    // Python frames reserved for but not taken: give the room back now, while little else is held.
-    if (t_.nodes.capacity() - t_.nodes.size() > t_.nodes.size() / 8) t_.nodes.shrink_to_fit();
   }
 
   // A Lightning range as its node (only when asked for): true if `name` was one.
@@ -133,26 +144,23 @@ class Builder {
 
   void nest() {
     if (tb_) {
-      std::vector<double> s(t_.nodes.size()), e(t_.nodes.size());
-      for (size_t i = 0; i < t_.nodes.size(); ++i) {
-        const SliceRow& r = node_slice(m_, t_.nodes[i]);
-        s[i] = float_us(r.ts_ns);
-        e[i] = s[i] + float_us(r.dur_ns);
-      }
-      nest_on(s, e);
+      nest_on([&](int32_t n) {
+        const SliceRow& r = node_slice(m_, t_.nodes[size_t(n)]);
+        const double start = float_us(r.ts_ns);
+        return std::pair<double, double>{start, start + float_us(r.dur_ns)};
+      });
     } else {
-      std::vector<int64_t> s(t_.nodes.size()), e(t_.nodes.size());
-      for (size_t i = 0; i < t_.nodes.size(); ++i) {
-        const SliceRow& r = node_slice(m_, t_.nodes[i]);
-        s[i] = r.ts_ns;
-        e[i] = r.ts_ns + r.dur_ns;
-      }
-      nest_on(s, e);
+      nest_on([&](int32_t n) {
+        const SliceRow& r = node_slice(m_, t_.nodes[size_t(n)]);
+        return std::pair<int64_t, int64_t>{r.ts_ns, r.ts_ns + r.dur_ns};
+      });
     }
   }
 
-  template <class T>
-  void nest_on(const std::vector<T>& start, const std::vector<T>& end) {
+  // `span(node)`: its (start, end) as this mode compares them, read from its row (arrays of them
+  // for every node cost 16 bytes a node at the build's peak).
+  template <class Span>
+  void nest_on(Span span) {
     std::unordered_map<StringId, size_t> thread_index;
     for (const Candidate& c : cands_) {
       auto [it, fresh] = thread_index.try_emplace(c.tid, threads_.size());
@@ -160,9 +168,10 @@ class Builder {
       threads_[it->second].members.push_back(c.node);
       if (t_.nodes[size_t(c.node)].cls == NodeClass::kProfilerStep) threads_[it->second].has_step = true;
     }
+    std::vector<Candidate>().swap(cands_);
     dropped_.assign(t_.nodes.size(), 0);
-    t_.nodes.reserve(t_.nodes.size() + threads_.size());
     last_child_.assign(t_.nodes.size() + threads_.size(), -1);
+    using T = decltype(span(0).first);
     for (Thread& th : threads_) {
       OpNode root;
       root.row = uint32_t(t_.roots.size());
@@ -175,16 +184,30 @@ class Builder {
       t_.roots.push_back(th.root);
       thread_of_tid_[th.tid] = th.root;
 
+      // Members come in time order (linking keeps that); nesting wants (start, -end): only
+      // runs of equal start need sorting.
+      th.members_in_time_order = th.members;
       std::vector<int32_t>& order = th.members;
-      std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-        return start[size_t(a)] != start[size_t(b)] ? start[size_t(a)] < start[size_t(b)] : end[size_t(a)] > end[size_t(b)];
-      });
-      std::vector<int32_t> stack;  // open nodes under the root (which spans everything)
+      for (size_t i = 0; i < order.size();) {
+        const T start = span(order[i]).first;
+        size_t j = i + 1;
+        while (j < order.size() && span(order[j]).first == start) ++j;
+        if (j - i > 1)
+          std::stable_sort(order.begin() + std::ptrdiff_t(i), order.begin() + std::ptrdiff_t(j),
+                           [&](int32_t a, int32_t b) { return span(a).second > span(b).second; });
+        i = j;
+      }
+      struct Open {
+        int32_t node;
+        T end;
+      };
+      std::vector<Open> stack;  // open nodes under the root (which spans everything)
       for (int32_t n : order) {
-        while (!stack.empty() && start[size_t(n)] >= end[size_t(stack.back())]) stack.pop_back();
-        if (stack.empty() || end[size_t(n)] <= end[size_t(stack.back())]) {
-          append_child(stack.empty() ? th.root : stack.back(), n);
-          stack.push_back(n);
+        const auto [start, end] = span(n);
+        while (!stack.empty() && start >= stack.back().end) stack.pop_back();
+        if (stack.empty() || end <= stack.back().end) {
+          append_child(stack.empty() ? th.root : stack.back().node, n);
+          stack.push_back({n, end});
         } else {
           dropped_[size_t(n)] = 1;  // starts inside its parent but ends after it
           ++t_.stats.dropped_nodes;
@@ -232,6 +255,7 @@ class Builder {
     }
     t_.launched = std::move(links.refs);
     t_.unlaunched = std::move(links.unlaunched);
+    std::vector<uint32_t>().swap(links.begin);  // in the launches now
     t_.stats.unlaunched_kernels = size_t(std::count_if(t_.unlaunched.begin(), t_.unlaunched.end(),
                                                        [](DeviceRef d) { return d.kind == EventKind::kKernel; }));
 
@@ -300,6 +324,8 @@ class Builder {
       else if (id == 0) to_root(l);
       else ++t_.stats.unattached;
     }
+    std::vector<int32_t>().swap(order);
+    std::vector<char>().swap(owned);
     if (!tb_) attach_by_time(loose);
   }
 
@@ -490,20 +516,15 @@ class Builder {
   std::vector<char> dropped_;
   std::vector<int32_t> last_child_;  // per node, while building
   std::unordered_map<StringId, int32_t> thread_of_tid_;
+  bool counting_ = false;  // collect_rows only counts (collect_nodes' first walk)
+  size_t counted_ = 0;
+  std::unordered_set<StringId> counted_tids_;
 
   // A node's start and end (not a root's): its row's.
   int64_t start_of(int32_t n) const { return node_slice(m_, t_.nodes[size_t(n)]).ts_ns; }
   int64_t end_of(int32_t n) const {
     const SliceRow& s = node_slice(m_, t_.nodes[size_t(n)]);
     return s.ts_ns + s.dur_ns;
-  }
-
-  // Each thread's nodes in time order (for linking).
-  void remember_time_order() {
-    std::unordered_map<StringId, size_t> idx;
-    for (size_t i = 0; i < threads_.size(); ++i) idx[threads_[i].tid] = i;
-    for (const Candidate& c : cands_) threads_[idx[c.tid]].members_in_time_order.push_back(c.node);
-    std::vector<Candidate>().swap(cands_);
   }
 
   // The External id linking reads from a node's row (module frames link by time only).
