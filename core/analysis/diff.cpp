@@ -56,7 +56,7 @@ DiffSide side_of(const Tree& tree, const std::vector<int32_t>& nodes) {
       const OpNode& op = tree.t.nodes[size_t(at)];
       stack.pop_back();
       if (!op.is_operator) continue;
-      const std::string_view name = tree.m.strings.get(op.name);
+      const std::string_view name = tree.m.strings.get(node_slice(tree.m, op).name);
       auto [it, fresh] = index.try_emplace(name, s.aggs.size());
       if (fresh) s.aggs.push_back({std::string(name)});
       DiffAgg& a = s.aggs[it->second];

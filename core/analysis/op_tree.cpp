@@ -62,7 +62,6 @@ class Builder {
       return;
     }
     OpNode n;
-    n.name = s.name;
     n.kind = kind;
     n.row = row;
     n.type = type;
@@ -427,7 +426,7 @@ class Builder {
           const int32_t c = node.first_child;
           if (c < 0 || t_.nodes[size_t(c)].next_sibling >= 0) break;  // not an only child
           const OpNode& child = t_.nodes[size_t(c)];
-          if (node.type != NodeType::kOperator || child.type != NodeType::kOperator || node.name != child.name) break;
+          if (node.type != NodeType::kOperator || child.type != NodeType::kOperator || node_slice(m_, node).name != node_slice(m_, child).name) break;
           node.first_child = child.first_child;
           last_child_[size_t(n)] = last_child_[size_t(c)];
           for (int32_t g = node.first_child; g >= 0; g = t_.nodes[size_t(g)].next_sibling) t_.nodes[size_t(g)].parent = n;
@@ -550,7 +549,7 @@ OpTree build_op_tree(const TraceModel& m, const OpTreeOptions& options) {
 std::string_view node_name(const OpTree& t, const TraceModel& m, int32_t node) {
   const OpNode& n = t.nodes[size_t(node)];
   if (n.type == NodeType::kRoot) return "CallTreeRoot";
-  return m.strings.get(n.name);
+  return m.strings.get(node_slice(m, n).name);
 }
 
 }  // namespace ks

@@ -52,8 +52,8 @@ void for_each_call_of(const OpTree& t, const TraceModel& m, OpGroupBy group_by, 
                       std::string_view input_shape, const StepFilter* step, F&& f) {
   ShapeReprs shapes(m);
   for_each_operator(t, step, [&](const OpNode& n) {
-    if (m.strings.get(n.name) != name) return;
     const CpuOpRow& row = m.cpu_ops[n.row];
+    if (m.strings.get(row.s.name) != name) return;
     if (group_by == OpGroupBy::kNameAndShape && shapes(row.input_dims) != input_shape) return;
     f(n, row);
   });
@@ -98,12 +98,12 @@ OperatorTable operator_table(const OpTree& t, const TraceModel& m, OpGroupBy gro
   std::string key;
   for_each_operator(t, step, [&](const OpNode& n) {
     const CpuOpRow& row = m.cpu_ops[n.row];
-    key.assign(reinterpret_cast<const char*>(&n.name), sizeof n.name);
+    key.assign(reinterpret_cast<const char*>(&row.s.name), sizeof row.s.name);
     if (group_by == OpGroupBy::kNameAndShape) key += shapes(row.input_dims);
     auto [it, fresh] = index.try_emplace(key, table.rows.size());
     if (fresh) {
       OperatorGroup g;
-      g.name = n.name;
+      g.name = row.s.name;
       g.tc_eligible = n.tc_eligible;
       if (group_by == OpGroupBy::kNameAndShape) g.input_shape = shapes(row.input_dims);
       table.rows.push_back(std::move(g));
