@@ -39,6 +39,10 @@ class Builder {
 
   OpTree build() {
     // Each stage walks every node: a sign of life after each (a 10 GB trace takes minutes in wasm).
+    // The launches first: linking them to their device work holds 16 bytes per launch and per
+    // device activity for a moment, best done before the nodes are there.
+    make_launches();
+    heartbeat(t_.launches.size());
     collect_nodes();
     heartbeat(t_.nodes.size());
     nest();
@@ -185,7 +189,7 @@ class Builder {
 
       // Members come in time order (linking keeps that); nesting wants (start, -end): only
       // runs of equal start need sorting.
-      th.members_in_time_order = th.members;
+      if (by_external_id_) th.members_in_time_order = th.members;
       std::vector<int32_t>& order = th.members;
       for (size_t i = 0; i < order.size();) {
         const T start = span(order[i]).first;
@@ -239,11 +243,11 @@ class Builder {
     n.first_launch = launch;
   }
 
-  void link() {
+  void make_launches() {
     LaunchLinks links = link_launches(m_, !tb_);
     const size_t count = links.launches();
     t_.stats.launches = count;
-    t_.launches.reserve(count + (tb_ ? threads_.size() : 0));  // tb_plugin adds a dummy per thread
+    t_.launches.reserve(count);  // tb_plugin's dummies (one per thread with a step) come later
     for (uint32_t i = 0; i < count; ++i) {
       Launch l;
       l.kind = i < m_.runtimes.size() ? EventKind::kRuntime : EventKind::kDriver;
@@ -267,8 +271,19 @@ class Builder {
       if (r.external_id == r.correlation) ++equal;
     }
     t_.stats.external_ids_are_correlations = both > 0 && equal == both;
-    const bool by_external_id = tb_ || !t_.stats.external_ids_are_correlations;
+    by_external_id_ = tb_ || !t_.stats.external_ids_are_correlations;
+  }
 
+  void link() {
+    const size_t count = t_.launches.size();
+    const bool by_external_id = by_external_id_;
+    if (!by_external_id) {
+      // Every launch is placed by time.
+      std::vector<int32_t> loose(count);
+      std::iota(loose.begin(), loose.end(), 0);
+      attach_by_time(loose, true);
+      return;
+    }
     // Launches in time order, registered under their External id.
     std::vector<int32_t> order(count);
     std::iota(order.begin(), order.end(), 0);
@@ -279,32 +294,37 @@ class Builder {
     std::vector<char> owned(count, 0);
     std::vector<int32_t> loose;  // for the enclosing-range fallback
     if (by_external_id) {
-      // Launches by External id (time order within an id): a sorted array, no per-id allocation.
-      struct IdLaunch {
-        int64_t id;
-        int32_t launch;
-        uint32_t rank;  // in time order: (id, rank) is unique, so the sort needs no buffer
-      };
-      std::vector<IdLaunch> by_id;
-      by_id.reserve(order.size());
+      // Launches by External id (time order within an id): a sorted array of launch indices
+      // (4 bytes each; the ids and times are read from the rows), no per-id allocation.
+      std::vector<int32_t> by_id;
+      auto id_of = [&](int32_t l) { return launch_row(uint32_t(l)).external_id; };
+      size_t registered = 0;
+      for (int32_t l : order) registered += id_of(l) != 0 && (id_of(l) != kNoId || tb_);
+      by_id.reserve(registered);
       for (int32_t l : order) {
-        const int64_t id = launch_row(uint32_t(l)).external_id;
+        const int64_t id = id_of(l);
         if (id == 0) continue;  // "zero runtimes" go to their thread's root
         if (id == kNoId && !tb_) continue;
-        by_id.push_back({id, l, uint32_t(by_id.size())});
+        by_id.push_back(l);
       }
-      std::sort(by_id.begin(), by_id.end(), [](const IdLaunch& a, const IdLaunch& b) { return a.id != b.id ? a.id < b.id : a.rank < b.rank; });
+      // (id, time, index): the time order (`order`) within an id, sorted in place.
+      std::sort(by_id.begin(), by_id.end(), [&](int32_t a, int32_t b) {
+        const int64_t ia = id_of(a), ib = id_of(b);
+        if (ia != ib) return ia < ib;
+        const int64_t ta = launch_row(uint32_t(a)).ts_ns, tb = launch_row(uint32_t(b)).ts_ns;
+        return ta != tb ? ta < tb : a < b;
+      });
       std::vector<char> taken(by_id.size(), 0);
       // Threads in first-appearance order, nodes in time order: the first node with an id takes
       // every launch registered under it.
       for (const Thread& th : threads_) {
         for (int32_t n : th.members_in_time_order) {
           const int64_t id = node_external_id(n);
-          auto lo = std::lower_bound(by_id.begin(), by_id.end(), id, [](const IdLaunch& a, int64_t v) { return a.id < v; });
-          if (lo == by_id.end() || lo->id != id || taken[size_t(lo - by_id.begin())]) continue;
+          auto lo = std::lower_bound(by_id.begin(), by_id.end(), id, [&](int32_t l, int64_t v) { return id_of(l) < v; });
+          if (lo == by_id.end() || id_of(*lo) != id || taken[size_t(lo - by_id.begin())]) continue;
           taken[size_t(lo - by_id.begin())] = 1;
-          for (auto it = lo; it != by_id.end() && it->id == id; ++it) {
-            const int32_t l = it->launch;
+          for (auto it = lo; it != by_id.end() && id_of(*it) == id; ++it) {
+            const int32_t l = *it;
             owned[size_t(l)] = 1;
             if (dropped_[size_t(n)]) {
               if (!tb_) loose.push_back(l);  // its node overran its parent: place it by time
@@ -325,7 +345,7 @@ class Builder {
     }
     std::vector<int32_t>().swap(order);
     std::vector<char>().swap(owned);
-    if (!tb_) attach_by_time(loose);
+    if (!tb_) attach_by_time(loose, false);
   }
 
   void to_root(int32_t l) {
@@ -340,12 +360,15 @@ class Builder {
 
   // Each launch goes to the innermost node of its thread's tree that is running when it starts
   // (the operator that made the call), or to the thread's root.
-  void attach_by_time(std::vector<int32_t>& loose) {
-    std::stable_sort(loose.begin(), loose.end(), [&](int32_t a, int32_t b) {
+  // `in_index_order`: `loose` lists launches by index, so ties can be broken by it in place.
+  void attach_by_time(std::vector<int32_t>& loose, bool in_index_order) {
+    auto before = [&](int32_t a, int32_t b) {
       const SliceRow& x = launch_row(uint32_t(a));
       const SliceRow& y = launch_row(uint32_t(b));
       return x.tid != y.tid ? x.tid < y.tid : x.ts_ns < y.ts_ns;
-    });
+    };
+    if (in_index_order) std::sort(loose.begin(), loose.end(), [&](int32_t a, int32_t b) { return before(a, b) || (!before(b, a) && a < b); });
+    else std::stable_sort(loose.begin(), loose.end(), before);
     size_t i = 0;
     while (i < loose.size()) {
       const StringId tid = launch_row(uint32_t(loose[i])).tid;
@@ -403,6 +426,7 @@ class Builder {
     if (kernels.empty()) return;
     const uint32_t begin = uint32_t(t_.launched.size());
     t_.launched.insert(t_.launched.end(), kernels.begin(), kernels.end());
+    t_.launches.reserve(t_.launches.size() + size_t(std::count_if(threads_.begin(), threads_.end(), [](const Thread& th) { return th.has_step; })));
     for (const Thread& th : threads_) {
       if (!th.has_step) continue;
       Launch l;
@@ -515,6 +539,7 @@ class Builder {
   std::vector<char> dropped_;
   std::vector<int32_t> last_child_;  // per node, while building
   std::unordered_map<StringId, int32_t> thread_of_tid_;
+  bool by_external_id_ = false;  // launches reach nodes by External id (else by time only)
   bool counting_ = false;  // collect_rows only counts (collect_nodes' first walk)
   size_t counted_ = 0;
   std::unordered_set<StringId> counted_tids_;

@@ -55,6 +55,11 @@ LaunchLinks link_launches(const TraceModel& m, bool include_drivers) {
     if (ta != tb) return ta < tb;
     return a.kind != b.kind ? a.kind < b.kind : a.row < b.row;
   };
+  // The output first, at its most (every piece of device work linked), the items after it: freed,
+  // they give back the top of the heap rather than a hole under what stays.
+  LaunchLinks out;
+  out.begin.assign(launchers + 1, 0);
+  out.refs.resize(m.kernels.size() + m.memcpys.size() + m.memsets.size());
   std::vector<Item> items;
   items.reserve(launchers + m.kernels.size() + m.memcpys.size() + m.memsets.size());
   for (size_t i = 0; i < m.runtimes.size(); ++i) items.push_back({m.runtimes[i].correlation, uint32_t(i), EventKind::kRuntime});
@@ -88,8 +93,6 @@ LaunchLinks link_launches(const TraceModel& m, bool include_drivers) {
       i = j;
     }
   };
-  LaunchLinks out;
-  out.begin.assign(launchers + 1, 0);
   size_t linked = 0;
   walk([&](uint32_t launcher, DeviceRef) { ++out.begin[launcher]; ++linked; },
        [&](DeviceRef d) { out.unlaunched.push_back(d); });
