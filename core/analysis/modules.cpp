@@ -463,7 +463,7 @@ class TreeBuilder {
     std::unordered_map<FlowId, int64_t> finish_of;
     std::vector<FlowId> ids;
     for (const FlowRow& f : m_.flows) {
-      if (m_.strings.get(f.cat) != "fwdbwd") continue;
+      if (m_.strings.get(m_.flow_cat(f)) != "fwdbwd") continue;
       if (f.phase == 's') {
         if (start_of.try_emplace(f.id, f.ts_ns).second) ids.push_back(f.id);
       } else if (f.phase == 'f') {

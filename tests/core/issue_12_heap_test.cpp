@@ -49,6 +49,18 @@ TEST_CASE("issue_12 flow ids from a trace: a number and the same digits as a str
   CHECK(m.flows[1].binding_enclosing);
   CHECK(m.strings.get(m.flows[2].id & ~ks::kFlowIdText) == "x7");
   CHECK(m.strings.get(m.flows[3].id & ~ks::kFlowIdText) == "4294967296");
+  // cat/name and pid/tid as pairs kept once: each row reads its own back.
+  CHECK(m.flow_pairs.size() == 4);  // (fwdbwd, fwdbwd), (1, 1), (1, 2), (ac2g, ac2g)
+  const char* const expect[4][4] = {{"fwdbwd", "fwdbwd", "1", "1"}, {"fwdbwd", "fwdbwd", "1", "2"},
+                                    {"ac2g", "ac2g", "1", "1"}, {"ac2g", "ac2g", "1", "2"}};
+  for (size_t i = 0; i < 4; ++i) {
+    const ks::FlowRow& f = m.flows[i];
+    CHECK(m.strings.get(m.flow_cat(f)) == expect[i][0]);
+    CHECK(m.strings.get(m.flow_name(f)) == expect[i][1]);
+    CHECK(m.strings.get(m.flow_pid(f)) == expect[i][2]);
+    CHECK(m.strings.get(m.flow_tid(f)) == expect[i][3]);
+  }
+  CHECK(sizeof(ks::FlowRow) == 24);
 }
 
 TEST_CASE("issue_12 sequence numbers and forward thread ids beyond 32 bits read back exactly", "[issue_12]") {
