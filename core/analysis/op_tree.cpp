@@ -87,7 +87,6 @@ class Builder {
     counting_ = true;
     collect_rows();
     counting_ = false;
-    t_.nodes.reserve(counted_ + counted_tids_.size());
     cands_.reserve(counted_);
     std::unordered_set<StringId>().swap(counted_tids_);
     collect_rows();
@@ -250,8 +249,7 @@ class Builder {
     t_.launches.reserve(count);  // tb_plugin's dummies (one per thread with a step) come later
     for (uint32_t i = 0; i < count; ++i) {
       Launch l;
-      l.kind = i < m_.runtimes.size() ? EventKind::kRuntime : EventKind::kDriver;
-      l.row = l.kind == EventKind::kRuntime ? i : uint32_t(i - m_.runtimes.size());
+      l.index = i;
       l.device_begin = links.begin[i];
       l.device_end = links.begin[i + 1];
       t_.launches.push_back(l);
@@ -430,7 +428,6 @@ class Builder {
     for (const Thread& th : threads_) {
       if (!th.has_step) continue;
       Launch l;
-      l.kind = EventKind::kOther;
       l.device_begin = begin;
       l.device_end = uint32_t(t_.launched.size());
       t_.launches.push_back(l);

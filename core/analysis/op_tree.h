@@ -10,6 +10,7 @@
 #include "core/analysis/steps.h"
 #include "core/analysis/tensor_core_rules.h"
 #include "core/trace/trace_model.h"
+#include "core/util/chunked_table.h"
 
 namespace ks {
 
@@ -55,19 +56,25 @@ static_assert(sizeof(OpNode) == 64, "one cache line a node; see above");
 // A launch attached to a node: a runtime call, a driver call, or (tb_plugin) the dummy launch
 // holding kernels whose launch was not recorded. Its start and duration are its row's
 // (launch_slice), and the time of its device work is summed into its node's statistics when they
-// are filled, not kept: 20 bytes, one per runtime call (40 with those two sums: 4.5 B/event of
-// the modern shape).
-struct Launch {
-  uint32_t row = 0;
+// are filled, not kept; its table is told by its index: 16 bytes, one per runtime call (40 with
+// those two sums and the kind: 5.4 B/event of the modern shape).
+struct Launch {  // 16 bytes
+  static constexpr uint32_t kDummy = UINT32_MAX;
+  // A runtime row, or runtimes.size() + a driver row (link_launches' numbering); kDummy: tb_plugin's
+  // holder of unlaunched kernels.
+  uint32_t index = kDummy;
   int32_t next = -1;
   uint32_t device_begin = 0, device_end = 0;  // its device work: OpTree::launched[begin, end)
-  EventKind kind = EventKind::kRuntime;  // kRuntime, kDriver, or kOther for the dummy
+  // kRuntime, kDriver, or kOther for the dummy.
+  EventKind kind(const TraceModel& m) const {
+    return index == kDummy ? EventKind::kOther : index < m.runtimes.size() ? EventKind::kRuntime : EventKind::kDriver;
+  }
 };
 // The runtime or driver row of a launch (nullptr for the dummy).
 inline const SliceRow* launch_slice(const TraceModel& m, const Launch& l) {
-  if (l.kind == EventKind::kRuntime) return &m.runtimes[l.row];
-  if (l.kind == EventKind::kDriver) return &m.drivers[l.row];
-  return nullptr;
+  if (l.index == Launch::kDummy) return nullptr;
+  if (l.index < m.runtimes.size()) return &m.runtimes[l.index];
+  return &m.drivers[l.index - m.runtimes.size()];
 }
 
 // The model row a node stands for (not for roots, which have none).
@@ -92,7 +99,10 @@ struct LinkStats {
 };
 
 struct OpTree {
-  std::vector<OpNode> nodes;
+  // In blocks of 16,384 nodes (1 MB), not one vector: the Overview computes the steps, the
+  // breakdown and the GPU metrics first, and what they held for a moment leaves holes in the
+  // heap (13 B/event of the modern shape) that blocks fill and one vector of 64 B/node could not.
+  ChunkedTable<OpNode> nodes;
   std::vector<int32_t> roots;  // one CallTreeRoot per thread with host ranges, in first-appearance order
   // Per root (by its row): its first child's start and its last child's end; a root without
   // children spans everything (INT64_MIN, INT64_MAX).
