@@ -10,6 +10,12 @@
 // --views: then the Operators and Kernels tables too (views_seconds, wasm_heap_after_views_bytes).
 // --stats: the heap per structure (Session.heapStatsJson) after reading and after each step
 //   (heap_stats: {load, overview, views}).
+// --phases: where the Overview's heap grows: for each part it reports (steps, step breakdown,
+//   GPU metrics, operator trees, ...) the heap when it began and the most bytes in use seen at
+//   the core's heartbeats inside it (phases: [{phase, heap_at_start, max_in_use}]; the heartbeat
+//   samples every 2^18 units of work, so a short-lived peak between two samples is missed).
+// An abort in the Overview or the views (out of memory at 4 GB) is reported as `error` with
+// `wasm_heap_at_error_bytes`, beside what was measured before it.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -29,6 +35,7 @@ async function main() {
   const withViews = flag('--views');
   const withOverview = flag('--overview') || withViews;
   const withStats = flag('--stats');
+  const withPhases = flag('--phases');
   const file = args[0];
   if (!file) throw new Error('usage: bench-wasm-node.cjs [--module M] FILE');
 
@@ -58,25 +65,48 @@ async function main() {
   const heap = mod.HEAPU8.length;
   const extra = {};
   const stats = withStats ? { load: JSON.parse(s.heapStatsJson()) } : null;
-  if (withOverview && !s.failed()) {
-    const t1 = process.hrtime.bigint();
-    JSON.parse(s.overviewJson(false));
-    extra.overview_seconds = Number(process.hrtime.bigint() - t1) / 1e9;
-    extra.wasm_heap_after_overview_bytes = mod.HEAPU8.length;
-    if (stats) stats.overview = JSON.parse(s.heapStatsJson());
+  const phases = [];
+  if (withPhases) {
+    const inUse = () => JSON.parse(s.heapStatsJson()).in_use;
+    s.setProgress((phase) => {
+      phases.push({ phase, heap_at_start: mod.HEAPU8.length, max_in_use: inUse() });
+    });
+    mod.setHeartbeat(() => {
+      const p = phases[phases.length - 1];
+      if (p) p.max_in_use = Math.max(p.max_in_use, inUse());
+    });
+    extra.phases = phases;
   }
-  if (withViews && !s.failed()) {
-    const t2 = process.hrtime.bigint();
-    JSON.parse(s.operatorsJson('op', false, ''));
-    JSON.parse(s.operatorsJson('op+shape', false, ''));
-    JSON.parse(s.kernelsJson('name', false, ''));
-    JSON.parse(s.kernelsJson('props', false, ''));
-    extra.views_seconds = Number(process.hrtime.bigint() - t2) / 1e9;
-    extra.wasm_heap_after_views_bytes = mod.HEAPU8.length;
-    if (stats) stats.views = JSON.parse(s.heapStatsJson());
+  // An abort (out of memory at the 4 GB limit) still prints what was measured up to it.
+  const measureViews = () => {
+    if (withOverview && !s.failed()) {
+      const t1 = process.hrtime.bigint();
+      JSON.parse(s.overviewJson(false));
+      extra.overview_seconds = Number(process.hrtime.bigint() - t1) / 1e9;
+      extra.wasm_heap_after_overview_bytes = mod.HEAPU8.length;
+      if (stats) stats.overview = JSON.parse(s.heapStatsJson());
+    }
+    if (withViews && !s.failed()) {
+      const t2 = process.hrtime.bigint();
+      if (withPhases) phases.push({ phase: 'views', heap_at_start: mod.HEAPU8.length, max_in_use: 0 });
+      JSON.parse(s.operatorsJson('op', false, ''));
+      JSON.parse(s.operatorsJson('op+shape', false, ''));
+      JSON.parse(s.kernelsJson('name', false, ''));
+      JSON.parse(s.kernelsJson('props', false, ''));
+      extra.views_seconds = Number(process.hrtime.bigint() - t2) / 1e9;
+      extra.wasm_heap_after_views_bytes = mod.HEAPU8.length;
+      if (stats) stats.views = JSON.parse(s.heapStatsJson());
+    }
+  };
+  try {
+    measureViews();
+  } catch (e) {
+    extra.error = String(e.message || e).split('\n')[0];
+    extra.wasm_heap_at_error_bytes = mod.HEAPU8.length;
   }
   if (stats) extra.heap_stats = stats;
-  s.delete();
+  if (withPhases && !extra.error) phases.push({ phase: 'end', heap_at_start: mod.HEAPU8.length, max_in_use: JSON.parse(s.heapStatsJson()).in_use });
+  if (!extra.error) s.delete();
   process.stdout.write(JSON.stringify({
     seconds, cpu_seconds: cpuSeconds, bytes, wasm_heap_bytes: heap,
     max_rss_bytes: process.resourceUsage().maxRSS * 1024, ...extra, summary,

@@ -39,9 +39,10 @@ DiffSide side_of(const Tree& tree, const std::vector<int32_t>& nodes) {
   std::vector<std::pair<int32_t, int32_t>> stack;  // (node, next child)
   for (int32_t top : nodes) {
     const OpNode& n = tree.t.nodes[size_t(top)];
-    s.host_ns += n.host_total_ns;
+    const int64_t host_total_ns = node_host_total_ns(tree.t, tree.m, n);
+    s.host_ns += host_total_ns;
     s.device_ns += n.device_total_ns;
-    s.total_ns += n.device_total_ns ? n.device_total_ns : n.host_total_ns;
+    s.total_ns += n.device_total_ns ? n.device_total_ns : host_total_ns;
     // Post-order below (and including) the node, as tb_plugin collects operators (spec §5.3).
     stack.push_back({top, n.first_child});
     while (!stack.empty()) {
@@ -55,12 +56,12 @@ DiffSide side_of(const Tree& tree, const std::vector<int32_t>& nodes) {
       const OpNode& op = tree.t.nodes[size_t(at)];
       stack.pop_back();
       if (!op.is_operator) continue;
-      const std::string_view name = tree.m.strings.get(op.name);
+      const std::string_view name = tree.m.strings.get(node_slice(tree.m, op).name);
       auto [it, fresh] = index.try_emplace(name, s.aggs.size());
       if (fresh) s.aggs.push_back({std::string(name)});
       DiffAgg& a = s.aggs[it->second];
       ++a.calls;
-      a.host_total_ns += op.host_total_ns;
+      a.host_total_ns += node_host_total_ns(tree.t, tree.m, op);
       a.device_total_ns += op.device_total_ns;
       a.host_self_ns += op.host_self_ns;
       a.device_self_ns += op.device_self_ns;
@@ -190,7 +191,7 @@ void text_node(std::string& out, const DiffNode& d, int depth) {
 
 }  // namespace
 
-int32_t diff_tree_root(const OpTree& t, bool tb_plugin) {
+int32_t diff_tree_root(const OpTree& t, const TraceModel& m, bool tb_plugin) {
   if (t.roots.empty()) return -1;
   if (tb_plugin) return t.roots[0];
   for (int32_t root : t.roots)
@@ -200,7 +201,7 @@ int32_t diff_tree_root(const OpTree& t, bool tb_plugin) {
   int64_t best_ns = -1;
   for (int32_t root : t.roots) {
     int64_t ns = 0;
-    for (int32_t c : children_of(t, root)) ns += t.nodes[size_t(c)].host_total_ns;
+    for (int32_t c : children_of(t, root)) ns += node_host_total_ns(t, m, t.nodes[size_t(c)]);
     if (ns > best_ns) best = root, best_ns = ns;
   }
   return best;
@@ -209,7 +210,8 @@ int32_t diff_tree_root(const OpTree& t, bool tb_plugin) {
 DiffResult diff_trees(const OpTree& baseline, const TraceModel& baseline_model, const OpTree& experiment,
                       const TraceModel& experiment_model, bool tb_plugin) {
   DiffResult out;
-  const int32_t a = diff_tree_root(baseline, tb_plugin), b = diff_tree_root(experiment, tb_plugin);
+  const int32_t a = diff_tree_root(baseline, baseline_model, tb_plugin),
+                b = diff_tree_root(experiment, experiment_model, tb_plugin);
   if (a < 0 || b < 0) {
     out.error = std::string(a < 0 ? "the baseline" : "the experiment") + " has no host operators to compare";
     return out;

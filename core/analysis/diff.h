@@ -46,7 +46,7 @@ struct DiffResult {
 // Which thread's tree each side uses: tb_plugin takes the first thread (in order of first
 // appearance), which is not always the one running the steps; otherwise the first thread with a
 // ProfilerStep at its top, or failing that the one with the most host time at its top (-1: none).
-int32_t diff_tree_root(const OpTree& t, bool tb_plugin);
+int32_t diff_tree_root(const OpTree& t, const TraceModel& m, bool tb_plugin);
 
 // Trees deeper than 256 matched levels (hostile traces) are compared to that depth only.
 DiffResult diff_trees(const OpTree& baseline, const TraceModel& baseline_model, const OpTree& experiment,

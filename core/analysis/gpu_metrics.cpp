@@ -65,26 +65,36 @@ GpuMetricsResult gpu_metrics(const TraceModel& m, const StepsResult& steps) {
     GpuMetrics g;
     g.device = device;
     Ranges busy;
+    busy.reserve(kernels.size());
     for (const KernelRow* k : kernels) busy.push_back({k->s.ts_ns, k->s.ts_ns + k->s.dur_ns});
     busy = merge_ranges(std::move(busy));
     if (window > 0) g.utilization = double(ranges_sum(intersect_ranges(busy, {{S, E}}))) / window;
 
     // Est. SM efficiency: sweep over kernel starts/ends, starts first at equal times.
+    // Allocated once at its size and sorted in place (`index`, the order of insertion, keeps
+    // the sums' order that a stable sort gave): a growing vector and a stable sort's buffer
+    // held up to four times the edges at the Overview's peak.
     struct Edge {
       int64_t t;
-      bool start;
       double v;
+      uint32_t index;
+      bool start;
     };
     std::vector<Edge> edges;
+    size_t with_blocks = 0;
+    for (const KernelRow* k : kernels) with_blocks += k->blocks_per_sm > 0;
+    edges.reserve(2 * with_blocks);
     for (const KernelRow* k : kernels) {
       const double v = k->blocks_per_sm;
       if (!(v > 0)) continue;
       ++g.blocks_per_sm_count;
-      edges.push_back({k->s.ts_ns, true, v});
-      edges.push_back({k->s.ts_ns + k->s.dur_ns, false, v});
+      edges.push_back({k->s.ts_ns, v, uint32_t(edges.size()), true});
+      edges.push_back({k->s.ts_ns + k->s.dur_ns, v, uint32_t(edges.size()), false});
     }
-    std::stable_sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
-      return a.t != b.t ? a.t < b.t : (a.start && !b.start);
+    std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
+      if (a.t != b.t) return a.t < b.t;
+      if (a.start != b.start) return a.start;
+      return a.index < b.index;
     });
     if (!edges.empty()) {
       double acc = edges[0].v, weighted = 0;

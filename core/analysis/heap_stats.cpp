@@ -20,7 +20,7 @@ static size_t cap_bytes(const std::vector<T>& v) {
 }
 
 size_t op_tree_bytes(const OpTree& t) {
-  return cap_bytes(t.nodes) + cap_bytes(t.roots) + cap_bytes(t.launches) + cap_bytes(t.launched) +
+  return t.nodes.bytes() + cap_bytes(t.roots) + cap_bytes(t.launches) + cap_bytes(t.launched) +
          cap_bytes(t.unlaunched);
 }
 

@@ -13,16 +13,6 @@ namespace ks {
 
 namespace {
 
-const SliceRow* node_slice(const TraceModel& m, const OpNode& n) {
-  switch (n.kind) {
-    case EventKind::kCpuOp: return n.row < m.cpu_ops.size() ? &m.cpu_ops[n.row].s : nullptr;
-    case EventKind::kUserAnnotation: return n.row < m.user_annotations.size() ? &m.user_annotations[n.row].s : nullptr;
-    case EventKind::kGpuAnnotation: return n.row < m.gpu_annotations.size() ? &m.gpu_annotations[n.row].s : nullptr;
-    case EventKind::kPythonFunction: return n.row < m.python_functions.size() ? &m.python_functions[n.row].s : nullptr;
-    default: return nullptr;
-  }
-}
-
 // tb_plugin's profiler_start_ts (spec §2.5): the earliest event it keeps — duration events of the
 // categories it knows, and the memory events.
 int64_t time_origin(const TraceModel& m) {
@@ -142,7 +132,7 @@ MemoryIndex build_memory_index(const TraceModel& m, const OpTree& t, const Memor
   for (int32_t root : t.roots) {
     const int32_t first = t.nodes[size_t(root)].first_child;
     if (first < 0) continue;
-    if (const SliceRow* s = node_slice(m, t.nodes[size_t(first)])) root_of_tid.emplace(s->tid, root);
+    root_of_tid.emplace(node_slice(m, t.nodes[size_t(first)]).tid, root);
   }
   std::unordered_map<StringId, std::vector<uint32_t>> rows_of_tid;
   for (uint32_t row : x.order)
@@ -167,12 +157,14 @@ MemoryIndex build_memory_index(const TraceModel& m, const OpTree& t, const Memor
     size_t next = 0;
     for (uint32_t row : rows) {
       const int64_t ts = m.memory[row].ts_ns;
-      while (next < pre.size() && t.nodes[size_t(pre[next])].start_ns <= ts) {
-        const OpNode& nd = t.nodes[size_t(pre[next])];
-        while (!open.empty() && nd.start_ns >= t.nodes[size_t(open.back())].end_ns) open.pop_back();
+      auto start = [&](int32_t n) { return node_start_ns(t, m, t.nodes[size_t(n)]); };
+      auto end = [&](int32_t n) { return node_end_ns(t, m, t.nodes[size_t(n)]); };
+      while (next < pre.size() && start(pre[next]) <= ts) {
+        const int64_t nd_start = start(pre[next]);
+        while (!open.empty() && nd_start >= end(open.back())) open.pop_back();
         open.push_back(pre[next++]);
       }
-      while (!open.empty() && t.nodes[size_t(open.back())].end_ns <= ts) open.pop_back();
+      while (!open.empty() && end(open.back()) <= ts) open.pop_back();
       for (int32_t v : open) x.processed[size_t(v)] = 1;
       if (!open.empty() && t.nodes[size_t(open.back())].is_operator) {
         x.node[row] = open.back();
@@ -313,7 +305,7 @@ std::vector<std::vector<MemoryStatRow>> memory_stats(const MemoryIndex& x, const
     }
     for (int32_t c = node.first_child; c >= 0; c = t.nodes[size_t(c)].next_sibling) {
       const OpNode& child = t.nodes[size_t(c)];
-      if (child.end_ns < w.from_ns || child.start_ns > w.to_ns) continue;
+      if (node_end_ns(t, m, child) < w.from_ns || node_start_ns(t, m, child) > w.to_ns) continue;
       self(self, c, depth + 1);
       for (size_t k = 0; k < nd * 3; ++k) add(scratch[depth][k], scratch[depth + 1][k]);
     }
@@ -335,7 +327,7 @@ std::vector<std::vector<MemoryStatRow>> memory_stats(const MemoryIndex& x, const
   for (int32_t root : t.roots) {
     for (int32_t c = t.nodes[size_t(root)].first_child; c >= 0; c = t.nodes[size_t(c)].next_sibling) {
       const OpNode& child = t.nodes[size_t(c)];
-      if (child.end_ns < w.from_ns || child.start_ns > w.to_ns) continue;
+      if (node_end_ns(t, m, child) < w.from_ns || node_start_ns(t, m, child) > w.to_ns) continue;
       visit(visit, c, 0);
     }
   }

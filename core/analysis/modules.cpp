@@ -272,7 +272,7 @@ std::map<AggKey, Agg> aggregate(const OpTree& t, const TraceModel& m, NodeClass 
         ++a.occurrences;
         for (int32_t c = node.first_child; c >= 0; c = t.nodes[size_t(c)].next_sibling)
           if (t.nodes[size_t(c)].is_operator) ++a.operators;
-        a.host_total += node.end_ns - node.start_ns;
+        a.host_total += node_slice(m, node).dur_ns;
         a.host_self += node.host_self_ns;
         a.device_total += node.device_total_ns;
         a.device_self += node.device_self_ns;
@@ -400,9 +400,9 @@ class TreeBuilder {
       x.op = op;
       x.name = std::string(node_name(t_, m_, op));
       x.kind = o.type == NodeType::kRoot ? ViewNodeKind::kOther : kind_of(o);
-      x.start = o.start_ns;
-      x.end = o.end_ns;
-      x.host_total = o.host_total_ns;
+      x.start = node_start_ns(t_, m_, o);
+      x.end = node_end_ns(t_, m_, o);
+      x.host_total = node_host_total_ns(t_, m_, o);
       x.host_self = o.host_self_ns;
       x.device_total = o.device_total_ns;
       x.device_self = o.device_self_ns;
@@ -463,7 +463,7 @@ class TreeBuilder {
     std::unordered_map<FlowId, int64_t> finish_of;
     std::vector<FlowId> ids;
     for (const FlowRow& f : m_.flows) {
-      if (m_.strings.get(f.cat) != "fwdbwd") continue;
+      if (m_.strings.get(m_.flow_cat(f)) != "fwdbwd") continue;
       if (f.phase == 's') {
         if (start_of.try_emplace(f.id, f.ts_ns).second) ids.push_back(f.id);
       } else if (f.phase == 'f') {

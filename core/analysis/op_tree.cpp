@@ -5,6 +5,7 @@
 #include <numeric>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/analysis/step_breakdown.h"
 #include "core/analysis/tensor_cores.h"
@@ -18,10 +19,10 @@ double float_us(int64_t ns) { return double(ns / 1000) + double(ns % 1000) / 100
 
 constexpr int64_t kRootStart = INT64_MIN, kRootEnd = INT64_MAX;
 
-struct Candidate {
+struct Candidate {  // 16 bytes: (start, node) is unique, so an in-place sort gives a stable order
+  int64_t start;
   int32_t node;   // index into OpTree::nodes
   StringId tid;
-  int64_t external_id;
 };
 
 bool is_step_name(std::string_view n) { return n.starts_with("ProfilerStep#"); }
@@ -38,11 +39,14 @@ class Builder {
 
   OpTree build() {
     // Each stage walks every node: a sign of life after each (a 10 GB trace takes minutes in wasm).
+    // The launches first: linking them to their device work holds 16 bytes per launch and per
+    // device activity for a moment, best done before the nodes are there.
+    make_launches();
+    heartbeat(t_.launches.size());
     collect_nodes();
     heartbeat(t_.nodes.size());
     nest();
     heartbeat(t_.nodes.size());
-    remember_time_order();
     link();
     heartbeat(t_.nodes.size() + t_.launches.size());
     if (tb_) attach_unlaunched_kernels();
@@ -55,11 +59,13 @@ class Builder {
 
  private:
   // --- spec §3: which ranges become host nodes -------------------------------------------------
-  void add(const SliceRow& s, EventKind kind, uint32_t row, NodeType type, NodeClass cls, int64_t external_id) {
+  void add(const SliceRow& s, EventKind kind, uint32_t row, NodeType type, NodeClass cls) {
+    if (counting_) {
+      ++counted_;
+      counted_tids_.insert(s.tid);
+      return;
+    }
     OpNode n;
-    n.start_ns = s.ts_ns;
-    n.end_ns = s.ts_ns + s.dur_ns;
-    n.name = s.name;
     n.kind = kind;
     n.row = row;
     n.type = type;
@@ -68,37 +74,48 @@ class Builder {
     n.is_operator = cls == NodeClass::kPlain && type == NodeType::kOperator && name != "DataParallel.forward" &&
                     name != "DistributedDataParallel.forward" && !name.starts_with("Optimizer.");
     n.tc_eligible = tc_eligible_op(name, tb_);
-    cands_.push_back({int32_t(t_.nodes.size()), s.tid, external_id});
+    cands_.push_back({s.ts_ns, int32_t(t_.nodes.size()), s.tid});
     t_.nodes.push_back(n);
     heartbeat();
   }
 
   void collect_nodes() {
-    // Every cpu_op is a node; annotations and Python frames may be: reserve for all of them so
-    // the largest vector of the build never doubles (a doubling's copy briefly needs 3x).
-    size_t most = m_.cpu_ops.size() + m_.user_annotations.size() + m_.python_functions.size();
-    if (tb_) most += m_.gpu_annotations.size();
-    t_.nodes.reserve(most);
-    cands_.reserve(most);
+    // The largest vector of the build is allocated once at its size: a first walk counts the
+    // nodes and the threads (each gets a root), the second makes them. Reserved for every row
+    // that might be a node, it was shrunk (a copy) when Python frames were not taken, and grown
+    // again (a copy of 120 MB per GiB of trace, for a moment twice that) when the roots did not fit.
+    counting_ = true;
+    collect_rows();
+    counting_ = false;
+    cands_.reserve(counted_);
+    std::unordered_set<StringId>().swap(counted_tids_);
+    collect_rows();
+    // The walk in time order decides thread order and, within a thread, which node comes first.
+    std::sort(cands_.begin(), cands_.end(), [](const Candidate& a, const Candidate& b) {
+      return a.start != b.start ? a.start < b.start : a.node < b.node;
+    });
+  }
+
+  void collect_rows() {
     for (uint32_t i = 0; i < m_.cpu_ops.size(); ++i) {
       const SliceRow& s = m_.cpu_ops[i].s;
       const std::string_view name = m_.strings.get(s.name);
-      if (is_step_name(name)) add(s, EventKind::kCpuOp, i, NodeType::kProfilerStep, NodeClass::kProfilerStep, s.external_id);
-      else if (!add_lightning(s, EventKind::kCpuOp, i, name)) add(s, EventKind::kCpuOp, i, NodeType::kOperator, class_for(name), s.external_id);
+      if (is_step_name(name)) add(s, EventKind::kCpuOp, i, NodeType::kProfilerStep, NodeClass::kProfilerStep);
+      else if (!add_lightning(s, EventKind::kCpuOp, i, name)) add(s, EventKind::kCpuOp, i, NodeType::kOperator, class_for(name));
     }
     auto annotations = [&](const ChunkedTable<CpuOpRow>& table, EventKind kind) {
       for (uint32_t i = 0; i < table.size(); ++i) {
         const SliceRow& s = table[i].s;
         const std::string_view name = m_.strings.get(s.name);
         if (is_step_name(name)) {
-          add(s, kind, i, NodeType::kProfilerStep, NodeClass::kProfilerStep, s.external_id);
+          add(s, kind, i, NodeType::kProfilerStep, NodeClass::kProfilerStep);
           continue;
         }
         if (!tb_ && kind == EventKind::kUserAnnotation && add_lightning(s, kind, i, name)) continue;
         // Ordinary record_function ranges are not in the tree.
         const NodeClass cls = class_for(name);
         if (cls != NodeClass::kPlain || is_communication_op(name))
-          add(s, kind, i, NodeType::kUserAnnotation, cls, s.external_id);
+          add(s, kind, i, NodeType::kUserAnnotation, cls);
       }
     };
     annotations(m_.user_annotations, EventKind::kUserAnnotation);
@@ -107,24 +124,18 @@ class Builder {
     for (uint32_t i = 0; i < m_.python_functions.size(); ++i) {
       const PythonFunctionRow& r = m_.python_functions[i];
       if (m_.strings.get(r.s.cat) == "python") {
-        add(r.s, EventKind::kPythonFunction, i, NodeType::kPython, class_for(m_.strings.get(r.s.name)), r.s.external_id);
+        add(r.s, EventKind::kPythonFunction, i, NodeType::kPython, class_for(m_.strings.get(r.s.name)));
       } else if (r.python_module_id != kNoId && !(pl_ && tb_)) {
-        add(r.s, EventKind::kPythonFunction, i, NodeType::kModule, NodeClass::kModule, kNoId);
+        add(r.s, EventKind::kPythonFunction, i, NodeType::kModule, NodeClass::kModule);
       }
     }
-    // The walk in time order decides thread order and, within a thread, which node comes first.
-    std::stable_sort(cands_.begin(), cands_.end(), [&](const Candidate& a, const Candidate& b) {
-      return t_.nodes[size_t(a.node)].start_ns < t_.nodes[size_t(b.node)].start_ns;
-    });
-    // Python frames reserved for but not taken: give the room back now, while little else is held.
-    if (t_.nodes.capacity() - t_.nodes.size() > t_.nodes.size() / 8) t_.nodes.shrink_to_fit();
   }
 
   // A Lightning range as its node (only when asked for): true if `name` was one.
   bool add_lightning(const SliceRow& s, EventKind kind, uint32_t row, std::string_view name) {
     if (!pl_) return false;
-    if (name.starts_with("[pl][module]")) add(s, kind, row, NodeType::kPlModule, NodeClass::kPlModule, s.external_id);
-    else if (name.starts_with("[pl][profile]")) add(s, kind, row, NodeType::kPlProfile, NodeClass::kPlProfile, s.external_id);
+    if (name.starts_with("[pl][module]")) add(s, kind, row, NodeType::kPlModule, NodeClass::kPlModule);
+    else if (name.starts_with("[pl][profile]")) add(s, kind, row, NodeType::kPlProfile, NodeClass::kPlProfile);
     else return false;
     return true;
   }
@@ -135,24 +146,23 @@ class Builder {
 
   void nest() {
     if (tb_) {
-      std::vector<double> s(t_.nodes.size()), e(t_.nodes.size());
-      for (size_t i = 0; i < t_.nodes.size(); ++i) {
-        s[i] = float_us(t_.nodes[i].start_ns);
-        e[i] = s[i] + float_us(t_.nodes[i].end_ns - t_.nodes[i].start_ns);
-      }
-      nest_on(s, e);
+      nest_on([&](int32_t n) {
+        const SliceRow& r = node_slice(m_, t_.nodes[size_t(n)]);
+        const double start = float_us(r.ts_ns);
+        return std::pair<double, double>{start, start + float_us(r.dur_ns)};
+      });
     } else {
-      std::vector<int64_t> s(t_.nodes.size()), e(t_.nodes.size());
-      for (size_t i = 0; i < t_.nodes.size(); ++i) {
-        s[i] = t_.nodes[i].start_ns;
-        e[i] = t_.nodes[i].end_ns;
-      }
-      nest_on(s, e);
+      nest_on([&](int32_t n) {
+        const SliceRow& r = node_slice(m_, t_.nodes[size_t(n)]);
+        return std::pair<int64_t, int64_t>{r.ts_ns, r.ts_ns + r.dur_ns};
+      });
     }
   }
 
-  template <class T>
-  void nest_on(const std::vector<T>& start, const std::vector<T>& end) {
+  // `span(node)`: its (start, end) as this mode compares them, read from its row (arrays of them
+  // for every node cost 16 bytes a node at the build's peak).
+  template <class Span>
+  void nest_on(Span span) {
     std::unordered_map<StringId, size_t> thread_index;
     for (const Candidate& c : cands_) {
       auto [it, fresh] = thread_index.try_emplace(c.tid, threads_.size());
@@ -160,13 +170,14 @@ class Builder {
       threads_[it->second].members.push_back(c.node);
       if (t_.nodes[size_t(c.node)].cls == NodeClass::kProfilerStep) threads_[it->second].has_step = true;
     }
+    std::vector<Candidate>().swap(cands_);
     dropped_.assign(t_.nodes.size(), 0);
-    t_.nodes.reserve(t_.nodes.size() + threads_.size());
     last_child_.assign(t_.nodes.size() + threads_.size(), -1);
+    using T = decltype(span(0).first);
     for (Thread& th : threads_) {
       OpNode root;
-      root.start_ns = kRootStart;
-      root.end_ns = kRootEnd;
+      root.row = uint32_t(t_.roots.size());
+      t_.root_spans.push_back({kRootStart, kRootEnd});
       root.type = NodeType::kRoot;
       root.cls = NodeClass::kRoot;
       th.root = int32_t(t_.nodes.size());
@@ -175,16 +186,30 @@ class Builder {
       t_.roots.push_back(th.root);
       thread_of_tid_[th.tid] = th.root;
 
+      // Members come in time order (linking keeps that); nesting wants (start, -end): only
+      // runs of equal start need sorting.
+      if (by_external_id_) th.members_in_time_order = th.members;
       std::vector<int32_t>& order = th.members;
-      std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-        return start[size_t(a)] != start[size_t(b)] ? start[size_t(a)] < start[size_t(b)] : end[size_t(a)] > end[size_t(b)];
-      });
-      std::vector<int32_t> stack;  // open nodes under the root (which spans everything)
+      for (size_t i = 0; i < order.size();) {
+        const T start = span(order[i]).first;
+        size_t j = i + 1;
+        while (j < order.size() && span(order[j]).first == start) ++j;
+        if (j - i > 1)
+          std::stable_sort(order.begin() + std::ptrdiff_t(i), order.begin() + std::ptrdiff_t(j),
+                           [&](int32_t a, int32_t b) { return span(a).second > span(b).second; });
+        i = j;
+      }
+      struct Open {
+        int32_t node;
+        T end;
+      };
+      std::vector<Open> stack;  // open nodes under the root (which spans everything)
       for (int32_t n : order) {
-        while (!stack.empty() && start[size_t(n)] >= end[size_t(stack.back())]) stack.pop_back();
-        if (stack.empty() || end[size_t(n)] <= end[size_t(stack.back())]) {
-          append_child(stack.empty() ? th.root : stack.back(), n);
-          stack.push_back(n);
+        const auto [start, end] = span(n);
+        while (!stack.empty() && start >= stack.back().end) stack.pop_back();
+        if (stack.empty() || end <= stack.back().end) {
+          append_child(stack.empty() ? th.root : stack.back().node, n);
+          stack.push_back({n, end});
         } else {
           dropped_[size_t(n)] = 1;  // starts inside its parent but ends after it
           ++t_.stats.dropped_nodes;
@@ -217,21 +242,21 @@ class Builder {
     n.first_launch = launch;
   }
 
-  void link() {
+  void make_launches() {
     LaunchLinks links = link_launches(m_, !tb_);
     const size_t count = links.launches();
     t_.stats.launches = count;
-    t_.launches.reserve(count + (tb_ ? threads_.size() : 0));  // tb_plugin adds a dummy per thread
+    t_.launches.reserve(count);  // tb_plugin's dummies (one per thread with a step) come later
     for (uint32_t i = 0; i < count; ++i) {
       Launch l;
-      l.kind = i < m_.runtimes.size() ? EventKind::kRuntime : EventKind::kDriver;
-      l.row = l.kind == EventKind::kRuntime ? i : uint32_t(i - m_.runtimes.size());
+      l.index = i;
       l.device_begin = links.begin[i];
       l.device_end = links.begin[i + 1];
       t_.launches.push_back(l);
     }
     t_.launched = std::move(links.refs);
     t_.unlaunched = std::move(links.unlaunched);
+    std::vector<uint32_t>().swap(links.begin);  // in the launches now
     t_.stats.unlaunched_kernels = size_t(std::count_if(t_.unlaunched.begin(), t_.unlaunched.end(),
                                                        [](DeviceRef d) { return d.kind == EventKind::kKernel; }));
 
@@ -244,42 +269,60 @@ class Builder {
       if (r.external_id == r.correlation) ++equal;
     }
     t_.stats.external_ids_are_correlations = both > 0 && equal == both;
-    const bool by_external_id = tb_ || !t_.stats.external_ids_are_correlations;
+    by_external_id_ = tb_ || !t_.stats.external_ids_are_correlations;
+  }
 
+  void link() {
+    const size_t count = t_.launches.size();
+    const bool by_external_id = by_external_id_;
+    if (!by_external_id) {
+      // Every launch is placed by time.
+      std::vector<int32_t> loose(count);
+      std::iota(loose.begin(), loose.end(), 0);
+      attach_by_time(loose, true);
+      return;
+    }
     // Launches in time order, registered under their External id.
     std::vector<int32_t> order(count);
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      return launch_row(uint32_t(a)).ts_ns < launch_row(uint32_t(b)).ts_ns;
+    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      const int64_t ta = launch_row(uint32_t(a)).ts_ns, tb = launch_row(uint32_t(b)).ts_ns;
+      return ta != tb ? ta < tb : a < b;
     });
     std::vector<char> owned(count, 0);
     std::vector<int32_t> loose;  // for the enclosing-range fallback
     if (by_external_id) {
-      // Launches by External id (time order within an id): a sorted array, no per-id allocation.
-      struct IdLaunch {
-        int64_t id;
-        int32_t launch;
-      };
-      std::vector<IdLaunch> by_id;
-      by_id.reserve(order.size());
+      // Launches by External id (time order within an id): a sorted array of launch indices
+      // (4 bytes each; the ids and times are read from the rows), no per-id allocation.
+      std::vector<int32_t> by_id;
+      auto id_of = [&](int32_t l) { return launch_row(uint32_t(l)).external_id; };
+      size_t registered = 0;
+      for (int32_t l : order) registered += id_of(l) != 0 && (id_of(l) != kNoId || tb_);
+      by_id.reserve(registered);
       for (int32_t l : order) {
-        const int64_t id = launch_row(uint32_t(l)).external_id;
+        const int64_t id = id_of(l);
         if (id == 0) continue;  // "zero runtimes" go to their thread's root
         if (id == kNoId && !tb_) continue;
-        by_id.push_back({id, l});
+        by_id.push_back(l);
       }
-      std::stable_sort(by_id.begin(), by_id.end(), [](const IdLaunch& a, const IdLaunch& b) { return a.id < b.id; });
+      // (id, time, index): the time order (`order`) within an id, sorted in place.
+      std::sort(by_id.begin(), by_id.end(), [&](int32_t a, int32_t b) {
+        const int64_t ia = id_of(a), ib = id_of(b);
+        if (ia != ib) return ia < ib;
+        const int64_t ta = launch_row(uint32_t(a)).ts_ns, tb = launch_row(uint32_t(b)).ts_ns;
+        return ta != tb ? ta < tb : a < b;
+      });
       std::vector<char> taken(by_id.size(), 0);
       // Threads in first-appearance order, nodes in time order: the first node with an id takes
       // every launch registered under it.
       for (const Thread& th : threads_) {
         for (int32_t n : th.members_in_time_order) {
-          const int64_t id = external_id_[size_t(n)];
-          auto lo = std::lower_bound(by_id.begin(), by_id.end(), id, [](const IdLaunch& a, int64_t v) { return a.id < v; });
-          if (lo == by_id.end() || lo->id != id || taken[size_t(lo - by_id.begin())]) continue;
+          const int64_t id = node_external_id(n);
+          auto lo = std::lower_bound(by_id.begin(), by_id.end(), id, [&](int32_t l, int64_t v) { return id_of(l) < v; });
+          if (lo == by_id.end() || id_of(*lo) != id || taken[size_t(lo - by_id.begin())]) continue;
           taken[size_t(lo - by_id.begin())] = 1;
-          for (auto it = lo; it != by_id.end() && it->id == id; ++it) {
-            const int32_t l = it->launch;
+          for (auto it = lo; it != by_id.end() && id_of(*it) == id; ++it) {
+            const int32_t l = *it;
             owned[size_t(l)] = 1;
             if (dropped_[size_t(n)]) {
               if (!tb_) loose.push_back(l);  // its node overran its parent: place it by time
@@ -298,7 +341,9 @@ class Builder {
       else if (id == 0) to_root(l);
       else ++t_.stats.unattached;
     }
-    if (!tb_) attach_by_time(loose);
+    std::vector<int32_t>().swap(order);
+    std::vector<char>().swap(owned);
+    if (!tb_) attach_by_time(loose, false);
   }
 
   void to_root(int32_t l) {
@@ -313,12 +358,15 @@ class Builder {
 
   // Each launch goes to the innermost node of its thread's tree that is running when it starts
   // (the operator that made the call), or to the thread's root.
-  void attach_by_time(std::vector<int32_t>& loose) {
-    std::stable_sort(loose.begin(), loose.end(), [&](int32_t a, int32_t b) {
+  // `in_index_order`: `loose` lists launches by index, so ties can be broken by it in place.
+  void attach_by_time(std::vector<int32_t>& loose, bool in_index_order) {
+    auto before = [&](int32_t a, int32_t b) {
       const SliceRow& x = launch_row(uint32_t(a));
       const SliceRow& y = launch_row(uint32_t(b));
       return x.tid != y.tid ? x.tid < y.tid : x.ts_ns < y.ts_ns;
-    });
+    };
+    if (in_index_order) std::sort(loose.begin(), loose.end(), [&](int32_t a, int32_t b) { return before(a, b) || (!before(b, a) && a < b); });
+    else std::stable_sort(loose.begin(), loose.end(), before);
     size_t i = 0;
     while (i < loose.size()) {
       const StringId tid = launch_row(uint32_t(loose[i])).tid;
@@ -337,11 +385,11 @@ class Builder {
       size_t p = 1;  // pre[0] is the root
       for (size_t k = i; k < j; ++k) {
         const int64_t ts = launch_row(uint32_t(loose[k])).ts_ns;
-        for (; p < pre.size() && t_.nodes[size_t(pre[p])].start_ns <= ts; ++p) {
-          while (!open.empty() && t_.nodes[size_t(open.back())].end_ns <= t_.nodes[size_t(pre[p])].start_ns) open.pop_back();
+        for (; p < pre.size() && start_of(pre[p]) <= ts; ++p) {
+          while (!open.empty() && end_of(open.back()) <= start_of(pre[p])) open.pop_back();
           open.push_back(pre[p]);
         }
-        while (!open.empty() && t_.nodes[size_t(open.back())].end_ns <= ts) open.pop_back();
+        while (!open.empty() && end_of(open.back()) <= ts) open.pop_back();
         if (open.empty()) {
           attach(th->second, loose[k]);
           ++t_.stats.to_thread_root;
@@ -376,10 +424,10 @@ class Builder {
     if (kernels.empty()) return;
     const uint32_t begin = uint32_t(t_.launched.size());
     t_.launched.insert(t_.launched.end(), kernels.begin(), kernels.end());
+    t_.launches.reserve(t_.launches.size() + size_t(std::count_if(threads_.begin(), threads_.end(), [](const Thread& th) { return th.has_step; })));
     for (const Thread& th : threads_) {
       if (!th.has_step) continue;
       Launch l;
-      l.kind = EventKind::kOther;
       l.device_begin = begin;
       l.device_end = uint32_t(t_.launched.size());
       t_.launches.push_back(l);
@@ -399,7 +447,7 @@ class Builder {
           const int32_t c = node.first_child;
           if (c < 0 || t_.nodes[size_t(c)].next_sibling >= 0) break;  // not an only child
           const OpNode& child = t_.nodes[size_t(c)];
-          if (node.type != NodeType::kOperator || child.type != NodeType::kOperator || node.name != child.name) break;
+          if (node.type != NodeType::kOperator || child.type != NodeType::kOperator || node_slice(m_, node).name != node_slice(m_, child).name) break;
           node.first_child = child.first_child;
           last_child_[size_t(n)] = last_child_[size_t(c)];
           for (int32_t g = node.first_child; g >= 0; g = t_.nodes[size_t(g)].next_sibling) t_.nodes[size_t(g)].parent = n;
@@ -420,15 +468,6 @@ class Builder {
   // --- spec §5.2 --------------------------------------------------------------------------------
   void fill_stats() {
     TcKernelNames tc(m_.strings, tb_);
-    for (Launch& l : t_.launches) {
-      for (uint32_t d = l.device_begin; d < l.device_end; ++d) {
-        const DeviceRef ref = t_.launched[d];
-        const SliceRow& s = device_slice(m_, ref);
-        const int64_t span = span_ns(s.ts_ns, s.dur_ns, tb_);
-        l.device_ns += span;
-        if (ref.kind == EventKind::kKernel && tc(s.name) == TcState::kYes) l.tc_ns += span;
-      }
-    }
     std::vector<int32_t> pre;
     for (int32_t root : t_.roots) {
       pre.clear();
@@ -436,10 +475,8 @@ class Builder {
       for (auto it = pre.rbegin(); it != pre.rend(); ++it) {
         const int32_t n = *it;
         OpNode& node = t_.nodes[size_t(n)];
-        if (node.type == NodeType::kRoot && node.first_child >= 0) {
-          node.start_ns = t_.nodes[size_t(node.first_child)].start_ns;
-          node.end_ns = t_.nodes[size_t(last_child_[size_t(n)])].end_ns;
-        }
+        if (node.type == NodeType::kRoot && node.first_child >= 0)
+          t_.root_spans[node.row] = {start_of(node.first_child), end_of(last_child_[size_t(n)])};
         // launches back into time order
         int32_t prev = -1;
         for (int32_t l = node.first_launch; l >= 0;) {
@@ -450,11 +487,10 @@ class Builder {
         }
         node.first_launch = prev;
         const bool propagate = node.type == NodeType::kOperator;
-        node.host_total_ns = node.type == NodeType::kRoot ? 0 : span_ns(node.start_ns, node.end_ns - node.start_ns, tb_);
-        int64_t host_self = node.host_total_ns;
+        int64_t host_self = node_host_total_ns(t_, m_, node);
         for (int32_t c = node.first_child; c >= 0; c = t_.nodes[size_t(c)].next_sibling) {
           const OpNode& child = t_.nodes[size_t(c)];
-          host_self -= child.host_total_ns;
+          host_self -= node_host_total_ns(t_, m_, child);
           node.device_total_ns += child.device_total_ns;
           node.tc_total_ns += child.tc_total_ns;
           if (propagate) node.tc_eligible = tc_either(node.tc_eligible, child.tc_eligible);
@@ -463,11 +499,20 @@ class Builder {
         for (int32_t l = node.first_launch; l >= 0; l = t_.launches[size_t(l)].next) {
           const Launch& launch = t_.launches[size_t(l)];
           if (const SliceRow* s = launch_slice(m_, launch)) host_self -= span_ns(s->ts_ns, s->dur_ns, tb_);
-          node.device_total_ns += launch.device_ns;
-          node.device_self_ns += launch.device_ns;
-          node.tc_self_ns += launch.tc_ns;
-          node.tc_total_ns += launch.tc_ns;
-          if (propagate && launch.tc_ns > 0) node.tc_eligible = TcState::kYes;
+          // Σ duration of the launch's device work, and of its Tensor Core kernels.
+          int64_t device_ns = 0, tc_ns = 0;
+          for (uint32_t d = launch.device_begin; d < launch.device_end; ++d) {
+            const DeviceRef ref = t_.launched[d];
+            const SliceRow& s = device_slice(m_, ref);
+            const int64_t span = span_ns(s.ts_ns, s.dur_ns, tb_);
+            device_ns += span;
+            if (ref.kind == EventKind::kKernel && tc(s.name) == TcState::kYes) tc_ns += span;
+          }
+          node.device_total_ns += device_ns;
+          node.device_self_ns += device_ns;
+          node.tc_self_ns += tc_ns;
+          node.tc_total_ns += tc_ns;
+          if (propagate && tc_ns > 0) node.tc_eligible = TcState::kYes;
         }
         node.host_self_ns = node.type == NodeType::kRoot ? 0 : host_self;
       }
@@ -490,19 +535,24 @@ class Builder {
   std::vector<Thread> threads_;
   std::vector<char> dropped_;
   std::vector<int32_t> last_child_;  // per node, while building
-  std::vector<int64_t> external_id_;
   std::unordered_map<StringId, int32_t> thread_of_tid_;
+  bool by_external_id_ = false;  // launches reach nodes by External id (else by time only)
+  bool counting_ = false;  // collect_rows only counts (collect_nodes' first walk)
+  size_t counted_ = 0;
+  std::unordered_set<StringId> counted_tids_;
 
-  // Each node's External id, and each thread's nodes in time order (for linking).
-  void remember_time_order() {
-    external_id_.assign(t_.nodes.size(), kNoId);
-    std::unordered_map<StringId, size_t> idx;
-    for (size_t i = 0; i < threads_.size(); ++i) idx[threads_[i].tid] = i;
-    for (const Candidate& c : cands_) {
-      external_id_[size_t(c.node)] = c.external_id;
-      threads_[idx[c.tid]].members_in_time_order.push_back(c.node);
-    }
-    std::vector<Candidate>().swap(cands_);
+  // A node's start and end (not a root's): its row's.
+  int64_t start_of(int32_t n) const { return node_slice(m_, t_.nodes[size_t(n)]).ts_ns; }
+  int64_t end_of(int32_t n) const {
+    const SliceRow& s = node_slice(m_, t_.nodes[size_t(n)]);
+    return s.ts_ns + s.dur_ns;
+  }
+
+  // The External id linking reads from a node's row (module frames link by time only).
+  int64_t node_external_id(int32_t n) const {
+    const OpNode& node = t_.nodes[size_t(n)];
+    if (node.type == NodeType::kModule) return kNoId;
+    return node_slice(m_, node).external_id;
   }
 };
 
@@ -521,7 +571,7 @@ OpTree build_op_tree(const TraceModel& m, const OpTreeOptions& options) {
 std::string_view node_name(const OpTree& t, const TraceModel& m, int32_t node) {
   const OpNode& n = t.nodes[size_t(node)];
   if (n.type == NodeType::kRoot) return "CallTreeRoot";
-  return m.strings.get(n.name);
+  return m.strings.get(node_slice(m, n).name);
 }
 
 }  // namespace ks

@@ -4,11 +4,13 @@
 // part of it. The Operator and Kernel views and the Tensor Core numbers are read from here.
 #pragma once
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/analysis/steps.h"
 #include "core/analysis/tensor_core_rules.h"
 #include "core/trace/trace_model.h"
+#include "core/util/chunked_table.h"
 
 namespace ks {
 
@@ -33,38 +35,56 @@ enum class NodeType : uint8_t { kRoot, kOperator, kPython, kUserAnnotation, kPro
 enum class NodeClass : uint8_t { kRoot, kPlain, kProfilerStep, kDataLoader, kOptimizer, kModule, kPlModule, kPlProfile };
 
 // One node per operator call: a 10 GB trace has ~15 M of them, so the fields are ordered to pack
-// (96 bytes) and what only the build needs (each node's last child) lives in the builder.
+// (64 bytes) and what only the build needs (each node's last child) lives in the builder. A node's
+// name, start, end and host total are its row's (node_slice, node_start_ns, node_end_ns,
+// node_host_total_ns), not repeated here (32 bytes a node, 11.4 B/event of the modern shape).
 struct OpNode {
-  int64_t start_ns = 0, end_ns = 0;
   // Statistics (spec §5.2), ns.
-  int64_t host_total_ns = 0, host_self_ns = 0, device_total_ns = 0, device_self_ns = 0, tc_self_ns = 0, tc_total_ns = 0;
-  StringId name = 0;
-  uint32_t row = 0;  // source table row (root: none); the table is `kind`
+  int64_t host_self_ns = 0, device_total_ns = 0, device_self_ns = 0, tc_self_ns = 0, tc_total_ns = 0;
+  uint32_t row = 0;  // source table row, the table is `kind`; a root: its index in OpTree::roots
   int32_t parent = -1, first_child = -1, next_sibling = -1;
   int32_t first_launch = -1;  // list through Launch::next
   EventKind kind = EventKind::kCpuOp;
   NodeType type = NodeType::kOperator;
   NodeClass cls = NodeClass::kPlain;
-  bool is_operator = false;  // counted in the operator tables (spec §3 is_operator_node)
+  bool is_operator : 1 = false;  // counted in the operator tables (spec §3 is_operator_node)
   // Could run on Tensor Cores: by name, or because a child is or a launch used them (spec §5.2).
-  TcState tc_eligible = TcState::kNo;
+  TcState tc_eligible : 3 = TcState::kNo;
 };
+static_assert(sizeof(OpNode) == 64, "one cache line a node; see above");
 
 // A launch attached to a node: a runtime call, a driver call, or (tb_plugin) the dummy launch
 // holding kernels whose launch was not recorded. Its start and duration are its row's
-// (launch_slice); 40 bytes, one per runtime call.
-struct Launch {
-  uint32_t row = 0;
+// (launch_slice), and the time of its device work is summed into its node's statistics when they
+// are filled, not kept; its table is told by its index: 16 bytes, one per runtime call (40 with
+// those two sums and the kind: 5.4 B/event of the modern shape).
+struct Launch {  // 16 bytes
+  static constexpr uint32_t kDummy = UINT32_MAX;
+  // A runtime row, or runtimes.size() + a driver row (link_launches' numbering); kDummy: tb_plugin's
+  // holder of unlaunched kernels.
+  uint32_t index = kDummy;
   int32_t next = -1;
   uint32_t device_begin = 0, device_end = 0;  // its device work: OpTree::launched[begin, end)
-  int64_t device_ns = 0, tc_ns = 0;           // Σ duration of its device work / of its TC kernels
-  EventKind kind = EventKind::kRuntime;  // kRuntime, kDriver, or kOther for the dummy
+  // kRuntime, kDriver, or kOther for the dummy.
+  EventKind kind(const TraceModel& m) const {
+    return index == kDummy ? EventKind::kOther : index < m.runtimes.size() ? EventKind::kRuntime : EventKind::kDriver;
+  }
 };
 // The runtime or driver row of a launch (nullptr for the dummy).
 inline const SliceRow* launch_slice(const TraceModel& m, const Launch& l) {
-  if (l.kind == EventKind::kRuntime) return &m.runtimes[l.row];
-  if (l.kind == EventKind::kDriver) return &m.drivers[l.row];
-  return nullptr;
+  if (l.index == Launch::kDummy) return nullptr;
+  if (l.index < m.runtimes.size()) return &m.runtimes[l.index];
+  return &m.drivers[l.index - m.runtimes.size()];
+}
+
+// The model row a node stands for (not for roots, which have none).
+inline const SliceRow& node_slice(const TraceModel& m, const OpNode& n) {
+  switch (n.kind) {
+    case EventKind::kCpuOp: return m.cpu_ops[n.row].s;
+    case EventKind::kUserAnnotation: return m.user_annotations[n.row].s;
+    case EventKind::kGpuAnnotation: return m.gpu_annotations[n.row].s;
+    default: return m.python_functions[n.row].s;
+  }
 }
 
 struct LinkStats {
@@ -79,8 +99,14 @@ struct LinkStats {
 };
 
 struct OpTree {
-  std::vector<OpNode> nodes;
+  // In blocks of 16,384 nodes (1 MB), not one vector: the Overview computes the steps, the
+  // breakdown and the GPU metrics first, and what they held for a moment leaves holes in the
+  // heap (13 B/event of the modern shape) that blocks fill and one vector of 64 B/node could not.
+  ChunkedTable<OpNode> nodes;
   std::vector<int32_t> roots;  // one CallTreeRoot per thread with host ranges, in first-appearance order
+  // Per root (by its row): its first child's start and its last child's end; a root without
+  // children spans everything (INT64_MIN, INT64_MAX).
+  std::vector<std::pair<int64_t, int64_t>> root_spans;
   std::vector<Launch> launches;
   std::vector<DeviceRef> launched;     // device work of the launches
   std::vector<DeviceRef> unlaunched;   // device work of no launch, in time order
@@ -125,6 +151,22 @@ void walk_post_order(const OpTree& t, OnKernel&& on_kernel, OnNode&& on_node) {
 // A range's duration as the trees count it: exact, or (tb_plugin) end - start in float µs, which
 // near 1.7e15 µs moves each end by up to 0.25 µs.
 int64_t span_ns(int64_t ts_ns, int64_t dur_ns, bool tb_plugin);
+
+// A node's start and end, ns: its row's (a root: see OpTree::root_spans).
+inline int64_t node_start_ns(const OpTree& t, const TraceModel& m, const OpNode& n) {
+  return n.type == NodeType::kRoot ? t.root_spans[n.row].first : node_slice(m, n).ts_ns;
+}
+inline int64_t node_end_ns(const OpTree& t, const TraceModel& m, const OpNode& n) {
+  if (n.type == NodeType::kRoot) return t.root_spans[n.row].second;
+  const SliceRow& s = node_slice(m, n);
+  return s.ts_ns + s.dur_ns;
+}
+// Host total (spec §5.2): the row's duration as the trees count it (span_ns); 0 for a root.
+inline int64_t node_host_total_ns(const OpTree& t, const TraceModel& m, const OpNode& n) {
+  if (n.type == NodeType::kRoot) return 0;
+  const SliceRow& s = node_slice(m, n);
+  return span_ns(s.ts_ns, s.dur_ns, t.tb_plugin);
+}
 
 // The name of a node ("CallTreeRoot" for roots).
 std::string_view node_name(const OpTree& t, const TraceModel& m, int32_t node);

@@ -27,9 +27,9 @@ class ShapeReprs {
   std::unordered_map<StringId, std::string> cache_;
 };
 
-void add_call(OperatorStats& s, const OpNode& n) {
+void add_call(OperatorStats& s, const OpTree& t, const TraceModel& m, const OpNode& n) {
   ++s.calls;
-  s.host_total_ns += n.host_total_ns;
+  s.host_total_ns += node_host_total_ns(t, m, n);
   s.host_self_ns += n.host_self_ns;
   s.device_total_ns += n.device_total_ns;
   s.device_self_ns += n.device_self_ns;
@@ -52,8 +52,8 @@ void for_each_call_of(const OpTree& t, const TraceModel& m, OpGroupBy group_by, 
                       std::string_view input_shape, const StepFilter* step, F&& f) {
   ShapeReprs shapes(m);
   for_each_operator(t, step, [&](const OpNode& n) {
-    if (m.strings.get(n.name) != name) return;
     const CpuOpRow& row = m.cpu_ops[n.row];
+    if (m.strings.get(row.s.name) != name) return;
     if (group_by == OpGroupBy::kNameAndShape && shapes(row.input_dims) != input_shape) return;
     f(n, row);
   });
@@ -98,19 +98,19 @@ OperatorTable operator_table(const OpTree& t, const TraceModel& m, OpGroupBy gro
   std::string key;
   for_each_operator(t, step, [&](const OpNode& n) {
     const CpuOpRow& row = m.cpu_ops[n.row];
-    key.assign(reinterpret_cast<const char*>(&n.name), sizeof n.name);
+    key.assign(reinterpret_cast<const char*>(&row.s.name), sizeof row.s.name);
     if (group_by == OpGroupBy::kNameAndShape) key += shapes(row.input_dims);
     auto [it, fresh] = index.try_emplace(key, table.rows.size());
     if (fresh) {
       OperatorGroup g;
-      g.name = n.name;
+      g.name = row.s.name;
       g.tc_eligible = n.tc_eligible;
       if (group_by == OpGroupBy::kNameAndShape) g.input_shape = shapes(row.input_dims);
       table.rows.push_back(std::move(g));
     }
     OperatorGroup& g = table.rows[it->second];
     if (row.call_stack) g.has_call_stack = true;
-    add_call(g.stats, n);
+    add_call(g.stats, t, m, n);
   });
   sort_by_self_time(table.rows, table.show_gpu);
   return table;
@@ -124,7 +124,7 @@ std::vector<StackGroup> operator_stacks(const OpTree& t, const TraceModel& m, Op
     if (!row.call_stack) return;
     auto [it, fresh] = by_stack.try_emplace(row.call_stack, out.size());
     if (fresh) out.push_back({row.call_stack, {}});
-    add_call(out[it->second].stats, n);
+    add_call(out[it->second].stats, t, m, n);
   });
   sort_by_self_time(out, shows_gpu(m));
   return out;

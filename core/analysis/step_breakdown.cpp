@@ -63,10 +63,26 @@ bool has_compute_kernels(const TraceModel& m) {
 }
 
 std::array<Ranges, kRoleCount> role_ranges(const TraceModel& m, const StepOptions& options) {
-  std::array<Ranges, kRoleCount> ranges;
-  auto add = [&](Role r, const SliceRow& s) {
-    ranges[size_t(r)].push_back({s.ts_ns, s.ts_ns + s.dur_ns});
-    heartbeat();  // every event: minutes on a 10 GB trace in wasm (core/util/heartbeat.h)
+  // Walks over the events: the first counts each role's ranges, the next ones write them into
+  // vectors of exactly that size. Pushed one by one, the vectors doubled (up to half unused, and
+  // three times a vector's size while it grew): on the modern shape ~13 B/event of the
+  // Overview's peak, which the operator trees then had to fit around (issue 12 §4).
+  // What a name makes of a host range, looked up once per distinct name.
+  enum : uint8_t { kUnknown, kStep, kLoader, kComm, kPlain };
+  std::vector<uint8_t> host_class(m.strings.size(), kUnknown);
+  auto host_class_of = [&](StringId id) {
+    uint8_t& c = host_class[id];
+    if (c == kUnknown) {
+      const std::string_view name = m.strings.get(id);
+      c = starts_with(name, "ProfilerStep#") ? kStep : is_dataloader_op(name) ? kLoader
+          : is_communication_op(name) ? kComm : kPlain;
+    }
+    return c;
+  };
+  std::vector<int8_t> collective(m.strings.size(), -1);  // a collective kernel's name
+  auto is_collective = [&](StringId id) {
+    if (collective[id] < 0) collective[id] = is_collective_kernel(m.strings.get(id));
+    return collective[id] == 1;
   };
 
   // Kernels launched by a collective op (same external id) are Communication. PyTorch 2.x no
@@ -74,28 +90,45 @@ std::array<Ranges, kRoleCount> role_ranges(const TraceModel& m, const StepOption
   // NCCL/RCCL kernels are also known by name; tb_plugin's reading counts them as Kernel.
   const std::unordered_set<int64_t> comm_ids = communication_external_ids(m);
   const bool by_name = !options.tb_plugin_gpu_annotations;
-  for (const KernelRow& k : m.kernels) {
-    const bool comm = (k.s.external_id != kNoId && comm_ids.count(k.s.external_id)) ||
-                      (by_name && is_collective_kernel(m.strings.get(k.s.name)));
-    add(comm ? Role::kCommunication : Role::kKernel, k.s);
-  }
-  for (const MemcpyRow& r : m.memcpys) add(Role::kMemcpy, r.s);
-  for (const MemcpyRow& r : m.memsets) add(Role::kMemset, r.s);
-  for (const SliceRow& r : m.runtimes) add(Role::kRuntime, r);
-  auto host = [&](const SliceRow& s, bool dataloader_allowed) {
-    const std::string_view name = m.strings.get(s.name);
-    if (starts_with(name, "ProfilerStep#")) return;  // a step, not a role
-    if (dataloader_allowed && is_dataloader_op(name)) add(Role::kDataLoader, s);
-    else if (is_communication_op(name)) add(Role::kCommunication, s);
-    else add(Role::kCpuExec, s);
+  auto visit = [&](auto&& add) {
+    for (const KernelRow& k : m.kernels) {
+      const bool comm = (k.s.external_id != kNoId && comm_ids.count(k.s.external_id)) || (by_name && is_collective(k.s.name));
+      add(comm ? Role::kCommunication : Role::kKernel, k.s);
+    }
+    for (const MemcpyRow& r : m.memcpys) add(Role::kMemcpy, r.s);
+    for (const MemcpyRow& r : m.memsets) add(Role::kMemset, r.s);
+    for (const SliceRow& r : m.runtimes) add(Role::kRuntime, r);
+    auto host = [&](const SliceRow& s, bool dataloader_allowed) {
+      switch (host_class_of(s.name)) {
+        case kStep: return;  // a step, not a role
+        case kLoader: add(dataloader_allowed ? Role::kDataLoader : Role::kCpuExec, s); return;
+        case kComm: add(Role::kCommunication, s); return;
+        default: add(Role::kCpuExec, s); return;
+      }
+    };
+    for (const CpuOpRow& r : m.cpu_ops) host(r.s, true);
+    for (const CpuOpRow& r : m.user_annotations) host(r.s, true);
+    if (options.tb_plugin_gpu_annotations)
+      for (const CpuOpRow& r : m.gpu_annotations) host(r.s, true);
+    for (const PythonFunctionRow& r : m.python_functions)
+      if (m.strings.get(r.s.cat) == "python") host(r.s, false);
   };
-  for (const CpuOpRow& r : m.cpu_ops) host(r.s, true);
-  for (const CpuOpRow& r : m.user_annotations) host(r.s, true);
-  if (options.tb_plugin_gpu_annotations)
-    for (const CpuOpRow& r : m.gpu_annotations) host(r.s, true);
-  for (const PythonFunctionRow& r : m.python_functions)
-    if (m.strings.get(r.s.cat) == "python") host(r.s, false);
-  for (Ranges& r : ranges) r = merge_ranges(std::move(r));
+  std::array<size_t, kRoleCount> counts{};
+  visit([&](Role r, const SliceRow&) { ++counts[size_t(r)]; });
+  // One role at a time, merged before the next is collected: only the largest role's raw ranges
+  // (CPU Exec, a third of the events) are ever held beside the others' merged ones.
+  std::array<Ranges, kRoleCount> ranges;
+  for (size_t role = 0; role < kRoleCount; ++role) {
+    if (counts[role] == 0) continue;
+    Ranges& out = ranges[role];
+    out.reserve(counts[role]);
+    visit([&](Role r, const SliceRow& s) {
+      if (size_t(r) != role) return;
+      out.push_back({s.ts_ns, s.ts_ns + s.dur_ns});
+      heartbeat();  // every event: minutes on a 10 GB trace in wasm (core/util/heartbeat.h)
+    });
+    out = merge_ranges(std::move(out));
+  }
   return ranges;
 }
 

@@ -58,13 +58,13 @@ StepAttribution attribute_steps(const OpTree& t, const TraceModel& m, const Step
   a.node.assign(t.nodes.size(), -1);
   for (size_t n = 0; n < t.nodes.size(); ++n) {
     const OpNode& node = t.nodes[n];
-    if (node.type != NodeType::kRoot) a.node[n] = host.find(node.start_ns);
+    if (node.type != NodeType::kRoot) a.node[n] = host.find(node_slice(m, node).ts_ns);
   }
 
   a.kernel.assign(m.kernels.size(), -1);
   // A launch no node took (its thread has no host ranges) counts by its own start...
   for (const Launch& l : t.launches) {
-    if (l.kind == EventKind::kOther) continue;  // tb_plugin's holder of unlaunched kernels: below
+    if (l.kind(m) == EventKind::kOther) continue;  // tb_plugin's holder of unlaunched kernels: below
     const int32_t s = host.find(launch_slice(m, l)->ts_ns);
     for_each_kernel_of(t, l, [&](uint32_t k) { a.kernel[k] = s; });
   }
@@ -78,7 +78,7 @@ StepAttribution attribute_steps(const OpTree& t, const TraceModel& m, const Step
       const OpNode& node = t.nodes[size_t(n)];
       for (int32_t l = node.first_launch; l >= 0; l = t.launches[size_t(l)].next) {
         const Launch& launch = t.launches[size_t(l)];
-        if (launch.kind == EventKind::kOther) continue;
+        if (launch.kind(m) == EventKind::kOther) continue;
         const int32_t s = node.type == NodeType::kRoot ? host.find(launch_slice(m, launch)->ts_ns) : a.node[size_t(n)];
         for_each_kernel_of(t, launch, [&](uint32_t k) { a.kernel[k] = s; });
       }

@@ -28,68 +28,90 @@ bool step_number(std::string_view name, std::string& number) {
 }  // namespace
 
 LaunchLinks link_launches(const TraceModel& m, bool include_drivers) {
-  // One walk in time order (launches before device work at equal times): device work joins the
-  // launch already registered under its correlation id, else waits for the launch that comes
-  // with that id later (tb_plugin's pending list).
-  struct Item {  // 16 bytes: one per launch and per device activity
-    int64_t ts;
+  // tb_plugin walks launches and device work in time order (launches first at equal times):
+  // device work joins the launch last seen with its correlation id, else waits for the next one
+  // to come with that id (its pending list); work whose id no launch has is never linked. Within
+  // one correlation id that is: work goes to the latest launch before it, else the first after it.
+  // So one in-place sort of 16-byte items by (correlation id, time order) does the same walk,
+  // group by group, where a hash map of every launch and lists of pending work held ~40 bytes
+  // per runtime call at the Overview's peak (issue 12 §4).
+  struct Item {
+    int64_t corr;
     uint32_t row;
-    EventKind kind;
-    uint8_t order;  // 0 launch, 1 device
+    EventKind kind;  // kRuntime < kDriver < kKernel < kMemcpy < kMemset: the walk's tie order
+    bool launch() const { return kind == EventKind::kRuntime || kind == EventKind::kDriver; }
     DeviceRef ref() const { return {kind, row}; }
   };
   const size_t drivers = include_drivers ? m.drivers.size() : 0;
   const size_t launchers = m.runtimes.size() + drivers;
-  std::vector<Item> items;
-  items.reserve(launchers + m.kernels.size() + m.memcpys.size() + m.memsets.size());
-  for (size_t i = 0; i < m.runtimes.size(); ++i)
-    items.push_back({m.runtimes[i].ts_ns, uint32_t(i), EventKind::kRuntime, 0});
-  for (size_t i = 0; i < drivers; ++i) items.push_back({m.drivers[i].ts_ns, uint32_t(i), EventKind::kDriver, 0});
-  for (size_t i = 0; i < m.kernels.size(); ++i) items.push_back({m.kernels[i].s.ts_ns, uint32_t(i), EventKind::kKernel, 1});
-  for (size_t i = 0; i < m.memcpys.size(); ++i) items.push_back({m.memcpys[i].s.ts_ns, uint32_t(i), EventKind::kMemcpy, 1});
-  for (size_t i = 0; i < m.memsets.size(); ++i) items.push_back({m.memsets[i].s.ts_ns, uint32_t(i), EventKind::kMemset, 1});
-  std::stable_sort(items.begin(), items.end(),
-                   [](const Item& a, const Item& b) { return a.ts != b.ts ? a.ts < b.ts : a.order < b.order; });
-  heartbeat(items.size());
-  // (launcher, device work) in the order tb_plugin appends them, then grouped by launcher.
-  struct Assigned {
-    uint32_t launcher;
-    DeviceRef ref;
+  auto ts_of = [&](const Item& it) {
+    if (it.kind == EventKind::kRuntime) return m.runtimes[it.row].ts_ns;
+    if (it.kind == EventKind::kDriver) return m.drivers[it.row].ts_ns;
+    return device_slice(m, it.ref()).ts_ns;
   };
-  std::vector<Assigned> assigned;
-  assigned.reserve(items.size() - launchers);
-  std::unordered_map<int64_t, uint32_t> launch_by_corr;
-  launch_by_corr.reserve(launchers);
-  std::unordered_map<int64_t, std::vector<DeviceRef>> pending;
-  for (const Item& it : items) {
-    heartbeat();
-    if (it.order == 0) {
-      const bool runtime = it.kind == EventKind::kRuntime;
-      const uint32_t index = runtime ? it.row : uint32_t(m.runtimes.size() + it.row);
-      const int64_t corr = runtime ? m.runtimes[it.row].correlation : m.drivers[it.row].correlation;
-      auto p = pending.find(corr);
-      if (p != pending.end()) {
-        for (DeviceRef d : p->second) assigned.push_back({index, d});
-        pending.erase(p);
-      }
-      launch_by_corr[corr] = index;
-    } else {
-      const int64_t corr = device_slice(m, it.ref()).correlation;
-      auto r = launch_by_corr.find(corr);
-      if (r != launch_by_corr.end()) assigned.push_back({r->second, it.ref()});
-      else pending[corr].push_back(it.ref());
-    }
-  }
+  // The walk's order: time, then launches before device work, then table order.
+  auto before = [&](const Item& a, const Item& b) {
+    const int64_t ta = ts_of(a), tb = ts_of(b);
+    if (ta != tb) return ta < tb;
+    return a.kind != b.kind ? a.kind < b.kind : a.row < b.row;
+  };
+  // The output first, at its most (every piece of device work linked), the items after it: freed,
+  // they give back the top of the heap rather than a hole under what stays.
   LaunchLinks out;
   out.begin.assign(launchers + 1, 0);
-  for (const Assigned& a : assigned) ++out.begin[a.launcher + 1];
-  for (size_t i = 0; i < launchers; ++i) out.begin[i + 1] += out.begin[i];
-  out.refs.resize(assigned.size());
-  std::vector<uint32_t> fill(out.begin.begin(), out.begin.end() - 1);
-  for (const Assigned& a : assigned) out.refs[fill[a.launcher]++] = a.ref;
+  out.refs.resize(m.kernels.size() + m.memcpys.size() + m.memsets.size());
+  std::vector<Item> items;
+  items.reserve(launchers + m.kernels.size() + m.memcpys.size() + m.memsets.size());
+  for (size_t i = 0; i < m.runtimes.size(); ++i) items.push_back({m.runtimes[i].correlation, uint32_t(i), EventKind::kRuntime});
+  for (size_t i = 0; i < drivers; ++i) items.push_back({m.drivers[i].correlation, uint32_t(i), EventKind::kDriver});
+  for (size_t i = 0; i < m.kernels.size(); ++i) items.push_back({m.kernels[i].s.correlation, uint32_t(i), EventKind::kKernel});
+  for (size_t i = 0; i < m.memcpys.size(); ++i) items.push_back({m.memcpys[i].s.correlation, uint32_t(i), EventKind::kMemcpy});
+  for (size_t i = 0; i < m.memsets.size(); ++i) items.push_back({m.memsets[i].s.correlation, uint32_t(i), EventKind::kMemset});
+  std::sort(items.begin(), items.end(), [&](const Item& a, const Item& b) { return a.corr != b.corr ? a.corr < b.corr : before(a, b); });
+  heartbeat(items.size());
+  auto index_of = [&](const Item& it) {
+    return it.kind == EventKind::kRuntime ? it.row : uint32_t(m.runtimes.size() + it.row);
+  };
+  // Calls `f(launcher, ref)` for each linked piece of device work, in time order per launcher;
+  // `none(ref)` for work of an id no launch has.
+  auto walk = [&](auto&& f, auto&& none) {
+    for (size_t i = 0; i < items.size();) {
+      size_t j = i;
+      size_t first = SIZE_MAX;  // the group's first launch
+      for (; j < items.size() && items[j].corr == items[i].corr; ++j)
+        if (first == SIZE_MAX && items[j].launch()) first = j;
+      if (first == SIZE_MAX) {
+        for (size_t k = i; k < j; ++k) none(items[k].ref());
+      } else {
+        uint32_t current = index_of(items[first]);
+        for (size_t k = i; k < j; ++k) {
+          if (items[k].launch()) current = index_of(items[k]);
+          else f(current, items[k].ref());
+        }
+      }
+      heartbeat(j - i);
+      i = j;
+    }
+  };
+  size_t linked = 0;
+  walk([&](uint32_t launcher, DeviceRef) { ++out.begin[launcher]; ++linked; },
+       [&](DeviceRef d) { out.unlaunched.push_back(d); });
+  // begin[i] = where launch i's work starts; filled by advancing begin[i] to its end, then
+  // shifted back by one (no second array of launchers).
+  uint32_t sum = 0;
+  for (size_t i = 0; i < launchers; ++i) {
+    const uint32_t n = out.begin[i];
+    out.begin[i] = sum;
+    sum += n;
+  }
+  out.refs.resize(linked);
+  walk([&](uint32_t launcher, DeviceRef d) { out.refs[out.begin[launcher]++] = d; }, [](DeviceRef) {});
+  for (size_t i = launchers; i > 0; --i) out.begin[i] = out.begin[i - 1];
+  out.begin[0] = 0;
   // What never met its launch, in time order.
-  for (const Item& it : items)
-    if (it.order == 1 && pending.count(device_slice(m, it.ref()).correlation)) out.unlaunched.push_back(it.ref());
+  std::sort(out.unlaunched.begin(), out.unlaunched.end(), [&](DeviceRef a, DeviceRef b) {
+    return before({0, a.row, a.kind}, {0, b.row, b.kind});
+  });
   return out;
 }
 
@@ -133,8 +155,9 @@ StepsResult find_steps(const TraceModel& m, const StepOptions& options) {
   const LaunchLinks devices = link_launches(m, false);
   std::vector<uint32_t> order(m.runtimes.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return m.runtimes[a].ts_ns < m.runtimes[b].ts_ns; });
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return m.runtimes[a].ts_ns != m.runtimes[b].ts_ns ? m.runtimes[a].ts_ns < m.runtimes[b].ts_ns : a < b;
+  });
   heartbeat(order.size());
   const size_t n = found.size();
   std::vector<int64_t> dev_min(n, INT64_MAX), dev_max(n, INT64_MIN);

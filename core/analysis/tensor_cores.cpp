@@ -162,7 +162,7 @@ EligibleKernels tc_eligible_kernels(const OpTree& t, const TraceModel& m) {
     if (node.is_operator) out.all_ns += own;
     if (bottom) {
       out.eligible_ns += own;
-      by_name[node.name] += own;
+      by_name[node_slice(m, node).name] += own;
     }
     below[size_t(n)] = bottom || child_has;
   });

@@ -79,6 +79,13 @@ EventKind TraceBuilder::kind_of(StringId cat) {
   return static_cast<EventKind>(kind_by_cat_[cat]);
 }
 
+uint32_t TraceBuilder::flow_pair(StringId a, StringId b) {
+  const uint64_t key = uint64_t(a) << 32 | b;
+  auto [it, fresh] = flow_pair_index_.try_emplace(key, uint32_t(m_.flow_pairs.size()));
+  if (fresh) m_.flow_pairs.emplace_back(a, b);
+  return it->second;
+}
+
 StringId TraceBuilder::intern_cached(LastId& last, std::string_view s) {
   // An empty view may have a null data(), which memcmp/memcpy must not get: "" is id 0 anyway.
   if (s.empty()) return 0;
@@ -382,11 +389,9 @@ void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
     case 'f': {
       FlowRow r;
       r.ts_ns = ts;
-      r.cat = cat;
-      r.name = sp.intern(e.name);
+      r.names = flow_pair(cat, sp.intern(e.name));
       r.id = flow_id(sp, e.id);
-      r.pid = intern_cached(last_pid_, e.pid);
-      r.tid = intern_cached(last_tid_, e.tid);
+      r.thread = flow_pair(intern_cached(last_pid_, e.pid), intern_cached(last_tid_, e.tid));
       r.phase = ph;
       r.binding_enclosing = e.bp == "e";
       m_.flows.push_back(r);

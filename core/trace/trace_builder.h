@@ -3,6 +3,7 @@
 #pragma once
 #include <array>
 #include <map>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -60,6 +61,9 @@ class TraceBuilder : public EventSink {
   };
   StringId intern_cached(LastId& last, std::string_view s);
   LastId last_cat_, last_ph_, last_pid_, last_tid_;
+  // The index of a flow's (cat, name) or (pid, tid) pair in TraceModel::flow_pairs.
+  uint32_t flow_pair(StringId a, StringId b);
+  std::unordered_map<uint64_t, uint32_t> flow_pair_index_;
 
   TraceModel& m_;
   std::vector<int8_t> kind_by_cat_;  // -1: not yet classified

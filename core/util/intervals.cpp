@@ -5,17 +5,23 @@
 namespace ks {
 
 Ranges merge_ranges(Ranges v) {
-  std::stable_sort(v.begin(), v.end(), [](const Range& a, const Range& b) { return a.start < b.start; });
-  Ranges out;
-  for (const Range& r : v) {
-    if (out.empty()) {
-      out.push_back(r);
-    } else if (r.end > out.back().end) {
-      if (r.start <= out.back().end) out.back().end = r.end;
-      else out.push_back(r);
+  // In place: sorted without a stable sort's buffer (ranges of equal start merge into the same
+  // result in any order; the end decides the order only to keep it deterministic), merged over
+  // the front, and the room given back when most of it is unused.
+  std::sort(v.begin(), v.end(), [](const Range& a, const Range& b) { return a.start != b.start ? a.start < b.start : a.end < b.end; });
+  size_t n = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const Range r = v[i];
+    if (n == 0) {
+      v[n++] = r;
+    } else if (r.end > v[n - 1].end) {
+      if (r.start <= v[n - 1].end) v[n - 1].end = r.end;
+      else v[n++] = r;
     }
   }
-  return out;
+  v.resize(n);
+  if (v.capacity() / 2 > n) v.shrink_to_fit();
+  return v;
 }
 
 Ranges intersect_ranges(const Ranges& a, const Ranges& b) {

@@ -12,7 +12,7 @@ struct Range {
 };
 using Ranges = std::vector<Range>;
 
-// Stable sort by start; a range extends the current one when it reaches past its end and starts
+// Sort by start (in place); a range extends the current one when it reaches past its end and starts
 // at or before it (touching ranges merge); ranges inside the current one are dropped. The first
 // range is kept even when empty.
 Ranges merge_ranges(Ranges v);
