@@ -13,11 +13,12 @@ namespace {
 inline bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 // The pieces' sections, in the order they are written and applied: strings before anything
-// that holds ids, the pending E events before the later range's open B events (which go on top
+// that holds ids, the flows' (cat, name) / (pid, tid) pairs before the flow rows, the pending E events before the later range's open B events (which go on top
 // of the stacks they leave), the collectives after the tables they point into.
 enum Section : int {
   kHeader = 0,
   kStrings,
+  kFlowPairs,
   kCategoryCounts,
   kPhaseCounts,
   kMembers,
@@ -28,7 +29,7 @@ enum Section : int {
   kEnd,
 };
 
-constexpr uint64_t kMagic = 0x4b53504152544c31ull;  // "KSPARTL1"
+constexpr uint64_t kMagic = 0x4b53504152544c32ull;  // "KSPARTL2"
 constexpr uint32_t kHealthReasons = uint32_t(HealthReason::kCount);
 constexpr uint32_t kKinds = uint32_t(EventKind::kCount);
 
@@ -95,6 +96,7 @@ template <class M> struct Remap {
   void flow(FlowId& f) {
     if (f & kFlowIdText) f = merger.id(f & ~kFlowIdText) | kFlowIdText;
   }
+  void pair(uint32_t& p) { p = merger.pair(p); }
   void row(EventKind kind, uint32_t& r) { r = merger.map_row(slice_table_of(kind), r); }
 };
 
@@ -216,6 +218,7 @@ bool PartialWriter::next(std::string& out, size_t max_bytes) {
     auto size_of = [&](size_t i) -> size_t {
       switch (section_) {
         case kStrings: return 8 + m.strings.get(StringId(i)).size();
+        case kFlowPairs: return 8;
         case kMembers: {
           const auto& d = r_.deferred_members_[i];
           return 24 + d.key.size() + d.value.size();
@@ -235,6 +238,7 @@ bool PartialWriter::next(std::string& out, size_t max_bytes) {
     auto write = [&](size_t i) {
       switch (section_) {
         case kStrings: put_text(out, m.strings.get(StringId(i))); break;
+        case kFlowPairs: put(out, m.flow_pairs[i].first); put(out, m.flow_pairs[i].second); break;
         case kCategoryCounts: put(out, m.category_counts[i]); break;
         case kPhaseCounts: put(out, m.phase_counts[i]); break;
         case kMembers: {
@@ -252,6 +256,7 @@ bool PartialWriter::next(std::string& out, size_t max_bytes) {
     };
     switch (section_) {
       case kStrings: count = m.strings.size(); break;
+      case kFlowPairs: count = m.flow_pairs.size(); break;
       case kCategoryCounts: count = m.category_counts.size(); break;
       case kPhaseCounts: count = m.phase_counts.size(); break;
       case kMembers: count = r_.deferred_members_.size(); break;
@@ -349,6 +354,15 @@ bool PartialMerger::apply(int section, const char*& p, const char* end, uint32_t
         std::string_view s;
         if (!get_text(p, end, s)) return false;
         remap_.push_back(m.strings.intern(s));
+        break;
+      }
+      case kFlowPairs: {
+        StringId a = 0, c = 0;
+        if (!get(p, end, a) || !get(p, end, c)) return false;
+        // Through the builder's own index: a pair new to the earlier range is appended (later
+        // pairs in their first-seen order, as one read would), and a read_on() after this merge
+        // finds it.
+        pair_remap_.push_back(b.flow_pair(id(a), id(c)));
         break;
       }
       case kCategoryCounts:

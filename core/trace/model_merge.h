@@ -74,6 +74,8 @@ class PartialMerger {
 
   // The merged model's string id of a later range's id, and row of a later table row.
   StringId id(StringId later) const { return later < remap_.size() ? remap_[later] : 0; }
+  // The merged model's flow pair (TraceModel::flow_pairs) of a later range's pair index.
+  uint32_t pair(uint32_t later) const { return later < pair_remap_.size() ? pair_remap_[later] : 0; }
   uint32_t map_row(size_t table, uint32_t later_row) const;
 
  private:
@@ -84,6 +86,7 @@ class PartialMerger {
   TraceReader& r_;
   bool started_ = false, done_ = false, refused_ = false, broken_ = false;
   std::vector<StringId> remap_;
+  std::vector<uint32_t> pair_remap_;
   size_t category_items_ = 0, phase_items_ = 0;
   bool tail_stopped_ = false, tail_incomplete_ = false;
   uint64_t tail_cut_ = 0;

@@ -5,8 +5,8 @@
 // tests follow it.
 //
 // A visitor has: num(T&) for a plain value, str(StringId&) for a string id, flow(FlowId&) for a
-// flow id (text ids are string ids | kFlowIdText), row(EventKind table, uint32_t&) for an index
-// into another table's rows. Narrowed args (NarrowId) are plain values: their wide side table
+// flow id (text ids are string ids | kFlowIdText), pair(uint32_t&) for an index into
+// TraceModel::flow_pairs, row(EventKind table, uint32_t&) for an index into another table's rows. Narrowed args (NarrowId) are plain values: their wide side table
 // (TraceModel::wide_args) is keyed by row and is the merge's to shift.
 #pragma once
 #include "core/trace/trace_model.h"
@@ -96,11 +96,9 @@ template <class V> void visit_fields(CounterRow& r, V& v) {
 
 template <class V> void visit_fields(FlowRow& r, V& v) {
   v.num(r.ts_ns);
-  v.str(r.cat);
-  v.str(r.name);
   v.flow(r.id);
-  v.str(r.pid);
-  v.str(r.tid);
+  v.pair(r.names);
+  v.pair(r.thread);
   v.num(r.phase);
   v.num(r.binding_enclosing);
 }

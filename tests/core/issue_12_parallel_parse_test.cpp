@@ -88,6 +88,7 @@ struct FieldBytes {
   template <class T> void num(const T& v) { out.append(reinterpret_cast<const char*>(&v), sizeof(T)); }
   void str(ks::StringId& id) { num(id); }
   void flow(ks::FlowId& f) { num(f); }
+  void pair(uint32_t& p) { num(p); }
   void row(ks::EventKind, uint32_t& r) { num(r); }
 };
 
@@ -144,6 +145,7 @@ void require_same(const TraceReader& seq, const TraceReader& par, bool views) {
       if (ta[t][i] != tb[t][i]) FAIL("table " << t << " row " << i << " differs");
   }
   REQUIRE(a.wide_args == b.wide_args);
+  REQUIRE(a.flow_pairs == b.flow_pairs);
   REQUIRE(a.event_count == b.event_count);
   REQUIRE(a.category_counts == b.category_counts);
   REQUIRE(a.phase_counts == b.phase_counts);
