@@ -15,6 +15,7 @@ import {
   SPLIT_WINDOW,
   type MergeTarget,
 } from '../../web/src/lib/split-read';
+import { parsePlan } from '../../web/src/lib/test-faults';
 import { WorkerPool, type Started } from '../../web/src/lib/worker-pool';
 import type { Port } from '../../web/src/worker/protocol';
 
@@ -264,5 +265,20 @@ describe('the pool gives helpers', () => {
     expect(pool.idleOthers(first)).toBe(1);
     expect(pool.helpersFor(first, 2).map((h) => h.slot)).toEqual([2]);
     expect(pool.usedSlots.size).toBe(3);
+  });
+});
+
+describe('the test hook', () => {
+  it('reads a helper fault and the split settings, and drops bad ones', () => {
+    const p = parsePlan(JSON.stringify({
+      faults: { 'a.json': { kind: 'throw', target: 'helper' }, 'b.json': { kind: 'hang', target: 'elsewhere' } },
+      split: { minBytes: 1, workers: 2.5 },
+    }));
+    expect([...p!.faults]).toEqual([
+      ['a.json', { kind: 'throw', target: 'helper' }],
+      ['b.json', { kind: 'hang' }],
+    ]);
+    expect(p!.split).toEqual({ minBytes: 1, workers: 2 });
+    expect(parsePlan(JSON.stringify({ split: { minBytes: -1, workers: 0 } }))!.split).toBeUndefined();
   });
 });
