@@ -3,6 +3,9 @@
 //                          [--only native,views,wasm,page,url,baseline,table,memory] [--dir /tmp/kinetoscope-bench]
 //                          [--table-size 150M] [--dist-ranks 4] [--dist-size 128M] [--rank-runs 8x1G,64x100M]
 //                          [--read-jobs N]  (native rows: `kinetoscope ... --jobs N`, one trace in N ranges)
+//                          [--page-workers 1,2]  (page rows once per N: at most N trace workers read the
+//                          one file, through the page's test hook {"split": {"workers": N}}; the pool is
+//                          the machine's core count, at most 4)
 // For each size: generates (or reuses) DIR/trace-SIZE.v2.json with gen-trace, then measures
 //   native    build/native/kinetoscope summary --json FILE   (peak RSS from /usr/bin/time -v)
 //   views     build/native/kinetoscope operators --json --group-by op+shape FILE (reading, the
@@ -64,6 +67,9 @@ const opts = { sizes: ['1G'], runs: 3, only: ['native', 'views', 'wasm', 'page',
     // Threads reading one trace in the native rows (`kinetoscope ... --jobs N`: byte ranges
     // merged into one model, issue 12 §2); the table says which.
     else if (a[k] === '--read-jobs') opts.readJobs = Math.max(1, Number(v()));
+    // Trace workers reading one file in the page (issue 12 §2; docs/contracts.md "One file, several
+    // workers"), set through the page's test hook: the page rows are measured once per value.
+    else if (a[k] === '--page-workers') opts.pageWorkers = v().split(',').map(Number).filter((n) => n >= 1);
     else { console.error(`bench: unknown argument ${a[k]}`); process.exit(2); }
   }
 }
@@ -324,9 +330,13 @@ function summaryShown(page, file) {
   ]).catch((e) => `timeout: ${e.message.split('\n')[0]}`);
 }
 
-async function benchPage(file, url) {
+async function benchPage(file, url, workers = null) {
   const { pid, ctx, page, crashed: tabCrashed } = await openPage();
   try {
+    // At most `workers` trace workers read the file (the page's test hook, docs/contracts.md).
+    if (workers != null) {
+      await page.addInitScript((p) => localStorage.setItem('kinetoscope-failure-test', p), JSON.stringify({ split: { workers } }));
+    }
     await page.goto(url, { waitUntil: 'load' });
     const input = page.locator('input[type=file]').first();
     await input.waitFor({ state: 'attached', timeout: 30000 });
@@ -364,10 +374,11 @@ async function benchPage(file, url) {
     const mem = stop();
     if (r !== 'ok' || tabCrashed()) return { error: tabCrashed() || r === 'crash' ? 'tab crashed' : r, mem };
     await page.waitForFunction(() => window.__ksT3 > 0, null, { timeout: 120000, polling: 100 }).catch(() => {});
-    const { t0, t1, t2, t3, text, long } = await page.evaluate(() => ({ t0: window.__ksT0, t1: window.__ksT1, t2: window.__ksT2,
-      t3: window.__ksT3, long: window.__ksLong, text: document.querySelector('[data-testid="events-total"]').textContent }));
+    const { t0, t1, t2, t3, text, long, readWorkers } = await page.evaluate(() => ({ t0: window.__ksT0, t1: window.__ksT1, t2: window.__ksT2,
+      t3: window.__ksT3, long: window.__ksLong, text: document.querySelector('[data-testid="events-total"]').textContent,
+      readWorkers: Number(document.querySelector('[data-testid="file-card"]')?.dataset.readWorkers) }));
     return { seconds: (t1 - t0) / 1000, overview: t2 > 0 ? (t2 - t0) / 1000 : NaN, complete: t3 > 0 ? (t3 - t0) / 1000 : NaN,
-      longest: long.length ? Math.max(...long) : 0, longCount: long.length, mem, memNote: 'renderer RSS', events: numberIn(text) };
+      longest: long.length ? Math.max(...long) : 0, longCount: long.length, mem, memNote: 'renderer RSS', events: numberIn(text), readWorkers };
   } catch (e) {
     return { error: tabCrashed() ? 'tab crashed' : e.message.split('\n')[0] };
   } finally {
@@ -583,19 +594,21 @@ async function main() {
     for (const size of perSize.length ? opts.sizes : []) {
       const file = ensureTrace(size);
       const bytes = fs.statSync(file).size;
-      for (const kind of opts.only.filter((k) => k !== 'table' && k !== 'distributed' && k !== 'memory' && k !== 'ranks')) {
+      const kinds = opts.only.filter((k) => k !== 'table' && k !== 'distributed' && k !== 'memory' && k !== 'ranks')
+        .flatMap((k) => (k === 'page' && opts.pageWorkers ? opts.pageWorkers.map((w) => ({ kind: k, workers: w })) : [{ kind: k, workers: null }]));
+      for (const { kind, workers } of kinds) {
         const results = [];
         for (let i = 0; i < opts.runs; i++) {
           let r;
           if (kind === 'native') r = await benchNative(file);
           else if (kind === 'views') r = await benchNative(file, true);
           else if (kind === 'wasm') r = await benchWasm(file);
-          else if (kind === 'page') r = await benchPage(file, srv.url);
+          else if (kind === 'page') r = await benchPage(file, srv.url, workers);
           else if (kind === 'url') r = await benchUrl(file, srv.url, traceSrv.url);
           else if (kind === 'baseline') {
             r = await benchBaseline(file, srv.url);
           } else throw new Error(`unknown --only ${kind}`);
-          log(`${size} ${kind} run ${i + 1}: ${r.error ? `FAILS (${r.error})` : `${r.seconds.toFixed(2)} s`}` +
+          log(`${size} ${kind}${workers ? ` (${workers} workers)` : ''} run ${i + 1}: ${r.error ? `FAILS (${r.error})` : `${r.seconds.toFixed(2)} s`}` +
             `${Number.isFinite(r.mem) ? `, ${fmtMB(r.mem)}${r.mem2 ? ` / ${fmtMB(r.mem2)}` : ''} ${r.memNote || ''}` : ''}` +
             `${Number.isFinite(r.events) ? `, ${r.events} events` : ''}`);
           results.push(r);
@@ -608,7 +621,8 @@ async function main() {
           mem2: median(ok.map((r) => r.mem2)), events: median(ok.map((r) => r.events)),
           error: ok.length ? (ok.length < results.length ? `${results.length - ok.length} of ${results.length} runs failed: ${results.find((r) => r.error).error}` : '')
             : results[0].error,
-          failMem: median(results.map((r) => r.mem)) };
+          failMem: median(results.map((r) => r.mem)),
+          ...(workers ? { pageWorkers: workers, readWorkers: median(ok.map((r) => r.readWorkers)) } : {}) };
         rows.push(row);
         if (kind === 'page') {
           const ov = ok.map((r) => r.overview).filter(Number.isFinite);
@@ -727,7 +741,7 @@ async function main() {
   // JSON.parse counts no events: its rate uses the count the other paths read from the same file.
   const eventsOf = (size) => rows.find((x) => x.size === size && Number.isFinite(x.events))?.events;
   for (const r of rows) {
-    const label = LABEL[r.kind];
+    const label = LABEL[r.kind] + (r.pageWorkers ? `, at most ${r.pageWorkers} worker${r.pageWorkers > 1 ? 's' : ''} reading the file (${Number.isFinite(r.readWorkers) ? r.readWorkers : '?'} did)` : '');
     const sizeTxt = `${r.size} ${opts.shape} (${(r.bytes / 1e6).toFixed(0)} MB, ${Math.round(r.bytes / (eventsOf(r.size) || NaN)) || '?'} B/event)`;
     if (r.error && !r.ok) {
       const extra = r.kind === 'baseline' && r.bytes > V8_STRING_CAP ? ` (above V8's ${V8_STRING_CAP}-byte string cap)` : '';
@@ -741,6 +755,15 @@ async function main() {
     const evs = Number.isFinite(r.events) ? r.events : eventsOf(r.size);
     out.push(`| ${sizeTxt} | ${label} | ${r.mbps.toFixed(0)} | ${evs ? (evs / r.seconds / 1e6).toFixed(2) : '–'} | ${r.seconds.toFixed(2)} | ${mem} | ` +
       `${Number.isFinite(r.events) ? r.events : '–'} | ${r.error || ''} |`);
+  }
+  // Issue 12 §2's target: drop → Overview drawn against the JSON.parse floor of the same run.
+  for (const size of opts.sizes) {
+    const floor = rows.find((r) => r.size === size && r.kind === 'baseline' && !r.error);
+    if (!floor) continue;
+    for (const r of rows.filter((x) => x.size === size && x.kind === 'overview' && Number.isFinite(x.seconds))) {
+      checks.push(`${size}: Overview drawn${r.pageWorkers ? ` (at most ${r.pageWorkers} workers)` : ''} in ${r.seconds.toFixed(2)} s = ` +
+        `${(floor.seconds / r.seconds).toFixed(2)}x faster than the JSON.parse floor (${floor.seconds.toFixed(2)} s)`);
+    }
   }
   if (checks.length) { out.push(''); for (const c of checks) out.push(`- ${c}`); }
   if (distRows.length) {

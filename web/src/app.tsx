@@ -20,7 +20,8 @@ import { planModels, poolSize, WorkerPool, type PoolWorker, type Started } from 
 import { RunPage, workerOfFile, type DistributedRunner, type RunTrace } from './views/distributed-view';
 import type { TrimFn } from './views/timeline-view';
 import { failureSentence, loadFailure } from './lib/failure';
-import { takeFault, testWatchdog } from './lib/test-faults';
+import { splitSettings, takeFault, testWatchdog } from './lib/test-faults';
+import { rangeCount } from './lib/split-read';
 import { ABORT, type Call, type LoadProgress, type LoadResult } from './worker/protocol';
 import { DEFAULT_WATCHDOG } from './worker/watchdog';
 
@@ -38,6 +39,8 @@ interface Running {
   received: number;
   /** Cancel or close was asked: a result that still comes is dropped. */
   cancelled: boolean;
+  /** A big plain file read by several workers: the helpers' calls (lib/split-read.ts). */
+  helpers: { worker: PoolWorker; callId: number; settled: boolean }[];
 }
 
 /** A sentence above the analysis: something to know (info) or something that went wrong (error). */
@@ -213,6 +216,7 @@ export function App() {
   const stop = (run: Running) => {
     run.cancelled = true;
     if (run.callId != null) run.worker.client.cancel(run.callId);
+    for (const h of run.helpers) if (!h.settled) h.worker.client.cancel(h.callId);
     run.abort?.abort();
   };
 
@@ -299,25 +303,14 @@ export function App() {
     const w = pool().forLoad();
     setPoolUsed(pool().usedSlots.size);
     w.loads++;
-    const run: Running = { entry, worker: w, callId: null, abort: null, received: 0, cancelled: false };
+    const run: Running = { entry, worker: w, callId: null, abort: null, received: 0, cancelled: false, helpers: [] };
     running.current.set(entry.key, run);
     update(entry.key, { status: 'loading' });
     try {
       let call: Call<LoadResult>;
       if (entry.url) call = await download(run, entry.url);
-      else {
-        call = w.client.load(
-          entry.file!,
-          (p) => {
-            setProgress(entry.key, p);
-            showPhase(run, p);
-          },
-          (summary, early) => showSummary(run, summary, early),
-          takeFault(entry.name),
-        );
-        run.callId = call.id;
-      }
-      const { summary, overview, file } = await call.promise;
+      else call = loadFile(run, entry.file!);
+      const { summary, overview, file, read } = await call.promise;
       let rank: string | null = null;
       let rankError: string | undefined;
       if (summary.ok && !run.cancelled) {
@@ -347,6 +340,8 @@ export function App() {
           gen: kept ? w.id : undefined,
           rank,
           rankError,
+          readWorkers: read?.workers ?? 1,
+          ...(read ? { readMerged: read.merged } : {}),
           ...got,
         });
       }
@@ -358,11 +353,84 @@ export function App() {
     } finally {
       // Whatever the outcome, the download is over: an aborted fetch stops any bytes still coming.
       run.abort?.abort();
+      // Helpers still reading (the load failed or was cancelled) stop and delete their Sessions.
+      for (const h of run.helpers) if (!h.settled) h.worker.client.cancel(h.callId);
       w.loads--;
       running.current.delete(entry.key);
       setProgress(entry.key, null);
       pump();
     }
+  };
+
+  /**
+   * A dropped or picked File into `run`'s worker. A plain one of SPLIT_MIN_BYTES or more is read
+   * by several workers when the pool has idle ones and nothing else waits (lib/split-read.ts):
+   * `run`'s worker reads the start and merges the helpers' ranges, which come worker to worker
+   * on a MessageChannel each; a helper whose call fails (it died, trapped, stalled) is reported
+   * to the first worker, which reads its range itself. Progress sums every worker's bytes.
+   */
+  const loadFile = (run: Running, file: File): Call<LoadResult> => {
+    const p = pool();
+    const w = run.worker;
+    const plain = !/\.gz$/i.test(file.name); // the first worker checks the bytes too
+    const k = queue.current.length ? 1 : rangeCount(file.size, plain, p.size, 1 + p.idleOthers(w), splitSettings());
+    const helpers = k > 1 ? p.helpersFor(w, k - 1) : [];
+    if (helpers.length) setPoolUsed(p.usedSlots.size);
+    const channels = helpers.map(() => new MessageChannel());
+    let first: LoadProgress | null = null;
+    const others = helpers.map((): LoadProgress | null => null);
+    const show = () => {
+      const all = [first, ...others].filter((x): x is LoadProgress => x != null);
+      if (!all.length) return;
+      const total = file.size;
+      setProgress(run.entry.key, {
+        bytesRead: Math.min(total, all.reduce((n, x) => n + x.bytesRead, 0)),
+        totalBytes: total,
+        decodedBytes: Math.min(total, all.reduce((n, x) => n + x.decodedBytes, 0)),
+        elapsedMs: Math.max(...all.map((x) => x.elapsedMs)),
+        ...(first?.phase ? { phase: first.phase } : {}),
+      });
+    };
+    const call = w.client.load(
+      file,
+      (prog) => {
+        first = prog;
+        if (helpers.length) show();
+        else setProgress(run.entry.key, prog);
+        showPhase(run, prog);
+      },
+      (summary, early) => showSummary(run, summary, early),
+      takeFault(run.entry.name),
+      channels.map((c) => c.port1),
+    );
+    run.callId = call.id;
+    const helperFault = helpers.length ? takeFault(run.entry.name, true) : undefined;
+    helpers.forEach((h, j) => {
+      h.loads++;
+      const hc = h.client.loadRange(
+        file,
+        channels[j].port2,
+        (prog) => {
+          others[j] = prog;
+          show();
+        },
+        j === 0 ? helperFault : undefined,
+      );
+      const rec = { worker: h, callId: hc.id, settled: false };
+      run.helpers.push(rec);
+      hc.promise
+        .catch((e) => {
+          // Died, trapped or stalled (the pool restarts it), or failed reading: the first worker
+          // reads this range itself.
+          if (!run.cancelled) w.client.rangeLost(call.id, j, (e as Error)?.message || String(e));
+        })
+        .finally(() => {
+          rec.settled = true;
+          h.loads--;
+          pump();
+        });
+    });
+    return call;
   };
 
   /** Starts queued loads while a worker of the pool has none: a run's files load in parallel. */

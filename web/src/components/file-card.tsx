@@ -64,6 +64,12 @@ export interface Entry {
   rankError?: string;
   /** The closed model is being read again (error: null), or that failed. */
   reread?: { error: string | null };
+  /**
+   * Workers that read its first load: more than 1 for a big plain file read in byte ranges
+   * (lib/split-read.ts); `readMerged` of their ranges were merged (the first worker read the rest).
+   */
+  readWorkers?: number;
+  readMerged?: number;
 }
 
 /** Asks the Session of load `session`, made in worker generation `gen`. */
@@ -400,6 +406,8 @@ export function FileCard({
       data-file={entry.name}
       data-status={entry.status}
       data-model={session != null ? 'loaded' : entry.reread ? (rereadFailed != null ? 'failed' : 'reading') : closed ? 'closed' : 'none'}
+      data-read-workers={entry.readWorkers}
+      data-read-merged={entry.readMerged}
       hidden={!active}
     >
       <TraceHeader

@@ -5,12 +5,15 @@
 // without the key nothing here does anything.
 import type { TestFault } from '../worker/protocol';
 import type { WatchdogOptions } from '../worker/watchdog';
+import { SPLIT_MIN_BYTES, type SplitSettings } from './split-read';
 
 export const KEY = 'kinetoscope-failure-test';
 
 interface Plan {
   faults: Map<string, TestFault>;
   watchdog?: Partial<WatchdogOptions>;
+  /** One file read by several workers: a lower threshold, or at most this many workers. */
+  split?: Partial<SplitSettings>;
 }
 
 const KINDS = new Set(['oom', 'abort', 'hang', 'throw']);
@@ -32,7 +35,8 @@ export function parsePlan(text: string | null): Plan | null {
       const kind = (f as { kind?: unknown })?.kind;
       const phase = (f as { phase?: unknown })?.phase;
       if (typeof kind === 'string' && KINDS.has(kind)) {
-        faults.set(name, { kind: kind as TestFault['kind'], ...(typeof phase === 'string' ? { phase } : {}) });
+        const target = (f as { target?: unknown })?.target === 'helper' ? { target: 'helper' as const } : {};
+        faults.set(name, { kind: kind as TestFault['kind'], ...(typeof phase === 'string' ? { phase } : {}), ...target });
       }
     }
   }
@@ -40,7 +44,11 @@ export function parsePlan(text: string | null): Plan | null {
   const watchdog: Partial<WatchdogOptions> = {};
   if (typeof w?.pingMs === 'number' && w.pingMs > 0) watchdog.pingMs = w.pingMs;
   if (typeof w?.stallMs === 'number' && w.stallMs > 0) watchdog.stallMs = w.stallMs;
-  return { faults, ...(Object.keys(watchdog).length ? { watchdog } : {}) };
+  const sp = (o as { split?: { minBytes?: unknown; workers?: unknown } }).split;
+  const split: Partial<SplitSettings> = {};
+  if (typeof sp?.minBytes === 'number' && sp.minBytes >= 0) split.minBytes = sp.minBytes;
+  if (typeof sp?.workers === 'number' && sp.workers >= 1) split.workers = Math.floor(sp.workers);
+  return { faults, ...(Object.keys(watchdog).length ? { watchdog } : {}), ...(Object.keys(split).length ? { split } : {}) };
 }
 
 let plan: Plan | null | undefined;
@@ -55,12 +63,22 @@ function current(): Plan | null {
   return plan;
 }
 
-/** The fault planned for the next load of file `name` (then forgotten), if any. */
-export function takeFault(name: string): TestFault | undefined {
+/**
+ * The fault planned for the next load of file `name` (then forgotten), if any. `helper`: the one
+ * for the first helper of a file read by several workers (a fault with target "helper"); without
+ * it, only a fault without a target is taken.
+ */
+export function takeFault(name: string, helper = false): TestFault | undefined {
   const p = current();
   const f = p?.faults.get(name);
-  if (f) p!.faults.delete(name);
+  if (!f || (f.target === 'helper') !== helper) return undefined;
+  p!.faults.delete(name);
   return f;
+}
+
+/** How big a file must be to be read by several workers, and by at most how many (a test may lower them). */
+export function splitSettings(): SplitSettings {
+  return { minBytes: SPLIT_MIN_BYTES, ...current()?.split };
 }
 
 /** Watchdog settings of a failure test, if it set any. */

@@ -108,6 +108,29 @@ export class WorkerPool {
     return w;
   }
 
+  /** Workers with no load under way (started or not), `first` excepted. */
+  idleOthers(first: PoolWorker): number {
+    return this.slots.filter((w, s) => s !== first.slot && (!w || w.loads === 0)).length;
+  }
+
+  /**
+   * Up to `n` helpers for a file `first` reads with others (lib/split-read.ts): workers with no
+   * load under way, `first` excepted, by slot, started if their slot is empty. The caller counts
+   * their loads while they read.
+   */
+  helpersFor(first: PoolWorker, n: number): PoolWorker[] {
+    const out: PoolWorker[] = [];
+    for (let s = 0; s < this.size && out.length < n; s++) {
+      if (s === first.slot) continue;
+      const w = this.slots[s];
+      if (w && w.loads > 0) continue;
+      const h = w ?? this.startSlot(s);
+      this.usedSlots.add(h.slot);
+      out.push(h);
+    }
+    return out;
+  }
+
   /** Any live worker for a call that needs no Session (a reduce, a trim): the least busy. */
   any(): PoolWorker {
     let best: PoolWorker | null = null;

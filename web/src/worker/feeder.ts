@@ -25,6 +25,8 @@ export interface SessionLike {
   prepare(n: number): number;
   commit(n: number): void;
   failed(): boolean;
+  /** A range's reader stopped at a split (lib/split-read.ts): the bytes after it are not its. */
+  stopped?(): boolean;
 }
 
 export interface HeapOwner {
@@ -37,6 +39,8 @@ export class ChunkFeeder {
   fed = 0;
   /** True once the core said the input is certainly not a trace: the caller stops reading. */
   stopped = false;
+  /** True once the Session stopped at a split: the caller stops reading (the rest is another range's). */
+  atSplit = false;
 
   constructor(
     private readonly mod: HeapOwner,
@@ -54,6 +58,10 @@ export class ChunkFeeder {
       this.fed += n;
       off += n;
       if (this.session.failed()) this.stopped = true;
+      else if (this.session.stopped?.()) {
+        this.atSplit = true;
+        this.stopped = true;
+      }
     }
   }
 }

@@ -71,6 +71,17 @@ declare module '*/generated/kinetoscope_web.mjs' {
     setProgress?(fn: ((phase: string, index: number, count: number) => void) | undefined): void;
     /** Failure tests only (docs/contracts.md): "abort" aborts, "oom" exhausts the heap. */
     debugFault(kind: 'abort' | 'oom'): void;
+    // One file, several workers (docs/contracts.md): a later range starts at a split, every range
+    // stops at the first later split it confirms; a finished later range crosses as pieces.
+    startAt(offset: number, rootIsArray: boolean): void;
+    stopAt(offsets: number[]): void;
+    stopped(): boolean;
+    coveredEnd(): number;
+    readOn(): void;
+    /** A finished partial Session's next piece (a copy), null when all were given. */
+    nextPiece(maxBytes: number): Uint8Array | null;
+    mergePrepare(n: number): number;
+    mergeCommit(n: number): 'merging' | 'done' | 'refused' | 'broken';
     delete(): void;
   }
   /** Writes the events of a trace overlapping [startUs, endUs] (absolute µs) as a trace of its own. */
@@ -97,6 +108,10 @@ declare module '*/generated/kinetoscope_web.mjs' {
     Trimmer?: new (startUs: number, endUs: number) => KinetoscopeTrimmer;
     /** Rank summaries to the Distributed view, one JSON object per span and line (absent from older cores). */
     reduceDistributedJson?(summaries: string[], tbPlugin: boolean): string;
+    /** Index in `window` of the event boundary to split at, or -1 (docs/contracts.md). */
+    proposeSplit(window: Uint8Array): number;
+    /** 1: the root is an array, 0: an object, -1: neither (read in one range). */
+    rootIsArray(firstBytes: Uint8Array): number;
     /** The core calls fn from inside its long loops (a sign of life); absent from older cores. */
     setHeartbeat?(fn: (() => void) | undefined): void;
   }

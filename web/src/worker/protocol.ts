@@ -64,6 +64,11 @@ export interface WireError {
 export interface TestFault {
   kind: 'oom' | 'abort' | 'hang' | 'throw';
   phase?: string;
+  /**
+   * "helper": the fault is for the first helper worker of a file read by several (lib/split-read.ts),
+   * fired once it has read its range, before it sends its pieces (`phase` does not apply).
+   */
+  target?: 'helper';
 }
 
 /**
@@ -128,7 +133,18 @@ export type QueryOf<W extends QueryWhat> = Extract<Query, { what: W }>;
 export type ResultOf<W extends QueryWhat> = Extract<QueryResult, { what: W }>;
 
 export type Request =
-  | { kind: 'load'; id: number; file: File; fault?: TestFault }
+  /**
+   * `ranges`: a big plain file read by several workers (lib/split-read.ts): one port per helper
+   * worker (transferred), this worker reading the start and merging the helpers' ranges.
+   */
+  | { kind: 'load'; id: number; file: File; fault?: TestFault; ranges?: MessagePort[] }
+  /**
+   * A helper's part of such a read: the range the first worker sends on `port`, read from `file`,
+   * its partial model then sent as pieces on the port; answered by `rangeDone`.
+   */
+  | { kind: 'loadRange'; id: number; file: File; port: MessagePort; fault?: TestFault }
+  /** Helper `range` (index into the load's `ranges`) of load `target` failed: read its range yourself. */
+  | { kind: 'rangeLost'; id: number; target: number; range: number; message: string }
   /**
    * A download's body, transferred as it arrives (the page fetched it: its CSP checks that
    * request). Parsed like a file; gzip is told by its first bytes. `totalBytes`: Content-Length.
@@ -150,13 +166,15 @@ export type Response =
   /** The answer to a ping: the worker is alive (any message counts as much). */
   | { kind: 'pong'; id: number }
   /** `file`: for a loadStream, the bytes as received (gzip kept), to be used as a dropped File. */
-  | { kind: 'result'; id: number; summary: Summary; overview?: Overview | null; file?: File }
+  | { kind: 'result'; id: number; summary: Summary; overview?: Overview | null; file?: File; read?: ReadWorkers }
   | { kind: 'answer'; id: number; result: QueryResult }
   /** A valid trace JSON (its buffer transferred) holding the window, and its event counts. */
   | { kind: 'trimmed'; id: number; trimmed: Trimmed }
   /** One view per span of the run (docs/contracts.md, `kinetoscope distributed --json`). */
   | { kind: 'distributed'; id: number; views: DistributedView[] }
   | { kind: 'error'; id: number; error: WireError }
+  /** A helper's range read and its pieces sent (`all`), or not wanted; its Session is deleted. */
+  | { kind: 'rangeDone'; id: number; done: RangeDone }
   /**
    * A load's summary, sent as soon as the file is read, before the overview is computed (1-2 s
    * on a 1 GiB trace): the card shows it meanwhile. Sent again with `overview` once the steps and
@@ -262,6 +280,32 @@ export interface LoadResult {
   overview: Overview | null;
   /** A loadStream's bytes as received (none if it stopped early: not a trace). */
   file?: File;
+  /** A file read by several workers: how it went (absent: read by one). */
+  read?: ReadWorkers;
+}
+
+/** How a file given helpers was read (lib/split-read.ts). */
+export interface ReadWorkers {
+  /** Workers that read a range of it (1 + helpers given a range). */
+  workers: number;
+  /** Helpers' ranges merged into the model. */
+  merged: number;
+  /** Times the first worker read on itself (a range refused, a helper lost). */
+  readOn: number;
+  /** The file was read again in one range (a helper lost part-way through its pieces). */
+  again: boolean;
+  /** Why the first worker read on, if it did. */
+  reason: string | null;
+}
+
+/** What a helper's `loadRange` answers. */
+export interface RangeDone {
+  /** Pieces sent. */
+  sent: number;
+  /** All were sent (false: not wanted, or no range). */
+  all: boolean;
+  /** Bytes of the file it read. */
+  bytesRead: number;
 }
 
 interface Pending {
@@ -313,14 +357,38 @@ export class TraceClient {
    * again with the overview's first part (steps, GPU metrics; `info` null) once that is computed.
    * `fault`: a failure test's (docs/contracts.md); never set otherwise.
    */
-  load(file: File, onProgress?: (p: LoadProgress) => void, onSummary?: (s: Summary, early?: Overview) => void, fault?: TestFault): Call<LoadResult> {
+  load(
+    file: File,
+    onProgress?: (p: LoadProgress) => void,
+    onSummary?: (s: Summary, early?: Overview) => void,
+    fault?: TestFault,
+    ranges?: MessagePort[],
+  ): Call<LoadResult> {
     const id = this.nextId++;
     const promise = new Promise<LoadResult>((resolve, reject) => {
       this.track(id, { resolve: resolve as (r: unknown) => void, reject, onProgress, onSummary, phase: 'reading' });
     });
-    const req: Request = { kind: 'load', id, file, ...(fault ? { fault } : {}) };
-    this.endpoint.postMessage(req);
+    const req: Request = { kind: 'load', id, file, ...(fault ? { fault } : {}), ...(ranges?.length ? { ranges } : {}) };
+    this.endpoint.postMessage(req, ranges ?? []);
     return { id, promise };
+  }
+
+  /** A helper's range of `file` (lib/split-read.ts): the first worker's load tells it which on `port`. */
+  loadRange(file: File, port: MessagePort, onProgress?: (p: LoadProgress) => void, fault?: TestFault): Call<RangeDone> {
+    const id = this.nextId++;
+    const promise = new Promise<RangeDone>((resolve, reject) => {
+      this.track(id, { resolve: resolve as (r: unknown) => void, reject, onProgress, phase: 'reading a range' });
+    });
+    const req: Request = { kind: 'loadRange', id, file, port, ...(fault ? { fault } : {}) };
+    this.endpoint.postMessage(req, [port]);
+    return { id, promise };
+  }
+
+  /** Tells load `target` that its helper `range` failed. Nothing answers it. */
+  rangeLost(target: number, range: number, message: string): void {
+    if (!this.pending.has(target)) return;
+    const req: Request = { kind: 'rangeLost', id: this.nextId++, target, range, message };
+    this.endpoint.postMessage(req);
   }
 
   /**
@@ -449,7 +517,7 @@ export class TraceClient {
         break;
       case 'result':
         this.settle(res.id);
-        p.resolve({ summary: res.summary, overview: res.overview ?? null, ...(res.file ? { file: res.file } : {}) } satisfies LoadResult);
+        p.resolve({ summary: res.summary, overview: res.overview ?? null, ...(res.file ? { file: res.file } : {}), ...(res.read ? { read: res.read } : {}) } satisfies LoadResult);
         break;
       case 'answer':
         this.settle(res.id);
@@ -462,6 +530,10 @@ export class TraceClient {
       case 'distributed':
         this.settle(res.id);
         p.resolve(res.views);
+        break;
+      case 'rangeDone':
+        this.settle(res.id);
+        p.resolve(res.done);
         break;
       case 'error':
         this.settle(res.id);

@@ -19,6 +19,7 @@ import { checkMemoryEvents, parseMemoryAlive, parseMemoryCurve, parseMemoryDevic
 import { parseOperatorDetail, parseOperators, transferables } from '../lib/operators';
 import { parseOverviewInfo, type GpuMetrics, type Overview, type StepBreakdown } from '../lib/overview';
 import type { Summary } from '../lib/summary';
+import { chooseSplits, HelperPort, mergeRanges, nominalSplits, PIECE_BYTES, PieceSource, SPLIT_WINDOW, type MergeTarget } from '../lib/split-read';
 import { ChunkFeeder, InputError, LocalChunks, MAX_CHUNK, RemoteChunks, type ChunkSource } from './feeder';
 import {
   ABORT,
@@ -31,7 +32,9 @@ import {
   type LoadResult,
   type Query,
   type QueryResult,
+  type RangeDone,
   type ReadInput,
+  type ReadWorkers,
   type Request,
   type Response,
   type TestFault,
@@ -69,6 +72,10 @@ interface Job {
   source: ChunkSource | null;
   /** A failure test's fault for this load (docs/contracts.md); never set otherwise. */
   fault?: TestFault;
+  /** A file read by several workers, the first's side: one per helper (lib/split-read.ts). */
+  helpers?: PieceSource[];
+  /** A helper's side of such a read. */
+  helperPort?: HelperPort;
 }
 
 /**
@@ -167,9 +174,21 @@ function onTrap(): void {
   sessions.clear();
 }
 
+/** A "throw" fault dies outside any promise: the page's Worker gets an error event. */
+function dieOr(id: number, e: unknown): void {
+  if (e instanceof TestDeath) {
+    setTimeout(() => {
+      throw e;
+    });
+    return;
+  }
+  replyError(id, e);
+}
+
 /** Runs load `id` and answers it; its Session stays here unless the page closed it meanwhile. */
-function startLoad(id: number, input: LoadInput, fault?: TestFault): void {
+function startLoad(id: number, input: LoadInput, fault?: TestFault, ranges?: MessagePort[]): void {
   const job: Job = { cancelled: false, closed: false, source: null, ...(fault ? { fault } : {}) };
+  if (ranges?.length) job.helpers = ranges.map((p) => new PieceSource(p));
   jobs.set(id, job);
   loadTrace(id, input, job)
     .then(({ result, session }) => {
@@ -177,17 +196,26 @@ function startLoad(id: number, input: LoadInput, fault?: TestFault): void {
         if (job.closed) session.delete();
         else sessions.set(id, session);
       }
-      post({ kind: 'result', id, summary: result.summary, overview: result.overview, ...(result.file ? { file: result.file } : {}) });
+      post({ kind: 'result', id, summary: result.summary, overview: result.overview, ...(result.file ? { file: result.file } : {}), ...(result.read ? { read: result.read } : {}) });
     })
+    .catch((e) => dieOr(id, e))
+    .finally(() => {
+      for (const h of job.helpers ?? []) h.close();
+      jobs.delete(id);
+    });
+}
+
+/** Runs helper load `id` (a range of a file read by several workers) and answers it. */
+function startRange(id: number, file: File, port: MessagePort, fault?: TestFault): void {
+  const job: Job = { cancelled: false, closed: false, source: null, helperPort: new HelperPort(port), ...(fault ? { fault } : {}) };
+  jobs.set(id, job);
+  readRange(id, file, job)
+    .then((done) => post({ kind: 'rangeDone', id, done }))
     .catch((e) => {
-      if (e instanceof TestDeath) {
-        // Uncaught, outside any promise: the page's Worker gets an error event.
-        setTimeout(() => {
-          throw e;
-        });
-        return;
-      }
-      replyError(id, e);
+      // Said on the port at once, so the first worker reads on; a worker that dies says nothing
+      // (nor does the test death, which stands for one): the page tells the first worker then.
+      if (!(e instanceof TestDeath)) job.helperPort!.fail((e as Error)?.message ?? String(e));
+      dieOr(id, e);
     })
     .finally(() => jobs.delete(id));
 }
@@ -197,7 +225,11 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
   if (req.kind === 'ping') {
     post({ kind: 'pong', id: req.id });
   } else if (req.kind === 'load') {
-    startLoad(req.id, { file: req.file }, req.fault);
+    startLoad(req.id, { file: req.file }, req.fault, req.ranges);
+  } else if (req.kind === 'loadRange') {
+    startRange(req.id, req.file, req.port, req.fault);
+  } else if (req.kind === 'rangeLost') {
+    jobs.get(req.target)?.helpers?.[req.range]?.lose(req.message);
   } else if (req.kind === 'loadStream') {
     startLoad(req.id, { stream: req.stream, name: req.name, totalBytes: req.totalBytes }, req.fault);
   } else if (req.kind === 'cancel') {
@@ -206,6 +238,9 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
       job.cancelled = true;
       // Resolves the pending next() with null, so the load loop ends at once.
       job.source?.close();
+      // A file read by several workers: its helpers stop (their Sessions are deleted).
+      for (const h of job.helpers ?? []) h.close();
+      job.helperPort?.stop();
     }
   } else if (req.kind === 'close') {
     const job = jobs.get(req.session);
@@ -320,8 +355,48 @@ function openSource(input: ReadInput): ChunkSource {
 type LoadInput = { file: File } | { stream: ReadableStream<Uint8Array>; name: string; totalBytes: number | null };
 
 /**
+ * Feeds `source` into `feeder` until it ends, the Session fails or stops at a split, or the job is
+ * cancelled. A corrupt or cut-off gzip stream, or a download that broke off, fails after every
+ * byte decoded before it was fed: that InputError is returned (keep what was read); anything else
+ * (the reader died) is thrown. `onChunk` gets the source's bytes read so far.
+ */
+async function feedAll(source: ChunkSource, feeder: ChunkFeeder, job: Job, onChunk: (bytesRead: number) => void): Promise<InputError | null> {
+  try {
+    for (;;) {
+      const chunk = await source.next();
+      if (!chunk || job.cancelled) break;
+      onChunk(chunk.bytesRead);
+      feeder.feed(chunk.bytes);
+      if (feeder.stopped) break; // not a trace (reading on is wasted work), or at a split
+    }
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    onChunk(e.bytesRead);
+    return e;
+  }
+  return null;
+}
+
+/**
+ * Where a file read by `k` workers is split (lib/split-read.ts): the root kind from its first
+ * bytes, then the event boundary the core proposes in a window at each size/k*i. No split when
+ * the root is neither an array nor an object (one range reads it, as the core would).
+ */
+async function planSplits(mod: KinetoscopeModule, file: File, k: number): Promise<{ splits: number[]; root: number }> {
+  const bytes = async (from: number, n: number) => new Uint8Array(await file.slice(from, Math.min(file.size, from + n)).arrayBuffer());
+  const root = mod.rootIsArray(await bytes(0, 4096));
+  if (root < 0) return { splits: [], root };
+  const nominal = nominalSplits(file.size, k);
+  const found = await Promise.all(nominal.map(async (n) => mod.proposeSplit(await bytes(n, SPLIT_WINDOW))));
+  return { splits: chooseSplits(nominal, found, file.size), root };
+}
+
+/**
  * The load's answer, and its Session when the input is a trace (the caller keeps or frees it).
  * A download's answer also holds its bytes as received, as a File: the page has no other copy.
+ * With helpers (job.helpers: a big plain File read by several workers) this worker reads the
+ * start of the file and merges the helpers' ranges (lib/split-read.ts), reading on itself where a
+ * range is refused or its helper lost, and the whole file again if a helper was lost part-way.
  */
 async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ result: LoadResult; session: KinetoscopeSession | null }> {
   const t0 = performance.now();
@@ -338,52 +413,85 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
   if (job.cancelled) throw abortError();
 
   // Start reading before the module is ready (compiled once per worker, streaming): I/O overlaps it.
-  const source = openSource(read);
+  let source = openSource(read);
   job.source = source;
   let session: KinetoscopeSession | null = null;
+  const helpers = job.helpers ?? [];
   try {
     const mod = await getModule();
     if (job.cancelled) throw abortError();
+    // Split only a plain File (a gzip stream cannot be entered part-way); the helpers without a
+    // range end at once.
+    const { splits, root } = helpers.length && isFile && 'gzip' in read && !read.gzip ? await planSplits(mod, input.file, helpers.length + 1) : { splits: [], root: -1 };
+    helpers.forEach((h, j) => h.assign(j < splits.length ? { kind: 'range', start: splits[j], stopAt: splits.slice(j + 1), root: root === 1 } : { kind: 'none' }));
+    for (const h of helpers.slice(splits.length)) h.close();
+    if (job.cancelled) throw abortError();
     session = new mod.Session();
-    const feeder = new ChunkFeeder(mod, session);
+    if (splits.length) session.stopAt(splits);
+    let feeder = new ChunkFeeder(mod, session);
     const throttle = new Throttle(100);
-    let bytesRead = 0;
+    // Bytes this worker read (all its sources) and fed, for the progress bar.
+    let bytesRead = 0, readBefore = 0, fedBefore = 0;
     const progress = (): LoadProgress => ({
       bytesRead,
       totalBytes,
-      decodedBytes: feeder.fed,
+      decodedBytes: fedBefore + feeder.fed,
       elapsedMs: performance.now() - t0,
     });
-    let inputError: InputError | null = null;
-    try {
-      for (;;) {
-        const chunk = await source.next();
-        if (!chunk || job.cancelled) break;
-        bytesRead = chunk.bytesRead;
-        feeder.feed(chunk.bytes);
-        if (feeder.stopped) break; // certainly not a trace: reading on is wasted work
-        if (throttle.ready(performance.now())) post({ kind: 'progress', id, progress: progress() });
-      }
-    } catch (e) {
-      // A corrupt or cut-off gzip stream, or a download that broke off, fails here after every
-      // byte decoded before it was fed; keep what was read and report it. Anything else (the
-      // reader died) fails the load.
-      if (!(e instanceof InputError)) throw e;
-      inputError = e;
-      bytesRead = e.bytesRead;
-    }
+    const onChunk = (n: number) => {
+      bytesRead = readBefore + n;
+      if (throttle.ready(performance.now())) post({ kind: 'progress', id, progress: progress() });
+    };
+    // Reads the file from `from` with a reader of its own (into `feeder`'s Session).
+    const readFrom = async (from: number) => {
+      source.close();
+      readBefore = bytesRead;
+      fedBefore += feeder.fed;
+      feeder = new ChunkFeeder(mod, session!);
+      source = openSource({ file: (input as { file: File }).file.slice(from), gzip: false });
+      job.source = source;
+      const e = await feedAll(source, feeder, job, onChunk);
+      if (e) throw e; // a plain File that cannot be read part-way: as a reader that died
+    };
+    const inputError = await feedAll(source, feeder, job, onChunk);
     if (job.cancelled) throw abortError();
+    let ranges: ReadWorkers | undefined;
+    if (splits.length) {
+      const s = session;
+      const target: MergeTarget = {
+        stopped: () => s.stopped(),
+        coveredEnd: () => s.coveredEnd(),
+        readOn: () => s.readOn(),
+        merge: (piece) => {
+          const off = s.mergePrepare(piece.length);
+          mod.HEAPU8.set(piece, off); // after mergePrepare: memory may have grown
+          return s.mergeCommit(piece.length);
+        },
+      };
+      const outcome = inputError ? null : await mergeRanges(target, splits, helpers.slice(0, splits.length), readFrom, () => {
+        if (job.cancelled) throw abortError();
+      });
+      if (outcome?.broken) {
+        // A helper lost part-way through its pieces left a half-merged model: read it all here.
+        session.delete();
+        session = new mod.Session();
+        await readFrom(0);
+        if (job.cancelled) throw abortError();
+      }
+      ranges = { workers: 1 + splits.length, merged: outcome?.merged ?? 0, readOn: outcome?.readOn ?? 0, again: !!outcome?.broken, reason: outcome?.reason ?? (inputError ? inputError.message : null) };
+    }
     // A download's bytes, known once its end (or failure) came; none if reading stopped early.
     const downloaded = source.kept();
     source.close();
-    post({ kind: 'progress', id, progress: { ...progress(), bytesRead: inputError || !isFile ? bytesRead : input.file.size } });
+    const readAll = inputError || !isFile ? bytesRead : input.file.size;
+    post({ kind: 'progress', id, progress: { ...progress(), bytesRead: readAll } });
 
     // The input failed part-way: the core records it in health (gzip-error or read-error, as the
     // CLI does) and keeps every event decoded before it.
     if (inputError) session.inputError(inputError.gzip);
     // From here the core computes without a break (no chunk to wait for, so no pong): it reports
     // each part it builds, posted as this load's progress (setProgress was absent before issue 12).
-    const base = { ...progress(), bytesRead: inputError || !isFile ? bytesRead : input.file.size };
+    const base = { ...progress(), bytesRead: readAll };
     const s = session;
     s.setProgress?.(reportPhase);
     const computed = asCall(id, s, base, job, () => {
@@ -400,7 +508,7 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
       return { summary, overview: summary.ok ? overviewOf(s, early) : null };
     });
     const summary = computed.summary;
-    const result: LoadResult = { ...computed, ...(downloaded ? { file: downloaded } : {}) };
+    const result: LoadResult = { ...computed, ...(downloaded ? { file: downloaded } : {}), ...(ranges ? { read: ranges } : {}) };
     if (!summary.ok) return { result, session: null };
     const kept = session;
     session = null; // handed over: not freed below
@@ -408,6 +516,56 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
   } finally {
     source.close();
     session?.delete();
+  }
+}
+
+/**
+ * A helper's range of a file read by several workers (lib/split-read.ts): waits for the range the
+ * first worker assigns, reads it (its own reader worker on File.slice(start)) into a partial
+ * Session that stops at the next split, then sends it as pieces, as fast as the first worker
+ * merges them, and deletes it. A failure test's helper fault fires once the range is read.
+ */
+async function readRange(id: number, file: File, job: Job): Promise<RangeDone> {
+  const t0 = performance.now();
+  const port = job.helperPort!;
+  // Compile the module while the first worker plans the splits.
+  const modP = getModule();
+  const range = await port.assigned();
+  if (job.cancelled) throw abortError();
+  if (!range) return { sent: 0, all: false, bytesRead: 0 };
+  const mod = await modP;
+  if (job.cancelled) throw abortError();
+  const source = openSource({ file: file.slice(range.start), gzip: false });
+  job.source = source;
+  const session = new mod.Session();
+  try {
+    session.startAt(range.start, range.root);
+    session.stopAt(range.stopAt);
+    const feeder = new ChunkFeeder(mod, session);
+    const throttle = new Throttle(100);
+    let bytesRead = 0;
+    const progress = (): LoadProgress => ({ bytesRead, totalBytes: file.size, decodedBytes: feeder.fed, elapsedMs: performance.now() - t0 });
+    const inputError = await feedAll(source, feeder, job, (n) => {
+      bytesRead = n;
+      if (throttle.ready(performance.now())) post({ kind: 'progress', id, progress: progress() });
+    });
+    source.close();
+    if (job.cancelled) throw abortError();
+    // A plain File that cannot be read part-way: the first worker reads this range itself.
+    if (inputError) throw inputError;
+    post({ kind: 'progress', id, progress: progress() });
+    session.finish();
+    const fault = job.fault;
+    if (fault) {
+      job.fault = undefined;
+      asCall(id, session, progress(), job, () => fireFault(fault, session));
+    }
+    const { sent, all } = await port.servePieces(() => session.nextPiece(PIECE_BYTES));
+    if (job.cancelled) throw abortError();
+    return { sent, all, bytesRead };
+  } finally {
+    source.close();
+    session.delete();
   }
 }
 

@@ -1,0 +1,284 @@
+// One big file read by several trace workers (web/src/lib/split-read.ts) with fakes: how many
+// workers and where the splits go, the helper's pieces crossing to the first worker in order with
+// back-pressure, and the first worker's fallbacks (a range refused, a helper lost before or during
+// its pieces) — the same protocol tests/golden/wasm_ranges_test.mjs drives on real heaps.
+import { describe, expect, it } from 'vitest';
+import {
+  chooseSplits,
+  HelperPort,
+  mergeRanges,
+  nominalSplits,
+  PIECES_AHEAD,
+  PieceSource,
+  rangeCount,
+  SPLIT_MIN_BYTES,
+  SPLIT_WINDOW,
+  type MergeTarget,
+} from '../../web/src/lib/split-read';
+import { parsePlan } from '../../web/src/lib/test-faults';
+import { WorkerPool, type Started } from '../../web/src/lib/worker-pool';
+import type { Port } from '../../web/src/worker/protocol';
+
+/** Two ends of a channel whose messages arrive on a later microtask, in order (a MessageChannel's way). */
+function channel(): [Port, Port] {
+  const listeners: ((ev: MessageEvent) => void)[][] = [[], []];
+  const end = (me: number): Port => ({
+    postMessage: (m: unknown) => queueMicrotask(() => listeners[1 - me].forEach((l) => l({ data: m } as MessageEvent))),
+    addEventListener: (_t: 'message', l: (ev: MessageEvent) => void) => listeners[me].push(l),
+  });
+  return [end(0), end(1)];
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+describe('rangeCount', () => {
+  const s = { minBytes: SPLIT_MIN_BYTES };
+  it('reads a small, gzip or single-worker file in one range', () => {
+    expect(rangeCount(SPLIT_MIN_BYTES - 1, true, 4, 4, s)).toBe(1);
+    expect(rangeCount(SPLIT_MIN_BYTES * 4, false, 4, 4, s)).toBe(1);
+    expect(rangeCount(SPLIT_MIN_BYTES * 4, true, 1, 1, s)).toBe(1);
+  });
+  it('uses the idle workers, capped by the pool and the setting', () => {
+    expect(rangeCount(SPLIT_MIN_BYTES, true, 2, 2, s)).toBe(2);
+    expect(rangeCount(SPLIT_MIN_BYTES * 8, true, 4, 3, s)).toBe(3);
+    expect(rangeCount(SPLIT_MIN_BYTES * 8, true, 4, 1, s)).toBe(1);
+    expect(rangeCount(SPLIT_MIN_BYTES * 8, true, 4, 4, { ...s, workers: 2 })).toBe(2);
+    expect(rangeCount(SPLIT_MIN_BYTES * 8, true, 4, 4, { ...s, workers: 1 })).toBe(1);
+  });
+  it('takes a lowered threshold, but keeps every range at least two windows long', () => {
+    expect(rangeCount(1_700_000, true, 2, 2, { minBytes: 1 })).toBe(2);
+    expect(rangeCount(3 * SPLIT_WINDOW, true, 4, 4, { minBytes: 1 })).toBe(1);
+  });
+});
+
+describe('split planning', () => {
+  it('puts range i nominally at size/k*i', () => {
+    expect(nominalSplits(1000, 1)).toEqual([]);
+    expect(nominalSplits(1000, 2)).toEqual([500]);
+    expect(nominalSplits(1000, 3)).toEqual([333, 666]);
+  });
+  it('keeps the boundaries found inside the file, increasing, once each', () => {
+    expect(chooseSplits([500], [12], 1000)).toEqual([512]);
+    expect(chooseSplits([333, 666], [-1, 5], 1000)).toEqual([671]); // no boundary in the first window
+    expect(chooseSplits([333, 666], [400, 67], 1000)).toEqual([733]); // both found the same one
+    expect(chooseSplits([500], [500], 1000)).toEqual([]); // at the end: no range after it
+  });
+});
+
+describe('pieces from a helper to the first worker', () => {
+  it('come in order, never more than PIECES_AHEAD ahead of the merge, then the end', async () => {
+    const [a, b] = channel();
+    const first = new PieceSource(a);
+    const helper = new HelperPort(b);
+    first.assign({ kind: 'range', start: 100, stopAt: [200], root: true });
+    expect(await helper.assigned()).toEqual({ kind: 'range', start: 100, stopAt: [200], root: true });
+    let given = 0, merged = 0, most = 0;
+    const serving = helper.servePieces(() => {
+      if (given === 7) return null;
+      given++;
+      most = Math.max(most, given - merged);
+      return Uint8Array.of(given);
+    });
+    const got: number[] = [];
+    for (let p; (p = await first.next()) !== null; ) {
+      await settle(); // let the helper run ahead as far as it may
+      got.push(p[0]);
+      merged++;
+    }
+    expect(got).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(most).toBeLessThanOrEqual(PIECES_AHEAD + 1);
+    expect(await serving).toEqual({ sent: 7, all: true });
+  });
+
+  it('stop when the first worker skips them (the helper deletes its Session)', async () => {
+    const [a, b] = channel();
+    const first = new PieceSource(a);
+    const helper = new HelperPort(b);
+    first.assign({ kind: 'range', start: 1, stopAt: [], root: true });
+    await helper.assigned();
+    const serving = helper.servePieces(() => Uint8Array.of(1));
+    expect(await first.next()).not.toBeNull();
+    first.close();
+    const r = await serving;
+    expect(r.all).toBe(false);
+    expect(r.sent).toBeLessThanOrEqual(PIECES_AHEAD + 1);
+    expect(helper.wanted).toBe(false);
+  });
+
+  it('a helper given no range, or told to skip before it came, has none', async () => {
+    const [a, b] = channel();
+    new PieceSource(a).assign({ kind: 'none' });
+    expect(await new HelperPort(b).assigned()).toBeNull();
+    const [c, d] = channel();
+    new PieceSource(c).close();
+    expect(await new HelperPort(d).assigned()).toBeNull();
+  });
+
+  it('a helper that fails says so, and the pending next() throws', async () => {
+    const [a, b] = channel();
+    const first = new PieceSource(a);
+    const helper = new HelperPort(b);
+    const waiting = first.next();
+    helper.fail('read error');
+    await expect(waiting).rejects.toThrow('read error');
+    expect(first.lost).toBe(true);
+  });
+});
+
+/**
+ * The first worker's Session, faked: the file is `size` bytes with helpers' ranges at `splits`;
+ * it stops at each split, a helper's range is a run of pieces [range, index, last], and reading
+ * on moves it to the next split (or the end).
+ */
+class FakeFirst implements MergeTarget {
+  at: number;
+  isStopped = true;
+  readOns: number[] = [];
+  log: string[] = [];
+  constructor(private readonly splits: number[], private readonly size: number, private readonly refuse = new Set<number>()) {
+    this.at = splits[0];
+  }
+  stopped() {
+    return this.isStopped;
+  }
+  coveredEnd() {
+    return this.at;
+  }
+  readOn() {
+    this.readOns.push(this.at);
+    this.isStopped = false;
+  }
+  private after(range: number) {
+    const next = this.splits[range + 1];
+    this.at = next ?? this.size;
+    this.isStopped = next != null;
+  }
+  merge(piece: Uint8Array) {
+    const [range, index, last] = piece;
+    if (this.refuse.has(range)) return 'refused' as const;
+    this.log.push(`${range}.${index}`);
+    if (!last) return 'merging' as const;
+    this.after(range);
+    return 'done' as const;
+  }
+  /** Reads from `from` (after readOn) until the next split or the end. */
+  readRest = async (from: number) => {
+    this.log.push(`read@${from}`);
+    this.after(this.splits.indexOf(from));
+  };
+}
+
+/** A helper over a fake channel serving `count` pieces of range `range`; `die`: lost after that many. */
+function helperOf(range: number, count: number, die = -1) {
+  const [a, b] = channel();
+  const source = new PieceSource(a);
+  const port = new HelperPort(b);
+  let i = 0;
+  void port.assigned().then((r) =>
+    r && port.servePieces(() => {
+      if (i === die) {
+        source.lose('helper died');
+        return null; // (never seen: the source is lost)
+      }
+      return i < count ? Uint8Array.of(range, i, ++i === count ? 1 : 0) : null;
+    }),
+  );
+  source.assign({ kind: 'range', start: 0, stopAt: [], root: true });
+  return { source, port };
+}
+
+describe('mergeRanges (the first worker)', () => {
+  it('merges every helper range in order', async () => {
+    const t = new FakeFirst([100, 200], 300);
+    const hs = [helperOf(0, 3), helperOf(1, 2)];
+    const out = await mergeRanges(t, [100, 200], hs.map((h) => h.source), t.readRest);
+    expect(out).toEqual({ merged: 2, readOn: 0, broken: false, reason: null });
+    expect(t.log).toEqual(['0.0', '0.1', '0.2', '1.0', '1.1']);
+    expect(t.stopped()).toBe(false);
+  });
+
+  it('reads on itself where a range is refused, and merges the next', async () => {
+    const t = new FakeFirst([100, 200], 300, new Set([0]));
+    const hs = [helperOf(0, 3), helperOf(1, 2)];
+    const out = await mergeRanges(t, [100, 200], hs.map((h) => h.source), t.readRest);
+    expect(out.merged).toBe(1);
+    expect(out.readOn).toBe(1);
+    expect(t.readOns).toEqual([100]);
+    expect(t.log).toEqual(['read@100', '1.0', '1.1']);
+    expect(hs[0].port.wanted).toBe(false); // told to delete its Session
+  });
+
+  it('reads on itself when a helper is lost before its pieces (the page said so)', async () => {
+    const t = new FakeFirst([100], 200);
+    const h = helperOf(0, 3);
+    h.source.lose('The analysis worker stopped (test).');
+    const out = await mergeRanges(t, [100], [h.source], t.readRest);
+    expect(out).toMatchObject({ merged: 0, readOn: 1, broken: false });
+    expect(out.reason).toMatch(/lost/);
+    expect(t.log).toEqual(['read@100']);
+  });
+
+  it('reads on itself when no helper has the range', async () => {
+    const t = new FakeFirst([100], 200);
+    const out = await mergeRanges(t, [100], [null], t.readRest);
+    expect(out).toMatchObject({ merged: 0, readOn: 1, broken: false });
+  });
+
+  it('a helper lost part-way through its pieces breaks the merge: the file is read again', async () => {
+    const t = new FakeFirst([100, 200], 300);
+    const hs = [helperOf(0, 4, 2), helperOf(1, 2)];
+    const out = await mergeRanges(t, [100, 200], hs.map((h) => h.source), t.readRest);
+    expect(out.broken).toBe(true);
+    expect(out.merged).toBe(0);
+    expect(hs[1].port.wanted).toBe(false); // the other helper's pieces are not wanted either
+  });
+
+  it('stops when cancelled while waiting for pieces', async () => {
+    const t = new FakeFirst([100], 200);
+    const [a] = channel(); // a helper that never answers
+    const source = new PieceSource(a);
+    let cancelled = false;
+    const merging = mergeRanges(t, [100], [source], t.readRest, () => {
+      if (cancelled) throw new Error('cancelled');
+    });
+    await settle();
+    cancelled = true;
+    source.close(); // what the worker does on a cancel
+    await expect(merging).rejects.toThrow('cancelled');
+  });
+});
+
+describe('the pool gives helpers', () => {
+  const fake = (): Started => ({
+    endpoint: { postMessage: () => {}, addEventListener: () => {} },
+    terminate: () => {},
+    onDeath: () => {},
+  });
+  it('only workers with no load under way, never the first', () => {
+    const pool = new WorkerPool(3, fake);
+    const first = pool.forLoad();
+    first.loads++;
+    expect(pool.idleOthers(first)).toBe(2);
+    const hs = pool.helpersFor(first, 2);
+    expect(hs.map((h) => h.slot)).toEqual([1, 2]);
+    hs[0].loads++;
+    expect(pool.idleOthers(first)).toBe(1);
+    expect(pool.helpersFor(first, 2).map((h) => h.slot)).toEqual([2]);
+    expect(pool.usedSlots.size).toBe(3);
+  });
+});
+
+describe('the test hook', () => {
+  it('reads a helper fault and the split settings, and drops bad ones', () => {
+    const p = parsePlan(JSON.stringify({
+      faults: { 'a.json': { kind: 'throw', target: 'helper' }, 'b.json': { kind: 'hang', target: 'elsewhere' } },
+      split: { minBytes: 1, workers: 2.5 },
+    }));
+    expect([...p!.faults]).toEqual([
+      ['a.json', { kind: 'throw', target: 'helper' }],
+      ['b.json', { kind: 'hang' }],
+    ]);
+    expect(p!.split).toEqual({ minBytes: 1, workers: 2 });
+    expect(parsePlan(JSON.stringify({ split: { minBytes: -1, workers: 0 } }))!.split).toBeUndefined();
+  });
+});

@@ -1,0 +1,349 @@
+// One big file read by several trace workers at once (issue 12 §2; docs/contracts.md "One file,
+// several workers"). The core reads a plain trace in byte ranges and merges the later ranges'
+// partial models into the first one's; this file is the page's coordination of it, free of wasm
+// and of Workers so that it is tested with fakes (tests/web/split-read.test.ts):
+//
+//   page (app.tsx)  how many workers (rangeCount), one MessageChannel per helper; the first worker
+//                   gets a `load` with the helpers' ports, each helper a `loadRange` with its port;
+//                   a helper whose call fails (it died, trapped, stalled: the pool's supervisor) is
+//                   reported to the first worker (`rangeLost`).
+//   first worker    reads small windows at size/k*i, proposes the splits (chooseSplits), sends each
+//                   helper its range ({start, stopAt: the later splits, root}) on its port, reads
+//                   [0, S1) itself, then merges the ranges in order (mergeRanges): on a refusal or
+//                   a lost helper it reads on itself; a helper lost part-way through its pieces
+//                   leaves a half-merged model, so the file is read again in one range.
+//   helper worker   reads [Si, end) (its own reader worker on File.slice(Si)), stops at the next
+//                   split, finishes, then sends its partial model as pieces on the port, at most
+//                   `credit` ahead of what the first has merged (servePieces), and deletes its
+//                   Session.
+//
+// The pieces go worker to worker over the MessageChannel (transferred), never through the page:
+// the page's thread only forwards small messages, so it stays responsive.
+import type { Port } from '../worker/protocol';
+
+/** Files smaller than this are read by one worker: splitting costs a wasm start and a merge. */
+export const SPLIT_MIN_BYTES = 64 * 1024 * 1024;
+/** The window read at each nominal split to find an event boundary in (proposeSplit). */
+export const SPLIT_WINDOW = 64 * 1024;
+/** The most bytes of a piece of a partial model (a longer single string gets a piece of its own). */
+export const PIECE_BYTES = 4 * 1024 * 1024;
+/** Pieces a helper may send ahead of what the first worker has merged (back-pressure). */
+export const PIECES_AHEAD = 2;
+
+/** The page's split settings: the threshold, and at most how many workers read one file. */
+export interface SplitSettings {
+  minBytes: number;
+  /** At most this many workers read one file (1: never split); absent: the pool's size. */
+  workers?: number;
+}
+
+/**
+ * How many workers read a file of `size` bytes: 1 unless it is plain (not gzip: a gzip stream
+ * cannot be entered part-way) and at least `minBytes`; else the idle workers of the pool (`idle`
+ * counts the one that will read the start), capped by the setting and so that every range is at
+ * least two windows long.
+ */
+export function rangeCount(size: number, plain: boolean, poolSize: number, idle: number, s: SplitSettings): number {
+  if (!plain || size < s.minBytes || poolSize < 2) return 1;
+  const k = Math.min(poolSize, idle, s.workers ?? poolSize, Math.floor(size / (2 * SPLIT_WINDOW)));
+  return Math.max(1, k);
+}
+
+/** Where range i (1..k-1) nominally starts: size/k*i. The split is the event boundary after it. */
+export function nominalSplits(size: number, k: number): number[] {
+  const out: number[] = [];
+  for (let i = 1; i < k; i++) out.push(Math.floor(size / k) * i);
+  return out;
+}
+
+/**
+ * The splits, from the boundary found in each nominal window (`found[i]`: index in the window
+ * read at `nominal[i]`, or -1 for none). Kept: inside the file, after the start, strictly
+ * increasing (two windows finding the same boundary give one split).
+ */
+export function chooseSplits(nominal: readonly number[], found: readonly number[], size: number): number[] {
+  const out: number[] = [];
+  nominal.forEach((n, i) => {
+    const f = found[i];
+    if (f == null || f < 0) return;
+    const at = n + f;
+    if (at > 0 && at < size && (out.length === 0 || at > out[out.length - 1])) out.push(at);
+  });
+  return out;
+}
+
+// ------------------------------------------------------------------ the port between two workers
+
+/** First worker -> helper. */
+export type ToHelper =
+  /** Read [start, end), stopping at the first of `stopAt` that is a clean boundary. */
+  | { kind: 'range'; start: number; stopAt: number[]; root: boolean }
+  /** No range for you (a gzip file, no split found, the first worker gave up): end. */
+  | { kind: 'none' }
+  /** Send `n` more pieces. */
+  | { kind: 'more'; n: number }
+  /** Your pieces are not wanted (any more): delete the Session and end. */
+  | { kind: 'skip' };
+
+/** Helper -> first worker. */
+export type FromHelper =
+  | { kind: 'piece'; bytes: Uint8Array } // owns its buffer: transferred
+  | { kind: 'end' }
+  /** The helper could not read its range (the reason said): its range must be read by the first. */
+  | { kind: 'failed'; message: string };
+
+/** A MessagePort listened to with addEventListener delivers nothing until it is started. */
+function startPort(port: Port): void {
+  (port as { start?: () => void }).start?.();
+}
+
+/** Thrown by PieceSource.next() once the helper is known to be lost. */
+export class HelperLost extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'HelperLost';
+  }
+}
+
+/**
+ * The first worker's side of one helper's port: the helper's range to send, then its pieces in
+ * order, asked for PIECES_AHEAD at a time. `lose` (the page said the helper failed, or it said so
+ * itself) makes the pending and later next() throw HelperLost.
+ */
+export class PieceSource {
+  private readonly queue: FromHelper[] = [];
+  private waiter: (() => void) | null = null;
+  private lostWith: string | null = null;
+  private asked = false;
+  private closed = false;
+  /** Pieces received so far. */
+  received = 0;
+
+  constructor(private readonly port: Port, readonly ahead = PIECES_AHEAD) {
+    port.addEventListener('message', (ev: MessageEvent<FromHelper>) => {
+      const m = ev.data;
+      if (m.kind === 'failed') this.lose(m.message);
+      else this.queue.push(m);
+      this.wake();
+    });
+    startPort(port);
+  }
+
+  /** Tells the helper which range to read (or none). */
+  assign(m: Extract<ToHelper, { kind: 'range' | 'none' }>): void {
+    this.send(m);
+  }
+
+  /** The helper is gone (died, trapped, stalled, or could not read): nothing more will come. */
+  lose(message: string): void {
+    this.lostWith ??= message;
+    this.wake();
+  }
+
+  get lost(): boolean {
+    return this.lostWith != null;
+  }
+
+  /** The next piece; null once the helper said it sent all. Throws HelperLost. */
+  async next(): Promise<Uint8Array | null> {
+    if (!this.asked) {
+      this.asked = true;
+      this.send({ kind: 'more', n: this.ahead });
+    }
+    for (;;) {
+      const m = this.queue.shift();
+      if (m?.kind === 'piece') {
+        this.received++;
+        this.send({ kind: 'more', n: 1 });
+        return m.bytes;
+      }
+      if (m?.kind === 'end') return null;
+      if (this.lostWith != null) throw new HelperLost(this.lostWith);
+      if (this.closed) return null;
+      await new Promise<void>((r) => (this.waiter = r));
+    }
+  }
+
+  /** Done with this helper (merged, refused, or not needed): it deletes its Session and ends. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.send({ kind: 'skip' });
+    this.wake();
+  }
+
+  private send(m: ToHelper): void {
+    if (!this.closed || m.kind === 'skip') this.port.postMessage(m);
+  }
+
+  private wake(): void {
+    const w = this.waiter;
+    this.waiter = null;
+    w?.();
+  }
+}
+
+/**
+ * The helper's side of its port: waits for its range (null: none, or skipped before it came).
+ * Messages that come before the caller listens are kept.
+ */
+export class HelperPort {
+  private range: Promise<Extract<ToHelper, { kind: 'range' }> | null>;
+  private credit = 0;
+  private skipped = false;
+  private waiter: (() => void) | null = null;
+  private gotRange!: (r: Extract<ToHelper, { kind: 'range' }> | null) => void;
+
+  constructor(private readonly port: Port) {
+    this.range = new Promise((r) => (this.gotRange = r));
+    port.addEventListener('message', (ev: MessageEvent<ToHelper>) => {
+      const m = ev.data;
+      if (m.kind === 'range') this.gotRange(m);
+      else if (m.kind === 'none') this.gotRange(null);
+      else if (m.kind === 'more') this.credit += m.n;
+      else {
+        this.skipped = true;
+        this.gotRange(null);
+      }
+      const w = this.waiter;
+      this.waiter = null;
+      w?.();
+    });
+    startPort(port);
+  }
+
+  /** The range to read; null when there is none. */
+  assigned(): Promise<Extract<ToHelper, { kind: 'range' }> | null> {
+    return this.range;
+  }
+
+  /** Whether the first worker said it no longer wants the pieces. */
+  get wanted(): boolean {
+    return !this.skipped;
+  }
+
+  /** Tells the first worker this range could not be read (it reads it itself). */
+  fail(message: string): void {
+    this.port.postMessage({ kind: 'failed', message } satisfies FromHelper);
+  }
+
+  /**
+   * Sends the pieces `nextPiece` gives (null: all sent), each once the first worker has asked for
+   * it; stops if it skips them (or stop() is called). Answers how many were sent, and whether all were.
+   */
+  async servePieces(nextPiece: () => Uint8Array | null): Promise<{ sent: number; all: boolean }> {
+    let sent = 0;
+    for (;;) {
+      while (this.credit <= 0 && !this.skipped) await new Promise<void>((r) => (this.waiter = r));
+      if (this.skipped) return { sent, all: false };
+      const piece = nextPiece();
+      if (!piece) {
+        this.port.postMessage({ kind: 'end' } satisfies FromHelper);
+        return { sent, all: true };
+      }
+      // Its own buffer, exactly its bytes, so that it can be transferred.
+      const bytes = piece.byteOffset === 0 && piece.byteLength === piece.buffer.byteLength ? piece : piece.slice();
+      this.credit--;
+      sent++;
+      this.port.postMessage({ kind: 'piece', bytes } satisfies FromHelper, [bytes.buffer]);
+    }
+  }
+
+  /** The load was cancelled: no range is read, no more pieces are sent. */
+  stop(): void {
+    this.skipped = true;
+    this.gotRange(null);
+    const w = this.waiter;
+    this.waiter = null;
+    w?.();
+  }
+}
+
+// ------------------------------------------------------------------ merging, in the first worker
+
+/** What mergeRanges needs of the first worker's Session (wasm Session, or a fake). */
+export interface MergeTarget {
+  stopped(): boolean;
+  coveredEnd(): number;
+  readOn(): void;
+  /** mergePrepare + copy + mergeCommit of one piece. */
+  merge(piece: Uint8Array): 'merging' | 'done' | 'refused' | 'broken';
+}
+
+export interface MergeOutcome {
+  /** Ranges merged from helpers. */
+  merged: number;
+  /** Times the first worker read on itself (a range refused, or its helper lost or missing). */
+  readOn: number;
+  /** A helper was lost part-way through its pieces, or a piece was broken: read the file again in one range. */
+  broken: boolean;
+  /** Why the first worker read on or broke off, for the record (the last reason). */
+  reason: string | null;
+}
+
+/**
+ * Merges the helpers' ranges into `t` in order (core merge_ranges, across workers): while `t` is
+ * stopped at a split, the helper whose range starts there sends its pieces; "done" goes on with
+ * the next; "refused", a helper lost before its first piece was merged, or no helper: `readOn`
+ * and `readRest(from)` (read the file from `from` until `t` stops again or the file ends). A
+ * helper lost after a piece was merged, or a "broken" piece, leaves a half-merged model: the
+ * caller reads the file again in one range (`broken`). Every source is closed at the end (the
+ * helpers not merged delete their Sessions). `checkCancelled` throws to stop.
+ */
+export async function mergeRanges(
+  t: MergeTarget,
+  splits: readonly number[],
+  sources: readonly (PieceSource | null)[],
+  readRest: (from: number) => Promise<void>,
+  checkCancelled: () => void = () => {},
+): Promise<MergeOutcome> {
+  const out: MergeOutcome = { merged: 0, readOn: 0, broken: false, reason: null };
+  try {
+    while (t.stopped()) {
+      const i = splits.indexOf(t.coveredEnd());
+      const src = i >= 0 ? sources[i] : null;
+      let state: 'merging' | 'done' | 'refused' | 'broken' = 'refused';
+      let reason = src ? 'its range was refused' : 'no worker read the range after it';
+      let pieces = 0;
+      if (src) {
+        try {
+          for (;;) {
+            const piece = await src.next();
+            checkCancelled();
+            if (!piece) {
+              // All sent without the merge being done: the pieces did not make a whole range.
+              state = pieces ? 'broken' : 'refused';
+              reason = 'its pieces ended early';
+              break;
+            }
+            state = t.merge(piece);
+            pieces++;
+            if (state !== 'merging') break;
+          }
+        } catch (e) {
+          if (!(e instanceof HelperLost)) throw e;
+          state = pieces ? 'broken' : 'refused';
+          reason = `its helper was lost (${e.message})`;
+        }
+        src.close();
+      }
+      if (state === 'done') {
+        out.merged++;
+        continue;
+      }
+      out.reason = reason;
+      if (state === 'broken') {
+        out.broken = true;
+        return out;
+      }
+      out.readOn++;
+      const from = t.coveredEnd();
+      t.readOn();
+      await readRest(from);
+      checkCancelled();
+    }
+    return out;
+  } finally {
+    for (const s of sources) s?.close();
+  }
+}
