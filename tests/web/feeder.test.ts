@@ -142,6 +142,30 @@ describe('readChunks', () => {
     expect(concat(cs.map((c) => c.bytes))).toEqual(data);
   });
 
+  it('fills whole chunks from a byte stream whose reads come in other sizes (a Blob of many parts)', async () => {
+    // A Blob of 7-byte parts: its stream's reads need not match the 64-byte chunks asked for.
+    const data = bytes(1000, 3);
+    const parts: Uint8Array[] = [];
+    for (let i = 0; i < data.length; i += 7) parts.push(data.slice(i, i + 7));
+    const cs: Chunk[] = [];
+    for await (const c of readChunks(new Blob(parts), false, 64)) cs.push(c);
+    expect(cs.map((c) => c.bytes.length)).toEqual([...Array(15).fill(64), 40]);
+    expect(cs.at(-1)!.bytesRead).toBe(1000);
+    expect(cs.every((c) => ownsBuffer(c.bytes))).toBe(true);
+    expect(concat(cs.map((c) => c.bytes))).toEqual(data);
+  });
+
+  it('reads a Blob without a byte stream by slices', async () => {
+    const data = bytes(25, 5);
+    const blob = new Blob([data]);
+    // A stream without BYOB support, as some non-browser Blobs have.
+    const plain = { size: blob.size, slice: blob.slice.bind(blob), stream: () => new ReadableStream({ start: (c) => c.close() }) } as unknown as Blob;
+    const cs: Chunk[] = [];
+    for await (const c of readChunks(plain, false, 10)) cs.push(c);
+    expect(cs.map((c) => c.bytes.length)).toEqual([10, 10, 5]);
+    expect(concat(cs.map((c) => c.bytes))).toEqual(data);
+  });
+
   it('yields nothing for an empty file', async () => {
     const cs: Chunk[] = [];
     for await (const c of readChunks(new Blob([]), false, 10)) cs.push(c);

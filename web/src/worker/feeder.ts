@@ -119,15 +119,55 @@ export class InputError extends Error {
 
 /**
  * The file's JSON bytes in chunks of `chunkBytes` (the last may be shorter). Plain files are read
- * with slice().arrayBuffer(), the next read in flight while the caller handles the current one;
- * gzip goes file.stream() -> DecompressionStream and is gathered (streamChunks). On a failing
- * stream the bytes decoded before it are yielded first, then an InputError is thrown.
+ * from file.stream() with a BYOB reader straight into each chunk's own buffer; gzip goes
+ * file.stream() -> DecompressionStream and is gathered (streamChunks). On a failing stream the
+ * bytes decoded before it are yielded first, then an InputError is thrown.
+ *
+ * Why BYOB and not slice().arrayBuffer() per chunk (what this did before): on a 503 MB file in
+ * Chromium 156 the slices cost 1.2-1.7 CPU-seconds and 0.9 s, the BYOB stream 0.7 CPU-seconds
+ * and 0.4 s (docs/benchmarks.md, "Reading the file") — CPU the parse needs on a 2-core machine,
+ * and more so when two trace workers read one file.
  */
 export async function* readChunks(file: Blob, gzip: boolean, chunkBytes = MAX_CHUNK): AsyncGenerator<Chunk> {
   if (gzip) {
     yield* streamChunks(file.stream(), { gzip: true, chunkBytes });
     return;
   }
+  let reader: ReadableStreamBYOBReader | null = null;
+  try {
+    reader = file.stream().getReader({ mode: 'byob' });
+  } catch {
+    // Not a byte stream here (some non-browser Blob): one slice per chunk instead.
+  }
+  if (!reader) {
+    yield* sliceChunks(file, chunkBytes);
+    return;
+  }
+  try {
+    for (let off = 0; off < file.size; ) {
+      // Each chunk fills a buffer of exactly its size (a BYOB read may give less than asked).
+      let buf = new ArrayBuffer(Math.min(chunkBytes, file.size - off));
+      let filled = 0;
+      let done = false;
+      while (filled < buf.byteLength && !done) {
+        const r = await reader.read(new Uint8Array(buf, filled, buf.byteLength - filled));
+        done = r.done;
+        if (r.value) {
+          buf = r.value.buffer as ArrayBuffer; // the read moved the buffer: this is it now
+          filled += r.value.byteLength;
+        }
+      }
+      off += filled;
+      if (filled > 0) yield { bytes: filled === buf.byteLength ? new Uint8Array(buf) : new Uint8Array(buf.slice(0, filled)), bytesRead: off };
+      if (done) break; // the file was shorter than its size said
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
+/** readChunks for a Blob without a byte stream: slice().arrayBuffer(), the next read in flight. */
+async function* sliceChunks(file: Blob, chunkBytes: number): AsyncGenerator<Chunk> {
   const read = (off: number) => file.slice(off, off + chunkBytes).arrayBuffer();
   let next = file.size > 0 ? read(0) : null;
   for (let off = 0; next; ) {
