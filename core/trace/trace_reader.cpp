@@ -73,6 +73,13 @@ error_code read_distributed(od::value& v, DistributedInfo& out) {
   });
 }
 
+// The top-level members whose value read_member parses; "traceEvents" (when not an array) and
+// "roctracer_version" are the others it heeds, any other member is ignored.
+bool parsed_member(std::string_view key) {
+  return key == "schemaVersion" || key == "displayTimeUnit" || key == "traceName" || key == "baseTimeNanoseconds" ||
+         key == "Framework" || key == "deviceProperties" || key == "computeProperties" || key == "distributedInfo";
+}
+
 }  // namespace
 
 TraceReader::TraceReader() : model_(new TraceModel), builder_(*model_) {}
@@ -131,10 +138,7 @@ void TraceReader::feed(const char* data, size_t n) {
 
 void TraceReader::read_member(std::string_view key, std::string_view value, uint64_t offset) {
   if (partial()) {  // applied where the earlier ranges' members were: at the merge, in order
-    if (key == "traceEvents" || key == "roctracer_version" || key == "schemaVersion" ||
-        key == "displayTimeUnit" || key == "traceName" || key == "baseTimeNanoseconds" ||
-        key == "Framework" || key == "deviceProperties" || key == "computeProperties" ||
-        key == "distributedInfo")
+    if (key == "traceEvents" || key == "roctracer_version" || parsed_member(key))
       deferred_members_.push_back({std::string(key), std::string(value), offset});
     return;
   }
@@ -142,12 +146,8 @@ void TraceReader::read_member(std::string_view key, std::string_view value, uint
     model_->health.add(HealthReason::kBadTopLevelMember, offset);
     return;
   }
-  const bool known = key == "schemaVersion" || key == "displayTimeUnit" || key == "traceName" ||
-                     key == "baseTimeNanoseconds" || key == "Framework" ||
-                     key == "deviceProperties" || key == "computeProperties" ||
-                     key == "distributedInfo";
   if (key == "roctracer_version") model_->roctracer = true;  // its value (a version) is not needed
-  if (!known) return;
+  if (!parsed_member(key)) return;
   // Wrapped in [ ] so scalars parse like any value (On-Demand treats scalar documents apart).
   std::string wrapped;
   wrapped.reserve(value.size() + 2);
