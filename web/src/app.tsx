@@ -212,11 +212,16 @@ export function App() {
     if (p.phase && !run.cancelled && running.current.get(run.entry.key) === run) update(run.entry.key, { phase: p.phase });
   };
 
-  /** Stops a load under way: the worker's call, and a download's fetch. */
+  /** Helpers still reading a range of `run`'s file stop and delete their Sessions. */
+  const stopHelpers = (run: Running) => {
+    for (const h of run.helpers) if (!h.settled) h.worker.client.cancel(h.callId);
+  };
+
+  /** Stops a load under way: the worker's call, its helpers', and a download's fetch. */
   const stop = (run: Running) => {
     run.cancelled = true;
     if (run.callId != null) run.worker.client.cancel(run.callId);
-    for (const h of run.helpers) if (!h.settled) h.worker.client.cancel(h.callId);
+    stopHelpers(run);
     run.abort?.abort();
   };
 
@@ -353,8 +358,8 @@ export function App() {
     } finally {
       // Whatever the outcome, the download is over: an aborted fetch stops any bytes still coming.
       run.abort?.abort();
-      // Helpers still reading (the load failed or was cancelled) stop and delete their Sessions.
-      for (const h of run.helpers) if (!h.settled) h.worker.client.cancel(h.callId);
+      // The load is over (done, failed or cancelled): helpers still reading are not needed.
+      stopHelpers(run);
       w.loads--;
       running.current.delete(entry.key);
       setProgress(entry.key, null);

@@ -205,9 +205,7 @@ export class HelperPort {
         this.skipped = true;
         this.gotRange(null);
       }
-      const w = this.waiter;
-      this.waiter = null;
-      w?.();
+      this.wake();
     });
     startPort(port);
   }
@@ -253,6 +251,10 @@ export class HelperPort {
   stop(): void {
     this.skipped = true;
     this.gotRange(null);
+    this.wake();
+  }
+
+  private wake(): void {
     const w = this.waiter;
     this.waiter = null;
     w?.();

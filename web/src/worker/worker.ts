@@ -588,23 +588,13 @@ async function trimFile(id: number, file: File, startUs: number, endUs: number, 
   try {
     const feeder = new ChunkFeeder(mod, trimmer);
     const throttle = new Throttle(100);
-    let bytesRead = 0;
-    try {
-      for (;;) {
-        const chunk = await source.next();
-        if (!chunk || job.cancelled) break;
-        bytesRead = chunk.bytesRead;
-        feeder.feed(chunk.bytes);
-        if (feeder.stopped) break;
-        if (throttle.ready(performance.now())) {
-          post({ kind: 'progress', id, progress: { bytesRead, totalBytes: file.size, decodedBytes: feeder.fed, elapsedMs: performance.now() - t0 } });
-        }
+    const inputError = await feedAll(source, feeder, job, (bytesRead) => {
+      if (throttle.ready(performance.now())) {
+        post({ kind: 'progress', id, progress: { bytesRead, totalBytes: file.size, decodedBytes: feeder.fed, elapsedMs: performance.now() - t0 } });
       }
-    } catch (e) {
-      // A corrupt or cut-off gzip: keep the events decoded before it, as the load does.
-      if (!(e instanceof InputError)) throw e;
-      trimmer.inputError(e.gzip);
-    }
+    });
+    // A corrupt or cut-off gzip: keep the events decoded before it, as the load does.
+    if (inputError) trimmer.inputError(inputError.gzip);
     if (job.cancelled) throw abortError();
     trimmer.finish();
     const err = trimmer.error();
