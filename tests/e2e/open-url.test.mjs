@@ -263,6 +263,17 @@ describe('open a trace from a URL', () => {
       // The connection drops only once the page shows it has the 60% that was sent.
       const sent = Math.floor(plain.length * 0.6);
       await page.waitForFunction((sent) => Number(document.querySelector('[data-testid=progress] [role=progressbar]')?.dataset.read) >= sent, sent);
+      // While the download waits there, the bar is drawn filled to the percentage it states (the
+      // fill is scaled by a transform: its drawn box, not its width, is what the user sees).
+      const pct = Number(await page.getAttribute('[data-testid=progress] [role=progressbar]', 'aria-valuenow'));
+      assert.ok(pct >= 59 && pct <= 61, `aria-valuenow ${pct}`);
+      await page.waitForFunction((pct) => {
+        const bar = document.querySelector('[data-testid=progress] [role=progressbar]');
+        const fill = bar?.querySelector('.bar-fill');
+        if (!bar || !fill) return false;
+        const drawn = (100 * fill.getBoundingClientRect().width) / bar.getBoundingClientRect().width;
+        return Math.abs(drawn - pct) < 1;
+      }, pct);
       traces.breakNow();
       assert.equal(await settled(page, 'broken.json'), 'done');
       const shown = await readCard(page, 'broken.json');

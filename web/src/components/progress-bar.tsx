@@ -39,7 +39,7 @@ export function ProgressBar({ fileName, queued, progress, totalBytes, onCancel }
         data-read={p.bytesRead}
         data-total={p.totalBytes ?? undefined}
       >
-        <div class="bar-fill" style={{ width: pct == null ? undefined : `${pct}%` }} />
+        <div class="bar-fill" style={{ transform: pct == null ? undefined : `scaleX(${pct / 100})` }} />
       </div>
       <div class="progress-stats muted">
         <span data-testid="progress-bytes">
