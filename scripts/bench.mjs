@@ -153,6 +153,22 @@ async function benchDistributed(file, ranks, jobs) {
   return { seconds, mem: rss ? Number(rss[1]) * 1024 : NaN, workers };
 }
 
+// Events in a trace file, by the native CLI's summary (for the runs' events/s columns).
+const eventCounts = new Map();
+function countEvents(file) {
+  const real = fs.realpathSync(file);
+  if (!eventCounts.has(real)) {
+    const cli = path.join(root, 'build', 'native', 'kinetoscope');
+    const r = spawnSync(cli, ['summary', '--json', real], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    let n = NaN;
+    try { n = JSON.parse(r.stdout.trim().split('\n')[0]).events; } catch { /* keep NaN */ }
+    eventCounts.set(real, n);
+  }
+  return eventCounts.get(real);
+}
+const eventsOfRun = (dir) => fs.readdirSync(dir).filter((f) => f.endsWith('.json')).reduce((n, f) => n + countEvents(path.join(dir, f)), 0);
+const meps = (events, seconds) => (Number.isFinite(events) && seconds > 0 ? (events / seconds / 1e6).toFixed(2) : '–');
+
 // ---------------------------------------------------------------- many ranks (page and CLI)
 // A run of `ranks` rank files of `size` each, with distinct ranks (gen-trace --ranks), made once.
 function ensureRun(ranks, size) {
@@ -675,7 +691,7 @@ async function main() {
           results.push(r);
         }
         const ok = results.filter((r) => !r.error);
-        distRows.push({ jobs, bytes: fs.statSync(file).size, seconds: median(ok.map((r) => r.seconds)), mem: median(ok.map((r) => r.mem)),
+        distRows.push({ jobs, bytes: fs.statSync(file).size, events: countEvents(file) * opts.distRanks, seconds: median(ok.map((r) => r.seconds)), mem: median(ok.map((r) => r.mem)),
           workers: median(ok.map((r) => r.workers)), error: ok.length ? '' : results[0].error });
       }
     }
@@ -686,7 +702,7 @@ async function main() {
         const ranks = Number(m[1]);
         const dir = ensureRun(ranks, m[2]);
         const bytes = fs.readdirSync(dir).reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
-        const row = { spec, ranks, bytes, load: os.loadavg()[0], page: [], cli: { 1: [], 2: [] } };
+        const row = { spec, ranks, bytes, events: eventsOfRun(dir), load: os.loadavg()[0], page: [], cli: { 1: [], 2: [] } };
         for (let i = 0; i < opts.runs; i++) {
           if (srv) {
             const r = await benchRunPage(dir, ranks, srv.url);
@@ -770,37 +786,37 @@ async function main() {
     out.push('');
     out.push(`\`kinetoscope distributed --json\` on a run of ${opts.distRanks} replicated ranks (each trace-${opts.distSize}), medians of ${opts.runs} run(s):`);
     out.push('');
-    out.push('| ranks x rank size | --jobs | time (s) | MB/s (all ranks) | peak RSS | workers in the view | note |');
-    out.push('|---|---:|---:|---:|---|---:|---|');
+    out.push('| ranks x rank size | --jobs | time (s) | MB/s (all ranks) | M events/s (all ranks) | peak RSS | workers in the view | note |');
+    out.push('|---|---:|---:|---:|---:|---|---:|---|');
     for (const r of distRows) {
       const total = r.bytes * opts.distRanks;
-      out.push(`| ${opts.distRanks} x ${opts.distSize} (${(total / 1e6).toFixed(0)} MB) | ${r.jobs} | ${r.error ? 'fails' : r.seconds.toFixed(2)} | ` +
-        `${r.error ? '–' : (total / 1e6 / r.seconds).toFixed(0)} | ${fmtMB(r.mem)} | ${Number.isFinite(r.workers) ? r.workers : '–'} | ${r.error} |`);
+      out.push(`| ${opts.distRanks} x ${opts.distSize} (${(total / 1e6).toFixed(0)} MB, ${r.events} events) | ${r.jobs} | ${r.error ? 'fails' : r.seconds.toFixed(2)} | ` +
+        `${r.error ? '–' : (total / 1e6 / r.seconds).toFixed(0)} | ${r.error ? '–' : meps(r.events, r.seconds)} | ${fmtMB(r.mem)} | ${Number.isFinite(r.workers) ? r.workers : '–'} | ${r.error} |`);
     }
   }
   if (rankRows.length) {
     out.push('');
     out.push(`Many ranks in one tab (runs of gen-trace --ranks, ${opts.shape} shape), medians of ${opts.runs} run(s); page: folder input → run page's Distributed view shown:`);
     out.push('');
-    out.push('| run | path | time (s) | MB/s (all ranks) | peak memory | workers | note |');
-    out.push('|---|---|---:|---:|---|---|---|');
+    out.push('| run | path | time (s) | MB/s (all ranks) | M events/s (all ranks) | peak memory | workers | note |');
+    out.push('|---|---|---:|---:|---:|---|---|---|');
     for (const r of rankRows) {
-      const what = `${r.spec} (${(r.bytes / 1e6).toFixed(0)} MB)`;
+      const what = `${r.spec} (${(r.bytes / 1e6).toFixed(0)} MB, ${r.events} events)`;
       const load = `load ${r.load.toFixed(1)} → ${r.loadEnd.toFixed(1)}`;
       const pg = r.page.filter((x) => !x.error);
       if (r.page.length) {
-        if (!pg.length) out.push(`| ${what} | page | fails | – | ${fmtMB(r.page[0].mem)} renderer RSS | – | ${r.page[0].error}; ${load} |`);
+        if (!pg.length) out.push(`| ${what} | page | fails | – | – | ${fmtMB(r.page[0].mem)} renderer RSS | – | ${r.page[0].error}; ${load} |`);
         else {
           const secs = median(pg.map((x) => x.seconds));
-          out.push(`| ${what} | page (headless Chromium) | ${secs.toFixed(2)} | ${(r.bytes / 1e6 / secs).toFixed(0)} | ${fmtMB(median(pg.map((x) => x.mem)))} renderer RSS | ` +
+          out.push(`| ${what} | page (headless Chromium) | ${secs.toFixed(2)} | ${(r.bytes / 1e6 / secs).toFixed(0)} | ${meps(r.events, secs)} | ${fmtMB(median(pg.map((x) => x.mem)))} renderer RSS | ` +
             `${median(pg.map((x) => x.used))} of ${median(pg.map((x) => x.pool))} trace workers | ${median(pg.map((x) => x.workers))} workers in the view, ${median(pg.map((x) => x.models))} full models loaded at the end; ${load} |`);
         }
       }
       for (const jobs of [1, 2]) {
         const ok = r.cli[jobs].filter((x) => !x.error);
-        if (!ok.length) { out.push(`| ${what} | CLI --jobs ${jobs} | fails | – | – | – | ${r.cli[jobs][0]?.error ?? ''} |`); continue; }
+        if (!ok.length) { out.push(`| ${what} | CLI --jobs ${jobs} | fails | – | – | – | – | ${r.cli[jobs][0]?.error ?? ''} |`); continue; }
         const secs = median(ok.map((x) => x.seconds));
-        out.push(`| ${what} | \`kinetoscope distributed --json --jobs ${jobs}\` | ${secs.toFixed(2)} | ${(r.bytes / 1e6 / secs).toFixed(0)} | ${fmtMB(median(ok.map((x) => x.mem)))} RSS | ${jobs} thread${jobs > 1 ? 's' : ''} | ${median(ok.map((x) => x.workers))} workers in the view; ${load} |`);
+        out.push(`| ${what} | \`kinetoscope distributed --json --jobs ${jobs}\` | ${secs.toFixed(2)} | ${(r.bytes / 1e6 / secs).toFixed(0)} | ${meps(r.events, secs)} | ${fmtMB(median(ok.map((x) => x.mem)))} RSS | ${jobs} thread${jobs > 1 ? 's' : ''} | ${median(ok.map((x) => x.workers))} workers in the view; ${load} |`);
       }
     }
   }
