@@ -115,7 +115,7 @@ struct Value {
 };
 
 // r.p at the opening quote. Only printable ASCII without backslashes is taken.
-inline bool read_string(Reader& r, std::string_view& out) {
+[[gnu::always_inline]] inline bool read_string(Reader& r, std::string_view& out) {
   const char* s = r.p + 1;
   const size_t n = size_t(r.end - s);
   const size_t i = find_special(s, n);
@@ -126,7 +126,7 @@ inline bool read_string(Reader& r, std::string_view& out) {
 }
 
 // RFC 8259 number grammar (stricter than On-Demand, which takes number tokens unchecked).
-inline bool read_number(Reader& r) {
+[[gnu::always_inline]] inline bool read_number(Reader& r) {
   const char* p = r.p;
   const char* end = r.end;
   if (p < end && *p == '-') ++p;
@@ -154,17 +154,27 @@ inline bool read_number(Reader& r) {
   return true;
 }
 
-inline bool read_literal(Reader& r, std::string_view lit) {
+[[gnu::always_inline]] inline bool read_literal(Reader& r, std::string_view lit) {
   if (size_t(r.end - r.p) < lit.size() || std::string_view(r.p, lit.size()) != lit) return false;
   r.p += lit.size();
   return true;
 }
 
-bool read_value(Reader& r, int depth, Value& v);
+// The functions that are not inlined (recursive, or large) take the cursor as two pointers and
+// return where they ended (nullptr: declined), each behind an inline wrapper with the Reader&
+// signature. In wasm a Reader passed by reference lives in linear memory, so every step of the
+// cursor in the caller was a load and a store; as plain values it stays in locals (registers).
+const char* read_value_at(const char* p, const char* end, int depth, Value& v);
+[[gnu::always_inline]] inline bool read_value(Reader& r, int depth, Value& v) {
+  const char* q = read_value_at(r.p, r.end, depth, v);
+  if (!q) return false;
+  r.p = q;
+  return true;
+}
 
 // After a member or element: ',' then the next one, or the closing bracket.
 // Returns 1 to go on, 0 when closed, -1 on anything else.
-inline int after_item(Reader& r, char close) {
+[[gnu::always_inline]] inline int after_item(Reader& r, char close) {
   if (r.at(',')) {
     ++r.p;
     r.skip_ws();
@@ -178,7 +188,7 @@ inline int after_item(Reader& r, char close) {
 }
 
 // r.p just after '{' or '['.
-bool skip_object_rest(Reader& r, int depth) {
+[[gnu::always_inline]] inline bool skip_object_rest_body(Reader& r, int depth) {
   r.skip_ws();
   if (r.at('}')) {
     ++r.p;
@@ -199,7 +209,18 @@ bool skip_object_rest(Reader& r, int depth) {
   }
 }
 
-bool skip_array_rest(Reader& r, int depth) {
+[[gnu::noinline]] const char* skip_object_rest_at(const char* p, const char* end, int depth) {
+  Reader r{p, end};
+  return skip_object_rest_body(r, depth) ? r.p : nullptr;
+}
+[[gnu::always_inline]] inline bool skip_object_rest(Reader& r, int depth) {
+  const char* q = skip_object_rest_at(r.p, r.end, depth);
+  if (!q) return false;
+  r.p = q;
+  return true;
+}
+
+[[gnu::always_inline]] inline bool skip_array_rest_body(Reader& r, int depth) {
   r.skip_ws();
   if (r.at(']')) {
     ++r.p;
@@ -214,8 +235,19 @@ bool skip_array_rest(Reader& r, int depth) {
   }
 }
 
+[[gnu::noinline]] const char* skip_array_rest_at(const char* p, const char* end, int depth) {
+  Reader r{p, end};
+  return skip_array_rest_body(r, depth) ? r.p : nullptr;
+}
+[[gnu::always_inline]] inline bool skip_array_rest(Reader& r, int depth) {
+  const char* q = skip_array_rest_at(r.p, r.end, depth);
+  if (!q) return false;
+  r.p = q;
+  return true;
+}
+
 // r.p at the value's first byte; on return r.p is at the next non-whitespace byte after it.
-bool read_value(Reader& r, int depth, Value& v) {
+[[gnu::always_inline]] inline bool read_value_body(Reader& r, int depth, Value& v) {
   const char* start = r.p;
   if (r.p >= r.end) return false;
   switch (*r.p) {
@@ -255,6 +287,11 @@ bool read_value(Reader& r, int depth, Value& v) {
   r.skip_ws();
   v.token = {start, size_t(r.p - start)};
   return true;
+}
+
+[[gnu::noinline]] const char* read_value_at(const char* p, const char* end, int depth, Value& v) {
+  Reader r{p, end};
+  return read_value_body(r, depth, v) ? r.p : nullptr;
 }
 
 // The readings of ondemand_values.h, on a Value.
@@ -302,7 +339,7 @@ inline std::string_view raw_text(const Value& v) { return v.kind == Kind::kStrin
 
 // get_dim3 on an array: each element read as an int (0 when it is not a number), the first
 // three kept. r.p at '['.
-bool read_dim3(Reader& r, int depth, std::array<int32_t, 3>& out) {
+[[gnu::always_inline]] inline bool read_dim3_body(Reader& r, int depth, std::array<int32_t, 3>& out) {
   if (depth >= kMaxDepth) return false;
   ++r.p;
   r.skip_ws();
@@ -324,6 +361,17 @@ bool read_dim3(Reader& r, int depth, std::array<int32_t, 3>& out) {
     if (next == 0) break;
   }
   r.skip_ws();
+  return true;
+}
+
+[[gnu::noinline]] const char* read_dim3_at(const char* p, const char* end, int depth, std::array<int32_t, 3>& out) {
+  Reader r{p, end};
+  return read_dim3_body(r, depth, out) ? r.p : nullptr;
+}
+[[gnu::always_inline]] inline bool read_dim3(Reader& r, int depth, std::array<int32_t, 3>& out) {
+  const char* q = read_dim3_at(r.p, r.end, depth, out);
+  if (!q) return false;
+  r.p = q;
   return true;
 }
 
@@ -462,7 +510,7 @@ void apply_arg(Arg which, std::string_view key, const Value& v, RawArgs& a) {
 }
 
 // decode_args on an object: r.p at '{'; on return r.p is past the whitespace after '}'.
-bool read_args(Reader& r, int depth, RawArgs& a) {
+[[gnu::always_inline]] inline bool read_args_body(Reader& r, int depth, RawArgs& a) {
   if (depth >= kMaxDepth) return false;
   ++r.p;
   r.skip_ws();
@@ -491,6 +539,17 @@ bool read_args(Reader& r, int depth, RawArgs& a) {
     if (next == 0) break;
   }
   r.skip_ws();
+  return true;
+}
+
+[[gnu::noinline]] const char* read_args_at(const char* p, const char* end, int depth, RawArgs& a) {
+  Reader r{p, end};
+  return read_args_body(r, depth, a) ? r.p : nullptr;
+}
+[[gnu::always_inline]] inline bool read_args(Reader& r, int depth, RawArgs& a) {
+  const char* q = read_args_at(r.p, r.end, depth, a);
+  if (!q) return false;
+  r.p = q;
   return true;
 }
 
