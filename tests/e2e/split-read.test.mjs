@@ -145,6 +145,24 @@ describe('one plain file read by two workers', () => {
     }
   });
 
+  it('reads the file again in one range when the helper dies part-way through its pieces', T, async () => {
+    const f = plainSample('helper-dies-part-way.json');
+    // Pieces of 64 KiB: the helper's half of the sample makes several; it dies after sending the
+    // first, which the first worker has merged by then or merges next — a half-merged model.
+    const { page, context, errors } = await splitPage({ 'helper-dies-part-way.json': { kind: 'throw', target: 'helper', phase: 'pieces', pieceBytes: 65536 } });
+    try {
+      await page.locator('input[type=file]').first().setInputFiles(f);
+      assert.equal(await settled(page, 'helper-dies-part-way.json'), 'done');
+      const c = card('helper-dies-part-way.json');
+      assert.deepEqual(await readWith(page, 'helper-dies-part-way.json'), { workers: '2', merged: '0' });
+      assert.equal(await page.getAttribute(c, 'data-read-again'), 'true', 'read again in one range');
+      await checkNumbers(page, 'helper-dies-part-way.json', f);
+      assert.deepEqual(errors.filter((e) => !/Test fault/.test(e)), []);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('still loads with the same numbers when the helper stops answering (the watchdog)', T, async () => {
     const f = plainSample('helper-hangs.json');
     const { page, context, errors } = await splitPage({ 'helper-hangs.json': { kind: 'hang', target: 'helper' } }, { pingMs: 250, stallMs: 5_000 });

@@ -350,4 +350,17 @@ describe('failure test plan (localStorage)', () => {
     expect(parsePlan(null)).toBeNull();
     expect(parsePlan('{')).toBeNull();
   });
+
+  it('reads a helper fault part-way through its pieces, with a piece size of at least 1 KiB', () => {
+    const p = parsePlan(JSON.stringify({ faults: {
+      'a.json': { kind: 'throw', target: 'helper', phase: 'pieces', pieceBytes: 65536.5 },
+      'b.json': { kind: 'throw', target: 'helper', pieceBytes: 10 },
+      'c.json': { kind: 'throw', pieceBytes: 'big' },
+    } }));
+    expect([...p!.faults]).toEqual([
+      ['a.json', { kind: 'throw', target: 'helper', phase: 'pieces', pieceBytes: 65536 }],
+      ['b.json', { kind: 'throw', target: 'helper' }],
+      ['c.json', { kind: 'throw' }],
+    ]);
+  });
 });

@@ -346,7 +346,7 @@ export function App() {
           rank,
           rankError,
           readWorkers: read?.workers ?? 1,
-          ...(read ? { readMerged: read.merged } : {}),
+          ...(read ? { readMerged: read.merged, readAgain: read.again } : {}),
           ...got,
         });
       }

@@ -66,10 +66,12 @@ export interface Entry {
   reread?: { error: string | null };
   /**
    * Workers that read its first load: more than 1 for a big plain file read in byte ranges
-   * (lib/split-read.ts); `readMerged` of their ranges were merged (the first worker read the rest).
+   * (lib/split-read.ts); `readMerged` of their ranges were merged (the first worker read the rest);
+   * `readAgain`: a helper was lost part-way through its pieces, so the file was read again in one range.
    */
   readWorkers?: number;
   readMerged?: number;
+  readAgain?: boolean;
 }
 
 /** Asks the Session of load `session`, made in worker generation `gen`. */
@@ -408,6 +410,7 @@ export function FileCard({
       data-model={session != null ? 'loaded' : entry.reread ? (rereadFailed != null ? 'failed' : 'reading') : closed ? 'closed' : 'none'}
       data-read-workers={entry.readWorkers}
       data-read-merged={entry.readMerged}
+      data-read-again={entry.readAgain}
       hidden={!active}
     >
       <TraceHeader

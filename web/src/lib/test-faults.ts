@@ -36,7 +36,9 @@ export function parsePlan(text: string | null): Plan | null {
       const phase = (f as { phase?: unknown })?.phase;
       if (typeof kind === 'string' && KINDS.has(kind)) {
         const target = (f as { target?: unknown })?.target === 'helper' ? { target: 'helper' as const } : {};
-        faults.set(name, { kind: kind as TestFault['kind'], ...(typeof phase === 'string' ? { phase } : {}), ...target });
+        const pieceBytes = (f as { pieceBytes?: unknown })?.pieceBytes;
+        const pieces = typeof pieceBytes === 'number' && pieceBytes >= 1024 ? { pieceBytes: Math.floor(pieceBytes) } : {};
+        faults.set(name, { kind: kind as TestFault['kind'], ...(typeof phase === 'string' ? { phase } : {}), ...target, ...pieces });
       }
     }
   }

@@ -66,9 +66,12 @@ export interface TestFault {
   phase?: string;
   /**
    * "helper": the fault is for the first helper worker of a file read by several (lib/split-read.ts),
-   * fired once it has read its range, before it sends its pieces (`phase` does not apply).
+   * fired once it has read its range, before it sends its pieces; with `phase` "pieces", once it
+   * has sent its first piece (lost part-way: the first worker holds a half-merged model).
    */
   target?: 'helper';
+  /** A helper's pieces cut at this many bytes instead of PIECE_BYTES (so a small file has several). */
+  pieceBytes?: number;
 }
 
 /**

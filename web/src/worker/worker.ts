@@ -523,7 +523,8 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
  * A helper's range of a file read by several workers (lib/split-read.ts): waits for the range the
  * first worker assigns, reads it (its own reader worker on File.slice(start)) into a partial
  * Session that stops at the next split, then sends it as pieces, as fast as the first worker
- * merges them, and deletes it. A failure test's helper fault fires once the range is read.
+ * merges them, and deletes it. A failure test's helper fault fires once the range is read, or with
+ * phase "pieces" once the first piece was sent.
  */
 async function readRange(id: number, file: File, job: Job): Promise<RangeDone> {
   const t0 = performance.now();
@@ -556,11 +557,21 @@ async function readRange(id: number, file: File, job: Job): Promise<RangeDone> {
     post({ kind: 'progress', id, progress: progress() });
     session.finish();
     const fault = job.fault;
-    if (fault) {
+    const partWay = fault?.phase === 'pieces';
+    if (fault && !partWay) {
       job.fault = undefined;
       asCall(id, session, progress(), job, () => fireFault(fault, session));
     }
-    const { sent, all } = await port.servePieces(() => session.nextPiece(PIECE_BYTES));
+    const pieceBytes = fault?.pieceBytes ?? PIECE_BYTES;
+    let pieces = 0;
+    const { sent, all } = await port.servePieces(() => {
+      if (partWay && job.fault && pieces === 1) {
+        job.fault = undefined;
+        asCall(id, session, progress(), job, () => fireFault(fault, session));
+      }
+      pieces++;
+      return session.nextPiece(pieceBytes);
+    });
     if (job.cancelled) throw abortError();
     return { sent, all, bytesRead };
   } finally {
