@@ -90,14 +90,21 @@ std::array<Ranges, kRoleCount> role_ranges(const TraceModel& m, const StepOption
   // NCCL/RCCL kernels are also known by name; tb_plugin's reading counts them as Kernel.
   const std::unordered_set<int64_t> comm_ids = communication_external_ids(m);
   const bool by_name = !options.tb_plugin_gpu_annotations;
-  auto visit = [&](auto&& add) {
-    for (const KernelRow& k : m.kernels) {
-      const bool comm = (k.s.external_id != kNoId && comm_ids.count(k.s.external_id)) || (by_name && is_collective(k.s.name));
-      add(comm ? Role::kCommunication : Role::kKernel, k.s);
-    }
-    for (const MemcpyRow& r : m.memcpys) add(Role::kMemcpy, r.s);
-    for (const MemcpyRow& r : m.memsets) add(Role::kMemset, r.s);
-    for (const SliceRow& r : m.runtimes) add(Role::kRuntime, r);
+  // `only`: the role being collected (the tables that cannot give it are skipped); kRoleCount: all.
+  auto visit = [&](size_t only, auto&& add) {
+    const auto wants = [&](Role r) { return only == kRoleCount || only == size_t(r); };
+    if (wants(Role::kKernel) || wants(Role::kCommunication))
+      for (const KernelRow& k : m.kernels) {
+        const bool comm = (k.s.external_id != kNoId && comm_ids.count(k.s.external_id)) || (by_name && is_collective(k.s.name));
+        add(comm ? Role::kCommunication : Role::kKernel, k.s);
+      }
+    if (wants(Role::kMemcpy))
+      for (const MemcpyRow& r : m.memcpys) add(Role::kMemcpy, r.s);
+    if (wants(Role::kMemset))
+      for (const MemcpyRow& r : m.memsets) add(Role::kMemset, r.s);
+    if (wants(Role::kRuntime))
+      for (const SliceRow& r : m.runtimes) add(Role::kRuntime, r);
+    if (!wants(Role::kDataLoader) && !wants(Role::kCpuExec) && !wants(Role::kCommunication)) return;
     auto host = [&](const SliceRow& s, bool dataloader_allowed) {
       switch (host_class_of(s.name)) {
         case kStep: return;  // a step, not a role
@@ -114,7 +121,7 @@ std::array<Ranges, kRoleCount> role_ranges(const TraceModel& m, const StepOption
       if (m.strings.get(r.s.cat) == "python") host(r.s, false);
   };
   std::array<size_t, kRoleCount> counts{};
-  visit([&](Role r, const SliceRow&) { ++counts[size_t(r)]; });
+  visit(kRoleCount, [&](Role r, const SliceRow&) { ++counts[size_t(r)]; });
   // One role at a time, merged before the next is collected: only the largest role's raw ranges
   // (CPU Exec, a third of the events) are ever held beside the others' merged ones.
   std::array<Ranges, kRoleCount> ranges;
@@ -122,7 +129,7 @@ std::array<Ranges, kRoleCount> role_ranges(const TraceModel& m, const StepOption
     if (counts[role] == 0) continue;
     Ranges& out = ranges[role];
     out.reserve(counts[role]);
-    visit([&](Role r, const SliceRow& s) {
+    visit(role, [&](Role r, const SliceRow& s) {
       if (size_t(r) != role) return;
       out.push_back({s.ts_ns, s.ts_ns + s.dur_ns});
       heartbeat();  // every event: minutes on a 10 GB trace in wasm (core/util/heartbeat.h)
