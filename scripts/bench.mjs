@@ -6,6 +6,10 @@
 //                          [--page-workers 1,2]  (page rows once per N: at most N trace workers read the
 //                          one file, through the page's test hook {"split": {"workers": N}}; the pool is
 //                          the machine's core count, at most 4)
+//                          [--cpus N]  (Chromium — page, url, baseline rows — pinned to the first N
+//                          cores with taskset, for a scaling curve below the machine's core count;
+//                          the page still sees navigator.hardwareConcurrency of the whole machine,
+//                          so pair it with --page-workers)
 // For each size: generates (or reuses) DIR/trace-SIZE.v2.json with gen-trace, then measures
 //   native    build/native/kinetoscope summary --json FILE   (peak RSS from /usr/bin/time -v)
 //   views     build/native/kinetoscope operators --json --group-by op+shape FILE (reading, the
@@ -69,6 +73,7 @@ const opts = { sizes: ['1G'], runs: 3, only: ['native', 'views', 'wasm', 'page',
     else if (a[k] === '--read-jobs') opts.readJobs = Math.max(1, Number(v()));
     // Trace workers reading one file in the page (issue 12 §2; docs/contracts.md "One file, several
     // workers"), set through the page's test hook: the page rows are measured once per value.
+    else if (a[k] === '--cpus') opts.cpus = Math.max(1, Math.floor(Number(v())));
     else if (a[k] === '--page-workers') opts.pageWorkers = v().split(',').map(Number).filter((n) => n >= 1);
     else { console.error(`bench: unknown argument ${a[k]}`); process.exit(2); }
   }
@@ -255,8 +260,15 @@ async function browser() {
   // remote and copies every setInputFiles file through its protocol (3 GB into /tmp). An
   // unknown switch that Chromium ignores marks our browser process, to find its renderers.
   const marker = `--kinetoscope-bench=${process.pid}-${Date.now()}`;
+  // --cpus N: Chromium and every process it starts inherit the affinity of taskset.
+  let executablePath = '/usr/bin/chromium';
+  if (opts.cpus) {
+    if (opts.cpus > os.cpus().length) throw new Error(`--cpus ${opts.cpus}: this machine has ${os.cpus().length} cores`);
+    executablePath = path.join(os.tmpdir(), `kinetoscope-bench-chromium-${opts.cpus}cpu.sh`);
+    fs.writeFileSync(executablePath, `#!/bin/sh\nexec taskset -c 0-${opts.cpus - 1} /usr/bin/chromium "$@"\n`, { mode: 0o755 });
+  }
   const b = await chromium.launch({
-    executablePath: '/usr/bin/chromium', headless: true,
+    executablePath, headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync', marker,
       // Extra switches for an experiment (e.g. KS_BENCH_CHROMIUM_ARGS=--js-flags=--no-liftoff).
@@ -746,7 +758,8 @@ async function main() {
   const out = [];
   out.push(`Kinetoscope load benchmark — ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores (${cpu}), ` +
     `${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, commit ${rev || '?'}, ` +
-    `medians of ${opts.runs} run(s), load average at start ${loadAtStart}`);
+    `medians of ${opts.runs} run(s), load average at start ${loadAtStart}` +
+    (opts.cpus ? `; Chromium pinned to ${opts.cpus} of the ${os.cpus().length} cores (taskset)` : ''));
   out.push('');
   out.push(`Trace shape: ${opts.shape} (scripts/gen-trace --shape ${opts.shape}).`);
   out.push('');
