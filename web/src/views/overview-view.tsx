@@ -1,6 +1,6 @@
 import uPlot from 'uplot';
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { alpha, axisStyle, Chart, type ChartTheme } from '../components/chart';
+import { alpha, axisStyle, Chart, denseBars, type ChartTheme } from '../components/chart';
 import { scrollToShow, visibleWindow } from '../lib/data-table';
 import type { Place } from '../lib/deep-link';
 import { formatDeviceMemory } from '../lib/format';
@@ -9,6 +9,7 @@ import {
   formatStepUs,
   percentOf,
   ROLES,
+  stepAxisSplits,
   stepChart,
   stepReadout,
   utilizationSeries,
@@ -185,11 +186,11 @@ function StepChartView({ data, sel, onSel }: { data: StepBreakdown; sel: number;
   const readout = hover != null && hover >= 0 && hover < n ? stepReadout(chart.labels[hover], hover < steps.length ? steps[hover] : data.average!) : null;
   const options = (width: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => {
     // Column labels that would collide are thinned out (the first, every k-th and the average stay).
-    const every = Math.max(1, Math.ceil((n * 34) / Math.max(1, width - 70)));
+    const splits = stepAxisSplits(n, width - 70);
     return {
       scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.04 : 1] } },
       axes: [
-        { ...axisStyle(t), grid: { show: false }, splits: () => chart.data[0], values: (_u, splits) => splits.map((i) => (i === n - 1 || i % every === 0 ? chart.labels[i] ?? '' : '')) },
+        { ...axisStyle(t), grid: { show: false }, splits: () => splits, values: (_u, ticks) => ticks.map((i) => chart.labels[i] ?? '') },
         { ...axisStyle(t), size: 64, values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
       ],
       series: [
@@ -200,7 +201,7 @@ function StepChartView({ data, sel, onSel }: { data: StepBreakdown; sel: number;
           stroke: r.color,
           width: 0,
           points: { show: false },
-          paths: uPlot.paths.bars!({ size: [0.72, 72], align: 0 }),
+          paths: denseBars({ size: [0.72, 72], align: 0 }),
         })),
       ],
       legend: { show: false },
