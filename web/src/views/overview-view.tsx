@@ -215,14 +215,16 @@ function StepChartView({ data, sel, onSel }: { data: StepBreakdown; sel: number;
               if (i != null) onSel(i < steps.length ? String(i) : 'all');
             }),
         ],
-        // The chosen column stands out: a band behind it.
+        // The chosen column stands out: a band behind it, at least 2 px wide (thousands of steps
+        // make columns narrower than a pixel).
         drawClear: [
           (u) => {
             const x0 = u.valToPos(selCol - 0.5, 'x', true);
             const x1 = u.valToPos(selCol + 0.5, 'x', true);
+            const w = Math.max(x1 - x0, 2 * (window.devicePixelRatio || 1));
             u.ctx.save();
             u.ctx.fillStyle = alpha(t.accent, 0.16);
-            u.ctx.fillRect(x0, u.bbox.top, x1 - x0, u.bbox.height);
+            u.ctx.fillRect((x0 + x1 - w) / 2, u.bbox.top, w, u.bbox.height);
             u.ctx.restore();
           },
         ],
