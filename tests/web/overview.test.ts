@@ -7,6 +7,7 @@ import {
   ROLES,
   segmentTitle,
   stackSegments,
+  stepAxisSplits,
   stepChart,
   stepReadout,
   utilizationSeries,
@@ -102,6 +103,43 @@ describe('overview maths', () => {
     expect(c.data[8][1]).toBeCloseTo(273.6515, 9);
     // Kernel + Memcpy = 273.8150 ms
     expect(c.data[7][1]).toBeCloseTo(273.815, 9);
+  });
+
+  it('stacks thousands of steps column by column, each series the running sum up to its category', () => {
+    const steps = Array.from({ length: 3400 }, (_, i) => ({ ...sampleAverage, kernel_us: i, total_us: sampleAverage.total_us - sampleAverage.kernel_us + i, name: String(i + 1), start_us: i, end_us: i + 1 }));
+    const c = stepChart({ steps, average: sampleAverage });
+    expect(c.labels.length).toBe(3401);
+    expect(c.labels[3399]).toBe('3400');
+    expect(c.labels[3400]).toBe('Average');
+    expect(c.data.length).toBe(9);
+    for (const series of c.data) expect(series.length).toBe(3401);
+    expect(c.data[0][3400]).toBe(3400);
+    // Kernel alone (the last series) is each step's kernel time in ms.
+    expect(c.data[8][1234]).toBeCloseTo(1.234, 12);
+    // The top series is the whole column.
+    expect(c.data[1][1234]).toBeCloseTo(steps[1234].total_us / 1000, 9);
+    expect(c.data[1][3400]).toBeCloseTo(615.12, 9);
+  });
+
+  it('labels the step axis without collisions: the first, every k-th step and the average, ticks only there', () => {
+    // Few columns: every one is labelled.
+    expect(stepAxisSplits(3, 500)).toEqual([0, 1, 2]);
+    expect(stepAxisSplits(1, 500)).toEqual([0]);
+    expect(stepAxisSplits(0, 500)).toEqual([]);
+    // 3,401 columns (3,400 steps and the average) on 490 px: ~34 px a label, every 236th step.
+    const s = stepAxisSplits(3401, 490);
+    const every = Math.ceil((3401 * 34) / 490);
+    expect(every).toBe(236);
+    expect(s[0]).toBe(0);
+    expect(s[1]).toBe(every);
+    expect(s.at(-1)).toBe(3400);
+    // The last step label before the average is a whole label's room away from it.
+    expect(3400 - s.at(-2)!).toBeGreaterThanOrEqual(1.5 * every);
+    expect(s.length).toBeLessThanOrEqual(Math.ceil(490 / 34) + 1);
+    // Ascending, no repeats.
+    for (let i = 1; i < s.length; i++) expect(s[i]).toBeGreaterThan(s[i - 1]);
+    // A zero or negative width (a hidden chart) still gives labels, not a division by zero.
+    expect(stepAxisSplits(10, 0).at(-1)).toBe(9);
   });
 
   it('reads out a column with its total and each category\'s share', () => {

@@ -4,6 +4,7 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { pixelColumns } from '../lib/dense-bars';
 
 /** The page's colours for axes and grids, read from the CSS variables of the current scheme. */
 export interface ChartTheme {
@@ -36,6 +37,36 @@ export function axisStyle(t: ChartTheme): Pick<uPlot.Axis, 'stroke' | 'grid' | '
     grid: { stroke: t.grid, width: 1 },
     ticks: { stroke: t.grid, width: 1 },
     font: '11px system-ui, sans-serif',
+  };
+}
+
+/**
+ * uPlot's bars (`opts`), except when the columns are narrower than a pixel of the canvas: then
+ * one bar per pixel column, as tall as the tallest column it holds (lib/dense-bars.ts
+ * pixelColumns). uPlot's builder adds a rectangle per column, which for thousands of steps and
+ * eight stacked series was most of the time the Overview took to draw; at that density its bars
+ * have no gaps and cover the same pixels. The data stay per column, so hovering and clicking
+ * still pick a column.
+ */
+export function denseBars(opts: Parameters<NonNullable<typeof uPlot.paths.bars>>[0]): uPlot.Series.PathBuilder {
+  const bars = uPlot.paths.bars!(opts);
+  return (u, seriesIdx, idx0, idx1) => {
+    const xs = u.data[0];
+    const ys = u.data[seriesIdx];
+    const count = idx1 - idx0 + 1;
+    if (count < 2 || count <= u.bbox.width) return bars(u, seriesIdx, idx0, idx1);
+    const xPx = new Float64Array(count);
+    const yPx = new Float64Array(count);
+    for (let i = 0; i < count; i++) {
+      const v = ys[idx0 + i];
+      xPx[i] = u.valToPos(xs[idx0 + i], 'x', true);
+      yPx[i] = v == null ? NaN : u.valToPos(v, 'y', true);
+    }
+    const base = u.valToPos(0, 'y', true);
+    const cols = pixelColumns(xPx, yPx);
+    const path = new Path2D();
+    for (let k = 0; k < cols.x.length; k++) if (cols.y[k] < base) path.rect(cols.x[k], cols.y[k], 1, base - cols.y[k]);
+    return { stroke: path, fill: path, clip: null, band: null, flags: 0 };
   };
 }
 

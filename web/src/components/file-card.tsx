@@ -7,6 +7,7 @@
 // through the Runner it is given.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ErrorBoundary } from './error-boundary';
+import { StepSelect } from './step-select';
 import { TraceHeader } from './trace-header';
 import { useQuery, type Ask } from './use-query';
 import { formatPlace, parsePlace, stepIndexOf, stepNameOf, type Place, type TablePlace } from '../lib/deep-link';
@@ -500,14 +501,7 @@ export function FileCard({
             {steps.length > 0 && (
               <label class="step-pick">
                 <span>Step</span>
-                <select data-testid="step-select" value={step} onChange={(e) => setStep((e.currentTarget as HTMLSelectElement).value)}>
-                  <option value="all">All steps</option>
-                  {steps.map((s, i) => (
-                    <option value={String(i)} key={i}>
-                      {s.name}
-                    </option>
-                  ))}
-                </select>
+                <StepSelect steps={steps} value={step} onChange={setStep} />
                 <span class="muted step-scope" data-testid="step-scope">
                   {stepName != null ? `Overview, Operators, Kernels, Memory and Timeline show step ${stepName}` : 'applies to Overview, Operators, Kernels, Memory and Timeline'}
                 </span>

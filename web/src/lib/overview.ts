@@ -249,16 +249,41 @@ export interface StepChart {
 }
 
 export function stepChart(b: StepBreakdown): StepChart {
-  const cols: StepValues[] = [...b.steps, ...(b.average ? [b.average] : [])];
-  const labels = [...b.steps.map((s) => s.name), ...(b.average ? ['Average'] : [])];
-  const x = cols.map((_, i) => i);
-  const cum: number[][] = [];
-  let run = cols.map(() => 0);
-  for (const r of ROLES) {
-    run = run.map((v, i) => v + Math.max(0, cols[i][`${r.key}_us`] ?? 0) / 1000);
-    cum.push(run);
+  const cols: StepValues[] = b.average ? [...b.steps, b.average] : b.steps;
+  const n = cols.length;
+  const labels = b.steps.map((s) => s.name);
+  if (b.average) labels.push('Average');
+  const x = new Array<number>(n);
+  for (let i = 0; i < n; i++) x[i] = i;
+  // Column by column, the field names made once: a trace of thousands of steps builds 8 series
+  // of thousands of columns while the Overview is drawn.
+  const fields = ROLES.map((r) => `${r.key}_us` as const);
+  const cum = ROLES.map(() => new Array<number>(n));
+  for (let i = 0; i < n; i++) {
+    const c = cols[i];
+    let run = 0;
+    for (let k = 0; k < fields.length; k++) {
+      run += Math.max(0, c[fields[k]] ?? 0) / 1000;
+      cum[k][i] = run;
+    }
   }
   return { labels, data: [x, ...cum.reverse()], order: [...ROLES].reverse() };
+}
+
+/**
+ * The columns of a step chart of `n` columns (the steps, then the average) that get a label and
+ * a tick on an axis `width` px wide, at ~34 px per label: every k-th step from the first, and the
+ * average. Ticks only where the labels are: thousands of steps would otherwise draw thousands of
+ * ticks, a solid band under the chart.
+ */
+export function stepAxisSplits(n: number, width: number): number[] {
+  if (n <= 0) return [];
+  const every = Math.max(1, Math.ceil((n * 34) / Math.max(1, width)));
+  const out: number[] = [];
+  // Thinned out, the last step label keeps a label and a half from "Average", a wider one.
+  for (let i = 0; i < n - 1; i += every) if (i === 0 || every === 1 || 2 * (n - 1 - i) >= 3 * every) out.push(i);
+  out.push(n - 1);
+  return out;
 }
 
 /** The readout of one column: "Step 551: 607.312 ms" and a line per category with its share. */

@@ -1,6 +1,7 @@
 import uPlot from 'uplot';
-import { useMemo, useState } from 'preact/hooks';
-import { alpha, axisStyle, Chart, type ChartTheme } from '../components/chart';
+import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { alpha, axisStyle, Chart, denseBars, type ChartTheme } from '../components/chart';
+import { scrollToShow, visibleWindow } from '../lib/data-table';
 import type { Place } from '../lib/deep-link';
 import { formatDeviceMemory } from '../lib/format';
 import {
@@ -8,6 +9,7 @@ import {
   formatStepUs,
   percentOf,
   ROLES,
+  stepAxisSplits,
   stepChart,
   stepReadout,
   utilizationSeries,
@@ -184,11 +186,11 @@ function StepChartView({ data, sel, onSel }: { data: StepBreakdown; sel: number;
   const readout = hover != null && hover >= 0 && hover < n ? stepReadout(chart.labels[hover], hover < steps.length ? steps[hover] : data.average!) : null;
   const options = (width: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => {
     // Column labels that would collide are thinned out (the first, every k-th and the average stay).
-    const every = Math.max(1, Math.ceil((n * 34) / Math.max(1, width - 70)));
+    const splits = stepAxisSplits(n, width - 70);
     return {
       scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.04 : 1] } },
       axes: [
-        { ...axisStyle(t), grid: { show: false }, splits: () => chart.data[0], values: (_u, splits) => splits.map((i) => (i === n - 1 || i % every === 0 ? chart.labels[i] ?? '' : '')) },
+        { ...axisStyle(t), grid: { show: false }, splits: () => splits, values: (_u, ticks) => ticks.map((i) => chart.labels[i] ?? '') },
         { ...axisStyle(t), size: 64, values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
       ],
       series: [
@@ -199,7 +201,7 @@ function StepChartView({ data, sel, onSel }: { data: StepBreakdown; sel: number;
           stroke: r.color,
           width: 0,
           points: { show: false },
-          paths: uPlot.paths.bars!({ size: [0.72, 72], align: 0 }),
+          paths: denseBars({ size: [0.72, 72], align: 0 }),
         })),
       ],
       legend: { show: false },
@@ -213,14 +215,16 @@ function StepChartView({ data, sel, onSel }: { data: StepBreakdown; sel: number;
               if (i != null) onSel(i < steps.length ? String(i) : 'all');
             }),
         ],
-        // The chosen column stands out: a band behind it.
+        // The chosen column stands out: a band behind it, at least 2 px wide (thousands of steps
+        // make columns narrower than a pixel).
         drawClear: [
           (u) => {
             const x0 = u.valToPos(selCol - 0.5, 'x', true);
             const x1 = u.valToPos(selCol + 0.5, 'x', true);
+            const w = Math.max(x1 - x0, 2 * (window.devicePixelRatio || 1));
             u.ctx.save();
             u.ctx.fillStyle = alpha(t.accent, 0.16);
-            u.ctx.fillRect(x0, u.bbox.top, x1 - x0, u.bbox.height);
+            u.ctx.fillRect((x0 + x1 - w) / 2, u.bbox.top, w, u.bbox.height);
             u.ctx.restore();
           },
         ],
@@ -268,15 +272,92 @@ function StepChartView({ data, sel, onSel }: { data: StepBreakdown; sel: number;
   );
 }
 
+// The step table's rows are windowed: a trace of thousands of steps (a 10 GiB trace has ~3,400)
+// would otherwise put thousands of rows in the page at once, and building and laying them out
+// held the main thread for ~0.4 s each time the Overview was drawn. Only the rows in the scroll
+// box (plus a few each side) are rendered; two spacer rows stand in for the rest, so the scrollbar
+// is true to the whole table. The average's row stays the table's last row, always rendered.
+const STEP_OVERSCAN = 8;
+/** Height of a step row at the page's font before it is measured (.table rows: 31 px). */
+const STEP_ROW_HEIGHT = 31;
+/** The scroll box's height at most (.ov-scroll max-height): the viewport while it is not measured. */
+const STEP_TABLE_MAX_HEIGHT = 320;
+
 function StepTable({ data, sel, onSel }: { data: StepBreakdown; sel: string; onSel: (s: string) => void }) {
   const steps = data.steps;
   const idx = sel === 'all' ? -1 : Number(sel);
+  const scroller = useRef<HTMLDivElement>(null);
+  const head = useRef<HTMLTableSectionElement>(null);
+  const firstRow = useRef<HTMLTableRowElement>(null);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [viewport, setViewport] = useState(STEP_TABLE_MAX_HEIGHT);
+  const [rowHeight, setRowHeight] = useState(STEP_ROW_HEIGHT);
+  const [headerHeight, setHeaderHeight] = useState(STEP_ROW_HEIGHT);
+
+  // The box's height and the rows' height as laid out (the font may differ): the windowing counts
+  // in them. A table in a hidden tab measures 0 and keeps what it had.
+  const measure = () => {
+    const el = scroller.current;
+    if (!el) return;
+    if (el.clientHeight) setViewport(el.clientHeight);
+    const rh = firstRow.current?.getBoundingClientRect().height;
+    if (rh) setRowHeight(rh);
+    const hh = head.current?.getBoundingClientRect().height;
+    if (hh) setHeaderHeight(hh);
+  };
+  useLayoutEffect(() => {
+    measure();
+    const el = scroller.current;
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+
+  // A step chosen elsewhere (the chart, the step select, a link) is scrolled into the box, as
+  // little as needed; the page itself does not move.
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el || idx < 0 || idx >= steps.length) return;
+    const top = scrollToShow(idx, rowHeight, el.scrollTop, el.clientHeight || viewport, headerHeight);
+    if (top !== el.scrollTop) {
+      el.scrollTop = top;
+      setScrollTop(el.scrollTop);
+    }
+    // Only when the choice changes (or the rows' height once measured), not on every scroll.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [idx, steps, rowHeight]);
+
+  const win = visibleWindow(steps.length, rowHeight, scrollTop, viewport, STEP_OVERSCAN, headerHeight);
+  const rows = [];
+  for (let i = win.start; i < win.end; i++) {
+    const s = steps[i];
+    rows.push(
+      <tr
+        key={i}
+        ref={i === win.start ? firstRow : undefined}
+        data-testid={`step-row-${s.name}`}
+        data-index={i}
+        class={stepRowClass(i, i === idx)}
+        onClick={() => onSel(String(i))}
+      >
+        <td>{s.name}</td>
+        <td class="num">{formatStepUs(s.total_us)}</td>
+        <td class="num">{formatStepUs(s.kernel_us)}</td>
+        <td class="num">{formatPct(percentOf(s.kernel_us, s.total_us))}</td>
+        <td class="num">{formatStepUs(s.cpu_exec_us)}</td>
+        <td class="num">{formatStepUs(s.dataloader_us)}</td>
+        <td class="num">{formatStepUs(s.communication_us)}</td>
+      </tr>,
+    );
+  }
+  const avg = data.average!;
   return (
     <div class="ov-panel">
       <h4>Steps</h4>
-      <div class="ov-scroll">
-        <table class="table ov-tables" data-testid="step-table">
-          <thead>
+      <div class="ov-scroll" ref={scroller} onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}>
+        <table class="table ov-tables" data-testid="step-table" data-rows={steps.length} data-rendered={win.end - win.start}>
+          <thead ref={head}>
             <tr>
               <th>Step</th>
               <th class="num">Total (us)</th>
@@ -288,35 +369,40 @@ function StepTable({ data, sel, onSel }: { data: StepBreakdown; sel: string; onS
             </tr>
           </thead>
           <tbody>
-            {steps.map((s, i) => (
-              <tr key={i} data-testid={`step-row-${s.name}`} class={i === idx ? 'selected' : undefined} onClick={() => onSel(String(i))}>
-                <td>{s.name}</td>
-                <td class="num">{formatStepUs(s.total_us)}</td>
-                <td class="num">{formatStepUs(s.kernel_us)}</td>
-                <td class="num">{formatPct(percentOf(s.kernel_us, s.total_us))}</td>
-                <td class="num">{formatStepUs(s.cpu_exec_us)}</td>
-                <td class="num">{formatStepUs(s.dataloader_us)}</td>
-                <td class="num">{formatStepUs(s.communication_us)}</td>
+            {win.padTop > 0 && (
+              <tr class="ov-pad" aria-hidden="true">
+                <td colSpan={7} style={{ height: `${win.padTop}px` }} />
               </tr>
-            ))}
-            <tr class={idx < 0 ? 'selected ov-total' : 'ov-total'} data-testid="step-row-average" onClick={() => onSel('all')}>
+            )}
+            {rows}
+            {win.padBottom > 0 && (
+              <tr class="ov-pad" aria-hidden="true">
+                <td colSpan={7} style={{ height: `${win.padBottom}px` }} />
+              </tr>
+            )}
+            <tr class={`${stepRowClass(steps.length, idx < 0)} ov-total`} data-testid="step-row-average" onClick={() => onSel('all')}>
               <td>Average</td>
               <td class="num" data-testid="avg-total">
-                {formatStepUs(data.average!.total_us)}
+                {formatStepUs(avg.total_us)}
               </td>
               <td class="num" data-testid="avg-kernel">
-                {formatStepUs(data.average!.kernel_us)}
+                {formatStepUs(avg.kernel_us)}
               </td>
-              <td class="num">{formatPct(percentOf(data.average!.kernel_us, data.average!.total_us))}</td>
-              <td class="num">{formatStepUs(data.average!.cpu_exec_us)}</td>
-              <td class="num">{formatStepUs(data.average!.dataloader_us)}</td>
-              <td class="num">{formatStepUs(data.average!.communication_us)}</td>
+              <td class="num">{formatPct(percentOf(avg.kernel_us, avg.total_us))}</td>
+              <td class="num">{formatStepUs(avg.cpu_exec_us)}</td>
+              <td class="num">{formatStepUs(avg.dataloader_us)}</td>
+              <td class="num">{formatStepUs(avg.communication_us)}</td>
             </tr>
           </tbody>
         </table>
       </div>
     </div>
   );
+}
+
+/** The class of the step table's row at position `i`: striped by position, whatever is rendered. */
+function stepRowClass(i: number, selected: boolean): string | undefined {
+  return [i % 2 ? 'odd' : '', selected ? 'selected' : ''].filter(Boolean).join(' ') || undefined;
 }
 
 function Recommendations({
