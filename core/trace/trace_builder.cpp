@@ -86,6 +86,12 @@ uint32_t TraceBuilder::flow_pair(StringId a, StringId b) {
   return it->second;
 }
 
+uint32_t TraceBuilder::flow_pair(LastPair& last, StringId a, StringId b) {
+  const uint64_t key = uint64_t(a) << 32 | b;
+  if (key != last.key) last = {key, flow_pair(a, b)};
+  return last.index;
+}
+
 StringId TraceBuilder::intern_cached(LastId& last, std::string_view s) {
   // An empty view may have a null data(), which memcmp/memcpy must not get: "" is id 0 anyway.
   if (s.empty()) return 0;
@@ -389,9 +395,9 @@ void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
     case 'f': {
       FlowRow r;
       r.ts_ns = ts;
-      r.names = flow_pair(cat, sp.intern(e.name));
+      r.names = flow_pair(last_names_pair_, cat, intern_cached(last_flow_name_, e.name));
       r.id = flow_id(sp, e.id);
-      r.thread = flow_pair(intern_cached(last_pid_, e.pid), intern_cached(last_tid_, e.tid));
+      r.thread = flow_pair(last_thread_pair_, intern_cached(last_pid_, e.pid), intern_cached(last_tid_, e.tid));
       r.phase = ph;
       r.binding_enclosing = e.bp == "e";
       m_.flows.push_back(r);

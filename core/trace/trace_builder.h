@@ -60,9 +60,17 @@ class TraceBuilder : public EventSink {
     StringId id = 0;  // size 0, id 0: the empty string
   };
   StringId intern_cached(LastId& last, std::string_view s);
-  LastId last_cat_, last_ph_, last_pid_, last_tid_;
-  // The index of a flow's (cat, name) or (pid, tid) pair in TraceModel::flow_pairs.
+  LastId last_cat_, last_ph_, last_pid_, last_tid_, last_flow_name_;
+  // The index of a flow's (cat, name) or (pid, tid) pair in TraceModel::flow_pairs, the last
+  // pair of each kind remembered (flows come in runs of one name and thread: a hash lookup
+  // each, for a third of a modern trace's events, was most of what a flow cost).
+  struct LastPair {
+    uint64_t key = UINT64_MAX;
+    uint32_t index = 0;
+  };
   uint32_t flow_pair(StringId a, StringId b);
+  uint32_t flow_pair(LastPair& last, StringId a, StringId b);
+  LastPair last_names_pair_, last_thread_pair_;
   std::unordered_map<uint64_t, uint32_t> flow_pair_index_;
 
   TraceModel& m_;
