@@ -17,7 +17,10 @@
 //   wasm      build/wasm/kinetoscope_node.js in Node, 4 MB chunks (peak wasm heap, process RSS)
 //   page      web/dist in headless Debian Chromium: setInputFiles -> [data-testid=events-total]
 //             (peak RSS of the tab's renderer processes, sampled every 100 ms), and on to the
-//             Overview's step chart being drawn
+//             Overview's step chart being drawn; the CPU seconds of each of Chromium's threads
+//             from the input to the card complete (/proc task times sampled every 200 ms; the
+//             page's workers, all "DedicatedWorker", numbered by their CPU) in the log and in the
+//             note of the "Overview complete" row (the run of median total CPU)
 //   url       the page opened at ?url=<the trace, served from another origin with CORS>: from
 //             navigation start (page load, download and parse streamed together) to the summary
 //   table     the Operators tab on DIR/trace-TABLESIZE-distinct.v2.json (every call its own
@@ -337,6 +340,69 @@ function sampler(rootPid) {
   return () => { clearInterval(h); tick(); return peak; };
 }
 
+// CPU seconds of every thread of the browser's processes, by "process type thread name" (the
+// page's workers are all "DedicatedWorker": each is kept apart by its thread id), for what a load
+// costs beside the time it takes: the reading, the parse and the drawing run on different threads.
+function threadCpu(rootPid) {
+  const out = new Map();
+  if (!Number.isFinite(rootPid)) return out;
+  const kids = new Map();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const st = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]);
+      if (!kids.has(ppid)) kids.set(ppid, []);
+      kids.get(ppid).push(Number(d));
+    } catch { /* gone */ }
+  }
+  const stack = [rootPid];
+  while (stack.length) {
+    const pid = stack.pop();
+    for (const c of kids.get(pid) || []) stack.push(c);
+    let type = 'browser';
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      type = /--type=([a-z-]+)/.exec(cmd)?.[1] ?? 'browser';
+      for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
+        const st = fs.readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
+        const name = st.slice(st.indexOf('(') + 1, st.lastIndexOf(')'));
+        const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+        out.set(`${pid}/${t}`, { label: `${type} ${name}${name.startsWith('DedicatedWorker') ? ` #${t}` : ''}`, cpu: (Number(f[11]) + Number(f[12])) / 100 });
+      }
+    } catch { /* gone */ }
+  }
+  return out;
+}
+/**
+ * Snapshots of threadCpu() every 200 ms, each thread's last one kept: a thread that ends during
+ * the load (a reader worker closes when its file is read) is counted up to its last sample.
+ * `stop()` takes a final one and returns the merged snapshot.
+ */
+function threadSampler(rootPid) {
+  const seen = threadCpu(rootPid);
+  const tick = () => { for (const [k, v] of threadCpu(rootPid)) seen.set(k, v); };
+  const h = setInterval(tick, 200);
+  return () => { clearInterval(h); tick(); return seen; };
+}
+/** The CPU each thread used between two threadCpu() snapshots: [{label, cpu}], most first. */
+function cpuBetween(a, b) {
+  const by = new Map();
+  for (const [k, v] of b) {
+    const d = v.cpu - (a.get(k)?.cpu ?? 0);
+    if (d > 0) by.set(v.label, (by.get(v.label) ?? 0) + d);
+  }
+  return [...by].map(([label, cpu]) => ({ label, cpu })).sort((x, y) => y.cpu - x.cpu);
+}
+/** "3.2 CPU-s: renderer DedicatedWorker 1.66, ..." with workers numbered by their CPU. */
+function cpuText(list) {
+  if (!list?.length) return '';
+  let w = 0;
+  const named = list.map((x) => ({ ...x, label: x.label.replace(/DedicatedWorker #\d+/, () => `worker ${++w}`) }));
+  const total = list.reduce((n, x) => n + x.cpu, 0);
+  return `${total.toFixed(2)} CPU-s in all threads: ` + named.filter((x) => x.cpu >= 0.05).slice(0, 8).map((x) => `${x.label} ${x.cpu.toFixed(2)}`).join(', ');
+}
+
 const numberIn = (t) => { const d = String(t || '').replace(/[^\d]/g, ''); return d ? Number(d) : NaN; };
 
 // A fresh context and page on the shared browser; `crashed()` tells whether the tab died.
@@ -397,16 +463,22 @@ async function benchPage(file, url, workers = null) {
       new MutationObserver(done).observe(document, { subtree: true, childList: true, characterData: true });
     });
     const stop = sampler(pid);
+    const cpu0 = threadCpu(pid);
+    const threads = threadSampler(pid);
     await input.setInputFiles(file);
     const r = await summaryShown(page, file);
     const mem = stop();
-    if (r !== 'ok' || tabCrashed()) return { error: tabCrashed() || r === 'crash' ? 'tab crashed' : r, mem };
+    if (r !== 'ok' || tabCrashed()) {
+      threads();
+      return { error: tabCrashed() || r === 'crash' ? 'tab crashed' : r, mem };
+    }
     await page.waitForFunction(() => window.__ksT3 > 0, null, { timeout: 120000, polling: 100 }).catch(() => {});
+    const cpu = cpuBetween(cpu0, threads());
     const { t0, t1, t2, t3, text, long, readWorkers } = await page.evaluate(() => ({ t0: window.__ksT0, t1: window.__ksT1, t2: window.__ksT2,
       t3: window.__ksT3, long: window.__ksLong, text: document.querySelector('[data-testid="events-total"]').textContent,
       readWorkers: Number(document.querySelector('[data-testid="file-card"]')?.dataset.readWorkers) }));
     return { seconds: (t1 - t0) / 1000, overview: t2 > 0 ? (t2 - t0) / 1000 : NaN, complete: t3 > 0 ? (t3 - t0) / 1000 : NaN,
-      longest: long.length ? Math.max(...long) : 0, longCount: long.length, mem, memNote: 'renderer RSS', events: numberIn(text), readWorkers };
+      longest: long.length ? Math.max(...long) : 0, longCount: long.length, mem, memNote: 'renderer RSS', events: numberIn(text), readWorkers, cpu };
   } catch (e) {
     return { error: tabCrashed() ? 'tab crashed' : e.message.split('\n')[0] };
   } finally {
@@ -636,6 +708,7 @@ async function main() {
           else if (kind === 'baseline') {
             r = await benchBaseline(file, srv.url);
           } else throw new Error(`unknown --only ${kind}`);
+          if (r.cpu?.length) log(`${size} ${kind} run ${i + 1}, input → Overview complete: ${cpuText(r.cpu)}`);
           log(`${size} ${kind}${workers ? ` (${workers} workers)` : ''} run ${i + 1}: ${r.error ? `FAILS (${r.error})` : `${r.seconds.toFixed(2)} s`}` +
             `${Number.isFinite(r.mem) ? `, ${fmtMB(r.mem)}${r.mem2 ? ` / ${fmtMB(r.mem2)}` : ''} ${r.memNote || ''}` : ''}` +
             `${Number.isFinite(r.events) ? `, ${r.events} events` : ''}`);
@@ -663,9 +736,13 @@ async function main() {
           if (full.length) {
             const secs3 = median(full);
             const longest = median(ok.map((r) => r.longest));
+            // The run of median total CPU: what each thread used from the input to the card complete.
+            const byCpu = ok.filter((r) => r.cpu?.length).sort((a, b) => a.cpu.reduce((n, x) => n + x.cpu, 0) - b.cpu.reduce((n, x) => n + x.cpu, 0));
+            const mid = byCpu[Math.floor((byCpu.length - 1) / 2)];
             rows.push({ ...row, kind: 'complete', seconds: secs3, mbps: bytes / 1e6 / secs3,
               error: `${full.length < results.length ? `complete in ${full.length} of ${results.length} runs; ` : ''}` +
-                `longest main-thread task while loading ${longest.toFixed(0)} ms (median)` });
+                `longest main-thread task while loading ${longest.toFixed(0)} ms (median)` +
+                (mid ? `; the run of median CPU: ${cpuText(mid.cpu)}` : '') });
           }
         }
         if (kind === 'page' && parseSize(size) >= 3 * 2 ** 30) {
