@@ -80,7 +80,8 @@ std::string overview_json(const OverviewInputs& in, std::string_view file_name) 
   if (const std::optional<double> r = all.ratio()) w.value(*r * 100); else w.null();
   w.key("kernel_unknown_pct");
   if (const std::optional<double> r = all.unknown_ratio()) w.value(*r * 100); else w.null();
-  w.key("eligible_op_kernel_pct").value(tc_eligible_kernel_ratio(in.tree, m) * 100);
+  const EligibleKernels eligible = tc_eligible_kernels(in.tree, m);
+  w.key("eligible_op_kernel_pct").value(eligible.ratio() * 100);
   w.key("scope").begin_object();
   w.key("gpu").value(gpu_tc_scope(acc));
   w.key("kernel").value(kernel_tc_scope(acc));
@@ -89,7 +90,9 @@ std::string overview_json(const OverviewInputs& in, std::string_view file_name) 
   w.end_object();
 
   w.key("recommendations").begin_array();
-  for (const Recommendation& r : recommendations(in)) {
+  OverviewInputs with_eligible = in;
+  with_eligible.eligible = &eligible;
+  for (const Recommendation& r : recommendations(with_eligible)) {
     w.begin_object();
     w.key("id").value(r.id);
     w.key("text").value(r.text);

@@ -232,7 +232,7 @@ std::vector<Recommendation> recommendations(const OverviewInputs& in) {
   if (tb) {
     const std::optional<double> used = tc_kernel_share(m, true).ratio();
     if (m.devices[0].compute_major >= 7 && used && *used == 0.0) {
-      if (const double r = tc_eligible_kernel_ratio(in.tree, m); r > 0) {
+      if (const double r = in.eligible ? in.eligible->ratio() : tc_eligible_kernel_ratio(in.tree, m); r > 0) {
         const std::string pct = std::to_string(int64_t(std::nearbyint(r * 100)));
         out.push_back({"amp",
                        "Kernels with " + pct +
@@ -254,7 +254,7 @@ std::vector<Recommendation> recommendations(const OverviewInputs& in) {
         break;
       }
     const TcShare all = tc_kernel_share(m, false);
-    const EligibleKernels e = tc_eligible_kernels(in.tree, m);
+    const EligibleKernels e = in.eligible ? *in.eligible : tc_eligible_kernels(in.tree, m);
     const int64_t pct = int64_t(std::nearbyint(e.ratio() * 100));
     if (hw && (acc == Accelerator::kNvidia || acc == Accelerator::kAmd) && all.total_ns > 0 && all.tc_ns == 0 &&
         e.eligible_unknown_ns == 0 && pct >= 1) {

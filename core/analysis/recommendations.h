@@ -10,6 +10,7 @@
 #include "core/analysis/gpu_metrics.h"
 #include "core/analysis/op_tree.h"
 #include "core/analysis/step_breakdown.h"
+#include "core/analysis/tensor_cores.h"
 
 namespace ks {
 
@@ -34,6 +35,9 @@ struct OverviewInputs {
   const GpuMetricsResult& gpus;
   const OpTree& tree;
   bool tb_plugin = false;
+  // tc_eligible_kernels(tree, model), when the caller has it already (the Overview quotes it
+  // too): a walk over every operator's kernels, done once instead of twice.
+  const EligibleKernels* eligible = nullptr;
 };
 
 std::vector<Recommendation> recommendations(const OverviewInputs& in);
