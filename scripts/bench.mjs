@@ -305,9 +305,8 @@ async function staticServer(dir = path.join(root, 'web', 'dist'), extra = []) {
   return { url, stop: () => p.kill() };
 }
 
-// Sum of RSS of the renderer processes under the browser, sampled: the tab and its worker
-// (where the wasm heap lives) are in the renderer.
-function rendererRss(rootPid) {
+// The pids of a process and all its descendants (the browser and its renderers, GPU process, ...).
+function processTree(rootPid) {
   const kids = new Map();
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
@@ -318,11 +317,21 @@ function rendererRss(rootPid) {
       kids.get(ppid).push(Number(d));
     } catch { /* gone */ }
   }
-  let total = 0;
+  const out = [];
   const stack = [rootPid];
   while (stack.length) {
     const pid = stack.pop();
+    out.push(pid);
     for (const c of kids.get(pid) || []) stack.push(c);
+  }
+  return out;
+}
+
+// Sum of RSS of the renderer processes under the browser, sampled: the tab and its worker
+// (where the wasm heap lives) are in the renderer.
+function rendererRss(rootPid) {
+  let total = 0;
+  for (const pid of processTree(rootPid)) {
     try {
       if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer')) continue;
       const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -346,24 +355,10 @@ function sampler(rootPid) {
 function threadCpu(rootPid) {
   const out = new Map();
   if (!Number.isFinite(rootPid)) return out;
-  const kids = new Map();
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const st = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]);
-      if (!kids.has(ppid)) kids.set(ppid, []);
-      kids.get(ppid).push(Number(d));
-    } catch { /* gone */ }
-  }
-  const stack = [rootPid];
-  while (stack.length) {
-    const pid = stack.pop();
-    for (const c of kids.get(pid) || []) stack.push(c);
-    let type = 'browser';
+  for (const pid of processTree(rootPid)) {
     try {
       const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      type = /--type=([a-z-]+)/.exec(cmd)?.[1] ?? 'browser';
+      const type = /--type=([a-z-]+)/.exec(cmd)?.[1] ?? 'browser';
       for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
         const st = fs.readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
         const name = st.slice(st.indexOf('(') + 1, st.lastIndexOf(')'));
