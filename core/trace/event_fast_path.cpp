@@ -160,17 +160,30 @@ struct Value {
   return true;
 }
 
-// The functions that are not inlined (recursive, or large) take the cursor as two pointers and
-// return where they ended (nullptr: declined), each behind an inline wrapper with the Reader&
-// signature. In wasm a Reader passed by reference lives in linear memory, so every step of the
-// cursor in the caller was a load and a store; as plain values it stays in locals (registers).
-const char* read_value_at(const char* p, const char* end, int depth, Value& v);
-[[gnu::always_inline]] inline bool read_value(Reader& r, int depth, Value& v) {
-  const char* q = read_value_at(r.p, r.end, depth, v);
-  if (!q) return false;
-  r.p = q;
-  return true;
-}
+// The readers that are not inlined (recursive, or large) run out of line on a Reader of their
+// own: the cursor goes in as two pointers and comes back as one (nullptr: declined). In wasm a
+// Reader passed by reference lives in linear memory, so every step of the cursor in the caller
+// was a load and a store; as plain values it stays in locals (registers). The parameters are
+// Body's own (values stay values, references references).
+template <auto Body>
+struct OutOfLine;
+template <class... Params, bool (*Body)(Reader&, Params...)>
+struct OutOfLine<Body> {
+  [[gnu::noinline]] static const char* run(const char* p, const char* end, Params... args) {
+    Reader r{p, end};
+    return Body(r, args...) ? r.p : nullptr;
+  }
+  // The caller's side: r moved to where Body ended; false when it declined.
+  [[gnu::always_inline]] static bool step(Reader& r, Params... args) {
+    const char* q = run(r.p, r.end, args...);
+    if (!q) return false;
+    r.p = q;
+    return true;
+  }
+};
+
+inline bool read_value_body(Reader& r, int depth, Value& v);
+[[gnu::always_inline]] inline bool read_value(Reader& r, int depth, Value& v) { return OutOfLine<read_value_body>::step(r, depth, v); }
 
 // After a member or element: ',' then the next one, or the closing bracket.
 // Returns 1 to go on, 0 when closed, -1 on anything else.
@@ -209,16 +222,7 @@ const char* read_value_at(const char* p, const char* end, int depth, Value& v);
   }
 }
 
-[[gnu::noinline]] const char* skip_object_rest_at(const char* p, const char* end, int depth) {
-  Reader r{p, end};
-  return skip_object_rest_body(r, depth) ? r.p : nullptr;
-}
-[[gnu::always_inline]] inline bool skip_object_rest(Reader& r, int depth) {
-  const char* q = skip_object_rest_at(r.p, r.end, depth);
-  if (!q) return false;
-  r.p = q;
-  return true;
-}
+[[gnu::always_inline]] inline bool skip_object_rest(Reader& r, int depth) { return OutOfLine<skip_object_rest_body>::step(r, depth); }
 
 [[gnu::always_inline]] inline bool skip_array_rest_body(Reader& r, int depth) {
   r.skip_ws();
@@ -235,19 +239,10 @@ const char* read_value_at(const char* p, const char* end, int depth, Value& v);
   }
 }
 
-[[gnu::noinline]] const char* skip_array_rest_at(const char* p, const char* end, int depth) {
-  Reader r{p, end};
-  return skip_array_rest_body(r, depth) ? r.p : nullptr;
-}
-[[gnu::always_inline]] inline bool skip_array_rest(Reader& r, int depth) {
-  const char* q = skip_array_rest_at(r.p, r.end, depth);
-  if (!q) return false;
-  r.p = q;
-  return true;
-}
+[[gnu::always_inline]] inline bool skip_array_rest(Reader& r, int depth) { return OutOfLine<skip_array_rest_body>::step(r, depth); }
 
 // r.p at the value's first byte; on return r.p is at the next non-whitespace byte after it.
-[[gnu::always_inline]] inline bool read_value_body(Reader& r, int depth, Value& v) {
+inline bool read_value_body(Reader& r, int depth, Value& v) {
   const char* start = r.p;
   if (r.p >= r.end) return false;
   switch (*r.p) {
@@ -289,10 +284,6 @@ const char* read_value_at(const char* p, const char* end, int depth, Value& v);
   return true;
 }
 
-[[gnu::noinline]] const char* read_value_at(const char* p, const char* end, int depth, Value& v) {
-  Reader r{p, end};
-  return read_value_body(r, depth, v) ? r.p : nullptr;
-}
 
 // The readings of ondemand_values.h, on a Value.
 inline std::string_view scalar_text(const Value& v) {
@@ -364,16 +355,7 @@ inline std::string_view raw_text(const Value& v) { return v.kind == Kind::kStrin
   return true;
 }
 
-[[gnu::noinline]] const char* read_dim3_at(const char* p, const char* end, int depth, std::array<int32_t, 3>& out) {
-  Reader r{p, end};
-  return read_dim3_body(r, depth, out) ? r.p : nullptr;
-}
-[[gnu::always_inline]] inline bool read_dim3(Reader& r, int depth, std::array<int32_t, 3>& out) {
-  const char* q = read_dim3_at(r.p, r.end, depth, out);
-  if (!q) return false;
-  r.p = q;
-  return true;
-}
+[[gnu::always_inline]] inline bool read_dim3(Reader& r, int depth, std::array<int32_t, 3>& out) { return OutOfLine<read_dim3_body>::step(r, depth, out); }
 
 enum class Arg : uint8_t {
   kOther, kExternalId, kCorrelation, kDevice, kStream, kGrid, kBlock, kRegisters, kSharedMemory,
@@ -542,16 +524,7 @@ void apply_arg(Arg which, std::string_view key, const Value& v, RawArgs& a) {
   return true;
 }
 
-[[gnu::noinline]] const char* read_args_at(const char* p, const char* end, int depth, RawArgs& a) {
-  Reader r{p, end};
-  return read_args_body(r, depth, a) ? r.p : nullptr;
-}
-[[gnu::always_inline]] inline bool read_args(Reader& r, int depth, RawArgs& a) {
-  const char* q = read_args_at(r.p, r.end, depth, a);
-  if (!q) return false;
-  r.p = q;
-  return true;
-}
+[[gnu::always_inline]] inline bool read_args(Reader& r, int depth, RawArgs& a) { return OutOfLine<read_args_body>::step(r, depth, a); }
 
 }  // namespace
 
