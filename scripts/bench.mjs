@@ -370,15 +370,16 @@ function threadCpu(rootPid) {
   return out;
 }
 /**
- * Snapshots of threadCpu() every 200 ms, each thread's last one kept: a thread that ends during
- * the load (a reader worker closes when its file is read) is counted up to its last sample.
- * `stop()` takes a final one and returns the merged snapshot.
+ * The CPU each thread uses from now to `stop()`: snapshots of threadCpu() every 200 ms, each
+ * thread's last one kept, so a thread that ends during the load (a reader worker closes when its
+ * file is read) is counted up to its last sample. `stop()` returns cpuBetween(start, last seen).
  */
 function threadSampler(rootPid) {
-  const seen = threadCpu(rootPid);
+  const start = threadCpu(rootPid);
+  const seen = new Map(start);
   const tick = () => { for (const [k, v] of threadCpu(rootPid)) seen.set(k, v); };
   const h = setInterval(tick, 200);
-  return () => { clearInterval(h); tick(); return seen; };
+  return () => { clearInterval(h); tick(); return cpuBetween(start, seen); };
 }
 /** The CPU each thread used between two threadCpu() snapshots: [{label, cpu}], most first. */
 function cpuBetween(a, b) {
@@ -458,7 +459,6 @@ async function benchPage(file, url, workers = null) {
       new MutationObserver(done).observe(document, { subtree: true, childList: true, characterData: true });
     });
     const stop = sampler(pid);
-    const cpu0 = threadCpu(pid);
     const threads = threadSampler(pid);
     await input.setInputFiles(file);
     const r = await summaryShown(page, file);
@@ -468,7 +468,7 @@ async function benchPage(file, url, workers = null) {
       return { error: tabCrashed() || r === 'crash' ? 'tab crashed' : r, mem };
     }
     await page.waitForFunction(() => window.__ksT3 > 0, null, { timeout: 120000, polling: 100 }).catch(() => {});
-    const cpu = cpuBetween(cpu0, threads());
+    const cpu = threads();
     const { t0, t1, t2, t3, text, long, readWorkers } = await page.evaluate(() => ({ t0: window.__ksT0, t1: window.__ksT1, t2: window.__ksT2,
       t3: window.__ksT3, long: window.__ksLong, text: document.querySelector('[data-testid="events-total"]').textContent,
       readWorkers: Number(document.querySelector('[data-testid="file-card"]')?.dataset.readWorkers) }));

@@ -557,19 +557,16 @@ async function readRange(id: number, file: File, job: Job): Promise<RangeDone> {
     post({ kind: 'progress', id, progress: progress() });
     session.finish();
     const fault = job.fault;
-    const partWay = fault?.phase === 'pieces';
-    if (fault && !partWay) {
+    const fire = () => {
       job.fault = undefined;
-      asCall(id, session, progress(), job, () => fireFault(fault, session));
-    }
+      asCall(id, session, progress(), job, () => fireFault(fault!, session));
+    };
+    const partWay = fault?.phase === 'pieces';
+    if (fault && !partWay) fire();
     const pieceBytes = fault?.pieceBytes ?? PIECE_BYTES;
     let pieces = 0;
     const { sent, all } = await port.servePieces(() => {
-      if (partWay && job.fault && pieces === 1) {
-        job.fault = undefined;
-        asCall(id, session, progress(), job, () => fireFault(fault, session));
-      }
-      pieces++;
+      if (partWay && pieces++ === 1) fire();
       return session.nextPiece(pieceBytes);
     });
     if (job.cancelled) throw abortError();
