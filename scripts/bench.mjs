@@ -6,6 +6,9 @@
 //                          [--page-workers 1,2]  (page rows once per N: at most N trace workers read the
 //                          one file, through the page's test hook {"split": {"workers": N}}; the pool is
 //                          the machine's core count, at most 4)
+//                          [--cold]  (page rows: the file given as soon as the page has loaded; by
+//                          default the bench waits, as a user's page has, until the trace workers
+//                          are warm: data-pool-warm, worker.ts warmUp)
 //                          [--cpus N]  (Chromium — page, url, baseline rows — pinned to the first N
 //                          cores with taskset, for a scaling curve below the machine's core count;
 //                          the page still sees navigator.hardwareConcurrency of the whole machine,
@@ -78,6 +81,8 @@ const opts = { sizes: ['1G'], runs: 3, only: ['native', 'views', 'wasm', 'page',
     // workers"), set through the page's test hook: the page rows are measured once per value.
     else if (a[k] === '--cpus') opts.cpus = Math.max(1, Math.floor(Number(v())));
     else if (a[k] === '--page-workers') opts.pageWorkers = v().split(',').map(Number).filter((n) => n >= 1);
+    // The page rows give the file as soon as the page has loaded, before its workers are warm.
+    else if (a[k] === '--cold') opts.cold = true;
     else { console.error(`bench: unknown argument ${a[k]}`); process.exit(2); }
   }
 }
@@ -430,6 +435,19 @@ async function benchPage(file, url, workers = null) {
     await page.goto(url, { waitUntil: 'load' });
     const input = page.locator('input[type=file]').first();
     await input.waitFor({ state: 'attached', timeout: 30000 });
+    // A user drops a file on a page open for a moment: its trace workers have started and readied
+    // themselves on the bundled sample meanwhile (data-pool-warm of data-pool-size; worker.ts
+    // warmUp). Wait for that as a user would, unless --cold (the file given at once).
+    const warmMs = opts.cold ? NaN : await page.evaluate(() => new Promise((res) => {
+      const t = performance.now();
+      const check = () => {
+        const el = document.querySelector('[data-pool-warm]');
+        if (el && Number(el.dataset.poolWarm) >= Number(el.dataset.poolSize)) res(performance.now());
+        else if (performance.now() - t > 30000) res(NaN);
+        else setTimeout(check, 20);
+      };
+      check();
+    }));
     // Time in the page itself: from the input's change event to the summary's first render.
     await page.evaluate(() => {
       window.__ksT0 = 0; window.__ksT1 = 0;
@@ -473,7 +491,7 @@ async function benchPage(file, url, workers = null) {
       t3: window.__ksT3, long: window.__ksLong, text: document.querySelector('[data-testid="events-total"]').textContent,
       readWorkers: Number(document.querySelector('[data-testid="file-card"]')?.dataset.readWorkers) }));
     return { seconds: (t1 - t0) / 1000, overview: t2 > 0 ? (t2 - t0) / 1000 : NaN, complete: t3 > 0 ? (t3 - t0) / 1000 : NaN,
-      longest: long.length ? Math.max(...long) : 0, longCount: long.length, mem, memNote: 'renderer RSS', events: numberIn(text), readWorkers, cpu };
+      longest: long.length ? Math.max(...long) : 0, longCount: long.length, mem, memNote: 'renderer RSS', events: numberIn(text), readWorkers, cpu, warmMs };
   } catch (e) {
     return { error: tabCrashed() ? 'tab crashed' : e.message.split('\n')[0] };
   } finally {
@@ -706,7 +724,8 @@ async function main() {
           if (r.cpu?.length) log(`${size} ${kind} run ${i + 1}, input → Overview complete: ${cpuText(r.cpu)}`);
           log(`${size} ${kind}${workers ? ` (${workers} workers)` : ''} run ${i + 1}: ${r.error ? `FAILS (${r.error})` : `${r.seconds.toFixed(2)} s`}` +
             `${Number.isFinite(r.mem) ? `, ${fmtMB(r.mem)}${r.mem2 ? ` / ${fmtMB(r.mem2)}` : ''} ${r.memNote || ''}` : ''}` +
-            `${Number.isFinite(r.events) ? `, ${r.events} events` : ''}`);
+            `${Number.isFinite(r.events) ? `, ${r.events} events` : ''}` +
+            `${kind === 'page' ? (Number.isFinite(r.warmMs) ? `, workers warm ${(r.warmMs / 1000).toFixed(2)} s after the page loaded` : ', cold workers') : ''}`);
           results.push(r);
           if (r.error && i === 0 && (kind === 'baseline' || /missing/.test(r.error))) break; // deterministic failure
         }
@@ -737,6 +756,8 @@ async function main() {
             rows.push({ ...row, kind: 'complete', seconds: secs3, mbps: bytes / 1e6 / secs3,
               error: `${full.length < results.length ? `complete in ${full.length} of ${results.length} runs; ` : ''}` +
                 `longest main-thread task while loading ${longest.toFixed(0)} ms (median)` +
+                (opts.cold ? '; the file given as soon as the page loaded (cold workers)' : ok.some((r) => !Number.isFinite(r.warmMs)) ? '; some runs did not see the workers warm within 30 s' :
+                  `; the file given once the workers were warm (${(median(ok.map((r) => r.warmMs)) / 1000).toFixed(2)} s after the page loaded)`) +
                 (mid ? `; the run of median CPU: ${cpuText(mid.cpu)}` : '') });
           }
         }

@@ -472,3 +472,56 @@ export async function chartBox(page, chart, timeout = 30_000) {
     return { x: r.x, y: r.y, width: r.width, height: r.height };
   });
 }
+
+// --- a card against the CLI -----------------------------------------------------------------
+
+/** The step-time breakdown's roles, as the card's test ids name them. */
+export const ROLES = ['kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other'];
+
+/** The overview's numbers on the card: each step's row (total, kernel) and the average's breakdown. */
+export function readOverview(page, name) {
+  return page.$eval(
+    card(name),
+    (root, roles) => {
+      const num = (el) => (el ? Number(el.textContent.replace(/[^0-9.-]/g, '')) : null);
+      const steps = [...root.querySelectorAll('[data-testid^="step-row-"]')]
+        .filter((tr) => tr.getAttribute('data-testid') !== 'step-row-average')
+        .map((tr) => {
+          const td = [...tr.querySelectorAll('td')].map((c) => c.textContent);
+          return { name: td[0], total: Number(td[1].replace(/[^0-9.-]/g, '')), kernel: Number(td[2].replace(/[^0-9.-]/g, '')) };
+        });
+      const average = {};
+      for (const r of [...roles, 'total']) average[r] = num(root.querySelector(`[data-testid="step-value-${r}"]`));
+      return { steps, average, util: num(root.querySelector('[data-testid="gpu-util-0"]')) };
+    },
+    ROLES,
+  );
+}
+
+export const near = (shown, expected, tol, label) => assert.ok(shown != null && Math.abs(shown - expected) <= tol, `${label}: page ${shown}, CLI ${expected}`);
+
+/** The card of `name` shows what the CLI computes for `file`: the summary's counts and the Overview. */
+export async function checkNumbers(page, name, file) {
+  const summary = runCliJson(['summary', '--json', file]);
+  const overview = runCliJson(['overview', '--json', file]);
+  const c = card(name);
+  await page.waitForSelector(`${c} [data-testid=overview-card]`);
+  const ov = await readOverview(page, name);
+  assert.ok(overview.steps.length >= 2, 'the sample has steps');
+  assert.deepEqual(ov.steps.map((s) => s.name), overview.steps.map((s) => s.name), `${name}: steps`);
+  overview.steps.forEach((s, i) => {
+    near(ov.steps[i].total, s.total_us, 0.5, `${name}: step ${s.name} total`);
+    near(ov.steps[i].kernel, s.kernel_us, 0.5, `${name}: step ${s.name} kernel`);
+  });
+  for (const r of ROLES) near(ov.average[r], overview.average[`${r}_us`], 0.5, `${name}: average ${r}`);
+  near(ov.average.total, overview.average.total_us, 0.5, `${name}: average total`);
+  near(ov.util, overview.gpus[0].utilization_pct, 0.005, `${name}: GPU utilization`);
+  await page.click(`${c} [data-testid=tab-trace]`);
+  await page.waitForSelector(`${c} [data-testid=events-total]`);
+  const shown = await readCard(page, name);
+  assert.equal(shown.events, summary.events, `${name}: events`);
+  assert.deepEqual(shown.categories, summary.categories, `${name}: events per category`);
+  assert.deepEqual(shown.phases, summary.phases, `${name}: events per phase`);
+  assert.deepEqual(shown.distributed, { rank: summary.distributed.rank, worldSize: summary.distributed.world_size }, `${name}: rank`);
+  assert.equal(shown.healthOk, summary.health.length === 0, `${name}: health`);
+}

@@ -5,10 +5,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { card, chartBox, hasShared, pickFiles, repo, sampleTrace, settled, sharedTraces, withCheckedPage, openSite } from './helpers.mjs';
+import { card, chartBox, hasShared, pickFiles, repo, ROLES, sampleTrace, settled, sharedTraces, withCheckedPage, openSite } from './helpers.mjs';
 
 const cli = path.join(repo, 'build', 'native', 'kinetoscope');
-const ROLES = ['kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other'];
 const resnet = path.join(sharedTraces, 'resnet50_num_workers_0', 'worker0.1623143089861.pt.trace.json.gz');
 
 assert.ok(fs.existsSync(cli), `${cli} is missing: run scripts/build`);

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   chooseSplits,
+  defaultSplitWorkers,
   HelperPort,
   mergeRanges,
   nominalSplits,
@@ -44,6 +45,16 @@ describe('rangeCount', () => {
     expect(rangeCount(SPLIT_MIN_BYTES * 8, true, 4, 1, s)).toBe(1);
     expect(rangeCount(SPLIT_MIN_BYTES * 8, true, 4, 4, { ...s, workers: 2 })).toBe(2);
     expect(rangeCount(SPLIT_MIN_BYTES * 8, true, 4, 4, { ...s, workers: 1 })).toBe(1);
+  });
+  it('by default gives a file all the cores but one (the browser reads and draws on the other)', () => {
+    expect(defaultSplitWorkers(2)).toBe(1);
+    expect(defaultSplitWorkers(4)).toBe(3);
+    expect(defaultSplitWorkers(8)).toBe(7); // the pool's size caps it (MAX_WORKERS)
+    expect(defaultSplitWorkers(1)).toBe(1);
+    expect(defaultSplitWorkers(undefined)).toBe(1);
+    expect(defaultSplitWorkers(NaN)).toBe(1);
+    expect(rangeCount(SPLIT_MIN_BYTES * 8, true, 2, 2, { ...s, workers: defaultSplitWorkers(2) })).toBe(1);
+    expect(rangeCount(SPLIT_MIN_BYTES * 8, true, 4, 4, { ...s, workers: defaultSplitWorkers(4) })).toBe(3);
   });
   it('takes a lowered threshold, but keeps every range at least two windows long', () => {
     expect(rangeCount(1_700_000, true, 2, 2, { minBytes: 1 })).toBe(2);

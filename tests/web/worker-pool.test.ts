@@ -92,6 +92,33 @@ describe('WorkerPool', () => {
     expect(made).toHaveLength(2);
   });
 
+  it('warm() starts every empty slot and readies it on the sample; loads then use those workers, and a failed warm-up is not a load', async () => {
+    const { pool, made } = fakePool(3);
+    const a = pool.forLoad(); // slot 0, started by a load before the warm-up
+    const warmed: number[] = [];
+    pool.warm('https://kinetoscope.test/samples/rank-0.json.gz', (w) => warmed.push(w.runs));
+    expect(made).toHaveLength(3);
+    // Only the slots it started are asked to warm up, with the sample's address.
+    expect(made.map((w) => w.sent.map((r) => (r.kind === 'warm' ? r.sample : r.kind)))).toEqual([[], ['https://kinetoscope.test/samples/rank-0.json.gz'], ['https://kinetoscope.test/samples/rank-0.json.gz']]);
+    expect(pool.usedSlots).toEqual(new Set([a.slot]));
+    const [w1, w2] = [made[1], made[2]];
+    const id1 = w1.sent[0].id;
+    w1.reply({ kind: 'warmed', id: id1, warmed: { runs: 3, ms: 420 } });
+    w2.reply({ kind: 'error', id: w2.sent[0].id, error: { name: 'TypeError', message: 'Failed to fetch' } });
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(warmed).toEqual([3]);
+    // The warmed workers are the ones later loads go to: no worker more is started.
+    a.loads++;
+    const b = pool.forLoad();
+    expect(b.slot).toBe(1);
+    expect(made).toHaveLength(3);
+    expect(pool.live.every((w) => w.client.inFlight === 0)).toBe(true);
+    // A second warm() starts nothing (every slot is taken).
+    pool.warm('x');
+    expect(made).toHaveLength(3);
+  });
+
   it('restart() (a trap) ends only that worker', () => {
     const { pool } = fakePool(2);
     const a = pool.forLoad();

@@ -70,6 +70,9 @@ function urlLabel(name: string): TraceLabel | null {
 }
 
 /** A trace worker for the pool (lib/worker-pool.ts): the page's Worker, its death reported once. */
+/** The bundled sample trace (web/public/samples): the drop zone's "open the sample", and what the workers warm up on. */
+const SAMPLE_URL = './samples/rank-0.json.gz';
+
 function startWorker(): Started {
   const worker = new Worker(new URL('./worker/worker.ts', import.meta.url), { type: 'module' });
   return {
@@ -147,6 +150,8 @@ export function App() {
   const [poolUsed, setPoolUsed] = useState(0);
   // Closed models read again so far (shown as data-rereads).
   const [rereads, setRereads] = useState(0);
+  // Trace workers readied while the page waited for a file (shown as data-pool-warm).
+  const [warm, setWarm] = useState(0);
 
   const update = (key: number, patch: Partial<Entry>) =>
     setEntries((es) => es.map((e) => (e.key === key ? { ...e, ...patch } : e)));
@@ -549,7 +554,7 @@ export function App() {
 
   const openSample = async () => {
     try {
-      const res = await fetch('./samples/rank-0.json.gz');
+      const res = await fetch(SAMPLE_URL);
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       const blob = await res.blob();
       addFiles([new File([blob], 'rank-0.json.gz')]);
@@ -557,6 +562,14 @@ export function App() {
       fail(`The sample trace could not be fetched (${(e as Error).message}).`);
     }
   };
+
+  // The trace workers start, and ready themselves on the bundled sample, while the page waits for
+  // a file (lib/worker-pool.ts warm): a first load then parses with optimized code. After the first
+  // render, so that the page is drawn first.
+  useEffect(() => {
+    const t = setTimeout(() => pool().warm(new URL(SAMPLE_URL, document.baseURI).href, () => setWarm((n) => n + 1)));
+    return () => clearTimeout(t);
+  }, []);
 
   // Traces the OS opens with the installed app take the same path as a drop.
   useEffect(() => onLaunchFiles(addFiles), []);
@@ -830,11 +843,13 @@ export function App() {
     />
   );
   const help_ = help && <ShortcutsHelp onClose={() => setHelp(false)} />;
+  // Trace workers in the pool (data-pool, and data-pool-size beside data-pool-warm).
+  const slots = poolRef.current?.size ?? poolSize(navigator.hardwareConcurrency);
 
   if (!entries.length) {
     // Nothing open yet: the page is the drop zone.
     return (
-      <div class="landing">
+      <div class="landing" data-pool-warm={warm} data-pool-size={slots}>
         <header class="top">
           <h1>Kinetoscope</h1>
           <p class="muted">PyTorch profiler (Kineto) traces, analyzed in your browser.</p>
@@ -854,7 +869,7 @@ export function App() {
   }
 
   return (
-    <div class={`app${dragging ? ' dragging' : ''}`}>
+    <div class={`app${dragging ? ' dragging' : ''}`} data-pool-warm={warm} data-pool-size={slots}>
       <header class="topbar">
         <h1 class="brand">Kinetoscope</h1>
         <DropZone compact onDropped={openDropped} onSample={openSample} onUrl={openUrl} busy={!!loading} />
@@ -869,7 +884,7 @@ export function App() {
         <main
           class="analysis"
           data-testid="analysis"
-          data-pool={poolRef.current?.size ?? poolSize(navigator.hardwareConcurrency)}
+          data-pool={slots}
           data-pool-used={poolUsed}
           data-models={models}
           data-rereads={rereads}

@@ -38,6 +38,18 @@ export interface SplitSettings {
 }
 
 /**
+ * At most how many workers read one file by default on a machine of `cores` logical cores: all but
+ * one. The rest of a load (the browser reading the file: a reader worker and its I/O threads; the
+ * page drawing) takes about a core's worth of CPU while the trace workers parse; on the 2 cores
+ * measured, a second worker took that core's CPU and was slower (Overview drawn in 2.15 s against
+ * 2.08 s with one; docs/benchmarks.md). A run's files still load one per worker, every worker.
+ */
+export function defaultSplitWorkers(cores: number | undefined): number {
+  const n = Math.floor(Number(cores));
+  return Number.isFinite(n) ? Math.max(1, n - 1) : 1;
+}
+
+/**
  * How many workers read a file of `size` bytes: 1 unless it is plain (not gzip: a gzip stream
  * cannot be entered part-way) and at least `minBytes`; else the idle workers of the pool (`idle`
  * counts the one that will read the start), capped by the setting and so that every range is at

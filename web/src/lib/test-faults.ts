@@ -5,7 +5,7 @@
 // without the key nothing here does anything.
 import type { TestFault } from '../worker/protocol';
 import type { WatchdogOptions } from '../worker/watchdog';
-import { SPLIT_MIN_BYTES, type SplitSettings } from './split-read';
+import { defaultSplitWorkers, SPLIT_MIN_BYTES, type SplitSettings } from './split-read';
 
 export const KEY = 'kinetoscope-failure-test';
 
@@ -78,9 +78,12 @@ export function takeFault(name: string, helper = false): TestFault | undefined {
   return f;
 }
 
-/** How big a file must be to be read by several workers, and by at most how many (a test may lower them). */
+/**
+ * How big a file must be to be read by several workers, and by at most how many (all the cores
+ * but one: defaultSplitWorkers); a test may set either.
+ */
 export function splitSettings(): SplitSettings {
-  return { minBytes: SPLIT_MIN_BYTES, ...current()?.split };
+  return { minBytes: SPLIT_MIN_BYTES, workers: defaultSplitWorkers(globalThis.navigator?.hardwareConcurrency), ...current()?.split };
 }
 
 /** Watchdog settings of a failure test, if it set any. */

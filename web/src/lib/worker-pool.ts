@@ -20,7 +20,7 @@
 // the experiment of the Diff view shown) or among the KEEP_RECENT traces shown last. The others are
 // closed once their rank summary is taken, and read again from their File, with progress, when
 // they are shown again. So memory grows with the number of ranks by their summaries only.
-import { TraceClient, type ClientOptions, type Endpoint, type WireError } from '../worker/protocol';
+import { TraceClient, type ClientOptions, type Endpoint, type Warmed, type WireError } from '../worker/protocol';
 import { diedError, goneAfter, stalledError } from '../worker/supervisor';
 
 /** The most trace workers a page starts, whatever the machine's core count. */
@@ -106,6 +106,19 @@ export class WorkerPool {
     const w = this.slots[best] ?? this.startSlot(best);
     this.usedSlots.add(w.slot);
     return w;
+  }
+
+  /**
+   * Starts every empty slot now, while the page waits for a file, and has it ready itself
+   * (TraceClient.warm: the module compiled and the core's code optimized on `sample`); `onWarm`
+   * hears of each that is. Slots started later (a restart) start cold.
+   */
+  warm(sample: string, onWarm: (w: Warmed) => void = () => {}): void {
+    for (let s = 0; s < this.size; s++) {
+      if (this.slots[s]) continue;
+      // A worker that fails here fails its next call the same way: nothing more to do now.
+      this.startSlot(s).client.warm(sample).promise.then(onWarm, () => {});
+    }
   }
 
   /** Workers with no load under way (started or not), `first` excepted. */

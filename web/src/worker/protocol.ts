@@ -162,7 +162,13 @@ export type Request =
   /** Reads `file` again (gunzipped) into a core Trimmer: the events overlapping [startUs, endUs]. */
   | { kind: 'trim'; id: number; file: File; startUs: number; endUs: number }
   /** The reduce step of a run's Distributed view: rank summaries (from `distributedRank`) in, the view out. */
-  | { kind: 'distributed'; id: number; ranks: string[] };
+  | { kind: 'distributed'; id: number; ranks: string[] }
+  /**
+   * While the page waits for a file: compile the module, then run the core over the trace at
+   * `sample` (the bundled sample) a few times and drop it, so the engine has optimized the core's
+   * code before a real trace comes. Answered by `warmed`; a load that comes meanwhile goes first.
+   */
+  | { kind: 'warm'; id: number; sample: string };
 
 export type Response =
   | { kind: 'progress'; id: number; progress: LoadProgress }
@@ -175,6 +181,7 @@ export type Response =
   | { kind: 'trimmed'; id: number; trimmed: Trimmed }
   /** One view per span of the run (docs/contracts.md, `kinetoscope distributed --json`). */
   | { kind: 'distributed'; id: number; views: DistributedView[] }
+  | { kind: 'warmed'; id: number; warmed: Warmed }
   | { kind: 'error'; id: number; error: WireError }
   /** A helper's range read and its pieces sent (`all`), or not wanted; its Session is deleted. */
   | { kind: 'rangeDone'; id: number; done: RangeDone }
@@ -299,6 +306,14 @@ export interface ReadWorkers {
   again: boolean;
   /** Why the first worker read on, if it did. */
   reason: string | null;
+}
+
+/** What a `warm` answers. */
+export interface Warmed {
+  /** Times the core ran over the sample (0: the module was compiled only, e.g. the sample could not be fetched). */
+  runs: number;
+  /** From the request to the answer. */
+  ms: number;
 }
 
 /** What a helper's `loadRange` answers. */
@@ -456,6 +471,17 @@ export class TraceClient {
     return { id, promise };
   }
 
+  /** Readies the worker while the page waits for a file (the `warm` request). */
+  warm(sample: string): Call<Warmed> {
+    const id = this.nextId++;
+    const promise = new Promise<Warmed>((resolve, reject) => {
+      this.track(id, { resolve: resolve as (r: unknown) => void, reject, phase: 'warm-up' });
+    });
+    const req: Request = { kind: 'warm', id, sample };
+    this.endpoint.postMessage(req);
+    return { id, promise };
+  }
+
   /** Frees the Session of load call `session` (a card was removed). Nothing answers it. */
   close(session: number): void {
     const req: Request = { kind: 'close', id: this.nextId++, session };
@@ -537,6 +563,10 @@ export class TraceClient {
       case 'rangeDone':
         this.settle(res.id);
         p.resolve(res.done);
+        break;
+      case 'warmed':
+        this.settle(res.id);
+        p.resolve(res.warmed);
         break;
       case 'error':
         this.settle(res.id);
