@@ -105,8 +105,7 @@ describe('WorkerPool', () => {
     const id1 = w1.sent[0].id;
     w1.reply({ kind: 'warmed', id: id1, warmed: { runs: 3, ms: 420 } });
     w2.reply({ kind: 'error', id: w2.sent[0].id, error: { name: 'TypeError', message: 'Failed to fetch' } });
-    await Promise.resolve();
-    await Promise.resolve();
+    await new Promise((r) => setTimeout(r, 0));
     expect(warmed).toEqual([3]);
     // The warmed workers are the ones later loads go to: no worker more is started.
     a.loads++;
@@ -117,6 +116,25 @@ describe('WorkerPool', () => {
     // A second warm() starts nothing (every slot is taken).
     pool.warm('x');
     expect(made).toHaveLength(3);
+  });
+
+  it('a load stops the warm-ups under way in every worker (they would take its CPU)', async () => {
+    const { pool, made } = fakePool(2);
+    const warmed: number[] = [];
+    pool.warm('s', (w) => warmed.push(w.runs));
+    const ids = made.map((w) => w.sent[0].id);
+    const a = pool.forLoad();
+    expect(made.map((w) => w.sent.filter((r) => r.kind === 'cancel'))).toEqual([
+      [{ kind: 'cancel', id: expect.any(Number), target: ids[0] }],
+      [{ kind: 'cancel', id: expect.any(Number), target: ids[1] }],
+    ]);
+    // They answer with the runs they did; a later load cancels nothing more.
+    made.forEach((w, i) => w.reply({ kind: 'warmed', id: ids[i], warmed: { runs: i, ms: 10 } }));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(warmed).toEqual([0, 1]);
+    a.loads++;
+    pool.forLoad();
+    expect(made.flatMap((w) => w.sent.filter((r) => r.kind === 'cancel'))).toHaveLength(2);
   });
 
   it('restart() (a trap) ends only that worker', () => {

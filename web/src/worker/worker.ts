@@ -229,11 +229,11 @@ const WARM_RUNS = 3;
  * over the sample trace at `sampleUrl` (gzip or not) WARM_RUNS times, through the summary and the
  * whole Overview, and drops it. V8 compiles wasm with a fast baseline compiler first and optimizes
  * a function only once it has run a while, on background threads: a first load paid for that on
- * the cores the parse needs. A load that comes meanwhile goes first (checked between runs); the
- * sample not fetched (offline before the service worker cached it, say) leaves the module
+ * the cores the parse needs. A load that comes meanwhile goes first, and a cancel stops it: both
+ * are checked between runs (one takes ~50-100 ms). The sample not fetched (offline before the service worker cached it, say) leaves the module
  * compiled only. A reader worker is started for the first load too.
  */
-async function warmUp(sampleUrl: string): Promise<Warmed> {
+async function warmUp(sampleUrl: string, job: Job): Promise<Warmed> {
   const t0 = performance.now();
   startSpareReader();
   const mod = await getModule();
@@ -247,8 +247,10 @@ async function warmUp(sampleUrl: string): Promise<Warmed> {
   } catch {
     bytes = null;
   }
+  // Stopped by the page (a load started in any worker: this one would take its CPU) or by a load here.
+  const wanted = () => !job.cancelled && [...jobs.values()].every((j) => j === job);
   let runs = 0;
-  while (bytes && runs < WARM_RUNS && jobs.size === 0) {
+  while (bytes && runs < WARM_RUNS && wanted()) {
     const session = new mod.Session();
     try {
       new ChunkFeeder(mod, session).feed(bytes);
@@ -303,9 +305,12 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
       .catch((e) => replyError(req.id, e))
       .finally(() => jobs.delete(req.id));
   } else if (req.kind === 'warm') {
-    warmUp(req.sample)
+    const job: Job = { cancelled: false, closed: false, source: null };
+    jobs.set(req.id, job);
+    warmUp(req.sample, job)
       .then((warmed) => post({ kind: 'warmed', id: req.id, warmed }))
-      .catch((e) => replyError(req.id, e));
+      .catch((e) => replyError(req.id, e))
+      .finally(() => jobs.delete(req.id));
   } else if (req.kind === 'distributed') {
     getModule()
       .then((mod) => {
