@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <set>
 #include <string>
+#include <vector>
 
 #include "core/util/string_pool.h"
 
@@ -19,4 +21,26 @@ TEST_CASE("interning gives one id per distinct string and keeps the text", "[str
   CHECK(p.get(a) == "aten::mm");
   CHECK(p.get(p.intern("name19999")) == "name19999");
   CHECK(p.size() == 20004);
+}
+
+TEST_CASE("interning tells apart strings whose hashes meet", "[string_pool]") {
+  // A hash hit is confirmed by comparing the text, 8 bytes at a time and then the tail. The table
+  // keeps 32 bits of the hash: among 300,000 strings ~10 pairs share them, so the compare meets
+  // strings of equal length that differ only in the tail (first set) or only in a whole word
+  // (second set); a compare that skipped either part would give two of them one id.
+  for (bool in_tail : {true, false}) {
+    ks::StringPool p;
+    std::vector<std::string> texts;
+    for (uint32_t i = 0; i < 300000; ++i) {
+      std::string s(31, 'k');  // 3 words and a 7-byte tail
+      for (int d = 0; d < 7; ++d) s[(in_tail ? 24 : 8) + d] = char('0' + (i >> (3 * d)) % 8);
+      texts.push_back(s);
+    }
+    std::vector<ks::StringId> ids;
+    for (const std::string& s : texts) ids.push_back(p.intern(s));
+    CHECK(p.size() == texts.size() + 1);  // every string its own id (and id 0, the empty one)
+    bool all = true;
+    for (size_t i = 0; i < texts.size(); ++i) all = all && p.get(ids[i]) == texts[i] && p.intern(texts[i]) == ids[i];
+    CHECK(all);
+  }
 }
