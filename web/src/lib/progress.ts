@@ -28,7 +28,7 @@ export function progressStats(p: ProgressSample): ProgressStats {
   return { fraction, bytesPerSecond, secondsLeft };
 }
 
-/** Rate limiter for progress messages: at most one per `intervalMs` (100 ms = ~10 per second). */
+/** Rate limiter for progress messages: at most one per `intervalMs` (the worker posts reading progress every 250 ms). */
 export class Throttle {
   private last = -Infinity;
   constructor(private readonly intervalMs: number) {}
