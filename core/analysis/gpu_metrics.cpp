@@ -68,7 +68,7 @@ GpuMetricsResult gpu_metrics(const TraceModel& m, const StepsResult& steps) {
     busy.reserve(kernels.size());
     for (const KernelRow* k : kernels) busy.push_back({k->s.ts_ns, k->s.ts_ns + k->s.dur_ns});
     busy = merge_ranges(std::move(busy));
-    if (window > 0) g.utilization = double(ranges_sum(intersect_ranges(busy, {{S, E}}))) / window;
+    if (window > 0) g.utilization = double(overlap_sum(busy, S, E)) / window;
 
     // Est. SM efficiency: sweep over kernel starts/ends, starts first at equal times.
     // Allocated once at its size and sorted in place (`index`, the order of insertion, keeps
@@ -127,10 +127,12 @@ GpuMetricsResult gpu_metrics(const TraceModel& m, const StepsResult& steps) {
     }
     if (den > 0) g.occupancy_pct = num / den;
 
-    // Utilization timeline.
+    // Utilization timeline. Each bucket's busy time by a binary search to it: intersecting the
+    // whole busy list with each of ~100 buckets walked and copied it ~100 times (15% of the
+    // Overview's first part in wasm on a 480 MiB trace).
     for (int64_t i = 0; i < n_buckets; ++i) {
       const int64_t bs = gs + i * bucket, be = i + 1 == n_buckets ? ge : bs + bucket;
-      g.timeline.emplace_back(bs, double(ranges_sum(intersect_ranges(busy, {{bs, be}}))) / double(be - bs));
+      g.timeline.emplace_back(bs, double(overlap_sum(busy, bs, be)) / double(be - bs));
     }
     if (n_buckets > 0) g.timeline.emplace_back(ge, 0.0);
     out.gpus.push_back(std::move(g));
