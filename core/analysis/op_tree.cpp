@@ -59,6 +59,26 @@ class Builder {
 
  private:
   // --- spec §3: which ranges become host nodes -------------------------------------------------
+  // What a node's name says, worked out once per distinct name: the checks (a wrapper's name?
+  // one of ~70 Tensor Core eligible ops?) ran for every node, ~5% of the trees' time in wasm.
+  struct NameFacts {
+    bool known = false;
+    bool operator_name = false;  // may be an operator (not a DataParallel wrapper nor an Optimizer step)
+    TcState tc = TcState::kNo;
+  };
+  std::vector<NameFacts> name_facts_;
+  NameFacts facts(StringId id) {
+    if (name_facts_.size() <= id) name_facts_.resize(m_.strings.size());
+    NameFacts& f = name_facts_[id];
+    if (!f.known) {
+      const std::string_view name = m_.strings.get(id);
+      f.known = true;
+      f.operator_name = name != "DataParallel.forward" && name != "DistributedDataParallel.forward" && !name.starts_with("Optimizer.");
+      f.tc = tc_eligible_op(name, tb_);
+    }
+    return f;
+  }
+
   void add(const SliceRow& s, EventKind kind, uint32_t row, NodeType type, NodeClass cls) {
     if (counting_) {
       ++counted_;
@@ -70,10 +90,9 @@ class Builder {
     n.row = row;
     n.type = type;
     n.cls = cls;
-    const std::string_view name = m_.strings.get(s.name);
-    n.is_operator = cls == NodeClass::kPlain && type == NodeType::kOperator && name != "DataParallel.forward" &&
-                    name != "DistributedDataParallel.forward" && !name.starts_with("Optimizer.");
-    n.tc_eligible = tc_eligible_op(name, tb_);
+    const NameFacts f = facts(s.name);
+    n.is_operator = cls == NodeClass::kPlain && type == NodeType::kOperator && f.operator_name;
+    n.tc_eligible = f.tc;
     cands_.push_back({s.ts_ns, int32_t(t_.nodes.size()), s.tid});
     t_.nodes.push_back(n);
     heartbeat();
