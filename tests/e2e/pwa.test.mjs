@@ -22,6 +22,17 @@ async function controlled(page) {
   await page.waitForFunction(() => !!navigator.serviceWorker.controller);
 }
 
+/**
+ * Waits until every trace worker of the page has readied itself on the sample (data-pool-warm of
+ * data-pool-size): offline, it reads the sample from the service worker's cache. A page left
+ * before that aborts the warm-up's request (net::ERR_ABORTED), which is not an offline failure.
+ */
+const warmWorkers = (page) =>
+  page.waitForFunction(() => {
+    const el = document.querySelector('[data-pool-warm]');
+    return !!el && Number(el.dataset.poolWarm) > 0 && el.dataset.poolWarm === el.dataset.poolSize;
+  });
+
 /** Every URL in the page's Cache Storage. */
 const cachedUrls = (page) =>
   page.evaluate(async () => {
@@ -135,9 +146,11 @@ describe('offline', () => {
         await page.reload();
         await page.waitForSelector('[data-testid=drop-zone]');
         assert.ok(await page.evaluate(() => !!navigator.serviceWorker.controller), 'served by the service worker');
+        await warmWorkers(page);
         // A link with parameters is a navigation the cache answers too.
         await page.goto(`${server.url}?perfetto=${encodeURIComponent('https://perfetto.example.com')}`);
         await page.waitForSelector('[data-testid=drop-zone]');
+        await warmWorkers(page);
         await openSampleEverywhere(page);
       } finally {
         await context.setOffline(false);
