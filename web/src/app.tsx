@@ -69,10 +69,10 @@ function urlLabel(name: string): TraceLabel | null {
   return ws ? { run: '', worker: ws.worker, span: ws.span, spanRank: ws.span == null ? 0 : 1, spanCount: ws.span == null ? 0 : 1 } : null;
 }
 
-/** A trace worker for the pool (lib/worker-pool.ts): the page's Worker, its death reported once. */
 /** The bundled sample trace (web/public/samples): the drop zone's "open the sample", and what the workers warm up on. */
 const SAMPLE_URL = './samples/rank-0.json.gz';
 
+/** A trace worker for the pool (lib/worker-pool.ts): the page's Worker, its death reported once. */
 function startWorker(): Started {
   const worker = new Worker(new URL('./worker/worker.ts', import.meta.url), { type: 'module' });
   return {

@@ -229,17 +229,18 @@ function startRange(id: number, file: File, port: MessagePort, fault?: TestFault
     .finally(() => jobs.delete(id));
 }
 
-/** How many times a warm-up runs the core over the sample (docs/benchmarks.md, "Warm workers"). */
+/** How many times a warm-up runs the core over the sample (docs/benchmarks.md, issue 12's fifth session). */
 const WARM_RUNS = 3;
 
 /**
- * Readies this worker while the page waits for a file: compiles the module, then runs the core
- * over the sample trace at `sampleUrl` (gzip or not) WARM_RUNS times, through the summary and the
- * whole Overview, and drops it. V8 compiles wasm with a fast baseline compiler first and optimizes
- * a function only once it has run a while, on background threads: a first load paid for that on
- * the cores the parse needs. A load that comes meanwhile goes first, and a cancel stops it: both
- * are checked between runs (one takes ~50-100 ms). The sample not fetched (offline before the service worker cached it, say) leaves the module
- * compiled only. A reader worker is started for the first load too.
+ * Readies this worker while the page waits for a file: starts a reader worker for the first
+ * load, compiles the module, then runs the core over the sample trace at `sampleUrl` (gzip or
+ * not) WARM_RUNS times, through the summary and the whole Overview, and drops it. V8 compiles wasm
+ * with a fast baseline compiler first and optimizes a function only once it has run a while, on
+ * background threads: a first load paid for that on the cores the parse needs. A load that comes
+ * meanwhile goes first, and a cancel stops it: both are checked between runs (one takes ~50-100
+ * ms). The sample not fetched (offline before the service worker cached it, say) leaves the
+ * module compiled only.
  */
 async function warmUp(sampleUrl: string, job: Job): Promise<Warmed> {
   const t0 = performance.now();
