@@ -14,6 +14,7 @@ import { formatPlace, parsePlace, stepIndexOf, stepNameOf, type Place, type Tabl
 import { failureParts, type LoadFailure } from '../lib/failure';
 import type { Overview } from '../lib/overview';
 import type { Shortcut } from '../lib/shortcuts';
+import type { NavPlace, Status } from '../lib/run-tree';
 import type { Summary } from '../lib/summary';
 import type { TraceLabel } from '../lib/trace-names';
 import { RemoteError, SESSION_GONE, type LoadProgress, type Phase, type Query, type QueryResult } from '../worker/protocol';
@@ -27,8 +28,6 @@ import { OperatorsView } from '../views/operators-view';
 import { OverviewView, VIEW_LABELS } from '../views/overview-view';
 import { TimelineView, type TimelineRequest, type TrimFn } from '../views/timeline-view';
 import { TraceError, TraceView } from '../views/trace-view';
-
-export type Status = 'queued' | 'loading' | 'done' | 'failed' | 'cancelled';
 
 export interface Entry {
   key: number;
@@ -133,13 +132,6 @@ export function readLink(): Link | null {
 const USE_EVENTS = ['pointerdown', 'keydown', 'focusin', 'input', 'change'];
 
 type Tab = 'overview' | 'operators' | 'kernels' | 'modules' | 'trace' | 'memory' | 'timeline' | 'diff';
-
-/** Where a trace sits in the navigator, as a link names it (lib/run-tree.ts placeOf). */
-export interface NavPlace {
-  run: string;
-  worker: string;
-  span: number;
-}
 
 export function FileCard({
   entry,

@@ -5,12 +5,12 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { visibleWindow } from '../lib/data-table';
 import { formatCount } from '../lib/format';
-import { flattenRows, parentsOf, type NavRow, type RunNode } from '../lib/run-tree';
+import { flattenRows, parentsOf, type NavRow, type RunNode, type Status } from '../lib/run-tree';
 import type { HealthRow } from '../lib/summary';
 
 /** What the navigator shows of a trace's state. */
 export interface NavState {
-  status: 'queued' | 'loading' | 'done' | 'failed' | 'cancelled';
+  status: Status;
   /** 0..1 while loading, when the size is known. */
   fraction?: number | null;
   health?: HealthRow[];

@@ -10,6 +10,16 @@
 // - a worker's spans are ranked 1..n by their span strings (tb_plugin's string order), across
 //   every file of that worker in the run, whichever drop brought it.
 
+/** Where a trace's load is. */
+export type Status = 'queued' | 'loading' | 'done' | 'failed' | 'cancelled';
+
+/** Where a trace sits in the navigator, as a link names it (placeOf). */
+export interface NavPlace {
+  run: string;
+  worker: string;
+  span: number;
+}
+
 /** What the navigator needs of an open trace (app.tsx's Entry has it all). */
 export interface NavTrace {
   key: number;
@@ -146,7 +156,7 @@ export function parentsOf(runs: readonly RunNode[], traceKey: number): string[] 
 }
 
 /** Where `traceKey` sits: its run, worker and span, as a link names them. */
-export function placeOf(runs: readonly RunNode[], traceKey: number): { run: string; worker: string; span: number } | null {
+export function placeOf(runs: readonly RunNode[], traceKey: number): NavPlace | null {
   for (const run of runs) {
     for (const worker of run.workers) {
       const s = worker.spans.find((x) => x.trace.key === traceKey);

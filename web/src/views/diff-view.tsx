@@ -8,7 +8,7 @@ import uPlot from 'uplot';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { axisStyle, Chart, type ChartTheme } from '../components/chart';
 import { DataTable } from '../components/data-table';
-import type { NavPlace, Status } from '../components/file-card';
+import type { NavPlace, Status } from '../lib/run-tree';
 import { useQuery, type Ask } from '../components/use-query';
 import { rowsModel, type Column, type TableModel } from '../lib/data-table';
 import { knownSort, tablePlace, type TablePlace, type TableState } from '../lib/deep-link';

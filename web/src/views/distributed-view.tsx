@@ -24,6 +24,7 @@ import {
   type DistWorker,
   type Straggler,
 } from '../lib/distributed';
+import type { Status } from '../lib/run-tree';
 import './distributed-view.css';
 
 /** A trace of the run, as the page has it. */
@@ -33,7 +34,7 @@ export interface RunTrace {
   /** Its worker and span in the run ("default" without a span), as the rank summary names it. */
   worker: string;
   span: string;
-  status: 'queued' | 'loading' | 'done' | 'failed' | 'cancelled';
+  status: Status;
   /** Its rank summary (JSON text, the map step's output; done traces), or why it could not be taken. */
   rank: string | null;
   rankError: string | null;
