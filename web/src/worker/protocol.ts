@@ -166,7 +166,9 @@ export type Request =
   /**
    * While the page waits for a file: compile the module, then run the core over the trace at
    * `sample` (the bundled sample) a few times and drop it, so the engine has optimized the core's
-   * code before a real trace comes. Answered by `warmed`; a load that comes meanwhile goes first.
+   * code before a real trace comes. Answered by `warmed` (also when stopped early): a load that
+   * comes meanwhile goes first, and a `cancel` of this call (the page sends one to every worker
+   * when any load starts) stops it after its current run.
    */
   | { kind: 'warm'; id: number; sample: string };
 
