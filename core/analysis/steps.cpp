@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/util/heartbeat.h"
+#include "core/util/sort_runs.h"
 
 namespace ks {
 
@@ -67,7 +68,9 @@ LaunchLinks link_launches(const TraceModel& m, bool include_drivers) {
   for (size_t i = 0; i < m.kernels.size(); ++i) items.push_back({m.kernels[i].s.correlation, uint32_t(i), EventKind::kKernel});
   for (size_t i = 0; i < m.memcpys.size(); ++i) items.push_back({m.memcpys[i].s.correlation, uint32_t(i), EventKind::kMemcpy});
   for (size_t i = 0; i < m.memsets.size(); ++i) items.push_back({m.memsets[i].s.correlation, uint32_t(i), EventKind::kMemset});
-  std::sort(items.begin(), items.end(), [&](const Item& a, const Item& b) { return a.corr != b.corr ? a.corr < b.corr : before(a, b); });
+  // The tables come in long runs of rising correlation ids (a stream's kernels in one; a
+  // thread's runtime calls in a few): merged rather than sorted.
+  sort_runs(items.data(), items.data() + items.size(), [&](const Item& a, const Item& b) { return a.corr != b.corr ? a.corr < b.corr : before(a, b); });
   heartbeat(items.size());
   auto index_of = [&](const Item& it) {
     return it.kind == EventKind::kRuntime ? it.row : uint32_t(m.runtimes.size() + it.row);
@@ -155,7 +158,7 @@ StepsResult find_steps(const TraceModel& m, const StepOptions& options) {
   const LaunchLinks devices = link_launches(m, false);
   std::vector<uint32_t> order(m.runtimes.size());
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+  sort_runs(order.data(), order.data() + order.size(), [&](uint32_t a, uint32_t b) {
     return m.runtimes[a].ts_ns != m.runtimes[b].ts_ns ? m.runtimes[a].ts_ns < m.runtimes[b].ts_ns : a < b;
   });
   heartbeat(order.size());

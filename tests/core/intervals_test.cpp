@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/util/intervals.h"
+#include "core/util/sort_runs.h"
 
 using ks::Range;
 using ks::Ranges;
@@ -88,5 +89,46 @@ TEST_CASE("overlap_sum: the intersection's length with one window, found by bina
   for (int i = 0; i < 500; ++i) {
     const int64_t s = next() - 50, e = s + next() % 200;
     CHECK(ks::overlap_sum(merged, s, e) == ks::ranges_sum(ks::intersect_ranges({{s, e}}, merged)));
+  }
+}
+
+// sort_runs (core/util/sort_runs.h) must leave std::sort's order: checked on a few long runs (it
+// merges), many short ones (it sorts), already sorted, reversed, equal keys told apart by a
+// second field, and tiny inputs.
+TEST_CASE("sort_runs gives std::sort's order", "[intervals][sort_runs]") {
+  struct Item {
+    int64_t key;
+    uint32_t row;
+    bool operator==(const Item&) const = default;
+  };
+  const auto less = [](const Item& a, const Item& b) { return a.key != b.key ? a.key < b.key : a.row < b.row; };
+  uint64_t seed = 0x9E3779B97F4A7C15ull;
+  auto rnd = [&](uint64_t n) {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return int64_t(seed % n);
+  };
+  auto check = [&](std::vector<Item> v, const char* what) {
+    std::vector<Item> want = v;
+    std::sort(want.begin(), want.end(), less);
+    ks::sort_runs(v.data(), v.data() + v.size(), less);
+    INFO(what << ", " << v.size() << " items");
+    CHECK(v == want);
+  };
+  for (size_t n : {0, 1, 2, 3, 100, 5000, 200000}) {
+    std::vector<Item> v(n);
+    for (size_t runs : {1, 2, 7, 64, 65, 300}) {
+      // `runs` interleaved runs of rising keys (one per thread), with repeats inside.
+      for (size_t i = 0; i < n; ++i) v[i] = {int64_t((i % runs) * 7 + (i / runs) * 3 + rnd(2)), uint32_t(i)};
+      std::sort(v.begin(), v.end(), [&](const Item& a, const Item& b) { return a.row % runs != b.row % runs ? a.row % runs < b.row % runs : a.row < b.row; });
+      check(v, "runs");
+    }
+    for (size_t i = 0; i < n; ++i) v[i] = {rnd(1000), uint32_t(i)};
+    check(v, "random");
+    for (size_t i = 0; i < n; ++i) v[i] = {int64_t(n - i), uint32_t(i)};
+    check(v, "reversed");
+    for (size_t i = 0; i < n; ++i) v[i] = {5, uint32_t(n - i)};
+    check(v, "one key, rows falling");
   }
 }
