@@ -118,6 +118,19 @@ describe('WorkerPool', () => {
     expect(made).toHaveLength(3);
   });
 
+  it('no warm-up starts while a load is under way (a page opened on a file)', () => {
+    const { pool, made } = fakePool(2);
+    const a = pool.forLoad();
+    a.loads++;
+    pool.warm('s');
+    expect(made).toHaveLength(1);
+    expect(made[0].sent.filter((r) => r.kind === 'warm')).toEqual([]);
+    a.loads--;
+    pool.warm('s');
+    expect(made).toHaveLength(2);
+    expect(made[1].sent.map((r) => r.kind)).toEqual(['warm']);
+  });
+
   it('a load stops the warm-ups under way in every worker (they would take its CPU)', async () => {
     const { pool, made } = fakePool(2);
     const warmed: number[] = [];

@@ -114,9 +114,12 @@ export class WorkerPool {
   /**
    * Starts every empty slot now, while the page waits for a file, and has it ready itself
    * (TraceClient.warm: the module compiled and the core's code optimized on `sample`); `onWarm`
-   * hears of each that is. Slots started later (a restart) start cold.
+   * hears of each that is. Slots started later (a restart) start cold. Nothing is started while a
+   * load is under way (a page opened on a file, by a ?url= link or from the OS): a warm-up would
+   * only take that load's CPU.
    */
   warm(sample: string, onWarm: (w: Warmed) => void = () => {}): void {
+    if (this.slots.some((w) => w && w.loads > 0)) return;
     for (let s = 0; s < this.size; s++) {
       if (this.slots[s]) continue;
       const w = this.startSlot(s);
