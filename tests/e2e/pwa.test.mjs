@@ -137,6 +137,7 @@ describe('offline', () => {
   it('after the first visit, the app and "Open sample" work with the network off', T, async () => {
     await withCheckedPage(browser, server.url, async (page) => {
       await controlled(page);
+      await warmWorkers(page); // before the reload below leaves this page
       const context = page.context();
       const failed = [];
       page.on('requestfailed', (r) => failed.push(`${r.url()} ${r.failure()?.errorText}`));
