@@ -5,6 +5,7 @@
 
 #include "core/util/intervals.h"
 #include "core/util/sort_runs.h"
+#include "test_util.h"
 
 using ks::Range;
 using ks::Ranges;
@@ -32,13 +33,8 @@ TEST_CASE("merge: runs of rising starts merged first give what one sort and swee
     }
     return out;
   };
-  uint64_t seed = 0x2545F4914F6CDD1Dull;
-  auto rnd = [&](uint64_t n) {
-    seed ^= seed << 13;
-    seed ^= seed >> 7;
-    seed ^= seed << 17;
-    return int64_t(seed % n);
-  };
+  kstest::Random random{0x2545F4914F6CDD1Dull};
+  auto rnd = [&](uint64_t n) { return random.below(n); };
   for (int round = 0; round < 2000; ++round) {
     Ranges v;
     const int runs = 1 + int(rnd(6));
@@ -102,13 +98,8 @@ TEST_CASE("sort_runs gives std::sort's order", "[intervals][sort_runs]") {
     bool operator==(const Item&) const = default;
   };
   const auto less = [](const Item& a, const Item& b) { return a.key != b.key ? a.key < b.key : a.row < b.row; };
-  uint64_t seed = 0x9E3779B97F4A7C15ull;
-  auto rnd = [&](uint64_t n) {
-    seed ^= seed << 13;
-    seed ^= seed >> 7;
-    seed ^= seed << 17;
-    return int64_t(seed % n);
-  };
+  kstest::Random random{0x9E3779B97F4A7C15ull};
+  auto rnd = [&](uint64_t n) { return random.below(n); };
   auto check = [&](std::vector<Item> v, const char* what) {
     std::vector<Item> want = v;
     std::sort(want.begin(), want.end(), less);

@@ -1,5 +1,6 @@
 // Helpers shared by the core tests: read fixtures from tests/data, feed them in any chunk size.
 #pragma once
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -10,6 +11,18 @@
 #include "core/trace/trace_reader.h"
 
 namespace kstest {
+
+// A small deterministic generator (xorshift64) for randomized tests: the same numbers every run.
+struct Random {
+  uint64_t state;
+  // A number in [0, n).
+  int64_t below(uint64_t n) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return int64_t(state % n);
+  }
+};
 
 inline std::string repo_path(const std::string& rel) {
   const char* root = std::getenv("KS_REPO");
