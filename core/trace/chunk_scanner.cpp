@@ -409,6 +409,14 @@ void ChunkScanner::scan(const char* buf, size_t size, bool final, uint64_t base_
       }
     }
   }
+  // A top-level scalar the input ends in: an earlier scan that reached the end of its bytes left
+  // it open, waiting for more; there is no more. Closed here as it is when the final scan meets
+  // it, so that where the input was cut does not depend on where the chunks (or ranges) fell.
+  if (final && mode_ == Mode::kSkipScalar && pos_ >= size) {
+    members.push_back({key_, {value_start_, size}});
+    pos_ = size;
+    mode_ = Mode::kAfterValue;
+  }
 }
 
 }  // namespace ks

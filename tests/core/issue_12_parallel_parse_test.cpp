@@ -283,6 +283,20 @@ TEST_CASE("issue_12: 3 and 4 ranges, chunk and piece sizes, on the split-point f
   }
 }
 
+TEST_CASE("issue_12: an input cut inside a top-level scalar gives the sequential model, read in ranges", "[parallel]") {
+  // The fuzzer's find (tests/fuzz/corpus/ranged-cut-in-top-level-scalar.bin; its first byte picks
+  // the chunk size, 8): malformed events, then `], "dts":e` and the end. The last range's reader
+  // had a chunk end inside the scalar `e`; its final scan, with no byte left, never closed it, so
+  // the model said the file was cut at the key (325) where the sequential reader said the end (331).
+  const std::string file = read_file(kstest::repo_path("tests/fuzz/corpus/ranged-cut-in-top-level-scalar.bin"));
+  REQUIRE(file.size() == 332);
+  const std::string text = file.substr(1);
+  const auto seq = read_sequential(text, 8);
+  const Ranged par = read_in_ranges(text, {59, 133}, 8, 61);
+  require_same(*seq, *par.reader, false);
+  REQUIRE(seq->model().health.get(ks::HealthReason::kTruncated).sample_offset == text.size());
+}
+
 TEST_CASE("issue_12: a B in one range closed by its E in the next, with the rows between", "[parallel]") {
   const std::string text = kstest::read_fixture("split-points-in-strings-escapes-args.json");
   const auto seq = read_sequential(text, 4 << 20);
