@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/util/bytes.h"
 #include "core/util/numbers.h"
 
 namespace ks {
@@ -93,9 +94,9 @@ uint32_t TraceBuilder::flow_pair(LastPair& last, StringId a, StringId b) {
 }
 
 StringId TraceBuilder::intern_cached(LastId& last, std::string_view s) {
-  // An empty view may have a null data(), which memcmp/memcpy must not get: "" is id 0 anyway.
+  // An empty view may have a null data(), which memcpy must not get: "" is id 0 anyway.
   if (s.empty()) return 0;
-  if (s.size() == last.size && std::memcmp(s.data(), last.text, s.size()) == 0) return last.id;
+  if (s.size() == last.size && same_bytes(s.data(), last.text, s.size())) return last.id;
   const StringId id = m_.strings.intern(s);
   if (s.size() <= LastId::kMax) {
     std::memcpy(last.text, s.data(), s.size());

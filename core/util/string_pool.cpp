@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "core/util/bytes.h"
+
 namespace ks {
 
 namespace {
@@ -30,20 +32,6 @@ inline uint64_t hash_bytes(std::string_view s) {
   uint64_t w = 0;
   std::memcpy(&w, p, n);
   return mix(h ^ w ^ (uint64_t(n) << 56));
-}
-
-// a == b for two strings of n bytes, 8 at a time. Interning compares every hit's whole text;
-// memcmp in wasm (musl's) goes a byte at a time, and kernel names are ~100 bytes.
-inline bool same_bytes(const char* a, const char* b, size_t n) {
-  for (; n >= 8; a += 8, b += 8, n -= 8) {
-    uint64_t x, y;
-    std::memcpy(&x, a, 8);
-    std::memcpy(&y, b, 8);
-    if (x != y) return false;
-  }
-  for (; n > 0; ++a, ++b, --n)
-    if (*a != *b) return false;
-  return true;
 }
 
 }  // namespace
@@ -86,7 +74,7 @@ StringId StringPool::intern_nonempty(std::string_view s) {
   const size_t mask = slots_.size() - 1;
   size_t i = h & mask;
   while (slots_[i].id) {
-    if (slots_[i].hash == h) {
+    if (slots_[i].hash == h) {  // the whole text confirms it: kernel names are ~100 bytes
       const std::string_view v = views_[slots_[i].id];
       if (v.size() == s.size() && same_bytes(v.data(), s.data(), s.size())) return slots_[i].id;
     }
