@@ -3,7 +3,8 @@
 // and destroys it. What a chart shows (series, scales, axes, hooks) is the caller's options.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { useResize } from './use-resize';
 import { pixelColumns } from '../lib/dense-bars';
 
 /** The page's colours for axes and grids, read from the CSS variables of the current scheme. */
@@ -92,16 +93,7 @@ export function Chart({
   const [width, setWidth] = useState(0);
   const [scheme, setScheme] = useState(0);
 
-  useLayoutEffect(() => {
-    const el = box.current;
-    if (!el) return;
-    const measure = () => setWidth(Math.floor(el.clientWidth));
-    measure();
-    if (typeof ResizeObserver === 'undefined') return;
-    const ro = new ResizeObserver(measure);
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, []);
+  useResize(box, (el) => setWidth(Math.floor(el.clientWidth)));
 
   // A change of light/dark scheme redraws with the new colours.
   useEffect(() => {

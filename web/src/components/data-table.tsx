@@ -1,5 +1,6 @@
 import type { ComponentChild } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useResize } from './use-resize';
 import {
   allRows,
   ancestorKeys,
@@ -209,22 +210,13 @@ export function DataTable({
     }
   }, [query]);
 
-  useLayoutEffect(() => {
-    const el = scroller.current;
-    if (!el) return;
-    const measure = () => {
-      // A table in a hidden tab measures 0: it renders as if at its full height, so it is whole
-      // when shown, and keeps the width it had (its columns would otherwise shrink to their minimums).
-      setViewport(el.clientHeight || maxHeight);
-      if (el.clientWidth) setAvailable(el.clientWidth);
-      if (head.current) setHeaderHeight(head.current.offsetHeight);
-    };
-    measure();
-    if (typeof ResizeObserver === 'undefined') return;
-    const ro = new ResizeObserver(measure);
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, []);
+  useResize(scroller, (el) => {
+    // A table in a hidden tab measures 0: it renders as if at its full height, so it is whole
+    // when shown, and keeps the width it had (its columns would otherwise shrink to their minimums).
+    setViewport(el.clientHeight || maxHeight);
+    if (el.clientWidth) setAvailable(el.clientWidth);
+    if (head.current) setHeaderHeight(head.current.offsetHeight);
+  });
 
   // Headers wrap: new widths may change their height, which the windowing counts.
   useLayoutEffect(() => {

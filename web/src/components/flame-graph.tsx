@@ -3,7 +3,8 @@
 // paints and listens. Wheel or +/− zooms around the pointer (or the middle), a drag pans, a click
 // selects a box, a double click (or Enter) zooms to it, 0 shows the whole thread again; the arrow
 // keys move the selection box to box.
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useResize } from './use-resize';
 import { buildFlame, colorIndex, fitLabel, focus, hit, layout, pan, step, zoom, type Box, type FlameSource, type Move, type Span } from '../lib/flame';
 import { formatDurationUs } from '../lib/format';
 import { shortName } from '../lib/modules';
@@ -73,16 +74,7 @@ export function FlameGraph({
   const boxes: Box[] = useMemo(() => layout(flame, nodes, view, width, ROW_PX), [flame, nodes, view, width]);
   const selectedK = selected >= 0 && selected < flame.at.length ? flame.at[selected] : -1;
 
-  useLayoutEffect(() => {
-    const el = wrap.current;
-    if (!el) return;
-    const measure = () => el.clientWidth && setWidth(el.clientWidth);
-    measure();
-    if (typeof ResizeObserver === 'undefined') return;
-    const ro = new ResizeObserver(measure);
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, []);
+  useResize(wrap, (el) => el.clientWidth && setWidth(el.clientWidth));
   // Light/dark follows the system while the page is open.
   useEffect(() => {
     if (typeof matchMedia !== 'function') return;

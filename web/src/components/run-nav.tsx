@@ -2,7 +2,8 @@
 // with its progress, ready, health warnings, failed), one selected at a time. Windowed like the
 // data tables (only the rows in view are in the DOM) and searchable, so a run of hundreds of rank
 // files stays usable. The grouping and ordering are lib/run-tree.ts.
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useResize } from './use-resize';
 import { visibleWindow } from '../lib/data-table';
 import { formatCount } from '../lib/format';
 import { flattenRows, parentsOf, type NavRow, type RunNode, type Status } from '../lib/run-tree';
@@ -53,16 +54,7 @@ export function RunNav({
   const [viewport, setViewport] = useState(600);
   const total = useMemo(() => runs.reduce((n, r) => n + r.traceCount, 0), [runs]);
 
-  useLayoutEffect(() => {
-    const el = scroller.current;
-    if (!el) return;
-    const measure = () => setViewport(el.clientHeight);
-    measure();
-    if (typeof ResizeObserver === 'undefined') return;
-    const ro = new ResizeObserver(measure);
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, []);
+  useResize(scroller, (el) => setViewport(el.clientHeight));
 
   // The selected trace is always reachable: its run and worker open, its row scrolled into view.
   useEffect(() => {

@@ -1,5 +1,6 @@
 import uPlot from 'uplot';
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useResize } from '../components/use-resize';
 import { alpha, axisStyle, Chart, denseBars, type ChartTheme } from '../components/chart';
 import { scrollToShow, visibleWindow } from '../lib/data-table';
 import type { Place } from '../lib/deep-link';
@@ -296,23 +297,13 @@ function StepTable({ data, sel, onSel }: { data: StepBreakdown; sel: string; onS
 
   // The box's height and the rows' height as laid out (the font may differ): the windowing counts
   // in them. A table in a hidden tab measures 0 and keeps what it had.
-  const measure = () => {
-    const el = scroller.current;
-    if (!el) return;
+  useResize(scroller, (el) => {
     if (el.clientHeight) setViewport(el.clientHeight);
     const rh = firstRow.current?.getBoundingClientRect().height;
     if (rh) setRowHeight(rh);
     const hh = head.current?.getBoundingClientRect().height;
     if (hh) setHeaderHeight(hh);
-  };
-  useLayoutEffect(() => {
-    measure();
-    const el = scroller.current;
-    if (!el || typeof ResizeObserver === 'undefined') return;
-    const ro = new ResizeObserver(measure);
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, []);
+  });
 
   // A step chosen elsewhere (the chart, the step select, a link) is scrolled into the box, as
   // little as needed; the page itself does not move.
