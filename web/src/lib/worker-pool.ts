@@ -134,7 +134,7 @@ export class WorkerPool {
 
   /**
    * A load is starting: warm-ups still running stop after their current run (they would take the
-   * load's CPU; on 2 cores a second worker's warm-up made a file given at once 0.1-0.2 s slower).
+   * load's CPU; on 2 cores the difference did not show in the benchmark, docs/benchmarks.md).
    */
   private stopWarming(): void {
     for (const [w, id] of this.warming) w.client.cancel(id);
