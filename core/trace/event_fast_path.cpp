@@ -112,6 +112,12 @@ struct Value {
   Kind kind = Kind::kNull;
   std::string_view str;
   std::string_view token;
+  // A number, as read_number walked it (left unset for other kinds): `plain` when it has no
+  // exponent and at most 18 integer digits — then parse_int gives ±whole and parse_us_to_ns
+  // ±(whole * 1000 + frac_ns) within its range, so neither needs to walk the digits again.
+  uint64_t whole;
+  uint32_t frac_ns;  // the first 3 decimals as ns, +1 when the 4th is 5 or more
+  bool neg, plain;
 };
 
 // r.p at the opening quote. Only printable ASCII without backslashes is taken.
@@ -125,31 +131,47 @@ struct Value {
   return true;
 }
 
-// RFC 8259 number grammar (stricter than On-Demand, which takes number tokens unchecked).
-[[gnu::always_inline]] inline bool read_number(Reader& r) {
+// RFC 8259 number grammar (stricter than On-Demand, which takes number tokens unchecked). The
+// digits are added up on the way (v.whole, v.frac_ns: parse_us_to_ns's rounding).
+[[gnu::always_inline]] inline bool read_number(Reader& r, Value& v) {
   const char* p = r.p;
   const char* end = r.end;
-  if (p < end && *p == '-') ++p;
+  v.neg = p < end && *p == '-';
+  if (v.neg) ++p;
   if (p >= end) return false;
+  uint64_t whole = 0;
+  const char* int_start = p;
   if (*p == '0') {
     ++p;
   } else if (*p >= '1' && *p <= '9') {
-    while (p < end && is_digit(*p)) ++p;
+    for (; p < end && is_digit(*p); ++p) whole = whole * 10 + uint64_t(*p - '0');
   } else {
     return false;
   }
+  bool plain = p - int_start <= 18;
+  uint32_t frac = 0;
   if (p < end && *p == '.') {
     const char* d = ++p;
-    while (p < end && is_digit(*p)) ++p;
-    if (p == d) return false;
+    for (; p < end && is_digit(*p) && p - d < 3; ++p) frac = frac * 10 + uint32_t(*p - '0');
+    const ptrdiff_t digits = p - d;
+    if (digits == 0) return false;
+    for (ptrdiff_t k = digits; k < 3; ++k) frac *= 10;
+    if (p < end && is_digit(*p)) {
+      frac += *p >= '5';
+      while (p < end && is_digit(*p)) ++p;
+    }
   }
   if (p < end && (*p == 'e' || *p == 'E')) {
+    plain = false;
     ++p;
     if (p < end && (*p == '+' || *p == '-')) ++p;
     const char* d = p;
     while (p < end && is_digit(*p)) ++p;
     if (p == d) return false;
   }
+  v.whole = whole;
+  v.frac_ns = frac;
+  v.plain = plain;
   r.p = p;
   return true;
 }
@@ -276,7 +298,7 @@ inline bool read_value_body(Reader& r, int depth, Value& v) {
       break;
     default:
       v.kind = Kind::kNumber;
-      if (!read_number(r)) return false;
+      if (!read_number(r, v)) return false;
       break;
   }
   r.skip_ws();
@@ -308,12 +330,34 @@ inline void number_token(const Value& v, std::string_view& out, bool& present) {
 }
 
 inline void get_int(const Value& v, int64_t& out) {
+  if (v.kind == Kind::kNumber && v.plain) {  // parse_int's value, without a second walk
+    out = v.neg ? -int64_t(v.whole) : int64_t(v.whole);
+    return;
+  }
   std::string_view tok;
   bool present = false;
   number_token(v, tok, present);
   if (present) {
     if (auto n = parse_int(tok)) out = *n;
   }
+}
+
+// parse_us_to_ns of a number's token: `read` 1 with `ns`, -1 for none; 0 left for the builder
+// to parse (a string, or a number with an exponent or beyond 18 integer digits).
+inline void us_to_ns(const Value& v, int8_t& read, int64_t& ns) {
+  read = 0;
+  if (v.kind != Kind::kNumber || !v.plain) return;
+  if (v.whole > uint64_t(INT64_MAX) / 1000) {
+    read = -1;
+    return;
+  }
+  const uint64_t total = v.whole * 1000 + v.frac_ns;
+  if (total > uint64_t(INT64_MAX)) {
+    read = -1;
+    return;
+  }
+  ns = v.neg ? -static_cast<int64_t>(total) : static_cast<int64_t>(total);
+  read = 1;
 }
 
 inline void get_double(const Value& v, double& out) {
@@ -554,6 +598,7 @@ bool read_event_fast(std::string_view text, RawEvent& e) {
             e.has_ph = !e.ph.empty();
           } else if (key_is(k, "ts")) {
             number_token(v, e.ts, e.has_ts);
+            us_to_ns(v, e.ts_read, e.ts_ns);
           } else if (key_is(k, "id")) {
             e.id = scalar_text(v);
             e.has_id = true;
@@ -571,6 +616,7 @@ bool read_event_fast(std::string_view text, RawEvent& e) {
             e.tid = scalar_text(v);
           } else if (key_is(k, "dur")) {
             number_token(v, e.dur, e.has_dur);
+            us_to_ns(v, e.dur_read, e.dur_ns);
           }
           break;
         case 4:

@@ -3,9 +3,11 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "core/trace/trace_model.h"
+#include "core/util/numbers.h"
 
 namespace ks {
 
@@ -54,7 +56,19 @@ struct RawEvent {
   std::string_view ph, cat, name, pid, tid, id, bp;
   std::string_view ts, dur;  // number tokens
   bool has_ph = false, has_cat = false, has_ts = false, has_dur = false, has_id = false;
+  // ts and dur in ns when the fast path worked them out as it read the number (what
+  // parse_us_to_ns gives for the token): 1 with the value in ts_ns / dur_ns, -1 when it gives
+  // nothing, 0 when not worked out (the token is to be parsed).
+  int8_t ts_read = 0, dur_read = 0;
+  int64_t ts_ns = 0, dur_ns = 0;
   RawArgs args;
 };
+
+// An event's ts or dur in ns: parse_us_to_ns of its token, unless the fast path has done it.
+inline std::optional<int64_t> us_to_ns(std::string_view token, int8_t read, int64_t ns) {
+  if (read > 0) return ns;
+  if (read < 0) return std::nullopt;
+  return parse_us_to_ns(token);
+}
 
 }  // namespace ks

@@ -290,7 +290,7 @@ void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
     m_.health.add(HealthReason::kMissingTimestamp, offset);
     return;
   }
-  if (auto t = parse_us_to_ns(e.ts)) {
+  if (auto t = us_to_ns(e.ts, e.ts_read, e.ts_ns)) {
     ts = *t;
   } else {
     m_.health.add(HealthReason::kBadNumber, offset);
@@ -301,7 +301,7 @@ void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
       int64_t dur = 0;
       if (!e.has_dur) {
         m_.health.add(HealthReason::kMissingDuration, offset);
-      } else if (auto d = parse_us_to_ns(e.dur)) {
+      } else if (auto d = us_to_ns(e.dur, e.dur_read, e.dur_ns)) {
         dur = *d;
         if (dur < 0) {
           m_.health.add(HealthReason::kNegativeDuration, offset);

@@ -34,6 +34,11 @@ std::string dump(const ks::RawEvent& e, uint64_t offset) {
   sv("ph", e.ph); sv("cat", e.cat); sv("name", e.name); sv("pid", e.pid); sv("tid", e.tid);
   sv("id", e.id); sv("bp", e.bp); sv("ts", e.ts); sv("dur", e.dur);
   o << "has=" << e.has_ph << e.has_cat << e.has_ts << e.has_dur << e.has_id << " ";
+  // What the builder takes as ts and dur: the fast path works them out as it reads the number.
+  for (const auto& ns : {ks::us_to_ns(e.ts, e.ts_read, e.ts_ns), ks::us_to_ns(e.dur, e.dur_read, e.dur_ns)}) {
+    if (ns) o << "ns=" << *ns << " ";
+    else o << "ns=none ";
+  }
   const ks::RawArgs& a = e.args;
   for (int64_t v : {a.external_id, a.correlation, a.device, a.stream, a.registers_per_thread,
                     a.shared_memory, a.bytes, a.sequence_number, a.fwd_thread_id, a.python_id,
@@ -265,6 +270,37 @@ TEST_CASE("the reader's summary is the same with the fast path off", "[fast_path
     kstest::feed_all(slow, text, text.size());
     REQUIRE(ks::summary_json(fast.model(), "f", fast.error()) == ks::summary_json(slow.model(), "f", slow.error()));
   }
+}
+
+TEST_CASE("the fast path's ts, dur and integer args are the numbers' own parse", "[fast_path]") {
+  // The fast path adds up a number's digits as it reads them (ts and dur in ns, ints truncated);
+  // simdjson's path parses the tokens. Random numbers of every length, sign, decimal count and
+  // exponent, at the edges of int64 and of parse_us_to_ns's range and rounding.
+  kstest::Random rng{31};
+  auto number = [&]() {
+    std::string t = rng.below(4) == 0 ? "-" : "";
+    const int int_digits = 1 + int(rng.below(22));
+    t += rng.below(8) == 0 ? '0' : char('1' + rng.below(9));
+    if (t.back() != '0')
+      for (int d = 1; d < int_digits; ++d) t += char('0' + rng.below(10));
+    if (rng.below(2)) {
+      t += '.';
+      const int frac = 1 + int(rng.below(7));
+      for (int d = 0; d < frac; ++d) t += char('0' + rng.below(10));
+    }
+    if (rng.below(8) == 0) t += (rng.below(2) ? "e" : "E-") + std::to_string(rng.below(25));
+    return t;
+  };
+  std::vector<std::string> events;
+  for (const char* edge : {"9223372036854775", "9223372036854775.807", "9223372036854775.8075", "9223372036854776",
+                           "999999999999999999", "999999999999999999.9995", "1000000000000000000", "-0.0005",
+                           "0.0004999", "-9223372036854775.808", "922337203685477580", "9223372036854775807"})
+    events.push_back(std::string(R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)") + edge +
+                     R"(,"dur":)" + edge + R"(,"args":{"correlation":)" + edge + R"(,"External id":)" + edge + "}}");
+  for (int i = 0; i < 20000; ++i)
+    events.push_back(R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + number() + R"(,"dur":)" + number() +
+                     R"(,"args":{"correlation":)" + number() + R"(,"device":)" + number() + "}}");
+  require_same(trace_of(events), 1 << 20);
 }
 
 TEST_CASE("parse_double's plain-decimal shortcut returns strtod's double, bit for bit", "[fast_path]") {
