@@ -105,7 +105,7 @@ struct Reader {
 enum class Kind : uint8_t { kString, kNumber, kTrue, kFalse, kNull, kObject, kArray };
 
 // One value as On-Demand would hand it over: `str` is a string's characters (no escapes, so
-// the same bytes get_string() yields), `token` runs from the value's first byte to the next
+// the same bytes get_string() yields) or a number's or literal's text, `token` runs from the value's first byte to the next
 // structural character, i.e. with the whitespace after it — the extent of simdjson's
 // raw_json_token() for scalars and of raw_json() for arrays and objects.
 struct Value {
@@ -287,10 +287,12 @@ inline bool read_value_body(Reader& r, int depth, Value& v) {
     case 't':
       v.kind = Kind::kTrue;
       if (!read_literal(r, "true")) return false;
+      v.str = {start, 4};
       break;
     case 'f':
       v.kind = Kind::kFalse;
       if (!read_literal(r, "false")) return false;
+      v.str = {start, 5};
       break;
     case 'n':
       v.kind = Kind::kNull;
@@ -299,6 +301,7 @@ inline bool read_value_body(Reader& r, int depth, Value& v) {
     default:
       v.kind = Kind::kNumber;
       if (!read_number(r, v)) return false;
+      v.str = {start, size_t(r.p - start)};
       break;
   }
   r.skip_ws();
@@ -308,12 +311,13 @@ inline bool read_value_body(Reader& r, int depth, Value& v) {
 
 
 // The readings of ondemand_values.h, on a Value.
+// A number's or literal's `str` is its text without the whitespace after it: trim_token(token).
 inline std::string_view scalar_text(const Value& v) {
   switch (v.kind) {
-    case Kind::kString: return v.str;
+    case Kind::kString:
     case Kind::kNumber:
     case Kind::kTrue:
-    case Kind::kFalse: return trim_token(v.token);
+    case Kind::kFalse: return v.str;
     default: return {};
   }
 }
@@ -361,12 +365,8 @@ inline void us_to_ns(const Value& v, int8_t& read, int64_t& ns) {
 }
 
 inline void get_double(const Value& v, double& out) {
-  std::string_view tok;
-  bool present = false;
-  number_token(v, tok, present);
-  if (present) {
-    if (auto d = parse_double(tok)) out = *d;
-  }
+  if (v.kind != Kind::kNumber && v.kind != Kind::kString) return;
+  if (auto d = parse_double(v.str)) out = *d;  // number_token, without the whitespace to trim
 }
 
 // event_decoder.cpp get_raw: a string's characters, else the value's JSON text.
