@@ -63,10 +63,14 @@ bool has_compute_kernels(const TraceModel& m) {
 }
 
 std::array<Ranges, kRoleCount> role_ranges(const TraceModel& m, const StepOptions& options) {
-  // Walks over the events: the first counts each role's ranges, the next ones write them into
-  // vectors of exactly that size. Pushed one by one, the vectors doubled (up to half unused, and
-  // three times a vector's size while it grew): on the modern shape ~13 B/event of the
-  // Overview's peak, which the operator trees then had to fit around (issue 12 §4).
+  // Each table is walked once, into the roles it can give. The role that takes (nearly) all of a
+  // table — Kernel, Memcpy, Memset, Runtime, CPU Exec — is reserved at the table's size up front:
+  // pushed one by one, the vectors doubled (up to half unused, three times a vector's size while
+  // it grew: ~13 B/event of the Overview's peak on the modern shape, issue 12 §4). The few rows
+  // of Communication and DataLoader grow as they come. Each role is merged once its last table is
+  // in, so the raw ranges held at once are CPU Exec's (a third of the events) beside the others'
+  // merged ones. (Before, a first walk of every table counted each role for an exact reserve, and
+  // a walk per role collected it: twice the walks, a third of the step-time breakdown in wasm.)
   // What a name makes of a host range, looked up once per distinct name.
   enum : uint8_t { kUnknown, kStep, kLoader, kComm, kPlain };
   std::vector<uint8_t> host_class(m.strings.size(), kUnknown);
@@ -85,57 +89,65 @@ std::array<Ranges, kRoleCount> role_ranges(const TraceModel& m, const StepOption
     return collective[id] == 1;
   };
 
+  std::array<Ranges, kRoleCount> ranges;
+  auto add = [&](Role r, const SliceRow& s) {
+    ranges[size_t(r)].push_back({s.ts_ns, s.ts_ns + s.dur_ns});
+    heartbeat();  // every event: minutes on a 10 GB trace in wasm (core/util/heartbeat.h)
+  };
+  auto merge = [&](Role r) { ranges[size_t(r)] = merge_ranges(std::move(ranges[size_t(r)])); };
+
   // Kernels launched by a collective op (same external id) are Communication. PyTorch 2.x no
   // longer links a kernel to its op that way (External id holds the correlation), so by default
   // NCCL/RCCL kernels are also known by name; tb_plugin's reading counts them as Kernel.
-  const std::unordered_set<int64_t> comm_ids = communication_external_ids(m);
-  const bool by_name = !options.tb_plugin_gpu_annotations;
-  // `only`: the role being collected (the tables that cannot give it are skipped); kRoleCount: all.
-  auto visit = [&](size_t only, auto&& add) {
-    const auto wants = [&](Role r) { return only == kRoleCount || only == size_t(r); };
-    if (wants(Role::kKernel) || wants(Role::kCommunication))
-      for (const KernelRow& k : m.kernels) {
-        const bool comm = (k.s.external_id != kNoId && comm_ids.count(k.s.external_id)) || (by_name && is_collective(k.s.name));
-        add(comm ? Role::kCommunication : Role::kKernel, k.s);
-      }
-    if (wants(Role::kMemcpy))
-      for (const MemcpyRow& r : m.memcpys) add(Role::kMemcpy, r.s);
-    if (wants(Role::kMemset))
-      for (const MemcpyRow& r : m.memsets) add(Role::kMemset, r.s);
-    if (wants(Role::kRuntime))
-      for (const SliceRow& r : m.runtimes) add(Role::kRuntime, r);
-    if (!wants(Role::kDataLoader) && !wants(Role::kCpuExec) && !wants(Role::kCommunication)) return;
-    auto host = [&](const SliceRow& s, bool dataloader_allowed) {
-      switch (host_class_of(s.name)) {
-        case kStep: return;  // a step, not a role
-        case kLoader: add(dataloader_allowed ? Role::kDataLoader : Role::kCpuExec, s); return;
-        case kComm: add(Role::kCommunication, s); return;
-        default: add(Role::kCpuExec, s); return;
-      }
-    };
-    for (const CpuOpRow& r : m.cpu_ops) host(r.s, true);
-    for (const CpuOpRow& r : m.user_annotations) host(r.s, true);
-    if (options.tb_plugin_gpu_annotations)
-      for (const CpuOpRow& r : m.gpu_annotations) host(r.s, true);
-    for (const PythonFunctionRow& r : m.python_functions)
-      if (m.strings.get(r.s.cat) == "python") host(r.s, false);
-  };
-  std::array<size_t, kRoleCount> counts{};
-  visit(kRoleCount, [&](Role r, const SliceRow&) { ++counts[size_t(r)]; });
-  // One role at a time, merged before the next is collected: only the largest role's raw ranges
-  // (CPU Exec, a third of the events) are ever held beside the others' merged ones.
-  std::array<Ranges, kRoleCount> ranges;
-  for (size_t role = 0; role < kRoleCount; ++role) {
-    if (counts[role] == 0) continue;
-    Ranges& out = ranges[role];
-    out.reserve(counts[role]);
-    visit(role, [&](Role r, const SliceRow& s) {
-      if (size_t(r) != role) return;
-      out.push_back({s.ts_ns, s.ts_ns + s.dur_ns});
-      heartbeat();  // every event: minutes on a 10 GB trace in wasm (core/util/heartbeat.h)
-    });
-    out = merge_ranges(std::move(out));
+  {
+    const std::unordered_set<int64_t> comm_ids = communication_external_ids(m);
+    const bool by_name = !options.tb_plugin_gpu_annotations;
+    ranges[size_t(Role::kKernel)].reserve(m.kernels.size());
+    for (const KernelRow& k : m.kernels) {
+      const bool comm = (k.s.external_id != kNoId && comm_ids.count(k.s.external_id)) || (by_name && is_collective(k.s.name));
+      add(comm ? Role::kCommunication : Role::kKernel, k.s);
+    }
   }
+  merge(Role::kKernel);
+  merge(Role::kCommunication);  // the kernels' part; the host's is added below
+  ranges[size_t(Role::kMemcpy)].reserve(m.memcpys.size());
+  for (const MemcpyRow& r : m.memcpys) add(Role::kMemcpy, r.s);
+  merge(Role::kMemcpy);
+  ranges[size_t(Role::kMemset)].reserve(m.memsets.size());
+  for (const MemcpyRow& r : m.memsets) add(Role::kMemset, r.s);
+  merge(Role::kMemset);
+  ranges[size_t(Role::kRuntime)].reserve(m.runtimes.size());
+  for (const SliceRow& r : m.runtimes) add(Role::kRuntime, r);
+  merge(Role::kRuntime);
+
+  // Host ranges: cpu ops, user annotations (and GPU annotations the tb_plugin way), and "python"
+  // events (not python_function).
+  std::vector<int8_t> python_cat(m.strings.size(), -1);
+  auto is_python = [&](StringId cat) {
+    if (python_cat[cat] < 0) python_cat[cat] = m.strings.get(cat) == "python";
+    return python_cat[cat] == 1;
+  };
+  size_t python_rows = 0;
+  for (const PythonFunctionRow& r : m.python_functions) python_rows += is_python(r.s.cat);
+  ranges[size_t(Role::kCpuExec)].reserve(m.cpu_ops.size() + m.user_annotations.size() + python_rows +
+                                         (options.tb_plugin_gpu_annotations ? m.gpu_annotations.size() : 0));
+  auto host = [&](const SliceRow& s, bool dataloader_allowed) {
+    switch (host_class_of(s.name)) {
+      case kStep: return;  // a step, not a role
+      case kLoader: add(dataloader_allowed ? Role::kDataLoader : Role::kCpuExec, s); return;
+      case kComm: add(Role::kCommunication, s); return;
+      default: add(Role::kCpuExec, s); return;
+    }
+  };
+  for (const CpuOpRow& r : m.cpu_ops) host(r.s, true);
+  for (const CpuOpRow& r : m.user_annotations) host(r.s, true);
+  if (options.tb_plugin_gpu_annotations)
+    for (const CpuOpRow& r : m.gpu_annotations) host(r.s, true);
+  for (const PythonFunctionRow& r : m.python_functions)
+    if (is_python(r.s.cat)) host(r.s, false);
+  merge(Role::kCpuExec);
+  merge(Role::kDataLoader);
+  merge(Role::kCommunication);
   return ranges;
 }
 
