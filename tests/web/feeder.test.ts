@@ -1,6 +1,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
+  BufferPool,
   ChunkFeeder,
   Gatherer,
   InputError,
@@ -51,9 +52,14 @@ const concat = (cs: Uint8Array[]) => {
 };
 const ownsBuffer = (c: Uint8Array) => c.byteOffset === 0 && c.byteLength === c.buffer.byteLength;
 
+/**
+ * Every chunk of `src`, each copied before the next next(): a chunk's bytes are the caller's only
+ * until then (RemoteChunks hands their buffer back to the reader, which reads the next chunks into
+ * it; over these in-memory ports the buffer is shared, not moved, so a kept chunk would change).
+ */
 async function drain(src: ChunkSource): Promise<Chunk[]> {
   const out: Chunk[] = [];
-  for (let c = await src.next(); c; c = await src.next()) out.push(c);
+  for (let c = await src.next(); c; c = await src.next()) out.push({ ...c, bytes: c.bytes.slice() });
   return out;
 }
 
@@ -131,7 +137,50 @@ describe('Gatherer', () => {
   });
 });
 
+describe('BufferPool', () => {
+  it('keeps buffers of its size only, at most `most` of them, and gives them back last in first out', () => {
+    const pool = new BufferPool(8, 2);
+    const a = new ArrayBuffer(8), b = new ArrayBuffer(8), c = new ArrayBuffer(8);
+    pool.give(new ArrayBuffer(7)); // another size: a last, shorter chunk
+    pool.give(structuredClone(new ArrayBuffer(8), { transfer: [] }).slice(0, 0)); // empty, as a detached one is
+    expect(pool.length).toBe(0);
+    pool.give(a);
+    pool.give(b);
+    pool.give(c); // full
+    expect(pool.length).toBe(2);
+    expect(pool.take()).toBe(b);
+    expect(pool.take()).toBe(a);
+    expect(pool.take()).toBeUndefined();
+  });
+
+  it('the Gatherer gathers into pooled buffers when it has any', () => {
+    const pool = new BufferPool(10);
+    const lent = new ArrayBuffer(10);
+    pool.give(lent);
+    const g = new Gatherer(10, pool);
+    const out = g.push(bytes(25, 5));
+    expect(out[0].buffer).toBe(lent); // the first buffer came from the pool
+    expect(pool.length).toBe(0);
+    expect(concat([...out, g.rest()!])).toEqual(bytes(25, 5));
+  });
+});
+
 describe('readChunks', () => {
+  it('reads whole chunks into pooled buffers, and the shorter last one into a buffer of its own', async () => {
+    const pool = new BufferPool(10);
+    const lent = [new ArrayBuffer(10), new ArrayBuffer(10)];
+    for (const b of lent) pool.give(b);
+    const data = bytes(35, 9);
+    const got: Chunk[] = [];
+    for await (const c of readChunks(new Blob([data]), false, 10, pool)) {
+      got.push({ ...c, bytes: c.bytes.slice() });
+      if (got.length === 2) expect(pool.length).toBe(0); // both taken, one per whole chunk
+    }
+    expect(lent.every((b) => b.byteLength === 0)).toBe(true); // moved into the stream's reads
+    expect(got.map((c) => c.bytes.length)).toEqual([10, 10, 10, 5]);
+    expect(concat(got.map((c) => c.bytes))).toEqual(data);
+  });
+
   it('reads a plain file in chunkBytes slices, counting bytes read', async () => {
     const data = bytes(25, 5);
     const cs: Chunk[] = [];
@@ -336,6 +385,42 @@ describe('reader worker protocol (serveChunks <-> RemoteChunks)', () => {
     expect(src.received).toBe(10);
     expect(await src.next()).toBeNull();
     expect(p.readerSent.at(-1)).toEqual({ kind: 'end', bytesRead: 95 });
+  });
+
+  it('hands each fed chunk back to the reader at the next next(), which reads into it: bytes stay exact', async () => {
+    const data = bytes(95, 4);
+    const p = portPair();
+    serveChunks(p.reader);
+    const src = new RemoteChunks(p.trace, { file: new Blob([data]), gzip: false }, 10, 1);
+    const got = await drain(src);
+    expect(concat(got.map((c) => c.bytes))).toEqual(data);
+    // Every whole chunk but the last went back; the short last one is not of the pool's size.
+    const back = p.traceSent.filter((m) => (m as { kind: string }).kind === 'recycle') as { buffer: ArrayBuffer }[];
+    expect(back.length).toBe(9);
+    expect(back.every((m) => m.buffer.byteLength === 10 || m.buffer.byteLength === 0)).toBe(true);
+  });
+
+  it('over a real MessageChannel the handed-back buffer moves: the chunk before is emptied, not overwritten', async () => {
+    const data = bytes(40, 6);
+    const { port1, port2 } = new MessageChannel();
+    serveChunks(port2 as unknown as Port);
+    const src = new RemoteChunks(port1 as unknown as Port, { file: new Blob([data]), gzip: false }, 10, 1);
+    port1.start();
+    port2.start();
+    try {
+      const first = (await src.next())!;
+      expect(Array.from(first.bytes)).toEqual(Array.from(data.subarray(0, 10)));
+      const second = (await src.next())!;
+      expect(first.bytes.byteLength).toBe(0); // transferred back to the reader
+      const kept = second.bytes.slice();
+      expect(Array.from(kept)).toEqual(Array.from(data.subarray(10, 20)));
+      const rest = await drain(src);
+      expect(concat([kept, ...rest.map((c) => c.bytes)])).toEqual(data.subarray(10));
+    } finally {
+      src.close();
+      port1.close();
+      port2.close();
+    }
   });
 
   it('a failing input arrives as InputError after the bytes decoded before it', async () => {

@@ -66,13 +66,42 @@ export class ChunkFeeder {
   }
 }
 
-/** Gathers small stream chunks into chunks of exactly `size` bytes, each owning a fresh buffer. */
+/**
+ * Buffers of one size handed back by the trace worker once fed (RemoteChunks), for the reader to
+ * read the next chunks into. A fresh 4 MB ArrayBuffer per chunk was ~120 allocations of zeroed
+ * memory per 503 MB, each page faulted in as the read filled it and unmapped when collected, on
+ * the cores the parse runs on.
+ */
+export class BufferPool {
+  private readonly free: ArrayBuffer[] = [];
+  constructor(readonly size: number, readonly most = 4) {}
+  /** Keeps `b` if it is of the pool's size, not detached, and the pool is not full. */
+  give(b: ArrayBuffer): void {
+    if (b.byteLength === this.size && this.free.length < this.most) this.free.push(b);
+  }
+  take(): ArrayBuffer | undefined {
+    return this.free.pop();
+  }
+  get length(): number {
+    return this.free.length;
+  }
+}
+
+/**
+ * Gathers small stream chunks into chunks of exactly `size` bytes, each owning its buffer: a fresh
+ * one, or one of `pool` (of the same size) when it has any.
+ */
 export class Gatherer {
   private buf: Uint8Array;
   private filled = 0;
 
-  constructor(readonly size: number = MAX_CHUNK) {
-    this.buf = new Uint8Array(size);
+  constructor(readonly size: number = MAX_CHUNK, private readonly pool: BufferPool | null = null) {
+    this.buf = this.fresh();
+  }
+
+  private fresh(): Uint8Array {
+    const b = this.pool?.size === this.size ? this.pool.take() : undefined;
+    return b ? new Uint8Array(b) : new Uint8Array(this.size);
   }
 
   /** Returns the chunks completed by `bytes` (often none). */
@@ -85,7 +114,7 @@ export class Gatherer {
       off += n;
       if (this.filled === this.size) {
         out.push(this.buf);
-        this.buf = new Uint8Array(this.size);
+        this.buf = this.fresh();
         this.filled = 0;
       }
     }
@@ -128,9 +157,9 @@ export class InputError extends Error {
  * and 0.4 s (docs/benchmarks.md, "Reading the file") — CPU the parse needs on a 2-core machine,
  * and more so when two trace workers read one file.
  */
-export async function* readChunks(file: Blob, gzip: boolean, chunkBytes = MAX_CHUNK): AsyncGenerator<Chunk> {
+export async function* readChunks(file: Blob, gzip: boolean, chunkBytes = MAX_CHUNK, pool: BufferPool | null = null): AsyncGenerator<Chunk> {
   if (gzip) {
-    yield* streamChunks(file.stream(), { gzip: true, chunkBytes });
+    yield* streamChunks(file.stream(), { gzip: true, chunkBytes, pool });
     return;
   }
   let reader: ReadableStreamBYOBReader | null = null;
@@ -146,7 +175,8 @@ export async function* readChunks(file: Blob, gzip: boolean, chunkBytes = MAX_CH
   try {
     for (let off = 0; off < file.size; ) {
       // Each chunk fills a buffer of exactly its size (a BYOB read may give less than asked).
-      let buf = new ArrayBuffer(Math.min(chunkBytes, file.size - off));
+      const size = Math.min(chunkBytes, file.size - off);
+      let buf = (size === chunkBytes ? pool?.take() : undefined) ?? new ArrayBuffer(size);
       let filled = 0;
       let done = false;
       while (filled < buf.byteLength && !done) {
@@ -214,6 +244,8 @@ export interface StreamOptions {
   keep?: Keeper;
   /** Cancels the stream at once, even while a read waits on a stalled download. */
   signal?: AbortSignal;
+  /** Buffers to gather into, handed back by the trace worker (serveChunks). */
+  pool?: BufferPool | null;
 }
 
 /**
@@ -281,7 +313,7 @@ export async function* streamChunks(stream: ReadableStream<Uint8Array>, opts: St
     ? counted.pipeThrough(new DecompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>)
     : counted;
   const reader = decoded.getReader();
-  const gather = new Gatherer(chunkBytes);
+  const gather = new Gatherer(chunkBytes, opts.pool);
   let failed = false;
   let failure: unknown = null;
   try {
@@ -310,8 +342,8 @@ export async function* streamChunks(stream: ReadableStream<Uint8Array>, opts: St
  * The chunks of a reader input: a File (gzip known) or a download (gzip told by its bytes, raw
  * pieces kept in `keep`, cancelled by `signal`).
  */
-export function readInput(input: ReadInput, chunkBytes = MAX_CHUNK, keep?: Keeper, signal?: AbortSignal): AsyncGenerator<Chunk> {
-  return 'stream' in input ? streamChunks(input.stream, { gzip: 'detect', chunkBytes, keep, signal }) : readChunks(input.file, input.gzip, chunkBytes);
+export function readInput(input: ReadInput, chunkBytes = MAX_CHUNK, keep?: Keeper, signal?: AbortSignal, pool: BufferPool | null = null): AsyncGenerator<Chunk> {
+  return 'stream' in input ? streamChunks(input.stream, { gzip: 'detect', chunkBytes, keep, signal, pool }) : readChunks(input.file, input.gzip, chunkBytes, pool);
 }
 
 /**
@@ -323,8 +355,13 @@ export function serveChunks(port: Port, onStopped: () => void = () => {}): void 
   let credit = 0;
   let wake: (() => void) | null = null;
   const stop = new AbortController();
+  let pool: BufferPool | null = null;
   port.addEventListener('message', (ev: MessageEvent<ReaderRequest>) => {
     const req = ev.data;
+    if (req.kind === 'recycle') {
+      pool?.give(req.buffer);
+      return;
+    }
     if (req.kind === 'more' || req.kind === 'stop') {
       if (req.kind === 'more') credit += req.n;
       else stop.abort();
@@ -334,13 +371,14 @@ export function serveChunks(port: Port, onStopped: () => void = () => {}): void 
     }
     credit += req.credit;
     const input = req.input;
+    pool = new BufferPool(req.chunkBytes);
     const keep = 'stream' in input ? new Keeper() : undefined;
     const kept = () => (keep && 'stream' in input ? { kept: keep.file(input.name) } : {});
     void (async () => {
       let bytesRead = 0;
       const post = (r: ReaderResponse, transfer: Transferable[] = []) => port.postMessage(r, transfer);
       try {
-        for await (const c of readInput(input, req.chunkBytes, keep, stop.signal)) {
+        for await (const c of readInput(input, req.chunkBytes, keep, stop.signal, pool)) {
           while (credit <= 0 && !stop.signal.aborted) await new Promise<void>((r) => (wake = r));
           if (stop.signal.aborted) break;
           credit--;
@@ -358,7 +396,11 @@ export function serveChunks(port: Port, onStopped: () => void = () => {}): void 
 }
 
 export interface ChunkSource {
-  /** The next chunk; null at the end or once closed. Throws InputError if the input failed. */
+  /**
+   * The next chunk; null at the end or once closed. Throws InputError if the input failed. A
+   * chunk's bytes are the caller's until it calls next() again: RemoteChunks then hands their
+   * buffer back to the reader to read into.
+   */
   next(): Promise<Chunk | null>;
   /** Stops reading; a pending next() resolves null. */
   close(): void;
@@ -402,11 +444,13 @@ export class RemoteChunks implements ChunkSource {
   private keptFile: File | null = null;
   /** Chunks received so far. */
   received = 0;
+  /** The buffer of the chunk last handed out: back to the reader at the next next(). */
+  private lent: ArrayBuffer | null = null;
 
   constructor(
     private readonly port: Port,
     input: ReadInput,
-    chunkBytes = MAX_CHUNK,
+    private readonly chunkBytes = MAX_CHUNK,
     ahead = 3,
     private readonly onClose: () => void = () => {},
   ) {
@@ -427,6 +471,12 @@ export class RemoteChunks implements ChunkSource {
   }
 
   async next(): Promise<Chunk | null> {
+    const lent = this.lent;
+    this.lent = null;
+    if (lent && lent.byteLength > 0 && !this.closed && !this.ended) {
+      const recycle: ReaderRequest = { kind: 'recycle', buffer: lent };
+      this.port.postMessage(recycle, [lent]);
+    }
     if (this.closed || this.ended) return null;
     if (this.crash) throw this.crash;
     const r = this.queue.shift() ?? (await new Promise<ReaderResponse | null>((res) => (this.waiter = res)));
@@ -437,6 +487,8 @@ export class RemoteChunks implements ChunkSource {
         this.received++;
         const more: ReaderRequest = { kind: 'more', n: 1 };
         this.port.postMessage(more);
+        // A whole chunk's buffer (the reader's pool takes no other size) goes back at the next next().
+        if (r.bytes.byteOffset === 0 && r.bytes.byteLength === this.chunkBytes && r.bytes.buffer.byteLength === this.chunkBytes) this.lent = r.bytes.buffer as ArrayBuffer;
         return { bytes: r.bytes, bytesRead: r.bytesRead };
       }
       case 'end':

@@ -210,6 +210,8 @@ export type ReadInput =
 export type ReaderRequest =
   | { kind: 'start'; input: ReadInput; chunkBytes: number; credit: number }
   | { kind: 'more'; n: number }
+  /** A chunk's buffer, fed and free again: the reader reads into it rather than a new one. */
+  | { kind: 'recycle'; buffer: ArrayBuffer }
   /** The trace worker needs no more: a download is cancelled (its request ends), then the reader stops. */
   | { kind: 'stop' };
 
