@@ -28,9 +28,92 @@ bool step_number(std::string_view name, std::string& number) {
   return true;
 }
 
+// Lays out out.begin and out.refs (begin sized launchers + 1, refs at least the linked count) from
+// `visit(f, none)`, which calls f(launch, ref) for each linked piece of device work, in the order
+// its launch's list is to have, and none(ref) for the rest (collected on the first pass only).
+template <class Visit>
+void lay_out(LaunchLinks& out, size_t launchers, Visit&& visit) {
+  std::fill(out.begin.begin(), out.begin.end(), 0);
+  size_t linked = 0;
+  visit([&](uint32_t launcher, DeviceRef) { ++out.begin[launcher]; ++linked; },
+        [&](DeviceRef d) { out.unlaunched.push_back(d); });
+  // begin[i] = where launch i's work starts; filled by advancing begin[i] to its end, then
+  // shifted back by one (no second array of launchers).
+  uint32_t sum = 0;
+  for (size_t i = 0; i < launchers; ++i) {
+    const uint32_t n = out.begin[i];
+    out.begin[i] = sum;
+    sum += n;
+  }
+  out.refs.resize(linked);
+  visit([&](uint32_t launcher, DeviceRef d) { out.refs[out.begin[launcher]++] = d; }, [](DeviceRef) {});
+  for (size_t i = launchers; i > 0; --i) out.begin[i] = out.begin[i - 1];
+  out.begin[0] = 0;
+}
+
 }  // namespace
 
-LaunchLinks link_launches(const TraceModel& m, bool include_drivers) {
+// When every launch has a correlation id of its own, in a compact range of ids (as the profiler
+// numbers them), each piece of device work belongs to the one launch of its id whatever the times:
+// a table indexed by id finds it, and only a launch's own work is sorted into time order (most
+// launches have one piece). The walk's LaunchLinks, without its sort of every launch and piece of
+// device work (16 bytes each).
+bool link_launches_by_table(const TraceModel& m, bool include_drivers, LaunchLinks& out) {
+  const size_t drivers = include_drivers ? m.drivers.size() : 0;
+  const size_t launchers = m.runtimes.size() + drivers;
+  if (launchers == 0) return false;
+  auto corr_of = [&](size_t i) { return i < m.runtimes.size() ? m.runtimes[i].correlation : m.drivers[i - m.runtimes.size()].correlation; };
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (size_t i = 0; i < launchers; ++i) {
+    const int64_t c = corr_of(i);
+    if (c == kNoId) return false;
+    lo = std::min(lo, c);
+    hi = std::max(hi, c);
+  }
+  // The table (4 bytes an id in the range) is at most the walk's sort items (16 bytes a launch or
+  // piece of device work): profilers number more activities than they record (every fifth id is
+  // a recorded launch in v100_ns_resolution_rank0).
+  const uint64_t span = uint64_t(hi) - uint64_t(lo);  // hi >= lo: no overflow as unsigned
+  const uint64_t device = m.kernels.size() + m.memcpys.size() + m.memsets.size();
+  if (span >= 4 * (uint64_t(launchers) + device) + 4096) return false;
+  constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<uint32_t> slot(size_t(span) + 1, kNone);
+  for (size_t i = 0; i < launchers; ++i) {
+    uint32_t& at = slot[size_t(uint64_t(corr_of(i)) - uint64_t(lo))];
+    if (at != kNone) return false;  // two launches of one id: the walk decides by time
+    at = uint32_t(i);
+  }
+  heartbeat(launchers);
+  auto launcher_of = [&](int64_t c) {
+    return c < lo || c > hi ? kNone : slot[size_t(uint64_t(c) - uint64_t(lo))];
+  };
+  auto before = [&](DeviceRef a, DeviceRef b) {
+    const int64_t ta = device_slice(m, a).ts_ns, tb = device_slice(m, b).ts_ns;
+    if (ta != tb) return ta < tb;
+    return a.kind != b.kind ? a.kind < b.kind : a.row < b.row;
+  };
+  // Every piece of device work, table by table, to its launch (f) or to none.
+  auto each = [&](auto&& f, auto&& none) {
+    auto one = [&](int64_t corr, DeviceRef d) {
+      const uint32_t l = launcher_of(corr);
+      if (l == kNone) none(d);
+      else f(l, d);
+    };
+    for (size_t i = 0; i < m.kernels.size(); ++i) one(m.kernels[i].s.correlation, {EventKind::kKernel, uint32_t(i)});
+    for (size_t i = 0; i < m.memcpys.size(); ++i) one(m.memcpys[i].s.correlation, {EventKind::kMemcpy, uint32_t(i)});
+    for (size_t i = 0; i < m.memsets.size(); ++i) one(m.memsets[i].s.correlation, {EventKind::kMemset, uint32_t(i)});
+  };
+  out.begin.assign(launchers + 1, 0);
+  out.refs.resize(size_t(device));
+  lay_out(out, launchers, each);
+  for (size_t i = 0; i < launchers; ++i)
+    if (out.begin[i + 1] - out.begin[i] > 1) std::sort(out.refs.begin() + out.begin[i], out.refs.begin() + out.begin[i + 1], before);
+  heartbeat(out.refs.size());
+  std::sort(out.unlaunched.begin(), out.unlaunched.end(), before);
+  return true;
+}
+
+LaunchLinks link_launches(const TraceModel& m, bool include_drivers, LinkPath path) {
   // tb_plugin walks launches and device work in time order (launches first at equal times):
   // device work joins the launch last seen with its correlation id, else waits for the next one
   // to come with that id (its pending list); work whose id no launch has is never linked. Within
@@ -46,6 +129,10 @@ LaunchLinks link_launches(const TraceModel& m, bool include_drivers) {
     DeviceRef ref() const { return {kind, row}; }
   };
   const size_t drivers = include_drivers ? m.drivers.size() : 0;
+  if (path == LinkPath::kAuto) {
+    LaunchLinks fast;
+    if (link_launches_by_table(m, include_drivers, fast)) return fast;
+  }
   const size_t launchers = m.runtimes.size() + drivers;
   auto ts_of = [&](const Item& it) {
     if (it.kind == EventKind::kRuntime) return m.runtimes[it.row].ts_ns;
@@ -98,21 +185,7 @@ LaunchLinks link_launches(const TraceModel& m, bool include_drivers) {
       i = j;
     }
   };
-  size_t linked = 0;
-  walk([&](uint32_t launcher, DeviceRef) { ++out.begin[launcher]; ++linked; },
-       [&](DeviceRef d) { out.unlaunched.push_back(d); });
-  // begin[i] = where launch i's work starts; filled by advancing begin[i] to its end, then
-  // shifted back by one (no second array of launchers).
-  uint32_t sum = 0;
-  for (size_t i = 0; i < launchers; ++i) {
-    const uint32_t n = out.begin[i];
-    out.begin[i] = sum;
-    sum += n;
-  }
-  out.refs.resize(linked);
-  walk([&](uint32_t launcher, DeviceRef d) { out.refs[out.begin[launcher]++] = d; }, [](DeviceRef) {});
-  for (size_t i = launchers; i > 0; --i) out.begin[i] = out.begin[i - 1];
-  out.begin[0] = 0;
+  lay_out(out, launchers, walk);
   // What never met its launch, in time order.
   std::sort(out.unlaunched.begin(), out.unlaunched.end(), [&](DeviceRef a, DeviceRef b) {
     return before({0, a.row, a.kind}, {0, b.row, b.kind});
@@ -120,7 +193,7 @@ LaunchLinks link_launches(const TraceModel& m, bool include_drivers) {
   return out;
 }
 
-StepsResult find_steps(const TraceModel& m, const StepOptions& options) {
+StepsResult find_steps(const TraceModel& m, const StepOptions& options, StepMatch match_by) {
   StepsResult result;
   // 6.1 detection: ProfilerStep#N as cpu_op or user_annotation (and, tb_plugin-style, on GPU
   // streams), in time order, ties in table order.
@@ -158,12 +231,6 @@ StepsResult find_steps(const TraceModel& m, const StepOptions& options) {
 
   // 6.2 device adjustment.
   const LaunchLinks devices = link_launches(m, false);
-  std::vector<uint32_t> order(m.runtimes.size());
-  std::iota(order.begin(), order.end(), 0);
-  sort_runs(order.data(), order.data() + order.size(), [&](uint32_t a, uint32_t b) {
-    return m.runtimes[a].ts_ns != m.runtimes[b].ts_ns ? m.runtimes[a].ts_ns < m.runtimes[b].ts_ns : a < b;
-  });
-  heartbeat(order.size());
   const size_t n = found.size();
   std::vector<int64_t> dev_min(n, INT64_MAX), dev_max(n, INT64_MIN);
   std::vector<size_t> matched(n, 0);
@@ -173,7 +240,63 @@ StepsResult find_steps(const TraceModel& m, const StepOptions& options) {
            : d.kind == EventKind::kMemcpy ? memcpy_matched[d.row] : memset_matched[d.row];
   };
   size_t any_matched = 0;
-  {
+  auto match = [&](size_t s, uint32_t runtime) {
+    for (DeviceRef d : devices.of(runtime)) {
+      const SliceRow& ds = device_slice(m, d);
+      dev_min[s] = std::min(dev_min[s], ds.ts_ns);
+      dev_max[s] = std::max(dev_max[s], ds.ts_ns + ds.dur_ns);
+      mark(d) = 1;
+      ++matched[s];
+      ++any_matched;
+    }
+  };
+  // tb_plugin walks the runtimes in time order against the steps: a runtime that starts before
+  // the current step is skipped, one that ends within it is the step's, one that straddles its end
+  // is skipped, and one that starts at or past its end (and ends past it) moves on to the next step.
+  // When no runtime starts exactly at a step's end, moving on depends on the start alone (a later
+  // start moves on past every step an earlier one did), so a runtime's step is the first whose end
+  // (or an earlier step's, if later) is after its start: found by a binary search, in table order,
+  // with no sort of the runtimes. A start at a step's end moves on only when the call lasts, so
+  // there the order of ties counts: the walk itself, over the runtimes sorted by start.
+  std::vector<int64_t> end_max(n);
+  for (size_t i = 0; i < n; ++i) end_max[i] = std::max(found[i].end, i > 0 ? end_max[i - 1] : INT64_MIN);
+  std::vector<int64_t> ends(n);
+  for (size_t i = 0; i < n; ++i) ends[i] = found[i].end;
+  std::sort(ends.begin(), ends.end());
+  bool walk = match_by == StepMatch::kWalk;
+  if (!walk) {
+    // Each runtime's step (n: none) first, so that a tie found part-way leaves nothing to undo.
+    // The runtimes come in long runs of rising starts (a thread's calls): within one, both
+    // searches move forward from where the last start left them; a new run searches anew.
+    std::vector<uint32_t> step_of(m.runtimes.size(), uint32_t(n));
+    size_t r = 0, s = 0, e = 0;  // first step whose end_max is after rs; first of `ends` >= rs
+    int64_t last = INT64_MIN;
+    for (const SliceRow& rt : m.runtimes) {
+      const int64_t rs = rt.ts_ns, re = rt.ts_ns + rt.dur_ns;
+      if (rs < last) {
+        s = size_t(std::upper_bound(end_max.begin(), end_max.end(), rs) - end_max.begin());
+        e = size_t(std::lower_bound(ends.begin(), ends.end(), rs) - ends.begin());
+      }
+      last = rs;
+      while (e < n && ends[e] < rs) ++e;
+      if (e < n && ends[e] == rs) {  // starts at a step's end: the walk decides
+        walk = true;
+        break;
+      }
+      while (s < n && end_max[s] <= rs) ++s;
+      if (s < n && rs >= found[s].ts && re <= found[s].end) step_of[r] = uint32_t(s);
+      ++r;
+    }
+    if (!walk)
+      for (size_t i = 0; i < step_of.size(); ++i)
+        if (step_of[i] < n) match(step_of[i], uint32_t(i));
+  }
+  if (walk) {
+    std::vector<uint32_t> order(m.runtimes.size());
+    std::iota(order.begin(), order.end(), 0);
+    sort_runs(order.data(), order.data() + order.size(), [&](uint32_t a, uint32_t b) {
+      return m.runtimes[a].ts_ns != m.runtimes[b].ts_ns ? m.runtimes[a].ts_ns < m.runtimes[b].ts_ns : a < b;
+    });
     size_t s = 0, r = 0;
     while (s < n && r < order.size()) {
       const SliceRow& rt = m.runtimes[order[r]];
@@ -181,14 +304,7 @@ StepsResult find_steps(const TraceModel& m, const StepOptions& options) {
       if (rs < found[s].ts) {
         ++r;
       } else if (re <= found[s].end) {
-        for (DeviceRef d : devices.of(order[r])) {
-          const SliceRow& ds = device_slice(m, d);
-          dev_min[s] = std::min(dev_min[s], ds.ts_ns);
-          dev_max[s] = std::max(dev_max[s], ds.ts_ns + ds.dur_ns);
-          mark(d) = 1;
-          ++matched[s];
-          ++any_matched;
-        }
+        match(s, order[r]);
         ++r;
       } else if (rs < found[s].end) {
         ++r;  // straddles the step's end
@@ -197,6 +313,7 @@ StepsResult find_steps(const TraceModel& m, const StepOptions& options) {
       }
     }
   }
+  heartbeat(m.runtimes.size());
   std::vector<Step> steps;
   for (const Found& f : found) steps.push_back({f.name, f.ts, f.end, f.ts, f.end, f.gpu});
   if (any_matched == 0) {

@@ -51,9 +51,19 @@ struct LaunchLinks {
   }
   size_t launches() const { return begin.size() - 1; }
 };
-LaunchLinks link_launches(const TraceModel& m, bool include_drivers);
+// kAuto: by a table of correlation ids when every launch has an id of its own (the usual trace),
+// else by tb_plugin's walk in time order; kWalk: always the walk (tests compare the two).
+enum class LinkPath { kAuto, kWalk };
+LaunchLinks link_launches(const TraceModel& m, bool include_drivers, LinkPath path = LinkPath::kAuto);
+// The table's way alone: false (out untouched) when some launch shares its id or has none, or the
+// ids are spread too far for a table.
+bool link_launches_by_table(const TraceModel& m, bool include_drivers, LaunchLinks& out);
 const SliceRow& device_slice(const TraceModel& m, DeviceRef d);
 
-StepsResult find_steps(const TraceModel& m, const StepOptions& options = {});
+// How runtimes are matched to steps for their GPU work: kAuto looks each one's step up when no
+// runtime starts exactly at a step's end, else walks them in time order as tb_plugin does; kWalk
+// always walks (tests compare the two).
+enum class StepMatch { kAuto, kWalk };
+StepsResult find_steps(const TraceModel& m, const StepOptions& options = {}, StepMatch match_by = StepMatch::kAuto);
 
 }  // namespace ks

@@ -15,10 +15,6 @@
 
 #include <catch2/catch.hpp>
 
-#ifndef __EMSCRIPTEN__
-#include <zlib.h>
-#endif
-
 #include "core/analysis/gpu_metrics.h"
 #include "core/analysis/kernels.h"
 #include "core/analysis/op_tree.h"
@@ -166,33 +162,6 @@ void require_same(const TraceReader& seq, const TraceReader& par, bool views) {
   if (views && seq.error().empty()) REQUIRE(views_json(a) == views_json(b));
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  std::string s = ss.str();
-#ifndef __EMSCRIPTEN__
-  if (s.size() > 2 && uint8_t(s[0]) == 0x1f && uint8_t(s[1]) == 0x8b) {
-    std::string out;
-    z_stream zs{};
-    inflateInit2(&zs, 15 + 32);
-    zs.next_in = reinterpret_cast<Bytef*>(s.data());
-    zs.avail_in = uInt(s.size());
-    char buf[1 << 16];
-    int rc = Z_OK;
-    while (rc == Z_OK) {
-      zs.next_out = reinterpret_cast<Bytef*>(buf);
-      zs.avail_out = sizeof buf;
-      rc = inflate(&zs, Z_NO_FLUSH);
-      out.append(buf, sizeof buf - zs.avail_out);
-    }
-    inflateEnd(&zs);
-    return out;
-  }
-#endif
-  return s;
-}
-
 std::vector<fs::path> fixtures() {
   std::vector<fs::path> files;
   for (const char* dir : {"tests/data", "tests/data/hostile"}) {
@@ -227,7 +196,7 @@ TEST_CASE("issue_12: a split at every offset of every fixture gives the sequenti
   REQUIRE(files.size() > 40);
   int merged_total = 0;
   for (const auto& f : files) {
-    const std::string text = read_file(f);
+    const std::string text = kstest::read_path(f);
     INFO(f.filename().string());
     const auto seq = read_sequential(text, 61);  // a file that is no trace stops at the same chunk
     // Every offset of the small ones; the big ones (deep nesting) every 211th and every proposal.
@@ -288,7 +257,7 @@ TEST_CASE("issue_12: an input cut inside a top-level scalar gives the sequential
   // the chunk size, 8): malformed events, then `], "dts":e` and the end. The last range's reader
   // had a chunk end inside the scalar `e`; its final scan, with no byte left, never closed it, so
   // the model said the file was cut at the key (325) where the sequential reader said the end (331).
-  const std::string file = read_file(kstest::repo_path("tests/fuzz/corpus/ranged-cut-in-top-level-scalar.bin"));
+  const std::string file = kstest::read_path(kstest::repo_path("tests/fuzz/corpus/ranged-cut-in-top-level-scalar.bin"));
   REQUIRE(file.size() == 332);
   const std::string text = file.substr(1);
   const auto seq = read_sequential(text, 8);
@@ -396,7 +365,7 @@ TEST_CASE("issue_12: every trace in ../shared read in 2, 3 and 4 ranges gives th
   std::sort(files.begin(), files.end());
   int traces = 0, merged = 0;
   for (const auto& f : files) {
-    const std::string text = read_file(f);
+    const std::string text = kstest::read_path(f);
     if (text.size() > 1 && uint8_t(text[0]) == 0x1f) continue;  // gzip under wasm (no zlib there)
     INFO(f.string());
     const auto seq = read_sequential(text, 4 << 20);

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -9,6 +10,10 @@
 
 #include "core/analysis/summary.h"
 #include "core/trace/trace_reader.h"
+
+#ifndef __EMSCRIPTEN__
+#include <zlib.h>
+#endif
 
 namespace kstest {
 
@@ -34,6 +39,35 @@ inline std::string read_fixture(const std::string& name) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// A file's bytes; a gzip file's gunzipped natively (under wasm, which has no zlib here, as they are:
+// callers skip what starts with gzip's magic).
+inline std::string read_path(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  std::string s = ss.str();
+#ifndef __EMSCRIPTEN__
+  if (s.size() > 2 && uint8_t(s[0]) == 0x1f && uint8_t(s[1]) == 0x8b) {
+    std::string out;
+    z_stream zs{};
+    inflateInit2(&zs, 15 + 32);
+    zs.next_in = reinterpret_cast<Bytef*>(s.data());
+    zs.avail_in = uInt(s.size());
+    char buf[1 << 16];
+    int rc = Z_OK;
+    while (rc == Z_OK) {
+      zs.next_out = reinterpret_cast<Bytef*>(buf);
+      zs.avail_out = sizeof buf;
+      rc = inflate(&zs, Z_NO_FLUSH);
+      out.append(buf, sizeof buf - zs.avail_out);
+    }
+    inflateEnd(&zs);
+    return out;
+  }
+#endif
+  return s;
 }
 
 // Feeds `text` in chunks of `chunk` bytes and finishes.
