@@ -43,15 +43,23 @@ bool is_dataloader_op(std::string_view name) {
 
 std::unordered_set<int64_t> communication_external_ids(const TraceModel& m) {
   std::unordered_set<int64_t> ids;
+  // Whether a name is a communication op, and a category "python", looked up once per string.
+  std::vector<int8_t> comm(m.strings.size(), -1), python(m.strings.size(), -1);
+  auto is_comm = [&](StringId name) {
+    if (comm[name] < 0) comm[name] = is_communication_op(m.strings.get(name));
+    return comm[name] == 1;
+  };
   auto collect = [&](const auto& table) {
     for (const auto& r : table)
-      if (is_communication_op(m.strings.get(r.s.name))) ids.insert(r.s.external_id);
+      if (is_comm(r.s.name)) ids.insert(r.s.external_id);
   };
   collect(m.cpu_ops);
   collect(m.user_annotations);
   collect(m.gpu_annotations);
-  for (const PythonFunctionRow& r : m.python_functions)
-    if (m.strings.get(r.s.cat) == "python" && is_communication_op(m.strings.get(r.s.name))) ids.insert(r.s.external_id);
+  for (const PythonFunctionRow& r : m.python_functions) {
+    if (python[r.s.cat] < 0) python[r.s.cat] = m.strings.get(r.s.cat) == "python";
+    if (python[r.s.cat] == 1 && is_comm(r.s.name)) ids.insert(r.s.external_id);
+  }
   return ids;
 }
 
