@@ -1,5 +1,5 @@
 import type { ComponentChild } from 'preact';
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useResize } from './use-resize';
 import {
   allRows,
@@ -215,13 +215,10 @@ export function DataTable({
     // when shown, and keeps the width it had (its columns would otherwise shrink to their minimums).
     setViewport(el.clientHeight || maxHeight);
     if (el.clientWidth) setAvailable(el.clientWidth);
-    if (head.current) setHeaderHeight(head.current.offsetHeight);
   });
-
-  // Headers wrap: new widths may change their height, which the windowing counts.
-  useLayoutEffect(() => {
-    if (head.current) setHeaderHeight(head.current.offsetHeight);
-  }, [widths.join(',')]);
+  // Headers wrap: new widths may change their height, which the windowing counts. Observed, not
+  // read after each render: a read there laid the page out again (useResize).
+  useResize(head, (el) => setHeaderHeight(el.offsetHeight));
 
   const select = (key: RowKey | null) => {
     setSelected(key);
