@@ -423,6 +423,17 @@ describe('reader worker protocol (serveChunks <-> RemoteChunks)', () => {
     }
   });
 
+  it("the reader's 'ready' (sent as its script starts, for the warm-up) is no chunk: every byte still comes", async () => {
+    const data = bytes(35, 2);
+    const p = portPair();
+    const src = new RemoteChunks(p.trace, { file: new Blob([data]), gzip: false }, 10, 2);
+    p.reader.postMessage({ kind: 'ready' }); // before the reader serves, as reader.ts does
+    serveChunks(p.reader);
+    const got = await drain(src);
+    expect(got.map((c) => c.bytes.length)).toEqual([10, 10, 10, 5]);
+    expect(concat(got.map((c) => c.bytes))).toEqual(data);
+  });
+
   it('a failing input arrives as InputError after the bytes decoded before it', async () => {
     const gz = gzipSync(bytes(20000, 1));
     const cut = gz.subarray(0, gz.length - 10);

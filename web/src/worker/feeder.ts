@@ -434,10 +434,13 @@ export class LocalChunks implements ChunkSource {
   }
 }
 
+/** What a reader sends about its input (all but 'ready'). */
+type ReaderData = Exclude<ReaderResponse, { kind: 'ready' }>;
+
 /** The trace worker's side of a reader worker (or any port running serveChunks). */
 export class RemoteChunks implements ChunkSource {
-  private readonly queue: ReaderResponse[] = [];
-  private waiter: ((r: ReaderResponse | null) => void) | null = null;
+  private readonly queue: ReaderData[] = [];
+  private waiter: ((r: ReaderData | null) => void) | null = null;
   private closed = false;
   private ended = false; // 'end' or 'error' was handed out: nothing more will come
   private crash: Error | null = null;
@@ -454,7 +457,7 @@ export class RemoteChunks implements ChunkSource {
     ahead = 3,
     private readonly onClose: () => void = () => {},
   ) {
-    port.addEventListener('message', (ev: MessageEvent<ReaderResponse>) => this.deliver(ev.data));
+    port.addEventListener('message', (ev: MessageEvent<ReaderResponse>) => ev.data.kind !== 'ready' && this.deliver(ev.data)); // 'ready': for the warm-up
     const start: ReaderRequest = { kind: 'start', input, chunkBytes, credit: ahead };
     // A download's stream moves to the reader; a File is only cloned (a handle, not its bytes).
     port.postMessage(start, 'stream' in input ? [input.stream] : []);
@@ -479,7 +482,7 @@ export class RemoteChunks implements ChunkSource {
     }
     if (this.closed || this.ended) return null;
     if (this.crash) throw this.crash;
-    const r = this.queue.shift() ?? (await new Promise<ReaderResponse | null>((res) => (this.waiter = res)));
+    const r = this.queue.shift() ?? (await new Promise<ReaderData | null>((res) => (this.waiter = res)));
     if (this.closed) return null;
     if (!r) throw this.crash ?? new Error('The file reader stopped.');
     switch (r.kind) {
@@ -512,7 +515,7 @@ export class RemoteChunks implements ChunkSource {
     this.onClose();
   }
 
-  private deliver(r: ReaderResponse | null): void {
+  private deliver(r: ReaderData | null): void {
     const w = this.waiter;
     this.waiter = null;
     if (w) w(r);

@@ -216,6 +216,8 @@ export type ReaderRequest =
   | { kind: 'stop' };
 
 export type ReaderResponse =
+  /** Sent once, as the reader's script starts: a warm-up waits for it (worker.ts startSpareReader). */
+  | { kind: 'ready' }
   | { kind: 'chunk'; bytes: Uint8Array; bytesRead: number } // bytes own their whole buffer
   | { kind: 'end'; bytesRead: number; kept?: File }
   /** The input failed part-way: in its gzip decoding (`gzip`), else in reading its bytes. */

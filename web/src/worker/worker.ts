@@ -33,6 +33,7 @@ import {
   type Query,
   type QueryResult,
   type RangeDone,
+  type ReaderResponse,
   type ReadInput,
   type ReadWorkers,
   type Request,
@@ -244,7 +245,7 @@ const WARM_RUNS = 3;
  */
 async function warmUp(sampleUrl: string, job: Job): Promise<Warmed> {
   const t0 = performance.now();
-  startSpareReader();
+  const readerReady = startSpareReader();
   const mod = await getModule();
   let bytes: Uint8Array | null = null;
   try {
@@ -275,6 +276,7 @@ async function warmUp(sampleUrl: string, job: Job): Promise<Warmed> {
     runs++;
     await new Promise((r) => setTimeout(r, 0)); // a load sent meanwhile is started before the next run
   }
+  await readerReady;
   return { runs, ms: performance.now() - t0 };
 }
 
@@ -423,18 +425,34 @@ function newReader(): Worker {
 
 /**
  * A reader worker started by the warm-up, for the next load: its first chunk then does not wait
- * for a worker to start (~30 ms). Forgotten if it fails to start.
+ * for a worker to start (~30 ms). Forgotten if it fails to start. The promise settles once its
+ * script runs (its 'ready'), fails, or READER_READY_MS have passed: a warm-up is done only then,
+ * so a page that is left once warm does not abort the script's request (a test counts that as a
+ * request that failed; a user loses nothing).
  */
 let spareReader: Worker | null = null;
+const READER_READY_MS = 5000;
 
-function startSpareReader(): void {
-  if (spareReader) return;
+function startSpareReader(): Promise<void> {
+  if (spareReader) return Promise.resolve();
   try {
     const w = newReader();
-    w.addEventListener('error', () => spareReader === w && (spareReader = null));
     spareReader = w;
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, READER_READY_MS);
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      w.addEventListener('message', (ev: MessageEvent<ReaderResponse>) => ev.data?.kind === 'ready' && done());
+      w.addEventListener('error', () => {
+        if (spareReader === w) spareReader = null;
+        done();
+      });
+    });
   } catch {
     // No reader workers here: each load reads in this worker (LocalChunks).
+    return Promise.resolve();
   }
 }
 
