@@ -5,6 +5,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useResize } from './use-resize';
+import { axisWidth } from '../lib/axis-size';
 import { pixelColumns } from '../lib/dense-bars';
 
 /** The page's colours for axes and grids, read from the CSS variables of the current scheme. */
@@ -31,14 +32,29 @@ export function alpha(color: string, a: number): string {
   return `rgba(${r}, ${g}, ${b}, ${a})`;
 }
 
+const AXIS_FONT = '11px system-ui, sans-serif';
+
 /** Axis settings in the page's colours and font. */
 export function axisStyle(t: ChartTheme): Pick<uPlot.Axis, 'stroke' | 'grid' | 'ticks' | 'font'> {
   return {
     stroke: t.muted,
     grid: { stroke: t.grid, width: 1 },
     ticks: { stroke: t.grid, width: 1 },
-    font: '11px system-ui, sans-serif',
+    font: AXIS_FONT,
   };
+}
+
+let measurer: CanvasRenderingContext2D | null | undefined;
+function measureAxisText(text: string): number {
+  if (measurer === undefined) measurer = document.createElement('canvas').getContext('2d');
+  if (!measurer) return text.length * 7;
+  measurer.font = AXIS_FONT;
+  return measurer.measureText(text).width;
+}
+
+/** A value axis's `size`: as wide as its longest tick label (lib/axis-size.ts), at least `min` px. */
+export function fitLabels(min: number): uPlot.Axis.Size {
+  return (_u, values) => axisWidth(values, min, measureAxisText);
 }
 
 /**

@@ -6,7 +6,7 @@
 // The numbers are the core's (`kinetoscope diff --json`), asked of the baseline's Session.
 import uPlot from 'uplot';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { axisStyle, Chart, type ChartTheme } from '../components/chart';
+import { axisStyle, Chart, fitLabels, type ChartTheme } from '../components/chart';
 import { DataTable } from '../components/data-table';
 import type { NavPlace, Status } from '../lib/run-tree';
 import { useQuery, type Ask } from '../components/use-query';
@@ -301,7 +301,7 @@ function DiffBody({
       values: (_u, splits) => splits.map((i) => (i % every === 0 ? short(b.labels[i] ?? '') : '')),
     };
   };
-  const yAxis = (t: ChartTheme): uPlot.Axis => ({ ...axisStyle(t), size: 72, values: (_u, vals) => vals.map((v) => fmt(v)) });
+  const yAxis = (t: ChartTheme): uPlot.Axis => ({ ...axisStyle(t), size: fitLabels(72), values: (_u, vals) => vals.map((v) => fmt(v)) });
   const clickHook = (u: uPlot) => u.over.addEventListener('click', () => zoom(u.cursor.idx));
   const barOptions = (width: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => ({
     scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.05 : 1] } },

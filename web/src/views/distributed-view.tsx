@@ -8,7 +8,7 @@
 // collectives by process group and message size. One step selector drives every part.
 import uPlot from 'uplot';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { alpha, axisStyle, Chart, type ChartTheme } from '../components/chart';
+import { alpha, axisStyle, Chart, fitLabels, type ChartTheme } from '../components/chart';
 import { DataTable } from '../components/data-table';
 import { rowsModel, type TableModel } from '../lib/data-table';
 import { csvStem } from '../lib/download';
@@ -355,7 +355,7 @@ function StackedPanel<K extends string>({
       scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.06 : 1] } },
       axes: [
         { ...axisStyle(t), grid: { show: false }, splits: () => data[0], values: (_u, splits) => splits.map((i) => (i % every === 0 ? workerLabel(workers[i]) ?? '' : '')) },
-        { ...axisStyle(t), size: 64, values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
+        { ...axisStyle(t), size: fitLabels(64), values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
       ],
       series: [
         {},
@@ -436,7 +436,7 @@ function Stragglers({ view, stepKey }: { view: DistributedView; stepKey: string 
       scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.06 : 1] } },
       axes: [
         { ...axisStyle(t), grid: { show: false }, splits: () => data[0], values: (_u, splits) => splits.map((i) => (i % every === 0 ? workerLabel(workers[i]) : '')) },
-        { ...axisStyle(t), size: 64, values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
+        { ...axisStyle(t), size: fitLabels(64), values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
       ],
       series: [{}, { label: 'Step time', ...bars(alpha(t.accent, 0.75)) }, { label: 'Slowest', ...bars(SLOW) }, { label: 'Median', stroke: t.fg, width: 1.5, dash: [6, 4], points: { show: false } }],
       legend: { show: false },

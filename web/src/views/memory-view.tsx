@@ -1,7 +1,7 @@
 import uPlot from 'uplot';
 import { Fragment } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { alpha, axisStyle, Chart, type ChartTheme } from '../components/chart';
+import { alpha, axisStyle, Chart, fitLabels, type ChartTheme } from '../components/chart';
 import { DataTable } from '../components/data-table';
 import { DetailPanel, rowFields, useSelectedRow } from '../components/detail-panel';
 import { sameQuery, useQuery, useQueryKeeping, type Ask } from '../components/use-query';
@@ -439,7 +439,7 @@ function CurveChart({
         { ...axisStyle(t), values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
         {
           ...axisStyle(t),
-          size: 76,
+          size: fitLabels(76),
           splits: (_u, _i, _min, max) => byteSplits(max).ticks,
           values: (_u, vals) => {
             const { unit, name } = byteSplits(Math.max(...vals));

@@ -1,7 +1,7 @@
 import uPlot from 'uplot';
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useResize } from '../components/use-resize';
-import { alpha, axisStyle, Chart, denseBars, type ChartTheme } from '../components/chart';
+import { alpha, axisStyle, Chart, denseBars, fitLabels, type ChartTheme } from '../components/chart';
 import { scrollToShow, visibleWindow } from '../lib/data-table';
 import type { Place } from '../lib/deep-link';
 import { formatDeviceMemory } from '../lib/format';
@@ -192,7 +192,7 @@ function StepChartView({ data, sel, onSel }: { data: StepBreakdown; sel: number;
       scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.04 : 1] } },
       axes: [
         { ...axisStyle(t), grid: { show: false }, splits: () => splits, values: (_u, ticks) => ticks.map((i) => chart.labels[i] ?? '') },
-        { ...axisStyle(t), size: 64, values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
+        { ...axisStyle(t), size: fitLabels(64), values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
       ],
       series: [
         {},
