@@ -70,22 +70,48 @@ bool link_launches_by_table(const TraceModel& m, bool include_drivers, LaunchLin
     lo = std::min(lo, c);
     hi = std::max(hi, c);
   }
-  // The table (4 bytes an id in the range) is at most the walk's sort items (16 bytes a launch or
-  // piece of device work): profilers number more activities than they record (every fifth id is
-  // a recorded launch in v100_ns_resolution_rank0).
+  // The table is paged: 4096 ids a page, a page only where some launch has an id, so ids in a few
+  // dense stretches far apart (several processes, or the copies of scripts/gen-trace) cost only
+  // their stretches. It holds at most the walk's sort items' bytes (16 a launch or piece of device
+  // work): profilers number more activities than they record (every fifth id is a recorded
+  // launch in v100_ns_resolution_rank0), and ids spread thinner than that take the walk.
+  constexpr unsigned kPageBits = 12;
+  constexpr size_t kPage = size_t(1) << kPageBits;
   const uint64_t span = uint64_t(hi) - uint64_t(lo);  // hi >= lo: no overflow as unsigned
   const uint64_t device = m.kernels.size() + m.memcpys.size() + m.memsets.size();
-  if (span >= 4 * (uint64_t(launchers) + device) + 4096) return false;
+  const uint64_t budget = 16 * (uint64_t(launchers) + device) + 4 * kPage;
+  const uint64_t pages_in_range = (span >> kPageBits) + 1;
+  if (4 * pages_in_range > budget) return false;
+  // The output first, at its most, the table after it: freed, the table gives back the top of the
+  // heap rather than a hole under what stays (as the walk does with its items).
+  out.begin.assign(launchers + 1, 0);
+  out.refs.resize(size_t(device));
   constexpr uint32_t kNone = UINT32_MAX;
-  std::vector<uint32_t> slot(size_t(span) + 1, kNone);
+  std::vector<uint32_t> page_of(size_t(pages_in_range), kNone);  // the page's start in `slot`
+  size_t pages = 0;
   for (size_t i = 0; i < launchers; ++i) {
-    uint32_t& at = slot[size_t(uint64_t(corr_of(i)) - uint64_t(lo))];
-    if (at != kNone) return false;  // two launches of one id: the walk decides by time
-    at = uint32_t(i);
+    uint32_t& p = page_of[size_t((uint64_t(corr_of(i)) - uint64_t(lo)) >> kPageBits)];
+    if (p == kNone) p = uint32_t(pages++);  // numbered now, placed below
+  }
+  if (4 * pages_in_range + 4 * kPage * uint64_t(pages) > budget || pages * kPage > UINT32_MAX) return false;
+  for (uint32_t& p : page_of)
+    if (p != kNone) p = uint32_t(p * kPage);
+  std::vector<uint32_t> slot(pages * kPage, kNone);
+  auto at = [&](int64_t c) -> uint32_t* {  // the slot of id c, or null where no page is
+    if (c < lo || c > hi) return nullptr;
+    const uint64_t off = uint64_t(c) - uint64_t(lo);
+    const uint32_t p = page_of[size_t(off >> kPageBits)];
+    return p == kNone ? nullptr : &slot[p + size_t(off & (kPage - 1))];
+  };
+  for (size_t i = 0; i < launchers; ++i) {
+    uint32_t* s = at(corr_of(i));
+    if (*s != kNone) return false;  // two launches of one id: the walk decides by time
+    *s = uint32_t(i);
   }
   heartbeat(launchers);
   auto launcher_of = [&](int64_t c) {
-    return c < lo || c > hi ? kNone : slot[size_t(uint64_t(c) - uint64_t(lo))];
+    const uint32_t* s = at(c);
+    return s ? *s : kNone;
   };
   auto before = [&](DeviceRef a, DeviceRef b) {
     const int64_t ta = device_slice(m, a).ts_ns, tb = device_slice(m, b).ts_ns;
@@ -103,8 +129,6 @@ bool link_launches_by_table(const TraceModel& m, bool include_drivers, LaunchLin
     for (size_t i = 0; i < m.memcpys.size(); ++i) one(m.memcpys[i].s.correlation, {EventKind::kMemcpy, uint32_t(i)});
     for (size_t i = 0; i < m.memsets.size(); ++i) one(m.memsets[i].s.correlation, {EventKind::kMemset, uint32_t(i)});
   };
-  out.begin.assign(launchers + 1, 0);
-  out.refs.resize(size_t(device));
   lay_out(out, launchers, each);
   for (size_t i = 0; i < launchers; ++i)
     if (out.begin[i + 1] - out.begin[i] > 1) std::sort(out.refs.begin() + out.begin[i], out.refs.begin() + out.begin[i + 1], before);

@@ -55,8 +55,8 @@ struct LaunchLinks {
 // else by tb_plugin's walk in time order; kWalk: always the walk (tests compare the two).
 enum class LinkPath { kAuto, kWalk };
 LaunchLinks link_launches(const TraceModel& m, bool include_drivers, LinkPath path = LinkPath::kAuto);
-// The table's way alone: false (out untouched) when some launch shares its id or has none, or the
-// ids are spread too far for a table.
+// The table's way alone: false (and `out` to be dropped) when some launch shares its id or has
+// none, or the ids are spread too thin for a table of at most the walk's bytes.
 bool link_launches_by_table(const TraceModel& m, bool include_drivers, LaunchLinks& out);
 const SliceRow& device_slice(const TraceModel& m, DeviceRef d);
 
