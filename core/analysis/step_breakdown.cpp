@@ -14,6 +14,27 @@ bool ends_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
 
+// A yes or no about a model string (a name, a category), worked out once per distinct string:
+// the same few names and categories stand on millions of rows.
+template <class Pred>
+class StringFlag {
+ public:
+  StringFlag(const TraceModel& m, Pred pred) : m_(m), pred_(pred), known_(m.strings.size(), -1) {}
+  bool operator()(StringId id) {
+    int8_t& k = known_[id];
+    if (k < 0) k = pred_(m_.strings.get(id)) ? 1 : 0;
+    return k == 1;
+  }
+
+ private:
+  const TraceModel& m_;
+  Pred pred_;
+  std::vector<int8_t> known_;
+};
+
+// The category of the Python tracer's events that count as host work ("python", not python_function).
+bool is_python_category(std::string_view cat) { return cat == "python"; }
+
 }  // namespace
 
 const char* role_name(Role r) {
@@ -43,12 +64,8 @@ bool is_dataloader_op(std::string_view name) {
 
 std::unordered_set<int64_t> communication_external_ids(const TraceModel& m) {
   std::unordered_set<int64_t> ids;
-  // Whether a name is a communication op, and a category "python", looked up once per string.
-  std::vector<int8_t> comm(m.strings.size(), -1), python(m.strings.size(), -1);
-  auto is_comm = [&](StringId name) {
-    if (comm[name] < 0) comm[name] = is_communication_op(m.strings.get(name));
-    return comm[name] == 1;
-  };
+  StringFlag is_comm(m, is_communication_op);
+  StringFlag is_python(m, is_python_category);
   auto collect = [&](const auto& table) {
     for (const auto& r : table)
       if (is_comm(r.s.name)) ids.insert(r.s.external_id);
@@ -56,10 +73,8 @@ std::unordered_set<int64_t> communication_external_ids(const TraceModel& m) {
   collect(m.cpu_ops);
   collect(m.user_annotations);
   collect(m.gpu_annotations);
-  for (const PythonFunctionRow& r : m.python_functions) {
-    if (python[r.s.cat] < 0) python[r.s.cat] = m.strings.get(r.s.cat) == "python";
-    if (python[r.s.cat] == 1 && is_comm(r.s.name)) ids.insert(r.s.external_id);
-  }
+  for (const PythonFunctionRow& r : m.python_functions)
+    if (is_python(r.s.cat) && is_comm(r.s.name)) ids.insert(r.s.external_id);
   return ids;
 }
 
@@ -91,11 +106,7 @@ std::array<Ranges, kRoleCount> role_ranges(const TraceModel& m, const StepOption
     }
     return c;
   };
-  std::vector<int8_t> collective(m.strings.size(), -1);  // a collective kernel's name
-  auto is_collective = [&](StringId id) {
-    if (collective[id] < 0) collective[id] = is_collective_kernel(m.strings.get(id));
-    return collective[id] == 1;
-  };
+  StringFlag is_collective(m, is_collective_kernel);  // a collective kernel's name
 
   std::array<Ranges, kRoleCount> ranges;
   auto add = [&](Role r, const SliceRow& s) {
@@ -130,11 +141,7 @@ std::array<Ranges, kRoleCount> role_ranges(const TraceModel& m, const StepOption
 
   // Host ranges: cpu ops, user annotations (and GPU annotations the tb_plugin way), and "python"
   // events (not python_function).
-  std::vector<int8_t> python_cat(m.strings.size(), -1);
-  auto is_python = [&](StringId cat) {
-    if (python_cat[cat] < 0) python_cat[cat] = m.strings.get(cat) == "python";
-    return python_cat[cat] == 1;
-  };
+  StringFlag is_python(m, is_python_category);
   size_t python_rows = 0;
   for (const PythonFunctionRow& r : m.python_functions) python_rows += is_python(r.s.cat);
   ranges[size_t(Role::kCpuExec)].reserve(m.cpu_ops.size() + m.user_annotations.size() + python_rows +
