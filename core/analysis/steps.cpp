@@ -28,6 +28,15 @@ bool step_number(std::string_view name, std::string& number) {
   return true;
 }
 
+// Device work in time order, then kind, then table order: the walk's order among device work.
+auto device_order(const TraceModel& m) {
+  return [&m](DeviceRef a, DeviceRef b) {
+    const int64_t ta = device_slice(m, a).ts_ns, tb = device_slice(m, b).ts_ns;
+    if (ta != tb) return ta < tb;
+    return a.kind != b.kind ? a.kind < b.kind : a.row < b.row;
+  };
+}
+
 // Lays out out.begin and out.refs (begin sized launchers + 1, refs at least the linked count) from
 // `visit(f, none)`, which calls f(launch, ref) for each linked piece of device work, in the order
 // its launch's list is to have, and none(ref) for the rest (collected on the first pass only).
@@ -113,11 +122,7 @@ bool link_launches_by_table(const TraceModel& m, bool include_drivers, LaunchLin
     const uint32_t* s = at(c);
     return s ? *s : kNone;
   };
-  auto before = [&](DeviceRef a, DeviceRef b) {
-    const int64_t ta = device_slice(m, a).ts_ns, tb = device_slice(m, b).ts_ns;
-    if (ta != tb) return ta < tb;
-    return a.kind != b.kind ? a.kind < b.kind : a.row < b.row;
-  };
+  const auto before = device_order(m);
   // Every piece of device work, table by table, to its launch (f) or to none.
   auto each = [&](auto&& f, auto&& none) {
     auto one = [&](int64_t corr, DeviceRef d) {
@@ -211,9 +216,7 @@ LaunchLinks link_launches(const TraceModel& m, bool include_drivers, LinkPath pa
   };
   lay_out(out, launchers, walk);
   // What never met its launch, in time order.
-  std::sort(out.unlaunched.begin(), out.unlaunched.end(), [&](DeviceRef a, DeviceRef b) {
-    return before({0, a.row, a.kind}, {0, b.row, b.kind});
-  });
+  std::sort(out.unlaunched.begin(), out.unlaunched.end(), device_order(m));
   return out;
 }
 

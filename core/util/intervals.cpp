@@ -31,9 +31,10 @@ Ranges merge_ranges(Ranges v) {
   // In place, over the front of v. The tables come in long runs of rising starts (a thread's
   // calls, a stream's kernels), so each run is merged first, without sorting; only what is left
   // of several runs is then put in order — each run's union is in order already, so the runs are
-  // merged (sort_runs: a buffer of at most the shorter of two runs), not sorted — and swept again. Merging is a union of closed intervals, so merging the runs' unions gives
-  // the union of all; sorting all of a table's host ranges was ~10% of the step-time breakdown in
-  // wasm, where nested operators made most of them vanish in the sweep anyway.
+  // merged (sort_runs: a buffer of at most the shorter of two runs), not sorted — and swept
+  // again. Merging is a union of closed intervals, so merging the runs' unions gives the union of
+  // all; sorting all of a table's host ranges was ~10% of the step-time breakdown in wasm, where
+  // nested operators made most of them vanish in the sweep anyway.
   size_t n = 0, runs = 0;
   for (size_t i = 0; i < v.size(); ++runs) {
     size_t j = i + 1;
