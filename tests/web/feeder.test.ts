@@ -138,7 +138,7 @@ describe('Gatherer', () => {
 });
 
 describe('BufferPool', () => {
-  it('keeps buffers of its size only, at most `most` of them, and gives them back last in first out', () => {
+  it('keeps buffers of its size only, at most `most` of them, and gives them back last in first out, to chunks of that size', () => {
     const pool = new BufferPool(8, 2);
     const a = new ArrayBuffer(8), b = new ArrayBuffer(8), c = new ArrayBuffer(8);
     pool.give(new ArrayBuffer(7)); // another size: a last, shorter chunk
@@ -148,9 +148,11 @@ describe('BufferPool', () => {
     pool.give(b);
     pool.give(c); // full
     expect(pool.length).toBe(2);
-    expect(pool.take()).toBe(b);
-    expect(pool.take()).toBe(a);
-    expect(pool.take()).toBeUndefined();
+    expect(pool.take(7)).toBeUndefined(); // a chunk of another size gets none
+    expect(pool.length).toBe(2);
+    expect(pool.take(8)).toBe(b);
+    expect(pool.take(8)).toBe(a);
+    expect(pool.take(8)).toBeUndefined();
   });
 
   it('the Gatherer gathers into pooled buffers when it has any', () => {

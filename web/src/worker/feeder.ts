@@ -79,8 +79,9 @@ export class BufferPool {
   give(b: ArrayBuffer): void {
     if (b.byteLength === this.size && this.free.length < this.most) this.free.push(b);
   }
-  take(): ArrayBuffer | undefined {
-    return this.free.pop();
+  /** A kept buffer for a chunk of `size` bytes: only a chunk of the pool's size gets one. */
+  take(size: number): ArrayBuffer | undefined {
+    return size === this.size ? this.free.pop() : undefined;
   }
   get length(): number {
     return this.free.length;
@@ -100,7 +101,7 @@ export class Gatherer {
   }
 
   private fresh(): Uint8Array {
-    const b = this.pool?.size === this.size ? this.pool.take() : undefined;
+    const b = this.pool?.take(this.size);
     return b ? new Uint8Array(b) : new Uint8Array(this.size);
   }
 
@@ -176,7 +177,7 @@ export async function* readChunks(file: Blob, gzip: boolean, chunkBytes = MAX_CH
     for (let off = 0; off < file.size; ) {
       // Each chunk fills a buffer of exactly its size (a BYOB read may give less than asked).
       const size = Math.min(chunkBytes, file.size - off);
-      let buf = (size === chunkBytes ? pool?.take() : undefined) ?? new ArrayBuffer(size);
+      let buf = pool?.take(size) ?? new ArrayBuffer(size);
       let filled = 0;
       let done = false;
       while (filled < buf.byteLength && !done) {
