@@ -17,21 +17,42 @@ inline uint64_t mix(uint64_t x) {
   return x;
 }
 
+inline uint64_t load64(const char* p) {
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  return w;
+}
+
+inline uint64_t load32(const char* p) {
+  uint32_t w;
+  std::memcpy(&w, p, 4);
+  return w;
+}
+
+// The last n (0-7) bytes of s, which ends at end, as one word that differs for every distinct
+// n bytes: fixed-size loads only. A memcpy of n bytes into a word was copied byte by byte to the
+// stack and read back as a whole (a store-forwarding stall: a third of the hashing natively,
+// a call to memcpy in wasm).
+inline uint64_t tail_word(std::string_view s, size_t n) {
+  const char* end = s.data() + s.size();
+  if (n == 0) return 0;
+  if (s.size() >= 8) return load64(end - 8) >> (64 - 8 * n);  // the n bytes are the top ones
+  if (n >= 4) return load32(s.data()) | (load32(end - 4) << 32);  // n == s.size(): overlapping
+  const auto b = [](char c) { return uint64_t(static_cast<unsigned char>(c)); };
+  return b(s[0]) | (b(s[n / 2]) << 8) | (b(s[n - 1]) << 16);
+}
+
 // 8 bytes at a time; the length is folded in so prefixes differ.
 inline uint64_t hash_bytes(std::string_view s) {
   uint64_t h = 0x9E3779B97F4A7C15ULL ^ s.size();
   const char* p = s.data();
   size_t n = s.size();
   while (n >= 8) {
-    uint64_t w;
-    std::memcpy(&w, p, 8);
-    h = mix(h ^ w) * 0x9E3779B97F4A7C15ULL;
+    h = mix(h ^ load64(p)) * 0x9E3779B97F4A7C15ULL;
     p += 8;
     n -= 8;
   }
-  uint64_t w = 0;
-  std::memcpy(&w, p, n);
-  return mix(h ^ w ^ (uint64_t(n) << 56));
+  return mix(h ^ tail_word(s, n) ^ (uint64_t(n) << 56));
 }
 
 }  // namespace

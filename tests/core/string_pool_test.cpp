@@ -44,3 +44,26 @@ TEST_CASE("interning tells apart strings whose hashes meet", "[string_pool]") {
     CHECK(all);
   }
 }
+
+TEST_CASE("interning tells apart short strings that differ in any one byte", "[string_pool]") {
+  // The hash reads a string's last bytes (fewer than 8) with fixed-size loads that overlap; a
+  // string of every length up to 20 changed at each position must get an id of its own.
+  ks::StringPool p;
+  std::vector<std::string> texts;
+  for (size_t n = 1; n <= 20; ++n) {
+    const std::string base(n, 'a');
+    texts.push_back(base);
+    for (size_t at = 0; at < n; ++at)
+      for (char c : {'b', '\xff'}) {
+        std::string s = base;
+        s[at] = c;
+        texts.push_back(s);
+      }
+  }
+  std::vector<ks::StringId> ids;
+  for (const std::string& s : texts) ids.push_back(p.intern(s));
+  CHECK(p.size() == texts.size() + 1);
+  bool all = true;
+  for (size_t i = 0; i < texts.size(); ++i) all = all && p.get(ids[i]) == texts[i] && p.intern(texts[i]) == ids[i];
+  CHECK(all);
+}
