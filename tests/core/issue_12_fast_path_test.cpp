@@ -294,7 +294,11 @@ TEST_CASE("the fast path's ts, dur and integer args are the numbers' own parse",
   std::vector<std::string> events;
   for (const char* edge : {"9223372036854775", "9223372036854775.807", "9223372036854775.8075", "9223372036854776",
                            "999999999999999999", "999999999999999999.9995", "1000000000000000000", "-0.0005",
-                           "0.0004999", "-9223372036854775.808", "922337203685477580", "9223372036854775807"})
+                           "0.0004999", "-9223372036854775.808", "922337203685477580", "9223372036854775807",
+                           // digit runs that end exactly at, just before and just after 8 and 16
+                           // (read eight at a time, then one by one)
+                           "12345678", "1234567", "123456789", "1234567812345678", "123456781234567.5",
+                           "12345678123456789.25", "99999999999999999999", "10000000.0001", "-87654321e3"})
     events.push_back(std::string(R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)") + edge +
                      R"(,"dur":)" + edge + R"(,"args":{"correlation":)" + edge + R"(,"External id":)" + edge + "}}");
   for (int i = 0; i < 20000; ++i)
