@@ -209,6 +209,12 @@ bool ChunkScanner::scan_blocks(const char* buf, size_t limit, uint64_t base_offs
           } else {
             health.add(HealthReason::kNonObjectElement, base_offset + elem_start_);
           }
+          if (pause_) {  // the caller reads on from here (at depth 0 after a '}': outside strings)
+            pos_ = at + 1;
+            in_string_ = escape_carry_ = false;
+            paused_ = true;
+            return true;
+          }
         }
       } else {  // kSkipComposite: a top-level member's object or array value
         if (open) {
@@ -237,9 +243,29 @@ bool ChunkScanner::scan_blocks(const char* buf, size_t limit, uint64_t base_offs
   return false;
 }
 
+size_t ChunkScanner::next_object(const char* buf, size_t size, uint64_t base_offset) {
+  if (mode_ != Mode::kEvents || depth_ != 0 || in_string_ || escape_carry_ || gap_junk_) return npos;
+  int commas = gap_commas_;
+  size_t p = gap_start_;
+  for (; p < size; ++p) {
+    const char c = buf[p];
+    if (c == ',') ++commas;
+    else if (!is_space(c)) break;
+  }
+  if (p >= size || buf[p] != '{' || commas != (first_elem_ ? 0 : 1)) return npos;
+  if (!stops_.empty()) {
+    const uint64_t file_at = base_offset + p;
+    while (next_stop_ < stops_.size() && stops_[next_stop_] < file_at) ++next_stop_;
+    if (next_stop_ < stops_.size() && stops_[next_stop_] == file_at) return npos;
+  }
+  return p;
+}
+
 void ChunkScanner::scan(const char* buf, size_t size, bool final, uint64_t base_offset,
                         std::vector<Span>& events, std::vector<Member>& members,
-                        TraceHealth& health) {
+                        TraceHealth& health, bool pause) {
+  pause_ = pause;
+  paused_ = false;
   auto malformed_top_level = [&]() {
     if (saw_trace_events_) {
       health.add(HealthReason::kTrailingData, base_offset + pos_);
@@ -251,7 +277,7 @@ void ChunkScanner::scan(const char* buf, size_t size, bool final, uint64_t base_
     }
   };
   while (pos_ < size) {
-    if (mode_ == Mode::kStopped) return;
+    if (mode_ == Mode::kStopped || paused_) return;
     if (mode_ != Mode::kEvents && mode_ != Mode::kSkipComposite && mode_ != Mode::kSkipString &&
         mode_ != Mode::kSkipScalar) {
       while (pos_ < size && is_space(buf[pos_])) ++pos_;

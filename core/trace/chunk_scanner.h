@@ -33,8 +33,28 @@ class ChunkScanner {
   // wait for the next call unless `final`, in which case buf must hold at least 64 readable
   // bytes past `size`, filled with spaces. `base_offset` is the file offset of buf[0] (for
   // health samples). Found events and members are appended to the output vectors.
+  // `pause`: return as soon as an element of the events array is complete (paused() says so),
+  // so that the caller can read the next ones straight from the buffer (direct reading below).
   void scan(const char* buf, size_t size, bool final, uint64_t base_offset,
-            std::vector<Span>& events, std::vector<Member>& members, TraceHealth& health);
+            std::vector<Span>& events, std::vector<Member>& members, TraceHealth& health,
+            bool pause = false);
+  // The last scan returned at a complete element (`pause`), before the end of the bytes.
+  bool paused() const { return paused_; }
+
+  // Direct reading (TraceReader): while the scan stands between two elements of the events
+  // array, the caller may read the next element itself and skip the scan over its bytes.
+  // next_object() is the index of that element's '{' when the gap before it holds only
+  // whitespace and the comma it needs (none before the first), and no split stops there; else
+  // npos, and the scan goes on as usual (it counts junk, reads non-objects, the array's end, the
+  // top level, stops at splits). took_object() says the element ends at `end` (just past its
+  // '}'): the scan goes on from there as if it had found it.
+  static constexpr size_t npos = ~size_t(0);
+  size_t next_object(const char* buf, size_t size, uint64_t base_offset);
+  void took_object(size_t end) {
+    first_elem_ = false;
+    pos_ = end;
+    new_gap(end);
+  }
 
   // Bytes before this offset are no longer needed.
   size_t keep_from() const;
@@ -112,6 +132,7 @@ class ChunkScanner {
   std::string error_;
   std::vector<uint64_t> stops_;
   size_t next_stop_ = 0;
+  bool pause_ = false, paused_ = false;
   uint64_t stopped_at_ = 0;
 };
 

@@ -333,6 +333,38 @@ void EventDecoder::decode(const char* buf, const std::vector<ChunkScanner::Span>
   if (!declined_.empty()) decode_simdjson(buf, declined_, base_offset, sink, health);
 }
 
+void EventDecoder::read(ScanFeed& feed, bool final, EventSink& sink, TraceHealth& health, const MemberFn& on_member) {
+  bool direct = fast_path_;
+  for (;;) {
+    const bool not_taken = direct && read_direct(feed, sink);
+    feed.scan(final, health, direct);
+    const uint64_t base = feed.base_offset();
+    for (const auto& mem : feed.members()) on_member(feed.text(mem.key), feed.text(mem.value), base + mem.value.begin);
+    if (!feed.events().empty()) decode(feed.data(), feed.events(), base, sink, health);
+    if (!feed.scanner().paused()) return;
+    // The scan paused after the element the fast path did not take, so it was whole: declined.
+    if (not_taken) direct = false;
+  }
+}
+
+bool EventDecoder::read_direct(ScanFeed& feed, EventSink& sink) {
+  ChunkScanner& scanner = feed.scanner();
+  const char* buf = feed.data();
+  const char* end = buf + feed.size();
+  const uint64_t base = feed.base_offset();
+  for (;;) {
+    const size_t at = scanner.next_object(buf, feed.size(), base);
+    if (at == ChunkScanner::npos) return false;
+    RawEvent e;
+    impl_->fast_numeric.attach(e.args);
+    const char* q = read_event_prefix(buf + at, end, e);
+    if (!q) return true;  // declined, or it runs past the bytes held
+    sink.on_event(e, base + at);
+    ++direct_events_;
+    scanner.took_object(size_t(q - buf));
+  }
+}
+
 void EventDecoder::decode_simdjson(const char* buf, const std::vector<ChunkScanner::Span>& spans,
                                    uint64_t base_offset, EventSink& sink, TraceHealth& health) {
   size_t i = 0;

@@ -602,24 +602,24 @@ void apply_arg(Arg which, std::string_view key, const Value& v, RawArgs& a) {
 }  // namespace
 
 // decode_object (event_decoder.cpp), member by member in the order written.
-bool read_event_fast(std::string_view text, RawEvent& e) {
-  Reader r{text.data(), text.data() + text.size()};
-  if (!r.at('{')) return false;
+const char* read_event_prefix(const char* begin, const char* end, RawEvent& e) {
+  Reader r{begin, end};
+  if (!r.at('{')) return nullptr;
   ++r.p;
   r.skip_ws();
-  if (r.at('}')) return r.p + 1 == r.end;
+  if (r.at('}')) return r.p + 1;
   for (;;) {
     std::string_view k;
-    if (!r.at('"') || !read_string(r, k)) return false;
+    if (!r.at('"') || !read_string(r, k)) return nullptr;
     r.skip_ws();
-    if (!r.at(':')) return false;
+    if (!r.at(':')) return nullptr;
     ++r.p;
     r.skip_ws();
     if (key_is(k, "args") && r.at('{')) {
-      if (!read_args(r, 1, e.args)) return false;
+      if (!read_args(r, 1, e.args)) return nullptr;
     } else {
       Value v;
-      if (!read_value(r, 1, v)) return false;
+      if (!read_value(r, 1, v)) return nullptr;
       switch (k.size()) {
         case 2:
           if (key_is(k, "ph")) {
@@ -655,10 +655,14 @@ bool read_event_fast(std::string_view text, RawEvent& e) {
       }
     }
     const int next = after_item(r, '}');
-    if (next < 0) return false;
+    if (next < 0) return nullptr;
     if (next == 0) break;
   }
-  return r.p == r.end;
+  return r.p;
+}
+
+bool read_event_fast(std::string_view text, RawEvent& e) {
+  return read_event_prefix(text.data(), text.data() + text.size(), e) == text.data() + text.size();
 }
 
 }  // namespace ks

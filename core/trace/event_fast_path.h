@@ -24,6 +24,10 @@ namespace ks {
 // `text` is one complete event as the scanner found it ('{' ... its matching '}'). On true, `e`
 // holds views into `text`; on false `e` is unspecified.
 bool read_event_fast(std::string_view text, RawEvent& e);
+// The same read on the bytes [begin, end) that start with an event's '{' and hold it whole or
+// in part, with whatever follows: where the event ends (just past its '}'), or nullptr when it
+// is declined or runs past `end`. TraceReader reads events this way straight from its buffer.
+const char* read_event_prefix(const char* begin, const char* end, RawEvent& e);
 
 // The string scan used inside: the index of the first byte of p[0, n) that is '"', '\\', a
 // control character (< 0x20) or not ASCII (>= 0x80); n when there is none. The SIMD version

@@ -24,14 +24,14 @@ char* ScanFeed::prepare(size_t n) {
   return buf_.get() + size_;
 }
 
-void ScanFeed::scan(bool final, TraceHealth& health) {
+void ScanFeed::scan(bool final, TraceHealth& health, bool pause) {
   events_.clear();
   members_.clear();
   if (final) {
     reserve(0);
     std::memset(buf_.get() + size_, ' ', kTailPadding);
   }
-  scanner_.scan(buf_.get(), size_, final, base_offset_, events_, members_, health);
+  scanner_.scan(buf_.get(), size_, final, base_offset_, events_, members_, health, pause);
 }
 
 void ScanFeed::free_buffers() {

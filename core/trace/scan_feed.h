@@ -21,11 +21,12 @@ class ScanFeed {
   void commit(size_t n) { size_ += n; }
   // Finds the complete events and members in what is held (`final`: the input ended). They are
   // valid until release().
-  void scan(bool final, TraceHealth& health);
+  void scan(bool final, TraceHealth& health, bool pause = false);  // pause: ChunkScanner::scan
   const std::vector<ChunkScanner::Span>& events() const { return events_; }
   const std::vector<ChunkScanner::Member>& members() const { return members_; }
   std::string_view text(ChunkScanner::Span s) const { return {buf_.get() + s.begin, s.end - s.begin}; }
   const char* data() const { return buf_.get(); }
+  size_t size() const { return size_; }
   // File offset of data()[0].
   uint64_t base_offset() const { return base_offset_; }
   // Drops what the scan consumed, keeping the unfinished tail.

@@ -195,11 +195,8 @@ void TraceReader::read_member(std::string_view key, std::string_view value, uint
 }
 
 void TraceReader::process(bool final) {
-  feed_.scan(final, model_->health);
-  const uint64_t base = feed_.base_offset();
-  for (const auto& mem : feed_.members())
-    read_member(feed_.text(mem.key), feed_.text(mem.value), base + mem.value.begin);
-  if (!feed_.events().empty()) decoder_.decode(feed_.data(), feed_.events(), base, builder_, model_->health);
+  decoder_.read(feed_, final, builder_, model_->health,
+                [this](std::string_view key, std::string_view value, uint64_t offset) { read_member(key, value, offset); });
   if (feed_.scanner().failed()) {
     error_ = feed_.scanner().error();
     return;

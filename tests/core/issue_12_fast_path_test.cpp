@@ -75,18 +75,31 @@ std::string health_dump(const ks::TraceHealth& h) {
 struct Decoded {
   std::vector<std::string> events;
   std::string health;
+  uint64_t direct = 0;  // events read straight from the buffer
 };
 
-// Scanner + decoder as TraceReader runs them, in chunks of `chunk` bytes.
+// Top-level members as the decoder hands them over.
+struct Members {
+  std::vector<std::string> seen;
+  ks::EventDecoder::MemberFn fn() {
+    return [this](std::string_view k, std::string_view v, uint64_t at) {
+      seen.push_back(std::string(k) + "=" + std::string(v) + "@" + std::to_string(at));
+    };
+  }
+};
+
+// Scanner + decoder as TraceReader runs them (EventDecoder::read), in chunks of `chunk` bytes.
+// The fast path on: events read straight from the buffer where they can be, the rest found by
+// the scanner; off: every event found by the scanner and read by simdjson.
 Decoded decode(const std::string& text, size_t chunk, bool fast) {
   ks::ScanFeed feed;
   ks::EventDecoder decoder;
   decoder.set_fast_path(fast);
   ks::TraceHealth health;
   Recorder rec;
+  Members members;
   auto process = [&](bool final) {
-    feed.scan(final, health);
-    if (!feed.events().empty()) decoder.decode(feed.data(), feed.events(), feed.base_offset(), rec, health);
+    decoder.read(feed, final, rec, health, members.fn());
     feed.release();
   };
   for (size_t i = 0; i < text.size() && !feed.scanner().failed(); i += chunk) {
@@ -96,7 +109,9 @@ Decoded decode(const std::string& text, size_t chunk, bool fast) {
     process(false);
   }
   if (!feed.scanner().failed()) process(true);
-  return {std::move(rec.events), health_dump(health)};
+  // The members go with the events (TraceReader reads both): compared as one list.
+  for (std::string& m : members.seen) rec.events.push_back("member " + m);
+  return {std::move(rec.events), health_dump(health), decoder.direct_events()};
 }
 
 void require_same(const std::string& text, size_t chunk) {
@@ -221,21 +236,47 @@ TEST_CASE("the fast path gives what simdjson gives with a chunk boundary at ever
     ks::EventDecoder decoder;
     ks::TraceHealth health;
     Recorder rec;
+    Members members;
     for (const auto& [from, to] : {std::pair<size_t, size_t>{0, split}, {split, text.size()}}) {
       std::memcpy(feed.prepare(to - from), text.data() + from, to - from);
       feed.commit(to - from);
-      feed.scan(false, health);
-      if (!feed.events().empty()) decoder.decode(feed.data(), feed.events(), feed.base_offset(), rec, health);
+      decoder.read(feed, false, rec, health, members.fn());
       feed.release();
     }
-    feed.scan(true, health);
-    if (!feed.events().empty()) decoder.decode(feed.data(), feed.events(), feed.base_offset(), rec, health);
+    decoder.read(feed, true, rec, health, members.fn());
+    for (std::string& m : members.seen) rec.events.push_back("member " + m);
     REQUIRE(rec.events == slow.events);
     REQUIRE(health_dump(health) == slow.health);
   }
   for (size_t chunk : {1, 2, 3, 7, 64, 65, 200}) {
     INFO("chunk " << chunk);
     require_same(text, chunk);
+  }
+}
+
+TEST_CASE("events are read straight from the buffer, and again after one the fast path declines", "[fast_path]") {
+  // 3,000 plain events in chunks of 4,093 bytes: only an event a chunk boundary cuts, and one
+  // the fast path declines (every 50th here, escaped) with the rest of its chunk, go the
+  // scanner's way; the next chunk is read directly again. Either way the events, members and
+  // health are simdjson's.
+  for (bool with_declined : {false, true}) {
+    INFO("declined events: " << with_declined);
+    std::vector<std::string> events;
+    for (int i = 0; i < 3000; ++i) events.emplace_back(with_declined && i % 50 == 7 ? kEvents[4] : kEvents[0]);
+    const std::string text = trace_of(events);
+    const size_t chunks = text.size() / 4093 + 1;
+    const Decoded fast = decode(text, 4093, true);
+    const Decoded slow = decode(text, text.size(), false);
+    REQUIRE(fast.events == slow.events);
+    REQUIRE(fast.health == slow.health);
+    CHECK(slow.direct == 0);
+    if (!with_declined) {
+      CHECK(fast.direct >= events.size() - chunks);
+    } else {
+      // A chunk holds ~19 events and a declined one every 50: most chunks hold none.
+      CHECK(fast.direct > events.size() / 2);
+      CHECK(fast.direct < events.size() - chunks);
+    }
   }
 }
 
