@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/util/bytes.h"
 #include "core/util/string_pool.h"
 
 TEST_CASE("interning gives one id per distinct string and keeps the text", "[string_pool]") {
@@ -66,4 +67,23 @@ TEST_CASE("interning tells apart short strings that differ in any one byte", "[s
   bool all = true;
   for (size_t i = 0; i < texts.size(); ++i) all = all && p.get(ids[i]) == texts[i] && p.intern(texts[i]) == ids[i];
   CHECK(all);
+}
+
+TEST_CASE("same_bytes finds a difference at any position of any length", "[string_pool]") {
+  // Runs are compared a word at a time, the last word overlapping the one before, and short runs
+  // in two overlapping loads: every length up to 40 with one byte changed at each position.
+  for (size_t n = 0; n <= 40; ++n) {
+    std::string a(n, 'q');
+    for (size_t i = 0; i < n; ++i) a[i] = char('a' + i % 26);
+    std::string b = a;
+    CHECK(ks::same_bytes(a.data(), b.data(), n));
+    bool all = true;
+    for (size_t at = 0; at < n; ++at) {
+      b[at] ^= 0x20;
+      all = all && !ks::same_bytes(a.data(), b.data(), n);
+      b[at] ^= 0x20;
+    }
+    INFO("length " << n);
+    CHECK(all);
+  }
 }
