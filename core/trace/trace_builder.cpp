@@ -101,16 +101,17 @@ uint32_t TraceBuilder::flow_pair(LastPair& last, StringId a, StringId b) {
   return last.index;
 }
 
-StringId TraceBuilder::intern_cached(LastId& last, std::string_view s) {
-  // An empty view may have a null data(), which memcpy must not get: "" is id 0 anyway.
+template <size_t kWays>
+StringId TraceBuilder::intern_cached(RecentIds<kWays>& recent, std::string_view s) {
+  // An empty view may have a null data(), which a compare must not get: "" is id 0 anyway.
   if (s.empty()) return 0;
-  if (s.size() == last.size && same_bytes(s.data(), last.text, s.size())) return last.id;
+  const size_t n = s.size();
+  const auto byte = [&](size_t i) { return size_t(static_cast<unsigned char>(s[i])); };
+  auto& way = recent.ways[(n * 7 + byte(0) * 3 + byte(n / 2) + byte(n - 1)) & (kWays - 1)];
+  if (n == way.size && same_bytes(s.data(), way.text, n)) return way.id;
   const StringId id = m_.strings.intern(s);
-  if (s.size() <= LastId::kMax) {
-    std::memcpy(last.text, s.data(), s.size());
-    last.size = static_cast<uint8_t>(s.size());
-    last.id = id;
-  }
+  const std::string_view kept = m_.strings.get(id);
+  way = {kept.data(), uint32_t(n), id};
   return id;
 }
 
@@ -124,10 +125,10 @@ void TraceBuilder::add_slice(EventKind kind, const RawEvent& e, StringId cat, in
   SliceRow s;
   s.ts_ns = ts;
   s.dur_ns = dur;
-  s.name = sp.intern(e.name);
+  s.name = intern_cached(recent_name_, e.name);
   s.cat = cat;  // interned by on_event (the same text)
-  s.pid = intern_cached(last_pid_, e.pid);
-  s.tid = intern_cached(last_tid_, e.tid);
+  s.pid = intern_cached(recent_pid_, e.pid);
+  s.tid = intern_cached(recent_tid_, e.tid);
   s.external_id = e.args.external_id;
   s.correlation = e.args.correlation;
   const RawArgs& a = e.args;
@@ -267,9 +268,9 @@ void TraceBuilder::add_instant(const RawEvent& e, StringId cat, int64_t ts, char
 void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
   StringPool& sp = m_.strings;
   ++m_.event_count;
-  const StringId cat = intern_cached(last_cat_, e.has_cat ? e.cat : std::string_view());
+  const StringId cat = intern_cached(recent_cat_, e.has_cat ? e.cat : std::string_view());
   bump(m_.category_counts, cat);
-  bump(m_.phase_counts, intern_cached(last_ph_, e.ph));
+  bump(m_.phase_counts, intern_cached(recent_ph_, e.ph));
   if (!e.has_ph) {
     m_.health.add(HealthReason::kMissingPhase, offset);
     return;
@@ -319,7 +320,7 @@ void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
       OpenBegin ob;
       ob.kind = kind_of(cat);
       ob.row.s.ts_ns = ts;
-      ob.row.s.name = sp.intern(e.name);
+      ob.row.s.name = intern_cached(recent_name_, e.name);
       ob.row.s.cat = cat;
       ob.row.s.pid = sp.intern(e.pid);
       ob.row.s.tid = sp.intern(e.tid);
@@ -404,9 +405,9 @@ void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
     case 'f': {
       FlowRow r;
       r.ts_ns = ts;
-      r.names = flow_pair(last_names_pair_, cat, intern_cached(last_flow_name_, e.name));
+      r.names = flow_pair(last_names_pair_, cat, intern_cached(recent_flow_name_, e.name));
       r.id = flow_id(sp, e.id);
-      r.thread = flow_pair(last_thread_pair_, intern_cached(last_pid_, e.pid), intern_cached(last_tid_, e.tid));
+      r.thread = flow_pair(last_thread_pair_, intern_cached(recent_pid_, e.pid), intern_cached(recent_tid_, e.tid));
       r.phase = ph;
       r.binding_enclosing = e.bp == "e";
       m_.flows.push_back(r);

@@ -49,18 +49,27 @@ class TraceBuilder : public EventSink {
   void add_begin_end(const OpenBegin& ob, int64_t dur);
   size_t slice_table_rows(EventKind kind) const;
 
-  // Interning hashes the text, and most events repeat the previous one's cat, ph, pid and tid:
-  // the last id of each field is kept with a copy of its text and reused when the text is the
-  // same (a compare of a few bytes instead of a hash and a probe). Ids are the pool's, in the
+  // Interning hashes the text and probes the pool's table, while events repeat a few cats,
+  // phases, threads and names over and over: each field keeps the ids it met last in a few
+  // ways, one chosen by the text's length and three of its bytes, each pointing at the pool's
+  // own copy of the text (stable: the pool never moves a text). A text equal to its way's is
+  // that id (a compare of a few bytes instead of a hash and a probe). Ids are the pool's, in the
   // same first-seen order, so the model does not change.
-  struct LastId {
-    static constexpr size_t kMax = 24;
-    char text[kMax];
-    uint8_t size = 0;
-    StringId id = 0;  // size 0, id 0: the empty string
+  template <size_t kWays>
+  struct RecentIds {
+    static_assert((kWays & (kWays - 1)) == 0, "a power of two");
+    struct Way {
+      const char* text = nullptr;
+      uint32_t size = 0;
+      StringId id = 0;
+    };
+    Way ways[kWays];
   };
-  StringId intern_cached(LastId& last, std::string_view s);
-  LastId last_cat_, last_ph_, last_pid_, last_tid_, last_flow_name_;
+  template <size_t kWays>
+  StringId intern_cached(RecentIds<kWays>& recent, std::string_view s);
+  RecentIds<8> recent_cat_, recent_ph_, recent_pid_, recent_flow_name_;
+  RecentIds<16> recent_tid_;
+  RecentIds<64> recent_name_;
   // The index of a flow's (cat, name) or (pid, tid) pair in TraceModel::flow_pairs, the last
   // pair of each kind remembered (flows come in runs of one name and thread: a hash lookup
   // each, for a third of a modern trace's events, was most of what a flow cost).
