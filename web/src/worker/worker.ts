@@ -89,10 +89,10 @@ let active: { id: number; base: LoadProgress; job?: Job; session: KinetoscopeSes
 const beats = new Throttle(500);
 
 /**
- * Reading progress is posted at most this often (the bar's fill glides between posts, styles.css
- * .bar-fill). Each post re-renders the bar, the card and the navigator's row on the page's thread
- * and starts a compositor animation, on the cores the parse needs: every 250 ms instead of 100
- * drew a 480 MiB trace's Overview ~0.05 s sooner on 2 cores (medians of 12 runs, docs/benchmarks.md).
+ * Reading progress is posted at most this often (the bar's fill steps with each post, styles.css
+ * .bar-fill). Each post re-renders the bar, the card and the navigator's row on the page's thread,
+ * on the cores the parse needs: every 250 ms instead of 100 drew a 480 MiB trace's Overview
+ * ~0.05 s sooner on 2 cores (medians of 12 runs, docs/benchmarks.md).
  */
 const PROGRESS_MS = 250;
 
