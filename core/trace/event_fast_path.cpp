@@ -601,6 +601,69 @@ void apply_arg(Arg which, std::string_view key, const Value& v, RawArgs& a) {
 
 }  // namespace
 
+enum class EventKey : uint8_t { kOther, kPh, kTs, kId, kBp, kCat, kPid, kTid, kDur, kName, kArgs };
+
+EventKey event_key(std::string_view k) {
+  switch (k.size()) {
+    case 2:
+      if (key_is(k, "ph")) return EventKey::kPh;
+      if (key_is(k, "ts")) return EventKey::kTs;
+      if (key_is(k, "id")) return EventKey::kId;
+      if (key_is(k, "bp")) return EventKey::kBp;
+      break;
+    case 3:
+      if (key_is(k, "cat")) return EventKey::kCat;
+      if (key_is(k, "pid")) return EventKey::kPid;
+      if (key_is(k, "tid")) return EventKey::kTid;
+      if (key_is(k, "dur")) return EventKey::kDur;
+      break;
+    case 4:
+      if (key_is(k, "name")) return EventKey::kName;
+      if (key_is(k, "args")) return EventKey::kArgs;
+      break;
+    default: break;
+  }
+  return EventKey::kOther;
+}
+
+// A key's characters and its closing quote as the low bytes of a little-endian word.
+template <size_t N>
+constexpr uint64_t quoted_word(const char (&lit)[N]) {
+  uint64_t w = 0;
+  for (size_t i = 0; i + 1 < N; ++i) w |= uint64_t(static_cast<unsigned char>(lit[i])) << (8 * i);
+  return w | uint64_t('"') << (8 * (N - 1));
+}
+
+// r.p at a member's opening quote: the event's own keys are told from the word that follows the
+// quote (their characters and the closing quote, compared at once), any other key is read as a
+// string (false when it is not a plain one). r.p ends past the closing quote.
+[[gnu::always_inline]] inline bool read_event_key(Reader& r, EventKey& key) {
+  const char* q = r.p + 1;
+  if (r.end - q >= 8) {
+    const uint64_t w = load8(q);
+    const uint64_t w3 = w & 0xFFFFFF, w4 = w & 0xFFFFFFFF, w5 = w & 0xFFFFFFFFFF;
+    const auto take = [&](EventKey k, size_t n) {
+      key = k;
+      r.p = q + n;
+      return true;
+    };
+    if (w3 == quoted_word("ph")) return take(EventKey::kPh, 3);
+    if (w3 == quoted_word("ts")) return take(EventKey::kTs, 3);
+    if (w3 == quoted_word("id")) return take(EventKey::kId, 3);
+    if (w3 == quoted_word("bp")) return take(EventKey::kBp, 3);
+    if (w4 == quoted_word("cat")) return take(EventKey::kCat, 4);
+    if (w4 == quoted_word("pid")) return take(EventKey::kPid, 4);
+    if (w4 == quoted_word("tid")) return take(EventKey::kTid, 4);
+    if (w4 == quoted_word("dur")) return take(EventKey::kDur, 4);
+    if (w5 == quoted_word("name")) return take(EventKey::kName, 5);
+    if (w5 == quoted_word("args")) return take(EventKey::kArgs, 5);
+  }
+  std::string_view k;
+  if (!read_string(r, k)) return false;
+  key = event_key(k);
+  return true;
+}
+
 // decode_object (event_decoder.cpp), member by member in the order written.
 const char* read_event_prefix(const char* begin, const char* end, RawEvent& e) {
   Reader r{begin, end};
@@ -609,49 +672,44 @@ const char* read_event_prefix(const char* begin, const char* end, RawEvent& e) {
   r.skip_ws();
   if (r.at('}')) return r.p + 1;
   for (;;) {
-    std::string_view k;
-    if (!r.at('"') || !read_string(r, k)) return nullptr;
+    EventKey key;
+    if (!r.at('"') || !read_event_key(r, key)) return nullptr;
     r.skip_ws();
     if (!r.at(':')) return nullptr;
     ++r.p;
     r.skip_ws();
-    if (key_is(k, "args") && r.at('{')) {
+    if (key == EventKey::kArgs && r.at('{')) {
       if (!read_args(r, 1, e.args)) return nullptr;
     } else {
       Value v;
       if (!read_value(r, 1, v)) return nullptr;
-      switch (k.size()) {
-        case 2:
-          if (key_is(k, "ph")) {
-            e.ph = scalar_text(v);
-            e.has_ph = !e.ph.empty();
-          } else if (key_is(k, "ts")) {
-            number_token(v, e.ts, e.has_ts);
-            us_to_ns(v, e.ts_read, e.ts_ns);
-          } else if (key_is(k, "id")) {
-            e.id = scalar_text(v);
-            e.has_id = true;
-          } else if (key_is(k, "bp")) {
-            e.bp = scalar_text(v);
-          }
+      switch (key) {
+        case EventKey::kPh:
+          e.ph = scalar_text(v);
+          e.has_ph = !e.ph.empty();
           break;
-        case 3:
-          if (key_is(k, "cat")) {
-            e.cat = scalar_text(v);
-            e.has_cat = true;
-          } else if (key_is(k, "pid")) {
-            e.pid = scalar_text(v);
-          } else if (key_is(k, "tid")) {
-            e.tid = scalar_text(v);
-          } else if (key_is(k, "dur")) {
-            number_token(v, e.dur, e.has_dur);
-            us_to_ns(v, e.dur_read, e.dur_ns);
-          }
+        case EventKey::kTs:
+          number_token(v, e.ts, e.has_ts);
+          us_to_ns(v, e.ts_read, e.ts_ns);
           break;
-        case 4:
-          if (key_is(k, "name")) e.name = scalar_text(v);
-          break;  // "args" that is not an object: decode_args ignores it
-        default: break;
+        case EventKey::kId:
+          e.id = scalar_text(v);
+          e.has_id = true;
+          break;
+        case EventKey::kBp: e.bp = scalar_text(v); break;
+        case EventKey::kCat:
+          e.cat = scalar_text(v);
+          e.has_cat = true;
+          break;
+        case EventKey::kPid: e.pid = scalar_text(v); break;
+        case EventKey::kTid: e.tid = scalar_text(v); break;
+        case EventKey::kDur:
+          number_token(v, e.dur, e.has_dur);
+          us_to_ns(v, e.dur_read, e.dur_ns);
+          break;
+        case EventKey::kName: e.name = scalar_text(v); break;
+        case EventKey::kArgs:  // "args" that is not an object: decode_args ignores it
+        case EventKey::kOther: break;
       }
     }
     const int next = after_item(r, '}');
