@@ -115,6 +115,13 @@ StringId TraceBuilder::intern_cached(RecentIds<kWays>& recent, std::string_view 
   return id;
 }
 
+StringId TraceBuilder::phase_id(std::string_view ph) {
+  if (ph.size() != 1) return intern_cached(recent_ph_, ph);
+  StringId& id = phase_ids_[static_cast<unsigned char>(ph[0])];
+  if (!id) id = m_.strings.intern(ph);
+  return id;
+}
+
 void TraceBuilder::note_span(int64_t ts, int64_t end) {
   if (ts < min_ts_) min_ts_ = ts;
   if (end > max_end_) max_end_ = end;
@@ -270,7 +277,7 @@ void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
   ++m_.event_count;
   const StringId cat = intern_cached(recent_cat_, e.has_cat ? e.cat : std::string_view());
   bump(m_.category_counts, cat);
-  bump(m_.phase_counts, intern_cached(recent_ph_, e.ph));
+  bump(m_.phase_counts, phase_id(e.ph));
   if (!e.has_ph) {
     m_.health.add(HealthReason::kMissingPhase, offset);
     return;
