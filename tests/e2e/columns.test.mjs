@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
-import { card, columnIds, openSite, parseCsv, settled } from './helpers.mjs';
+import path from 'node:path';
+import { card, columnIds, openSite, parseCsv, pickFiles, settled, tmpDir } from './helpers.mjs';
 
 const { server, browser } = await openSite();
 const NAME = 'rank-0.json.gz';
@@ -100,6 +101,30 @@ describe('data table columns', () => {
       );
       assert.ok(cut.length > 0, 'some kernel names are longer than the column');
       for (const [text, title] of cut) assert.equal(title, text, 'the hover text is the whole name');
+    });
+  });
+
+  it("a big trace's numbers are whole in their cells: number columns widen to their longest value", T, async () => {
+    // 12,345 calls of one operator and one of 98,765,432,109.5 us: wider than the Calls and time
+    // columns of a small trace, which cut them ("12,3…") before the columns fitted their values.
+    const ev = [];
+    for (let i = 0; i < 12345; i++) ev.push({ ph: 'X', cat: 'cpu_op', name: 'aten::add_', pid: 1, tid: 1, ts: 10 + i * 3, dur: 1.5 });
+    ev.push({ ph: 'X', cat: 'cpu_op', name: 'aten::long_op', pid: 1, tid: 1, ts: 50000, dur: 98765432109.5 });
+    const file = path.join(tmpDir(), 'big-numbers.json');
+    fs.writeFileSync(file, JSON.stringify({ schemaVersion: 1, traceEvents: ev }));
+    await withPage(async (page) => {
+      await pickFiles(page, [file]);
+      const big = card('big-numbers.json');
+      assert.equal(await settled(page, 'big-numbers.json'), 'done');
+      await page.click(`${big} [data-testid=tab-operators]`);
+      await page.waitForSelector(`${big} [data-testid=op-row]`);
+      const cells = await page.$$eval(`${big} [data-testid=op-row] td`, (tds) =>
+        tds.map((td) => ({ id: td.getAttribute('data-testid'), text: td.textContent, cut: td.scrollWidth > td.clientWidth })),
+      );
+      assert.ok(cells.some((x) => x.text === '12,345'), 'the call count is shown');
+      assert.ok(cells.some((x) => x.text.startsWith('98,765,432,109')), 'the long time is shown');
+      const cut = cells.filter((x) => x.cut && !/-cell-name$/.test(x.id ?? ''));
+      assert.deepEqual(cut, [], 'no number is cut');
     });
   });
 

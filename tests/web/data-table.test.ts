@@ -18,6 +18,8 @@ import {
   type Column,
   csvField,
   filterRows,
+  fitNumberColumns,
+  CELL_PADDING,
   formatNumber,
   moveSelection,
   nextSort,
@@ -386,5 +388,45 @@ describe('tree tables', async () => {
     const bad = { ...model, tree: { parent: [3, 0, 1, 0, 4] } };
     const t = treeRows(bad, all(5), '', 'all');
     expect(t.rows.length).toBe(5);
+  });
+});
+
+describe('fitNumberColumns', () => {
+  // 8px a character: the longest cell of each number column decides.
+  const measure = (t: string) => t.length * 8;
+  type C = { name: string; calls: number; delta: number; pct: number };
+  const big: C[] = [
+    { name: 'aten::add_', calls: 14089, delta: -1234567, pct: 12.5 },
+    { name: 'aten::mm', calls: 7, delta: 3, pct: NaN },
+    { name: 'aten::copy_', calls: 52810, delta: 0, pct: 99 },
+  ];
+  const bigModel = rowsModel<C>(big, (r) => r.name, [
+    { id: 'name', label: 'Name', type: 'text', get: (r) => r.name },
+    { id: 'calls', label: 'Calls', type: 'number', unit: 'count', width: 40, get: (r) => r.calls },
+    { id: 'delta', label: 'Delta', type: 'number', width: 40, get: (r) => r.delta },
+    { id: 'pct', label: 'Share', type: 'number', unit: 'percent', width: 90, get: (r) => r.pct },
+  ]);
+  it('widens a number column to its longest value, the largest or the smallest', () => {
+    const fitted = fitNumberColumns(bigModel, measure);
+    const width = (id: string) => fitted.find((c) => c.id === id)!.width;
+    expect(cellText(bigModel.columns[1], 2)).toBe('52,810');
+    expect(width('calls')).toBe(6 * 8 + CELL_PADDING);
+    // The smallest value has the longest text: a minus sign and seven digits.
+    const deltaText = cellText(bigModel.columns[2], 0);
+    expect(deltaText.startsWith('-1,234,567')).toBe(true);
+    expect(width('delta')).toBe(deltaText.length * 8 + CELL_PADDING);
+  });
+  it('leaves columns whose values fit, names, and tables without rows as they are', () => {
+    const fitted = fitNumberColumns(bigModel, measure);
+    expect(fitted[3]).toBe(bigModel.columns[3]);
+    expect(fitted[0]).toBe(bigModel.columns[0]);
+    const empty = rowsModel<C>([], (r) => r.name, [{ id: 'calls', label: 'Calls', type: 'number', width: 40, get: (r) => r.calls }]);
+    expect(fitNumberColumns(empty, measure)[0]).toBe(empty.columns[0]);
+  });
+  it('gives the widened column to the layout, and a dragged width still wins', () => {
+    const fitted = fitNumberColumns(bigModel, measure);
+    const w = layoutWidths(fitted, {}, 1000);
+    expect(w[1]).toBe(6 * 8 + CELL_PADDING);
+    expect(layoutWidths(fitted, { calls: 50 }, 1000)[1]).toBe(50);
   });
 });

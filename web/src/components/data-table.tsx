@@ -7,6 +7,7 @@ import {
   cellText,
   columnPrefsKey,
   filterRows,
+  fitNumberColumns,
   formatColumnPrefs,
   headerLabel,
   keyFromText,
@@ -106,6 +107,23 @@ function savePrefs(key: string, prefs: ColumnPrefs | null): void {
   }
 }
 
+let measureContext: CanvasRenderingContext2D | null | undefined;
+
+/**
+ * The width in px of a cell's text in the tables' font (styles.css .table: 0.92rem of the page's
+ * font), measured on a canvas; 8px a character where there is none.
+ */
+function measureCellText(text: string): number {
+  if (measureContext === undefined) {
+    measureContext = typeof document === 'undefined' ? null : document.createElement('canvas').getContext('2d');
+    if (measureContext) {
+      const rootPx = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
+      measureContext.font = `${0.92 * rootPx}px ${getComputedStyle(document.body).fontFamily}`;
+    }
+  }
+  return measureContext ? measureContext.measureText(text).width : text.length * 8;
+}
+
 /**
  * The one data table: sortable headers, a search box, windowed rows in a scroll container, CSV of
  * what is shown, and a selection kept by row key. Only the rows in view (plus a few) are in the
@@ -159,7 +177,9 @@ export function DataTable({
     loadedKey.current = storageKey;
     setPrefs(loadPrefs(storageKey, model.columns));
   }, [storageKey, model.columns]);
-  const cols = visibleColumns(model.columns, prefs.hidden);
+  // Number columns as wide as their longest value (a big trace's counts and times).
+  const fitted = useMemo(() => fitNumberColumns(model, measureCellText), [model]);
+  const cols = visibleColumns(fitted, prefs.hidden);
   const widths = layoutWidths(cols, prefs.widths, available);
   const tableWidth = widths.reduce((a, w) => a + w, 0);
   const change = (p: ColumnPrefs, keep = true) => {

@@ -410,6 +410,36 @@ export function visibleColumns(columns: readonly Column[], hidden: readonly stri
   return shown.length ? shown : columns.slice(0, 1);
 }
 
+/** Room a cell takes beside its text: its padding (0 8px, styles.css .table.dt td) and 4px to spare. */
+export const CELL_PADDING = 20;
+
+/**
+ * Number columns widened to show their longest value whole: a column's `width` suits the values of
+ * a small trace, and a big one's ("14,089", "6,798,721.36") was cut to "14,0…" with no way to read
+ * it but dragging the edge. The longest text of a number column is its largest or its smallest
+ * value's (the most digits, or a minus sign), so two cells per column are formatted and measured
+ * (`measure`: px of a cell's text). Columns without `width` (names) and text columns are as given;
+ * a width a person drags still wins (layoutWidths).
+ */
+export function fitNumberColumns(model: TableModel, measure: (text: string) => number): Column[] {
+  return model.columns.map((c) => {
+    if (c.type !== 'number' || c.width == null || model.rowCount === 0) return c;
+    let hi = -1;
+    let lo = -1;
+    let hiV = -Infinity;
+    let loV = Infinity;
+    for (let i = 0; i < model.rowCount; i++) {
+      const v = Number(c.value(i));
+      if (!Number.isFinite(v)) continue;
+      if (v > hiV) (hiV = v), (hi = i);
+      if (v < loV) (loV = v), (lo = i);
+    }
+    if (hi < 0) return c;
+    const need = Math.ceil(Math.max(measure(cellText(c, hi)), measure(cellText(c, lo)))) + CELL_PADDING;
+    return need > c.width ? { ...c, width: Math.min(MAX_COLUMN_WIDTH, need) } : c;
+  });
+}
+
 /**
  * The width in px of each shown column in a scroll box `available` px wide: a column's dragged
  * width, else its own `width`; the columns with neither share what is left by `grow`, each at
