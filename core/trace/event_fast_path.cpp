@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/util/bytes.h"
 #include "core/util/numbers.h"
 
 #if defined(__SSE2__)
@@ -93,12 +94,6 @@ inline bool key_is(std::string_view k, const char (&lit)[N]) {
 inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-inline uint64_t load8(const char* p) {
-  uint64_t w;
-  std::memcpy(&w, p, 8);
-  return w;
-}
-
 // True when each of the 8 bytes of w is '0'-'9' (0x30-0x39): every high nibble is 3, and stays 3
 // when 6 is added (no byte carries, since each is at most 0x3F after the first test).
 inline bool all_digits8(uint64_t w) {
@@ -172,7 +167,7 @@ struct Value {
   } else if (*p >= '1' && *p <= '9') {
     // Eight digits a step while they last (a PyTorch 2.x `ts` has 16 before the point), then
     // one by one: the byte loop was a third of reading a value.
-    for (uint64_t w; end - p >= 8 && all_digits8(w = load8(p)); p += 8) whole = whole * 100000000 + eight_digits(w);
+    for (uint64_t w; end - p >= 8 && all_digits8(w = load_u64(p)); p += 8) whole = whole * 100000000 + eight_digits(w);
     for (; p < end && is_digit(*p); ++p) whole = whole * 10 + uint64_t(*p - '0');
   } else {
     return false;
@@ -640,7 +635,7 @@ constexpr uint64_t quoted_word(const char (&lit)[N]) {
 [[gnu::always_inline]] inline bool read_event_key(Reader& r, EventKey& key) {
   const char* q = r.p + 1;
   if (r.end - q >= 8) {
-    const uint64_t w = load8(q);
+    const uint64_t w = load_u64(q);
     const uint64_t w3 = w & 0xFFFFFF, w4 = w & 0xFFFFFFFF, w5 = w & 0xFFFFFFFFFF;
     const auto take = [&](EventKey k, size_t n) {
       key = k;

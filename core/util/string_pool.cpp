@@ -17,18 +17,6 @@ inline uint64_t mix(uint64_t x) {
   return x;
 }
 
-inline uint64_t load64(const char* p) {
-  uint64_t w;
-  std::memcpy(&w, p, 8);
-  return w;
-}
-
-inline uint64_t load32(const char* p) {
-  uint32_t w;
-  std::memcpy(&w, p, 4);
-  return w;
-}
-
 // The last n (0-7) bytes of s, which ends at end, as one word that differs for every distinct
 // n bytes: fixed-size loads only. A memcpy of n bytes into a word was copied byte by byte to the
 // stack and read back as a whole (a store-forwarding stall: a third of the hashing natively,
@@ -36,8 +24,8 @@ inline uint64_t load32(const char* p) {
 inline uint64_t tail_word(std::string_view s, size_t n) {
   const char* end = s.data() + s.size();
   if (n == 0) return 0;
-  if (s.size() >= 8) return load64(end - 8) >> (64 - 8 * n);  // the n bytes are the top ones
-  if (n >= 4) return load32(s.data()) | (load32(end - 4) << 32);  // n == s.size(): overlapping
+  if (s.size() >= 8) return load_u64(end - 8) >> (64 - 8 * n);  // the n bytes are the top ones
+  if (n >= 4) return load_u32(s.data()) | (load_u32(end - 4) << 32);  // n == s.size(): overlapping
   const auto b = [](char c) { return uint64_t(static_cast<unsigned char>(c)); };
   return b(s[0]) | (b(s[n / 2]) << 8) | (b(s[n - 1]) << 16);
 }
@@ -48,7 +36,7 @@ inline uint64_t hash_bytes(std::string_view s) {
   const char* p = s.data();
   size_t n = s.size();
   while (n >= 8) {
-    h = mix(h ^ load64(p)) * 0x9E3779B97F4A7C15ULL;
+    h = mix(h ^ load_u64(p)) * 0x9E3779B97F4A7C15ULL;
     p += 8;
     n -= 8;
   }
