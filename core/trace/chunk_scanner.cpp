@@ -176,16 +176,12 @@ bool ChunkScanner::scan_blocks(const char* buf, size_t limit, uint64_t base_offs
           const bool closing = !open && buf[at] == ']';
           if (junk || commas != ((first_elem_ || closing) ? 0 : 1))
             health.add(HealthReason::kJunkBetweenEvents, gap_folded_ ? gap_file_offset_ : base_offset + gap_start_);
-          if (open && !stops_.empty()) {
-            const uint64_t file_at = base_offset + at;
-            while (next_stop_ < stops_.size() && stops_[next_stop_] < file_at) ++next_stop_;
-            if (next_stop_ < stops_.size() && stops_[next_stop_] == file_at && buf[at] == '{') {
-              // A clean boundary: the later range read from here. The element is not ours.
-              mode_ = Mode::kStopped;
-              stopped_at_ = file_at;
-              elem_start_ = pos_ = at;
-              return true;
-            }
+          if (open && buf[at] == '{' && stop_at(base_offset + at)) {
+            // A clean boundary: the later range read from here. The element is not ours.
+            mode_ = Mode::kStopped;
+            stopped_at_ = base_offset + at;
+            elem_start_ = pos_ = at;
+            return true;
           }
           if (open) {
             elem_start_ = at;
@@ -252,13 +248,13 @@ size_t ChunkScanner::next_object(const char* buf, size_t size, uint64_t base_off
     if (c == ',') ++commas;
     else if (!is_space(c)) break;
   }
-  if (p >= size || buf[p] != '{' || commas != (first_elem_ ? 0 : 1)) return npos;
-  if (!stops_.empty()) {
-    const uint64_t file_at = base_offset + p;
-    while (next_stop_ < stops_.size() && stops_[next_stop_] < file_at) ++next_stop_;
-    if (next_stop_ < stops_.size() && stops_[next_stop_] == file_at) return npos;
-  }
+  if (p >= size || buf[p] != '{' || commas != (first_elem_ ? 0 : 1) || stop_at(base_offset + p)) return npos;
   return p;
+}
+
+bool ChunkScanner::stop_at(uint64_t file_at) {
+  while (next_stop_ < stops_.size() && stops_[next_stop_] < file_at) ++next_stop_;
+  return next_stop_ < stops_.size() && stops_[next_stop_] == file_at;
 }
 
 void ChunkScanner::scan(const char* buf, size_t size, bool final, uint64_t base_offset,

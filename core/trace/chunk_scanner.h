@@ -94,6 +94,9 @@ class ChunkScanner {
     kSkipString, kSkipScalar, kDone, kFailed, kStopped
   };
   void fail(std::string message);
+  // Whether a split stop is at this file offset (offsets are asked in rising order: the stops
+  // passed are skipped for good).
+  bool stop_at(uint64_t file_at);
   // Returns true when the block scan left block mode (array or value closed).
   bool scan_blocks(const char* buf, size_t limit, uint64_t base_offset,
                    std::vector<Span>& events, std::vector<Member>& members, TraceHealth& health);
