@@ -594,70 +594,58 @@ void apply_arg(Arg which, std::string_view key, const Value& v, RawArgs& a) {
 
 [[gnu::always_inline]] inline bool read_args(Reader& r, int depth, RawArgs& a) { return OutOfLine<read_args_body>::step(r, depth, a); }
 
-}  // namespace
-
 enum class EventKey : uint8_t { kOther, kPh, kTs, kId, kBp, kCat, kPid, kTid, kDur, kName, kArgs };
 
-EventKey event_key(std::string_view k) {
-  switch (k.size()) {
-    case 2:
-      if (key_is(k, "ph")) return EventKey::kPh;
-      if (key_is(k, "ts")) return EventKey::kTs;
-      if (key_is(k, "id")) return EventKey::kId;
-      if (key_is(k, "bp")) return EventKey::kBp;
-      break;
-    case 3:
-      if (key_is(k, "cat")) return EventKey::kCat;
-      if (key_is(k, "pid")) return EventKey::kPid;
-      if (key_is(k, "tid")) return EventKey::kTid;
-      if (key_is(k, "dur")) return EventKey::kDur;
-      break;
-    case 4:
-      if (key_is(k, "name")) return EventKey::kName;
-      if (key_is(k, "args")) return EventKey::kArgs;
-      break;
-    default: break;
-  }
-  return EventKey::kOther;
+// An event's own keys, once: each with its characters and closing quote as the low bytes of a
+// little-endian word (read_event_key compares the word after a key's opening quote with them).
+struct KnownKey {
+  std::string_view text;
+  EventKey key;
+  uint64_t word;  // the characters and the closing quote
+  uint64_t mask;  // the bytes of `word`
+};
+
+constexpr KnownKey known_key(std::string_view text, EventKey key) {
+  uint64_t w = 0;
+  for (size_t i = 0; i < text.size(); ++i) w |= uint64_t(static_cast<unsigned char>(text[i])) << (8 * i);
+  return {text, key, w | uint64_t('"') << (8 * text.size()), (uint64_t(1) << (8 * (text.size() + 1))) - 1};
 }
 
-// A key's characters and its closing quote as the low bytes of a little-endian word.
-template <size_t N>
-constexpr uint64_t quoted_word(const char (&lit)[N]) {
-  uint64_t w = 0;
-  for (size_t i = 0; i + 1 < N; ++i) w |= uint64_t(static_cast<unsigned char>(lit[i])) << (8 * i);
-  return w | uint64_t('"') << (8 * (N - 1));
-}
+constexpr KnownKey kEventKeys[] = {
+    known_key("ph", EventKey::kPh),   known_key("ts", EventKey::kTs),   known_key("id", EventKey::kId),
+    known_key("bp", EventKey::kBp),   known_key("cat", EventKey::kCat), known_key("pid", EventKey::kPid),
+    known_key("tid", EventKey::kTid), known_key("dur", EventKey::kDur), known_key("name", EventKey::kName),
+    known_key("args", EventKey::kArgs),
+};
 
 // r.p at a member's opening quote: the event's own keys are told from the word that follows the
 // quote (their characters and the closing quote, compared at once), any other key is read as a
-// string (false when it is not a plain one). r.p ends past the closing quote.
+// string (false when it is not a plain one) and looked up. r.p ends past the closing quote.
 [[gnu::always_inline]] inline bool read_event_key(Reader& r, EventKey& key) {
   const char* q = r.p + 1;
   if (r.end - q >= 8) {
     const uint64_t w = load_u64(q);
-    const uint64_t w3 = w & 0xFFFFFF, w4 = w & 0xFFFFFFFF, w5 = w & 0xFFFFFFFFFF;
-    const auto take = [&](EventKey k, size_t n) {
-      key = k;
-      r.p = q + n;
-      return true;
-    };
-    if (w3 == quoted_word("ph")) return take(EventKey::kPh, 3);
-    if (w3 == quoted_word("ts")) return take(EventKey::kTs, 3);
-    if (w3 == quoted_word("id")) return take(EventKey::kId, 3);
-    if (w3 == quoted_word("bp")) return take(EventKey::kBp, 3);
-    if (w4 == quoted_word("cat")) return take(EventKey::kCat, 4);
-    if (w4 == quoted_word("pid")) return take(EventKey::kPid, 4);
-    if (w4 == quoted_word("tid")) return take(EventKey::kTid, 4);
-    if (w4 == quoted_word("dur")) return take(EventKey::kDur, 4);
-    if (w5 == quoted_word("name")) return take(EventKey::kName, 5);
-    if (w5 == quoted_word("args")) return take(EventKey::kArgs, 5);
+    for (const KnownKey& k : kEventKeys) {
+      if ((w & k.mask) == k.word) {
+        key = k.key;
+        r.p = q + k.text.size() + 1;
+        return true;
+      }
+    }
   }
-  std::string_view k;
-  if (!read_string(r, k)) return false;
-  key = event_key(k);
+  std::string_view text;
+  if (!read_string(r, text)) return false;
+  key = EventKey::kOther;
+  for (const KnownKey& k : kEventKeys) {
+    if (text.size() == k.text.size() && same_bytes(text.data(), k.text.data(), text.size())) {  // no memcmp call
+      key = k.key;
+      break;
+    }
+  }
   return true;
 }
+
+}  // namespace
 
 // decode_object (event_decoder.cpp), member by member in the order written.
 const char* read_event_prefix(const char* begin, const char* end, RawEvent& e) {
