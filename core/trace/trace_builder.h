@@ -68,11 +68,11 @@ class TraceBuilder : public EventSink {
   template <size_t kWays>
   StringId intern_cached(RecentIds<kWays>& recent, std::string_view s);
   RecentIds<8> recent_cat_, recent_ph_, recent_pid_, recent_flow_name_;
+  RecentIds<16> recent_tid_;
+  RecentIds<64> recent_name_;
   // A phase is one character but for malformed traces: its id by that character (0: not met yet).
   std::array<StringId, 256> phase_ids_{};
   StringId phase_id(std::string_view ph);
-  RecentIds<16> recent_tid_;
-  RecentIds<64> recent_name_;
   // The index of a flow's (cat, name) or (pid, tid) pair in TraceModel::flow_pairs, the last
   // pair of each kind remembered (flows come in runs of one name and thread: a hash lookup
   // each, for a third of a modern trace's events, was most of what a flow cost).
