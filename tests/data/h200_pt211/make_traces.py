@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Records the PyTorch 2.11 traces of tests/data/h100/ on a GPU machine (an H100/H200).
+"""Records the PyTorch 2.11 traces of tests/data/h200_pt211/ on a GPU machine (an H100/H200).
 
 Run once, by hand: `OUT=/some/dir python3 make_traces.py`. Each part writes <part>.tar.gz into
 $OUT and is independent of the others (one failing leaves the rest). What each part holds, and
