@@ -20,8 +20,8 @@ static size_t cap_bytes(const std::vector<T>& v) {
 }
 
 size_t op_tree_bytes(const OpTree& t) {
-  return t.nodes.bytes() + cap_bytes(t.roots) + cap_bytes(t.launches) + cap_bytes(t.launched) +
-         cap_bytes(t.unlaunched);
+  return t.nodes.bytes() + cap_bytes(t.roots) + cap_bytes(t.root_spans) + cap_bytes(t.launches) +
+         cap_bytes(t.launched) + cap_bytes(t.unlaunched) + cap_bytes(t.tc);
 }
 
 std::string heap_stats_json(const TraceModel& m, const OpTree* const* trees, size_t tree_count) {
@@ -52,6 +52,24 @@ std::string heap_stats_json(const TraceModel& m, const OpTree* const* trees, siz
   for (size_t i = 0; i < tree_count; ++i) {
     if (trees[i]) w.value(uint64_t(op_tree_bytes(*trees[i])));
     else w.null();
+  }
+  w.end_array();
+  // Each tree's structures, for the benchmark's per-structure table (null: not built).
+  w.key("tree_parts").begin_array();
+  for (size_t i = 0; i < tree_count; ++i) {
+    const OpTree* t = trees[i];
+    if (!t) {
+      w.null();
+      continue;
+    }
+    w.begin_object();
+    w.key("node_count").value(uint64_t(t->nodes.size()));
+    w.key("nodes").value(uint64_t(t->nodes.bytes()));
+    w.key("launches").value(uint64_t(cap_bytes(t->launches)));
+    w.key("launched").value(uint64_t(cap_bytes(t->launched) + cap_bytes(t->unlaunched)));
+    w.key("roots").value(uint64_t(cap_bytes(t->roots) + cap_bytes(t->root_spans)));
+    w.key("tc").value(uint64_t(cap_bytes(t->tc)));
+    w.end_object();
   }
   w.end_array();
   w.end_object();

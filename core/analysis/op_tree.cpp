@@ -487,6 +487,9 @@ class Builder {
   // --- spec §5.2 --------------------------------------------------------------------------------
   void fill_stats() {
     TcKernelNames tc(m_.strings, tb_);
+    // Each node's subtree Tensor Core time while its parent is filled (children come first); kept
+    // in OpTree::tc only for the nodes that have some.
+    std::vector<int64_t> tc_total(t_.nodes.size(), 0);
     std::vector<int32_t> pre;
     for (int32_t root : t_.roots) {
       pre.clear();
@@ -507,11 +510,12 @@ class Builder {
         node.first_launch = prev;
         const bool propagate = node.type == NodeType::kOperator;
         int64_t host_self = node_host_total_ns(t_, m_, node);
+        int64_t tc_self_ns = 0, tc_total_ns = 0;
         for (int32_t c = node.first_child; c >= 0; c = t_.nodes[size_t(c)].next_sibling) {
           const OpNode& child = t_.nodes[size_t(c)];
           host_self -= node_host_total_ns(t_, m_, child);
           node.device_total_ns += child.device_total_ns;
-          node.tc_total_ns += child.tc_total_ns;
+          tc_total_ns += tc_total[size_t(c)];
           if (propagate) node.tc_eligible = tc_either(node.tc_eligible, child.tc_eligible);
           if ((node.cls == NodeClass::kModule || node.cls == NodeClass::kPlModule) && child.is_operator) node.device_self_ns += child.device_total_ns;
         }
@@ -529,13 +533,20 @@ class Builder {
           }
           node.device_total_ns += device_ns;
           node.device_self_ns += device_ns;
-          node.tc_self_ns += tc_ns;
-          node.tc_total_ns += tc_ns;
+          tc_self_ns += tc_ns;
+          tc_total_ns += tc_ns;
           if (propagate && tc_ns > 0) node.tc_eligible = TcState::kYes;
         }
         node.host_self_ns = node.type == NodeType::kRoot ? 0 : host_self;
+        tc_total[size_t(n)] = tc_total_ns;
+        if (tc_self_ns != 0 || tc_total_ns != 0) {
+          node.has_tc = true;
+          t_.tc.push_back({tc_key(node), tc_self_ns, tc_total_ns});
+        }
       }
     }
+    std::sort(t_.tc.begin(), t_.tc.end(), [](const OpTree::TcTime& a, const OpTree::TcTime& b) { return a.key < b.key; });
+    t_.tc.shrink_to_fit();
   }
 
   struct Thread {

@@ -35,12 +35,14 @@ enum class NodeType : uint8_t { kRoot, kOperator, kPython, kUserAnnotation, kPro
 enum class NodeClass : uint8_t { kRoot, kPlain, kProfilerStep, kDataLoader, kOptimizer, kModule, kPlModule, kPlProfile };
 
 // One node per operator call: a 10 GB trace has ~15 M of them, so the fields are ordered to pack
-// (64 bytes) and what only the build needs (each node's last child) lives in the builder. A node's
+// (48 bytes) and what only the build needs (each node's last child) lives in the builder. A node's
 // name, start, end and host total are its row's (node_slice, node_start_ns, node_end_ns,
-// node_host_total_ns), not repeated here (32 bytes a node, 11.4 B/event of the modern shape).
+// node_host_total_ns), not repeated here (32 bytes a node, 11.4 B/event of the modern shape), and
+// its Tensor Core times are kept apart for the few nodes that have any (node_tc_self_ns,
+// node_tc_total_ns; 16 bytes a node, 5.7 B/event of the modern shape, when they were fields).
 struct OpNode {
   // Statistics (spec §5.2), ns.
-  int64_t host_self_ns = 0, device_total_ns = 0, device_self_ns = 0, tc_self_ns = 0, tc_total_ns = 0;
+  int64_t host_self_ns = 0, device_total_ns = 0, device_self_ns = 0;
   uint32_t row = 0;  // source table row, the table is `kind`; a root: its index in OpTree::roots
   int32_t parent = -1, first_child = -1, next_sibling = -1;
   int32_t first_launch = -1;  // list through Launch::next
@@ -50,8 +52,9 @@ struct OpNode {
   bool is_operator : 1 = false;  // counted in the operator tables (spec §3 is_operator_node)
   // Could run on Tensor Cores: by name, or because a child is or a launch used them (spec §5.2).
   TcState tc_eligible : 3 = TcState::kNo;
+  bool has_tc : 1 = false;  // Tensor Core time in this node or below it: see OpTree::tc
 };
-static_assert(sizeof(OpNode) == 64, "one cache line a node; see above");
+static_assert(sizeof(OpNode) == 48, "see above");
 
 // A launch attached to a node: a runtime call, a driver call, or (tb_plugin) the dummy launch
 // holding kernels whose launch was not recorded. Its start and duration are its row's
@@ -110,9 +113,42 @@ struct OpTree {
   std::vector<Launch> launches;
   std::vector<DeviceRef> launched;     // device work of the launches
   std::vector<DeviceRef> unlaunched;   // device work of no launch, in time order
+  // The Tensor Core time of the nodes that have some (OpNode::has_tc), by tc_key: a node's own
+  // launches' Tensor Core kernels (self) and its subtree's (total), spec §5.2. Most nodes have
+  // none (the ops above a matmul and the matmul itself do), so they are not fields of every node.
+  struct TcTime {
+    uint64_t key;
+    int64_t self_ns, total_ns;
+  };
+  std::vector<TcTime> tc;  // sorted by key
   LinkStats stats;
   bool tb_plugin = false;
 };
+
+// A node's key in OpTree::tc: its table and row (a root: its index in OpTree::roots).
+inline uint64_t tc_key(const OpNode& n) {
+  return uint64_t(n.type == NodeType::kRoot) << 40 | uint64_t(n.kind) << 32 | n.row;
+}
+inline const OpTree::TcTime* node_tc(const OpTree& t, const OpNode& n) {
+  if (!n.has_tc) return nullptr;
+  const uint64_t key = tc_key(n);
+  size_t lo = 0, hi = t.tc.size();
+  while (lo < hi) {
+    const size_t mid = (lo + hi) / 2;
+    if (t.tc[mid].key < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < t.tc.size() && t.tc[lo].key == key ? &t.tc[lo] : nullptr;
+}
+// Tensor Core time (spec §5.2), ns: of the kernels of the node's own launches, and of its subtree.
+inline int64_t node_tc_self_ns(const OpTree& t, const OpNode& n) {
+  const OpTree::TcTime* x = node_tc(t, n);
+  return x ? x->self_ns : 0;
+}
+inline int64_t node_tc_total_ns(const OpTree& t, const OpNode& n) {
+  const OpTree::TcTime* x = node_tc(t, n);
+  return x ? x->total_ns : 0;
+}
 
 OpTree build_op_tree(const TraceModel& m, const OpTreeOptions& options = {});
 

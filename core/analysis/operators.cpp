@@ -33,8 +33,10 @@ void add_call(OperatorStats& s, const OpTree& t, const TraceModel& m, const OpNo
   s.host_self_ns += n.host_self_ns;
   s.device_total_ns += n.device_total_ns;
   s.device_self_ns += n.device_self_ns;
-  s.tc_self_ns += n.tc_self_ns;
-  s.tc_total_ns += n.tc_total_ns;
+  if (const OpTree::TcTime* tc = node_tc(t, n)) {
+    s.tc_self_ns += tc->self_ns;
+    s.tc_total_ns += tc->total_ns;
+  }
 }
 
 // The operator nodes in tb_plugin's collection order (spec §5.3), of one step or all.
