@@ -17,7 +17,8 @@ size_t heap_in_use();
 size_t op_tree_bytes(const OpTree& t);
 
 // {"in_use": bytes, "events": n, "tables": {"cpu_ops": bytes, ...}, "strings": {"text": bytes,
-// "index": bytes, "count": n}, "model": total, "trees": [bytes of each tree given]}.
+// "index": bytes, "count": n}, "model": total, "trees": [bytes of each tree given], "tree_parts":
+// [{"node_count", "nodes", "launches", "launched", "roots", "tc"} of each tree given, or null]}.
 std::string heap_stats_json(const TraceModel& m, const OpTree* const* trees, size_t tree_count);
 
 }  // namespace ks
