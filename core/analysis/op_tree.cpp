@@ -276,8 +276,7 @@ class Builder {
     for (uint32_t i = 0; i < count; ++i) {
       Launch l;
       l.index = i;
-      l.device_begin = links.begin[i];
-      l.device_end = links.begin[i + 1];
+      l.device_begin = links.begin[i];  // its end: the next one's begin (launch_device_end)
       t_.launches.push_back(l);
     }
     t_.launched = std::move(links.refs);
@@ -447,15 +446,15 @@ class Builder {
     std::vector<DeviceRef> kernels;
     for (DeviceRef d : t_.unlaunched)
       if (d.kind == EventKind::kKernel) kernels.push_back(d);
-    if (kernels.empty()) return;
+    // Only where a holder takes them: the last launch's work ends where `launched` ends.
+    if (kernels.empty() || std::none_of(threads_.begin(), threads_.end(), [](const Thread& th) { return th.has_step; })) return;
     const uint32_t begin = uint32_t(t_.launched.size());
     t_.launched.insert(t_.launched.end(), kernels.begin(), kernels.end());
     t_.launches.reserve(t_.launches.size() + size_t(std::count_if(threads_.begin(), threads_.end(), [](const Thread& th) { return th.has_step; })));
     for (const Thread& th : threads_) {
       if (!th.has_step) continue;
       Launch l;
-      l.device_begin = begin;
-      l.device_end = uint32_t(t_.launched.size());
+      l.device_begin = begin;  // every holder's work: launched[begin, end) (launch_device_end)
       t_.launches.push_back(l);
       attach(th.root, int32_t(t_.launches.size() - 1));
     }
@@ -531,7 +530,7 @@ class Builder {
           if (const SliceRow* s = launch_slice(m_, launch)) host_self -= span_ns(s->ts_ns, s->dur_ns, tb_);
           // Σ duration of the launch's device work, and of its Tensor Core kernels.
           int64_t device_ns = 0, tc_ns = 0;
-          for (uint32_t d = launch.device_begin; d < launch.device_end; ++d) {
+          for (uint32_t d = launch.device_begin, end = launch_device_end(t_, launch); d < end; ++d) {
             const DeviceRef ref = t_.launched[d];
             const SliceRow& s = device_slice(m_, ref);
             const int64_t span = span_ns(s.ts_ns, s.dur_ns, tb_);

@@ -59,20 +59,22 @@ static_assert(sizeof(OpNode) == 48, "see above");
 // A launch attached to a node: a runtime call, a driver call, or (tb_plugin) the dummy launch
 // holding kernels whose launch was not recorded. Its start and duration are its row's
 // (launch_slice), and the time of its device work is summed into its node's statistics when they
-// are filled, not kept; its table is told by its index: 16 bytes, one per runtime call (40 with
-// those two sums and the kind: 5.4 B/event of the modern shape).
-struct Launch {  // 16 bytes
+// are filled, not kept; its table is told by its index; its device work ends where the next
+// launch's begins (launch_device_end): 12 bytes, one per runtime call (40 with those two sums,
+// the kind and the end: 6.5 B/event of the modern shape).
+struct Launch {  // 12 bytes
   static constexpr uint32_t kDummy = UINT32_MAX;
   // A runtime row, or runtimes.size() + a driver row (link_launches' numbering); kDummy: tb_plugin's
   // holder of unlaunched kernels.
   uint32_t index = kDummy;
   int32_t next = -1;
-  uint32_t device_begin = 0, device_end = 0;  // its device work: OpTree::launched[begin, end)
+  uint32_t device_begin = 0;  // its device work: OpTree::launched[begin, launch_device_end)
   // kRuntime, kDriver, or kOther for the dummy.
   EventKind kind(const TraceModel& m) const {
     return index == kDummy ? EventKind::kOther : index < m.runtimes.size() ? EventKind::kRuntime : EventKind::kDriver;
   }
 };
+static_assert(sizeof(Launch) == 12, "see above");
 // The runtime or driver row of a launch (nullptr for the dummy).
 inline const SliceRow* launch_slice(const TraceModel& m, const Launch& l) {
   if (l.index == Launch::kDummy) return nullptr;
@@ -125,6 +127,15 @@ struct OpTree {
   bool tb_plugin = false;
 };
 
+// The end of a launch's device work in OpTree::launched (`l` one of t.launches): the next launch's
+// begin; the last launch's and tb_plugin's holders' (which all hold the same kernels, the last
+// part of `launched`): its end.
+inline uint32_t launch_device_end(const OpTree& t, const Launch& l) {
+  if (l.index == Launch::kDummy) return uint32_t(t.launched.size());
+  const size_t i = size_t(&l - t.launches.data());
+  return i + 1 < t.launches.size() ? t.launches[i + 1].device_begin : uint32_t(t.launched.size());
+}
+
 // A node's key in OpTree::tc: its table and row (a root: its index in OpTree::roots).
 inline uint64_t tc_key(const OpNode& n) {
   return uint64_t(n.type == NodeType::kRoot) << 40 | uint64_t(n.kind) << 32 | n.row;
@@ -176,7 +187,7 @@ void walk_post_order(const OpTree& t, OnKernel&& on_kernel, OnNode&& on_node) {
       stack.pop_back();
       for (int32_t l = t.nodes[size_t(n)].first_launch; l >= 0; l = t.launches[size_t(l)].next) {
         const Launch& launch = t.launches[size_t(l)];
-        for (uint32_t d = launch.device_begin; d < launch.device_end; ++d)
+        for (uint32_t d = launch.device_begin, end = launch_device_end(t, launch); d < end; ++d)
           if (t.launched[d].kind == EventKind::kKernel) on_kernel(t.launched[d].row, n);
       }
       on_node(n);

@@ -141,7 +141,7 @@ std::vector<OperatorKernel> operator_kernels(const OpTree& t, const TraceModel& 
   for_each_call_of(t, m, group_by, name, input_shape, step, [&](const OpNode& n, const CpuOpRow&) {
     for (int32_t l = n.first_launch; l >= 0; l = t.launches[size_t(l)].next) {
       const Launch& launch = t.launches[size_t(l)];
-      for (uint32_t d = launch.device_begin; d < launch.device_end; ++d) {
+      for (uint32_t d = launch.device_begin, end = launch_device_end(t, launch); d < end; ++d) {
         if (t.launched[d].kind != EventKind::kKernel) continue;
         const KernelRow& k = m.kernels[t.launched[d].row];
         auto [it, fresh] = by_name.try_emplace(k.s.name, out.size());

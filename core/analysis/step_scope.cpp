@@ -38,7 +38,7 @@ class RangeIndex {
 
 template <class F>
 void for_each_kernel_of(const OpTree& t, const Launch& l, F&& f) {
-  for (uint32_t d = l.device_begin; d < l.device_end; ++d)
+  for (uint32_t d = l.device_begin, end = launch_device_end(t, l); d < end; ++d)
     if (t.launched[d].kind == EventKind::kKernel) f(t.launched[d].row);
 }
 

@@ -107,7 +107,7 @@ template <class F>
 void own_kernels(const OpTree& t, const TraceModel& m, const OpNode& n, F&& f) {
   for (int32_t l = n.first_launch; l >= 0; l = t.launches[size_t(l)].next) {
     const Launch& launch = t.launches[size_t(l)];
-    for (uint32_t d = launch.device_begin; d < launch.device_end; ++d)
+    for (uint32_t d = launch.device_begin, end = launch_device_end(t, launch); d < end; ++d)
       if (t.launched[d].kind == EventKind::kKernel) f(m.kernels[t.launched[d].row]);
   }
 }
