@@ -121,6 +121,6 @@ TEST_CASE("issue_12 operator nodes read their name, start, end and host total fr
     CHECK(g.stats.host_self_ns == 4000000003);
   }
   CHECK(seen);
-  CHECK(sizeof(ks::OpNode) == 64);
-  CHECK(sizeof(ks::Launch) == 16);
+  CHECK(sizeof(ks::OpNode) == 48);
+  CHECK(sizeof(ks::Launch) == 12);
 }
