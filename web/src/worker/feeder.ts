@@ -354,6 +354,8 @@ export function readInput(input: ReadInput, chunkBytes = MAX_CHUNK, keep?: Keepe
  */
 export function serveChunks(port: Port, onStopped: () => void = () => {}): void {
   let credit = 0;
+  // A failure test's "stall": alive, answering nothing, sending nothing (as a blob read that never completes).
+  let stalled = false;
   let wake: (() => void) | null = null;
   const stop = new AbortController();
   let pool: BufferPool | null = null;
@@ -361,6 +363,10 @@ export function serveChunks(port: Port, onStopped: () => void = () => {}): void 
     const req = ev.data;
     if (req.kind === 'recycle') {
       pool?.give(req.buffer);
+      return;
+    }
+    if (req.kind === 'debugStall') {
+      stalled = true;
       return;
     }
     if (req.kind === 'more' || req.kind === 'stop') {
@@ -380,7 +386,7 @@ export function serveChunks(port: Port, onStopped: () => void = () => {}): void 
       const post = (r: ReaderResponse, transfer: Transferable[] = []) => port.postMessage(r, transfer);
       try {
         for await (const c of readInput(input, req.chunkBytes, keep, stop.signal, pool)) {
-          while (credit <= 0 && !stop.signal.aborted) await new Promise<void>((r) => (wake = r));
+          while ((credit <= 0 || stalled) && !stop.signal.aborted) await new Promise<void>((r) => (wake = r));
           if (stop.signal.aborted) break;
           credit--;
           bytesRead = c.bytesRead;
@@ -407,6 +413,8 @@ export interface ChunkSource {
   close(): void;
   /** A download's bytes as read, once its end (or failure) was handed out; null for a File. */
   kept(): File | null;
+  /** A failure test's "stall": the reader sends nothing more and stays alive (docs/contracts.md). */
+  debugStall?(): void;
 }
 
 /** Chunks read in this thread: the fallback when no reader worker can be started. */
@@ -466,6 +474,11 @@ export class RemoteChunks implements ChunkSource {
 
   kept(): File | null {
     return this.keptFile;
+  }
+
+  debugStall(): void {
+    const stall: ReaderRequest = { kind: 'debugStall' };
+    this.port.postMessage(stall);
   }
 
   /** The reader itself died (not the input): the pending and later next() calls throw `e`. */

@@ -116,6 +116,17 @@ function heartbeat(): void {
   post({ kind: 'progress', id: a.id, progress: { ...a.base, ...(a.phase ? { phase: a.phase } : {}) } });
 }
 
+/**
+ * A failure test's "stall" (phase "reading"): once a chunk came, the load's reader is told to send
+ * nothing more and stay alive, as a blob read the browser never completes would (issue 21): this
+ * worker then waits for a chunk, answering pings, and only the page's load watch can tell.
+ */
+function stallOnFault(job: Job): void {
+  if (job.fault?.kind !== 'stall') return;
+  job.fault = undefined;
+  job.source?.debugStall?.();
+}
+
 /** Thrown by a "throw" fault: the load ends without an answer and the worker dies of it. */
 class TestDeath extends Error {}
 
@@ -132,6 +143,8 @@ function fireFault(fault: TestFault, session: KinetoscopeSession): void {
       }
     case 'throw':
       throw new TestDeath('Test fault: the analysis worker dies of an uncaught error.');
+    case 'stall':
+      break; // fired in the reading (stallOnFault), never at a phase
   }
 }
 
@@ -537,14 +550,18 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
     const throttle = new Throttle(PROGRESS_MS);
     // Bytes this worker read (all its sources) and fed, for the progress bar.
     let bytesRead = 0, readBefore = 0, fedBefore = 0;
+    // Helpers' pieces merged: posted as progress, so the page's load watch sees the merge move.
+    let pieces = 0;
     const progress = (): LoadProgress => ({
       bytesRead,
       totalBytes,
       decodedBytes: fedBefore + feeder.fed,
       elapsedMs: performance.now() - t0,
+      ...(pieces ? { pieces } : {}),
     });
     const onChunk = (n: number) => {
       bytesRead = readBefore + n;
+      stallOnFault(job);
       if (throttle.ready(performance.now())) post({ kind: 'progress', id, progress: progress() });
     };
     // Reads the file from `from` with a reader of its own (into `feeder`'s Session).
@@ -570,7 +587,10 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
         merge: (piece) => {
           const off = s.mergePrepare(piece.length);
           mod.HEAPU8.set(piece, off); // after mergePrepare: memory may have grown
-          return s.mergeCommit(piece.length);
+          const state = s.mergeCommit(piece.length);
+          pieces++;
+          if (throttle.ready(performance.now())) post({ kind: 'progress', id, progress: progress() });
+          return state;
         },
       };
       const outcome = inputError ? null : await mergeRanges(target, splits, helpers.slice(0, splits.length), readFrom, () => {
@@ -653,6 +673,13 @@ async function readRange(id: number, file: File, job: Job): Promise<RangeDone> {
     const progress = (): LoadProgress => ({ bytesRead, totalBytes: file.size, decodedBytes: feeder.fed, elapsedMs: performance.now() - t0 });
     const inputError = await feedAll(source, feeder, job, (n) => {
       bytesRead = n;
+      // A helper's fault with phase "reading" fires at its first chunk, mid-range.
+      if (job.fault?.kind === 'stall') stallOnFault(job);
+      else if (job.fault?.phase === 'reading') {
+        const f = job.fault;
+        job.fault = undefined;
+        asCall(id, session, progress(), job, () => fireFault(f, session));
+      }
       if (throttle.ready(performance.now())) post({ kind: 'progress', id, progress: progress() });
     });
     source.close();
