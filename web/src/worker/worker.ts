@@ -19,7 +19,7 @@ import { checkMemoryEvents, parseMemoryAlive, parseMemoryCurve, parseMemoryDevic
 import { parseOperatorDetail, parseOperators, transferables } from '../lib/operators';
 import { parseOverviewInfo, type GpuMetrics, type Overview, type StepBreakdown } from '../lib/overview';
 import type { Summary } from '../lib/summary';
-import { chooseSplits, HelperPort, mergeRanges, nominalSplits, PIECE_BYTES, PieceSource, SPLIT_WINDOW, type MergeTarget } from '../lib/split-read';
+import { HelperPort, mergeRanges, PIECE_BYTES, PieceSource, planSplits, type MergeTarget } from '../lib/split-read';
 import { ChunkFeeder, InputError, LocalChunks, MAX_CHUNK, RemoteChunks, type ChunkSource } from './feeder';
 import {
   ABORT,
@@ -493,20 +493,6 @@ async function feedAll(source: ChunkSource, feeder: ChunkFeeder, job: Job, onChu
     return e;
   }
   return null;
-}
-
-/**
- * Where a file read by `k` workers is split (lib/split-read.ts): the root kind from its first
- * bytes, then the event boundary the core proposes in a window at each size/k*i. No split when
- * the root is neither an array nor an object (one range reads it, as the core would).
- */
-async function planSplits(mod: KinetoscopeModule, file: File, k: number): Promise<{ splits: number[]; root: number }> {
-  const bytes = async (from: number, n: number) => new Uint8Array(await file.slice(from, Math.min(file.size, from + n)).arrayBuffer());
-  const root = mod.rootIsArray(await bytes(0, 4096));
-  if (root < 0) return { splits: [], root };
-  const nominal = nominalSplits(file.size, k);
-  const found = await Promise.all(nominal.map(async (n) => mod.proposeSplit(await bytes(n, SPLIT_WINDOW))));
-  return { splits: chooseSplits(nominal, found, file.size), root };
 }
 
 /**
