@@ -939,7 +939,10 @@ async function main() {
     const cliRow = rows.find((r) => r.size === size && r.kind === 'cli' && !r.error);
     if (!cliRow) continue;
     for (const r of rows.filter((x) => x.size === size && x.kind === 'overview' && Number.isFinite(x.seconds))) {
-      checks.push(`${size}: Overview drawn in ${r.seconds.toFixed(2)} s = ${(r.seconds / cliRow.seconds).toFixed(2)}x the CLI's \`kinetoscope overview\` (${cliRow.seconds.toFixed(2)} s, ${fmtMB(cliRow.mem)} RSS)`);
+      const full = rows.find((x) => x.size === size && x.kind === 'complete' && x.pageWorkers === r.pageWorkers && Number.isFinite(x.seconds));
+      checks.push(`${size}: Overview drawn in ${r.seconds.toFixed(2)} s = ${(r.seconds / cliRow.seconds).toFixed(2)}x the CLI's \`kinetoscope overview\` ` +
+        `(${cliRow.seconds.toFixed(2)} s, ${fmtMB(cliRow.mem)} RSS)${full ? `; complete in ${full.seconds.toFixed(2)} s = ${(full.seconds / cliRow.seconds).toFixed(2)}x` : ''}; ` +
+        `renderer peak ${fmtMB(r.mem)}`);
     }
   }
   // Issue 12 §2's target: drop → Overview drawn against the JSON.parse floor of the same run.

@@ -500,8 +500,17 @@ export function App() {
     setRereads((n) => n + 1);
     w.loads++;
     update(e.key, { reread: { error: null } });
-    const call = w.client.load(e.file, (p) => setProgress(e.key, p));
+    // A re-read whose bytes stop coming fails with the same sentence's first part (lib/load-watch.ts).
+    const watch = new LoadWatch({ ...DEFAULT_LOAD_WATCH, ...testLoadWatch() }, (s) => {
+      const err = stallError(s, 1);
+      w.client.abandon(call.id, { name: err.name, message: `${err.message}.`, failure: 'read-stall', phase: 'reading' });
+    });
+    const call = w.client.load(e.file, (p) => {
+      watch.progress({ ...p, phase: p.phase?.name ?? null });
+      setProgress(e.key, p);
+    });
     call.promise
+      .finally(() => watch.halt())
       .then(({ summary }) => {
         if (!summary.ok) throw new Error(summary.error || 'The file no longer reads as a trace.');
         if (pool().byId(w.id) !== w) throw goneError();

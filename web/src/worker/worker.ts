@@ -96,6 +96,45 @@ const beats = new Throttle(500);
  */
 const PROGRESS_MS = 250;
 
+/**
+ * Reading progress posted at most every PROGRESS_MS, and the last one held back posted once that
+ * time has passed: a read that stops right after a burst of chunks (a reader that stalls) still
+ * tells the page every byte it read, so the page's load watch says where it stopped. `done()`
+ * ends it (no late reading progress among the phases).
+ */
+class ReadProgress {
+  private readonly throttle = new Throttle(PROGRESS_MS);
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private over = false;
+  constructor(private readonly id: number, private readonly now: () => LoadProgress) {}
+  tell(): void {
+    if (this.over) return;
+    if (this.throttle.ready(performance.now())) {
+      this.cancel();
+      post({ kind: 'progress', id: this.id, progress: this.now() });
+    } else {
+      this.timer ??= setTimeout(() => {
+        this.timer = null;
+        if (!this.over) post({ kind: 'progress', id: this.id, progress: this.now() });
+      }, PROGRESS_MS);
+    }
+  }
+  /** Posts now (a range read to its end). */
+  flush(): void {
+    if (this.over) return;
+    this.cancel();
+    post({ kind: 'progress', id: this.id, progress: this.now() });
+  }
+  done(): void {
+    this.over = true;
+    this.cancel();
+  }
+  private cancel(): void {
+    if (this.timer != null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
+
 function reportPhase(name: string, index: number, count: number): void {
   const a = active;
   if (!a) return;
@@ -533,7 +572,6 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
     session = new mod.Session();
     if (splits.length) session.stopAt(splits);
     let feeder = new ChunkFeeder(mod, session);
-    const throttle = new Throttle(PROGRESS_MS);
     // Bytes this worker read (all its sources) and fed, for the progress bar.
     let bytesRead = 0, readBefore = 0, fedBefore = 0;
     // Helpers' pieces merged: posted as progress, so the page's load watch sees the merge move.
@@ -545,10 +583,11 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
       elapsedMs: performance.now() - t0,
       ...(pieces ? { pieces } : {}),
     });
+    const told = new ReadProgress(id, progress);
     const onChunk = (n: number) => {
       bytesRead = readBefore + n;
       stallOnFault(job);
-      if (throttle.ready(performance.now())) post({ kind: 'progress', id, progress: progress() });
+      told.tell();
     };
     // Reads the file from `from` with a reader of its own (into `feeder`'s Session).
     const readFrom = async (from: number) => {
@@ -563,6 +602,7 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
     };
     const inputError = await feedAll(source, feeder, job, onChunk);
     if (job.cancelled) throw abortError();
+    told.flush(); // its own range read: every byte of it counted while the helpers' come
     let ranges: ReadWorkers | undefined;
     if (splits.length) {
       const s = session;
@@ -575,7 +615,7 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
           mod.HEAPU8.set(piece, off); // after mergePrepare: memory may have grown
           const state = s.mergeCommit(piece.length);
           pieces++;
-          if (throttle.ready(performance.now())) post({ kind: 'progress', id, progress: progress() });
+          told.tell();
           return state;
         },
       };
@@ -595,6 +635,7 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
     const downloaded = source.kept();
     source.close();
     const readAll = inputError || !isFile ? bytesRead : input.file.size;
+    told.done();
     post({ kind: 'progress', id, progress: { ...progress(), bytesRead: readAll } });
 
     // The input failed part-way: the core records it in health (gzip-error or read-error, as the
@@ -654,9 +695,9 @@ async function readRange(id: number, file: File, job: Job): Promise<RangeDone> {
     session.startAt(range.start, range.root);
     session.stopAt(range.stopAt);
     const feeder = new ChunkFeeder(mod, session);
-    const throttle = new Throttle(PROGRESS_MS);
     let bytesRead = 0;
     const progress = (): LoadProgress => ({ bytesRead, totalBytes: file.size, decodedBytes: feeder.fed, elapsedMs: performance.now() - t0 });
+    const told = new ReadProgress(id, progress);
     const inputError = await feedAll(source, feeder, job, (n) => {
       bytesRead = n;
       // A helper's fault with phase "reading" fires at its first chunk, mid-range.
@@ -666,8 +707,9 @@ async function readRange(id: number, file: File, job: Job): Promise<RangeDone> {
         job.fault = undefined;
         asCall(id, session, progress(), job, () => fireFault(f, session));
       }
-      if (throttle.ready(performance.now())) post({ kind: 'progress', id, progress: progress() });
+      told.tell();
     });
+    told.done();
     source.close();
     if (job.cancelled) throw abortError();
     // A plain File that cannot be read part-way: the first worker reads this range itself.
