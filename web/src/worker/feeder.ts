@@ -152,8 +152,8 @@ export class InputError extends Error {
  * again from its start on a new one (issue 21). Measured: a 10 GiB File read on this 2-core machine
  * while other builds ran (load 9-16) stopped at 5.7-8.5 GiB in Chromium 156 with a BYOB
  * `reader.read()` that never resolved — the reader worker had credit, the trace worker waited for
- * the chunk, nothing failed — three times in four loads; the same file read in 40 s on a quiet
- * machine. A chunk normally comes in a few ms; 3 s leaves room for a busy machine, and a read
+ * the chunk, nothing failed — in four loads of five; none of four loads had stopped an hour before
+ * on a quieter machine (docs/benchmarks.md, "Current table"). A chunk normally comes in a few ms; 3 s leaves room for a busy machine, and a read
  * given up too soon costs one chunk read twice.
  */
 export const READ_STALL_MS = 3_000;
