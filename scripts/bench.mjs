@@ -13,6 +13,12 @@
 //                          cores with taskset, for a scaling curve below the machine's core count;
 //                          the page still sees navigator.hardwareConcurrency of the whole machine,
 //                          so pair it with --page-workers)
+//                          [--from TRACE,TRACE]  (issue 21: replicate each of these real traces,
+//                          .json or .json.gz, at every --size with `gen-trace --from`, one row group
+//                          per source and size, instead of the --shape trace)
+//                          [--file FILE,FILE]  (measure these trace files as they are; no --size)
+//   cli       (issue 21) build/native/kinetoscope overview --json FILE: the CLI's time to the
+//             Overview on the same file, in the same run, beside the page's drop → Overview drawn
 // For each size: generates (or reuses) DIR/trace-SIZE.v2.json with gen-trace, then measures
 //   native    build/native/kinetoscope summary --json FILE   (peak RSS from /usr/bin/time -v)
 //   views     build/native/kinetoscope operators --json --group-by op+shape FILE (reading, the
@@ -83,6 +89,9 @@ const opts = { sizes: ['1G'], runs: 3, only: ['native', 'views', 'wasm', 'page',
     else if (a[k] === '--page-workers') opts.pageWorkers = v().split(',').map(Number).filter((n) => n >= 1);
     // The page rows give the file as soon as the page has loaded, before its workers are warm.
     else if (a[k] === '--cold') opts.cold = true;
+    // Issue 21: any real trace replicated (gen-trace --from), or trace files given as they are.
+    else if (a[k] === '--from') opts.from = v().split(',').filter(Boolean);
+    else if (a[k] === '--file') opts.files = v().split(',').filter(Boolean);
     else { console.error(`bench: unknown argument ${a[k]}`); process.exit(2); }
   }
 }
@@ -123,12 +132,35 @@ function ensureTrace(size, distinct = false, shape = opts.shape) {
   return file;
 }
 
+// `size` replicated from the real trace `source` (gen-trace --from), made once per source and size.
+function ensureFrom(size, source) {
+  fs.mkdirSync(opts.dir, { recursive: true });
+  const file = path.join(opts.dir, `trace-${size}-from-${sourceName(source)}.v3.json`);
+  if (fs.existsSync(file)) { log(`reusing ${file}`); return file; }
+  log(`generating ${file}`);
+  const r = spawnSync('node', [path.join(root, 'scripts', 'gen-trace.mjs'), '--size', size, '--from', source, '--out', file], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`gen-trace --from ${source} failed for ${size}`);
+  return file;
+}
+const sourceName = (f) => path.basename(f).replace(/\.gz$/, '').replace(/(\.pt\.trace)?\.json$/, '');
+
+/**
+ * What the per-trace rows measure: the --shape trace at each --size; with --from, each source
+ * replicated at each --size; with --file, the files as they are. `key` names the rows, `file()`
+ * makes (or finds) the trace when its turn comes.
+ */
+function benchTraces() {
+  if (opts.files?.length) return opts.files.map((f) => ({ key: path.basename(f), shape: '', file: () => path.resolve(f) }));
+  if (opts.from?.length) return opts.from.flatMap((src) => opts.sizes.map((size) => ({ key: `${size} ${sourceName(src)}`, shape: '', file: () => ensureFrom(size, src) })));
+  return opts.sizes.map((size) => ({ key: size, shape: opts.shape, file: () => ensureTrace(size) }));
+}
+
 // ---------------------------------------------------------------- native CLI
 async function benchNative(file, views = false) {
   const cli = path.join(root, 'build', 'native', 'kinetoscope');
   if (!fs.existsSync(cli)) return { error: 'build/native/kinetoscope missing' };
   const t0 = process.hrtime.bigint();
-  const args = views ? ['operators', '--json', '--group-by', 'op+shape', file] : ['summary', '--json', file];
+  const args = views === 'overview' ? ['overview', '--json', file] : views ? ['operators', '--json', '--group-by', 'op+shape', file] : ['summary', '--json', file];
   if (opts.readJobs) args.splice(1, 0, '--jobs', String(opts.readJobs));
   const r = await run('/usr/bin/time', ['-v', cli, ...args]);
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
@@ -422,6 +454,9 @@ function summaryShown(page, file) {
   return Promise.race([
     page.waitForFunction(() => window.__ksT1 > 0, null, { timeout: limit, polling: 200 }).then(() => 'ok'),
     new Promise((res) => page.once('crash', () => res('crash'))),
+    // The card failed (out of memory, a stall: issue 21): what it says is the result.
+    page.waitForFunction(() => document.querySelector('[data-testid=file-card][data-status=failed] [data-testid=load-failure]')?.textContent, null, { timeout: limit, polling: 500 })
+      .then((h) => h.jsonValue()).then((t) => `the page said: ${String(t).trim()}`),
   ]).catch((e) => `timeout: ${e.message.split('\n')[0]}`);
 }
 
@@ -683,6 +718,7 @@ async function benchMemoryPage(file, url) {
 const LABEL = {
   native: `native CLI (\`kinetoscope summary --json${opts.readJobs ? ` --jobs ${opts.readJobs}` : ''}\`)`,
   views: 'native CLI (`kinetoscope operators --json --group-by op+shape`)',
+  cli: 'native CLI (`kinetoscope overview --json`: reading and the Overview)',
   overview: 'web page, headless Chromium (input → Overview drawn: steps, breakdown, GPU metrics)',
   complete: 'web page, headless Chromium (input → Overview complete: operator trees, recommendations, view tabs)',
   wasm: 'wasm in Node (4 MB chunks)',
@@ -711,8 +747,9 @@ async function main() {
   const checks = [];
   try {
     const perSize = opts.only.filter((k) => k !== 'table' && k !== 'distributed' && k !== 'memory' && k !== 'ranks');
-    for (const size of perSize.length ? opts.sizes : []) {
-      const file = ensureTrace(size);
+    for (const trace of perSize.length ? benchTraces() : []) {
+      const size = trace.key;
+      const file = trace.file();
       const bytes = fs.statSync(file).size;
       const kinds = opts.only.filter((k) => k !== 'table' && k !== 'distributed' && k !== 'memory' && k !== 'ranks')
         .flatMap((k) => (k === 'page' && opts.pageWorkers ? opts.pageWorkers.map((w) => ({ kind: k, workers: w })) : [{ kind: k, workers: null }]));
@@ -728,6 +765,7 @@ async function main() {
           let r;
           if (kind === 'native') r = await benchNative(file);
           else if (kind === 'views') r = await benchNative(file, true);
+          else if (kind === 'cli') r = await benchNative(file, 'overview');
           else if (kind === 'wasm') r = await benchWasm(file);
           else if (kind === 'page') r = await benchPage(file, srv.url, workers);
           else if (kind === 'url') r = await benchUrl(file, srv.url, traceSrv.url);
@@ -747,7 +785,7 @@ async function main() {
         const results = resultsOf[k];
         const ok = results.filter((r) => !r.error);
         const secs = median(ok.map((r) => r.seconds));
-        const row = { size, bytes, kind, runs: results.length, ok: ok.length,
+        const row = { size, shape: trace.shape, bytes, kind, runs: results.length, ok: ok.length,
           seconds: secs, mbps: bytes / 1e6 / secs, mem: median(ok.map((r) => r.mem)),
           mem2: median(ok.map((r) => r.mem2)), events: median(ok.map((r) => r.events)),
           error: ok.length ? (ok.length < results.length ? `${results.length - ok.length} of ${results.length} runs failed: ${results.find((r) => r.error).error}` : '')
@@ -777,7 +815,7 @@ async function main() {
                 (mid ? `; the run of median CPU: ${cpuText(mid.cpu)}` : '') });
           }
         }
-        if (kind === 'page' && parseSize(size) >= 3 * 2 ** 30) {
+        if (kind === 'page' && bytes >= 3 * 2 ** 30) {
           checks.push(ok.length === results.length
             ? `${size} trace (${bytes} bytes) loads in the page: yes, ${ok.length}/${results.length} runs, no tab failure`
             : `${size} trace (${bytes} bytes) loads in the page: NO (${row.error})`);
@@ -856,7 +894,7 @@ async function main() {
   }
 
   // Cross-check: every path that finished should count the same events.
-  for (const size of opts.sizes) {
+  for (const size of [...new Set(rows.map((r) => r.size))]) {
     const counts = rows.filter((r) => r.size === size && r.kind !== 'baseline' && Number.isFinite(r.events));
     const distinct = [...new Set(counts.map((r) => r.events))];
     if (distinct.length > 1) checks.push(`${size}: event counts differ: ${counts.map((r) => `${r.kind} ${r.events}`).join(', ')}`);
@@ -870,7 +908,9 @@ async function main() {
     `medians of ${opts.runs} run(s), load average at start ${loadAtStart}` +
     (opts.cpus ? `; Chromium pinned to ${opts.cpus} of the ${os.cpus().length} cores (taskset)` : ''));
   out.push('');
-  out.push(`Trace shape: ${opts.shape} (scripts/gen-trace --shape ${opts.shape}).`);
+  out.push(opts.files?.length ? `Trace files as given: ${opts.files.join(', ')}.`
+    : opts.from?.length ? `Traces replicated from real ones (scripts/gen-trace --from): ${opts.from.join(', ')}.`
+      : `Trace shape: ${opts.shape} (scripts/gen-trace --shape ${opts.shape}).`);
   out.push('');
   if (rows.length) {
     out.push('| trace | path | MB/s | M events/s | time (s) | peak memory | events | note |');
@@ -880,7 +920,7 @@ async function main() {
   const eventsOf = (size) => rows.find((x) => x.size === size && Number.isFinite(x.events))?.events;
   for (const r of rows) {
     const label = LABEL[r.kind] + (r.pageWorkers ? `, at most ${r.pageWorkers} worker${r.pageWorkers > 1 ? 's' : ''} reading the file (${Number.isFinite(r.readWorkers) ? r.readWorkers : '?'} did)` : '');
-    const sizeTxt = `${r.size} ${opts.shape} (${(r.bytes / 1e6).toFixed(0)} MB, ${Math.round(r.bytes / (eventsOf(r.size) || NaN)) || '?'} B/event)`;
+    const sizeTxt = `${r.size}${r.shape ? ` ${r.shape}` : ''} (${(r.bytes / 1e6).toFixed(0)} MB, ${Math.round(r.bytes / (eventsOf(r.size) || NaN)) || '?'} B/event)`;
     if (r.error && !r.ok) {
       const extra = r.kind === 'baseline' && r.bytes > V8_STRING_CAP ? ` (above V8's ${V8_STRING_CAP}-byte string cap)` : '';
       out.push(`| ${sizeTxt} | ${label} | fails | – | – | ${Number.isFinite(r.failMem) ? fmtMB(r.failMem) : '–'} | – | ${r.error}${extra} |`);
@@ -888,14 +928,25 @@ async function main() {
     }
     let mem = fmtMB(r.mem);
     if (r.kind === 'wasm') mem = `${fmtMB(r.mem)} wasm heap, ${fmtMB(r.mem2)} RSS`;
-    else if (r.kind === 'native' || r.kind === 'views') mem = `${fmtMB(r.mem)} RSS`;
+    else if (r.kind === 'native' || r.kind === 'views' || r.kind === 'cli') mem = `${fmtMB(r.mem)} RSS`;
     else mem = `${fmtMB(r.mem)} renderer RSS`;
     const evs = Number.isFinite(r.events) ? r.events : eventsOf(r.size);
     out.push(`| ${sizeTxt} | ${label} | ${r.mbps.toFixed(0)} | ${evs ? (evs / r.seconds / 1e6).toFixed(2) : '–'} | ${r.seconds.toFixed(2)} | ${mem} | ` +
       `${Number.isFinite(r.events) ? r.events : '–'} | ${r.error || ''} |`);
   }
+  // Issue 21's goal: drop → Overview drawn within 3x the CLI's Overview on the same file.
+  for (const size of [...new Set(rows.map((r) => r.size))]) {
+    const cliRow = rows.find((r) => r.size === size && r.kind === 'cli' && !r.error);
+    if (!cliRow) continue;
+    for (const r of rows.filter((x) => x.size === size && x.kind === 'overview' && Number.isFinite(x.seconds))) {
+      const full = rows.find((x) => x.size === size && x.kind === 'complete' && x.pageWorkers === r.pageWorkers && Number.isFinite(x.seconds));
+      checks.push(`${size}: Overview drawn in ${r.seconds.toFixed(2)} s = ${(r.seconds / cliRow.seconds).toFixed(2)}x the CLI's \`kinetoscope overview\` ` +
+        `(${cliRow.seconds.toFixed(2)} s, ${fmtMB(cliRow.mem)} RSS)${full ? `; complete in ${full.seconds.toFixed(2)} s = ${(full.seconds / cliRow.seconds).toFixed(2)}x` : ''}; ` +
+        `renderer peak ${fmtMB(r.mem)}`);
+    }
+  }
   // Issue 12 §2's target: drop → Overview drawn against the JSON.parse floor of the same run.
-  for (const size of opts.sizes) {
+  for (const size of [...new Set(rows.map((r) => r.size))]) {
     const floor = rows.find((r) => r.size === size && r.kind === 'baseline' && !r.error);
     if (!floor) continue;
     for (const r of rows.filter((x) => x.size === size && x.kind === 'overview' && Number.isFinite(x.seconds))) {

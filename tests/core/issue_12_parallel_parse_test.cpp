@@ -400,3 +400,57 @@ TEST_CASE("issue_12: every trace in ../shared read in 2, 3 and 4 ranges gives th
   REQUIRE(traces >= 10);
   REQUIRE(merged >= 2 * traces);
 }
+
+// Issue 21: a 10 GB file read in ranges has its splits, stops and health offsets past 4 GiB, where
+// a 32-bit size_t (the wasm build's) would wrap. The readers are told their absolute offsets
+// (start_at, stop_at), so the bytes can be small: here the events of a bare array as they would
+// lie from kBase on, read by a first range [kBase, split) and a later one [split, end) merged into
+// it, against one reader of the whole. Runs natively and in wasm (kinetoscope_tests is built both ways).
+TEST_CASE("issue_12: ranges past 4 GiB keep exact offsets: the stop, the covered end, the merge's check, health samples",
+          "[parallel]") {
+  const uint64_t kBase = 5'000'000'000ull + 7;  // past 2^32 (4,294,967,296), not a multiple of anything
+  std::string text;
+  for (int i = 0; i < 3000; ++i) {
+    if (i) text += ",\n";
+    if (i == 2500) text += "{\"ph\": \"X\", \"name\": \"odd\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": -3},\n";
+    text += "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op" + std::to_string(i % 7) +
+            "\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(1000 + i * 10) + ", \"dur\": 5}";
+  }
+  text += "]";
+  const size_t odd = text.find("{\"ph\": \"X\", \"name\": \"odd\"");
+  const size_t split = text.find("\n{", text.size() / 2) + 1;
+  REQUIRE(split < odd);
+
+  TraceReader whole;
+  whole.start_at(kBase, true);
+  feed_from(whole, text, 0, 4096);
+  whole.finish();
+
+  TraceReader first;
+  first.start_at(kBase, true);
+  first.stop_at({kBase + split});
+  feed_from(first, text, 0, 4096);
+  REQUIRE(first.stopped());
+  REQUIRE(first.covered_end() == kBase + split);
+  TraceReader later;
+  later.start_at(kBase + split, true);
+  feed_from(later, text, split, 4096);
+  later.finish();
+  std::vector<TraceReader*> ptrs{&later};
+  const int merged = ks::merge_ranges(first, ptrs, [&](uint64_t from) {
+    FAIL("read on from " << from << ": the later range was refused");
+  }, 8192);
+  REQUIRE(merged == 1);
+  require_same(whole, first, false);
+  // The odd event (a negative duration) is sampled where it lies in the file, past 4 GiB.
+  bool sampled = false;
+  for (size_t r = 0; r < size_t(ks::HealthReason::kCount); ++r) {
+    const auto& h = first.model().health.get(ks::HealthReason(r));
+    if (!h.count) continue;
+    INFO("health " << ks::health_reason_info(ks::HealthReason(r)).id);
+    REQUIRE(h.sample_offset == kBase + odd);
+    sampled = true;
+  }
+  REQUIRE(sampled);
+  REQUIRE(first.model().event_count == 3001);
+}

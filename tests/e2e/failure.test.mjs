@@ -9,9 +9,10 @@
 // core's own failures do (Emscripten's Aborted(OOM) and Aborted()).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { card, openSite, runCliJson, sampleTrace, settled, showTrace } from './helpers.mjs';
+import { card, openSite, repo, runCliJson, sampleTrace, settled, showTrace } from './helpers.mjs';
 
 const site = await openSite({ tmp: true });
 
@@ -25,8 +26,8 @@ function copies(...names) {
 }
 
 /** A page whose loads of the files named fail as `faults` says (and the watchdog as set). */
-async function pageWithFaults(faults, watchdog) {
-  const plan = JSON.stringify({ faults, ...(watchdog ? { watchdog } : {}) });
+async function pageWithFaults(faults, watchdog, extra = {}) {
+  const plan = JSON.stringify({ faults, ...(watchdog ? { watchdog } : {}), ...extra });
   const context = await site.browser.newContext();
   await context.addInitScript((p) => localStorage.setItem('kinetoscope-failure-test', p), plan);
   const page = await context.newPage();
@@ -140,6 +141,46 @@ describe('a worker that fails while computing the overview', () => {
       await retried(page, 'dies.json.gz');
       assert.equal(await page.$('[data-testid=app-error]'), null);
       onlyExpected(errors, [/Test fault: the analysis worker dies/]);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+// Issue 21: a 10 GB load stopped at 55 % and said nothing, for minutes: the trace worker waited for
+// its reader's next chunk, answering every ping, so the worker watchdog saw it alive. The page's
+// load watch (web/src/lib/load-watch.ts) watches what the load delivers instead.
+describe('a load whose bytes stop coming', () => {
+  it('a reader that stops sending: the bar stops showing a time left, then one sentence; Retry loads it', async () => {
+    // 24 MiB: more than the four 4 MB chunks the reader may send ahead, so bytes are left when it stops.
+    const f = path.join(site.tmp, 'reader-stops.json');
+    execFileSync('node', [path.join(repo, 'scripts', 'gen-trace.mjs'), '--size', '24M', '--out', f], { stdio: 'ignore' });
+    // The reader is told to send nothing more once the first chunk came ("stall"); it stays alive.
+    const { page, context, errors } = await pageWithFaults({ 'reader-stops.json': { kind: 'stall', phase: 'reading' } }, undefined, {
+      loadWatch: { stillMs: 1_000, readStallMs: 6_000 },
+    });
+    try {
+      await page.setInputFiles('[data-testid=file-input]', f);
+      // Progress that stops does not look like progress: no rate, no time left, but how long nothing came.
+      const still = await page.waitForSelector('[data-testid=progress] [data-testid=progress-still]', { timeout: 60_000 });
+      assert.match(await still.textContent(), /^nothing has come for \d+ s$/);
+      assert.equal(await page.$('[data-testid=progress] [data-testid=progress-eta]'), null, 'no time left while nothing moves');
+      assert.equal(await page.$('[data-testid=progress] [data-testid=progress-rate]'), null, 'no rate while nothing moves');
+      const read = Number(await page.getAttribute('[data-testid=progress] [role=progressbar]', 'data-read'));
+      assert.ok(read > 0 && read < fs.statSync(f).size, `stopped part-way (${read} bytes)`);
+      assert.equal(await settled(page, 'reader-stops.json'), 'failed');
+      const c = card('reader-stops.json');
+      await page.waitForSelector(`${c} [data-testid=load-failure][data-failure=read-stall]`);
+      const text = (await page.textContent(`${c} [data-testid=failure-message]`)).trim();
+      assert.match(
+        text,
+        /^Reading the file stopped at [\d.]+ MiB of 24\.0 MiB: no bytes came for \d+ s, so the load was stopped; nothing of the file could be shown; retry, or use the command line \(kinetoscope overview reader-stops\.json\), which reads the file without the browser\.$/,
+      );
+      // One worker read it: no "Open with one worker" (that is Retry).
+      assert.equal(await page.$(`${c} [data-testid=retry-one-worker]`), null);
+      // The navigator's row says the same sentence.
+      await retried(page, 'reader-stops.json');
+      onlyExpected(errors, []);
     } finally {
       await context.close();
     }

@@ -10,11 +10,12 @@
 // workers: by default a file gets all the cores but one, so one on the two cores the page is told
 // it has), and names the helper's fault with {"faults": {"<file>": {"kind": "throw", "target": "helper"}}}.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, it } from 'node:test';
-import { card, checkNumbers, openSite, sampleTrace, settled } from './helpers.mjs';
+import { card, checkNumbers, openSite, repo, sampleTrace, settled } from './helpers.mjs';
 
 const site = await openSite({ tmp: true });
 /** The sample, gunzipped under `name` (a plain file can be read in ranges; gzip cannot). */
@@ -25,8 +26,8 @@ function plainSample(name) {
 }
 
 /** A page with two trace workers whatever the machine, the split threshold lowered, and `faults`. */
-async function splitPage(faults = {}, watchdog) {
-  const plan = JSON.stringify({ faults, split: { minBytes: 1, workers: 2 }, ...(watchdog ? { watchdog } : {}) });
+async function splitPage(faults = {}, watchdog, extra = {}) {
+  const plan = JSON.stringify({ faults, split: { minBytes: 1, workers: 2 }, ...(watchdog ? { watchdog } : {}), ...extra });
   const context = await site.browser.newContext();
   await context.addInitScript((p) => localStorage.setItem('kinetoscope-failure-test', p), plan);
   await context.addInitScript(() => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 2, configurable: true }));
@@ -122,6 +123,51 @@ describe('one plain file read by two workers', () => {
       assert.equal(await settled(page, 'helper-hangs.json', 120_000), 'done');
       assert.deepEqual(await readWith(page, 'helper-hangs.json'), { workers: '2', merged: '0' });
       await checkNumbers(page, 'helper-hangs.json', f);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  // Issue 21: the helper killed while it reads its range (its first chunk in), not after.
+  it('still loads with the same numbers when the helper dies mid-range', T, async () => {
+    const f = plainSample('helper-dies-mid-range.json');
+    const { page, context, errors } = await splitPage({ 'helper-dies-mid-range.json': { kind: 'throw', target: 'helper', phase: 'reading' } });
+    try {
+      await page.locator('input[type=file]').first().setInputFiles(f);
+      assert.equal(await settled(page, 'helper-dies-mid-range.json'), 'done');
+      assert.deepEqual(await readWith(page, 'helper-dies-mid-range.json'), { workers: '2', merged: '0' });
+      await checkNumbers(page, 'helper-dies-mid-range.json', f);
+      assert.deepEqual(errors.filter((e) => !/Test fault/.test(e)), []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  // Issue 21: the helper's reader stops sending mid-range; the helper and the first worker both
+  // answer every ping (each waits, idle), so only the page's load watch sees that nothing moves.
+  it('a helper whose reader stops: one sentence with "Open with one worker", which then loads it', T, async () => {
+    // 48 MiB: the helper's half holds more than the four chunks its reader may send ahead.
+    const f = path.join(site.tmp, 'helper-reader-stops.json');
+    execFileSync('node', [path.join(repo, 'scripts', 'gen-trace.mjs'), '--size', '48M', '--out', f], { stdio: 'ignore' });
+    const { page, context, errors } = await splitPage({ 'helper-reader-stops.json': { kind: 'stall', target: 'helper', phase: 'reading' } }, undefined, {
+      loadWatch: { readStallMs: 6_000 },
+    });
+    try {
+      await page.locator('input[type=file]').first().setInputFiles(f);
+      assert.equal(await settled(page, 'helper-reader-stops.json', 120_000), 'failed');
+      const c = card('helper-reader-stops.json');
+      await page.waitForSelector(`${c} [data-testid=load-failure][data-failure=read-stall]`);
+      const text = (await page.textContent(`${c} [data-testid=failure-message]`)).trim();
+      assert.match(
+        text,
+        /^Reading the file stopped at [\d.]+ MiB of 48\.0 MiB: no bytes came for \d+ s, so the load was stopped; nothing of the file could be shown; retry, open it with one worker, or use the command line \(kinetoscope overview helper-reader-stops\.json\), which reads the file without the browser\.$/,
+      );
+      assert.ok(await page.isVisible(`${c} [data-testid=retry]`));
+      await page.click(`${c} [data-testid=retry-one-worker]`);
+      assert.equal(await settled(page, 'helper-reader-stops.json', 120_000), 'done');
+      assert.deepEqual(await readWith(page, 'helper-reader-stops.json'), { workers: '1', merged: null });
+      await checkNumbers(page, 'helper-reader-stops.json', f);
       assert.deepEqual(errors, []);
     } finally {
       await context.close();

@@ -101,3 +101,51 @@ for (const file of files) {
 }
 assert.ok(checked >= 1 && mergedTotal >= checked, `${checked} traces, ${mergedTotal} ranges merged`);
 console.log(`wasm ranges: ${checked} traces read in 2 and 3 ranges across two heaps (${mergedTotal} merges), as one range`);
+
+// Issue 21: a 10 GB file's ranges start, stop and sample health past 4 GiB. Through the bindings
+// (offsets in and out as doubles, uint64_t in the core) of this 32-bit wasm build, where a size_t
+// or an unsigned int on the way would wrap: a first range [BASE, split) and a later one [split, end)
+// on two heaps, merged, against one Session of the whole. The readers are told their absolute
+// offsets, so the bytes are small.
+{
+  const BASE = 5_000_000_007; // past 2^32
+  const parts = [];
+  for (let i = 0; i < 3000; i++) {
+    if (i === 2500) parts.push('{"ph": "X", "name": "odd", "pid": 1, "tid": 1, "ts": 1, "dur": -3}');
+    parts.push(`{"ph": "X", "cat": "cpu_op", "name": "op${i % 7}", "pid": 1, "tid": 1, "ts": ${1000 + i * 10}, "dur": 5}`);
+  }
+  const text = parts.join(',\n') + ']';
+  const bytes = new TextEncoder().encode(text); // ASCII: byte offsets are string offsets
+  const odd = text.indexOf('{"ph": "X", "name": "odd"');
+  const split = text.indexOf('\n{', text.length >> 1) + 1;
+  const whole = new first.Session();
+  whole.startAt(BASE, true);
+  feedFrom(first, whole, bytes, 0);
+  whole.finish();
+  const s = new first.Session();
+  s.startAt(BASE, true);
+  s.stopAt([BASE + split]);
+  feedFrom(first, s, bytes, 0);
+  assert.ok(s.stopped(), 'the first range stops at its split past 4 GiB');
+  assert.equal(s.coveredEnd(), BASE + split);
+  const h = new helper.Session();
+  h.startAt(BASE + split, true);
+  feedFrom(helper, h, bytes, split);
+  h.finish();
+  let state = 'refused';
+  for (let piece; (piece = h.nextPiece(PIECE)) !== null;) {
+    const off = s.mergePrepare(piece.length);
+    first.HEAPU8.set(piece, off);
+    state = s.mergeCommit(piece.length);
+    if (state !== 'merging') break;
+  }
+  assert.equal(state, 'done', 'the range past 4 GiB is merged, not refused');
+  s.finish();
+  const summary = JSON.parse(s.summaryJson());
+  assert.deepEqual(summary, JSON.parse(whole.summaryJson()));
+  const sampled = JSON.stringify(summary).match(/"sample_offset":(\d+)/g) ?? [];
+  assert.deepEqual(sampled, [`"sample_offset":${BASE + odd}`], 'the negative duration is sampled where it lies, past 4 GiB');
+  for (const x of [whole, s, h]) x.delete();
+  console.log(`wasm ranges: a range past 4 GiB (${BASE + split}) merged, its health sampled at ${BASE + odd}`);
+}
+

@@ -206,6 +206,36 @@ describe('readChunks', () => {
     expect(concat(cs.map((c) => c.bytes))).toEqual(data);
   });
 
+  // Issue 21: Chromium stopped delivering a 10 GiB File's stream part-way (a BYOB read that never
+  // resolved) on a busy machine, and the load waited for good. Here a stream that hangs after 25
+  // bytes, in the middle of the third chunk: that chunk is read again from its first byte on
+  // file.slice(20).stream(), and every byte comes once, in order.
+  it('a read that never comes back: the chunk is read again from its start on a new stream', async () => {
+    const data = bytes(100, 7);
+    const real = new Blob([data]);
+    const hanging = () => {
+      let pos = 0;
+      return new ReadableStream({
+        type: 'bytes',
+        pull(ctl) {
+          if (pos >= 25) return new Promise<void>(() => {}); // never delivers again, never fails
+          const v = ctl.byobRequest!.view!;
+          const n = Math.min(v.byteLength, 25 - pos);
+          new Uint8Array(v.buffer, v.byteOffset, n).set(data.subarray(pos, pos + n));
+          pos += n;
+          ctl.byobRequest!.respond(n);
+        },
+      });
+    };
+    const file = { size: real.size, slice: (a?: number, b?: number) => real.slice(a, b), stream: hanging } as unknown as Blob;
+    const restarts: number[] = [];
+    const cs: Chunk[] = [];
+    for await (const c of readChunks(file, false, 10, null, 20, (off) => restarts.push(off))) cs.push({ ...c, bytes: c.bytes.slice() });
+    expect(restarts).toEqual([20]);
+    expect(cs.map((c) => c.bytesRead)).toEqual([10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
+    expect(concat(cs.map((c) => c.bytes))).toEqual(data);
+  });
+
   it('reads a Blob without a byte stream by slices', async () => {
     const data = bytes(25, 5);
     const blob = new Blob([data]);

@@ -11,12 +11,14 @@ import {
   nominalSplits,
   PIECES_AHEAD,
   PieceSource,
+  planSplits,
   rangeCount,
   SPLIT_MIN_BYTES,
   SPLIT_WINDOW,
   type MergeTarget,
 } from '../../web/src/lib/split-read';
 import { parsePlan } from '../../web/src/lib/test-faults';
+import { readChunks } from '../../web/src/worker/feeder';
 import { WorkerPool, type Started } from '../../web/src/lib/worker-pool';
 import type { Port } from '../../web/src/worker/protocol';
 
@@ -291,5 +293,100 @@ describe('the test hook', () => {
     ]);
     expect(p!.split).toEqual({ minBytes: 1, workers: 2 });
     expect(parsePlan(JSON.stringify({ split: { minBytes: -1, workers: 0 } }))!.split).toBeUndefined();
+  });
+});
+
+// Issue 21: a 10 GB file's splits lie past 4 GiB. The page's side of the plan and of the reads is
+// JavaScript numbers (exact to 2^53); checked here with a source of 10^10 bytes whose bytes are
+// made up as they are read (nothing that size is ever held), so no 10 GB file is needed. The
+// core's side past 4 GiB (start_at, stop_at, covered end, health offsets in 32-bit wasm) is
+// tests/core/issue_12_parallel_parse_test.cpp and tests/golden/wasm_ranges_test.mjs.
+describe('offsets past 4 GiB', () => {
+  const HEAD = '{"traceEvents": [\n';
+  // One event per line, all of one length, so where each starts is known: HEAD + i * EVENT.length.
+  const EVENT = '{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 1, "dur": 1},\n';
+  const byteAt = (o: number) => (o < HEAD.length ? HEAD.charCodeAt(o) : EVENT.charCodeAt((o - HEAD.length) % EVENT.length));
+
+  /** A File stand-in of `size` bytes from absolute offset `base` (slice() as Blob's: clamped, relative). */
+  class MadeUpFile {
+    readonly asked: [number, number][] = [];
+    constructor(readonly size: number, readonly base = 0, private readonly log: [number, number][] | null = null) {
+      this.asked = log ?? [];
+    }
+    slice(start = 0, end = this.size) {
+      const s = Math.max(0, Math.min(this.size, start));
+      const e = Math.max(s, Math.min(this.size, end));
+      return new MadeUpFile(e - s, this.base + s, this.asked);
+    }
+    async arrayBuffer(): Promise<ArrayBuffer> {
+      this.asked.push([this.base, this.base + this.size]);
+      const b = new Uint8Array(this.size);
+      for (let i = 0; i < b.length; i++) b[i] = byteAt(this.base + i);
+      return b.buffer;
+    }
+  }
+
+  // The core's proposal as the contract says it (docs/contracts.md): the first '{' after '}' ','
+  // (whitespace allowed between); the root from the first non-blank byte.
+  const core = {
+    rootIsArray: (b: Uint8Array) => {
+      const t = new TextDecoder().decode(b).trimStart();
+      return t[0] === '[' ? 1 : t[0] === '{' ? 0 : -1;
+    },
+    proposeSplit: (w: Uint8Array) => {
+      const m = /\}\s*,\s*\{/.exec(new TextDecoder().decode(w));
+      return m ? m.index + m[0].length - 1 : -1;
+    },
+  };
+
+  it('the plan of a 10^10-byte file: windows read at size/k*i, splits on event starts, exact', async () => {
+    const file = new MadeUpFile(1e10);
+    for (const k of [2, 3, 4]) {
+      file.asked.length = 0;
+      const { splits, root } = await planSplits(core, file, k);
+      expect(root).toBe(0);
+      const nominal = nominalSplits(1e10, k);
+      expect(nominal).toEqual(Array.from({ length: k - 1 }, (_, i) => Math.floor(1e10 / k) * (i + 1)));
+      expect(splits.length).toBe(k - 1);
+      for (const [i, s] of splits.entries()) {
+        // On the first event start after its nominal offset (beyond 2^32 from k = 2 on).
+        const first = HEAD.length + Math.ceil((nominal[i] - HEAD.length) / EVENT.length) * EVENT.length;
+        expect(s).toBe(first);
+        expect(byteAt(s)).toBe('{'.charCodeAt(0));
+      }
+      expect(splits.at(-1)!).toBeGreaterThan(2 ** 32);
+      // The windows asked for: the head, then SPLIT_WINDOW bytes at each nominal offset.
+      expect(file.asked).toEqual([[0, 4096], ...nominal.map((n) => [n, n + SPLIT_WINDOW])]);
+    }
+  });
+
+  it("a helper's range past 4 GiB is read from its first byte to the file's end, bytes and counts exact", async () => {
+    const size = 2 ** 32 + 24 * 2 ** 20 + 5; // 4 GiB + 24 MiB + 5
+    const file = new MadeUpFile(size);
+    // A last range that starts 1 MiB past 4 GiB, found as planSplits finds one (its window, the proposal).
+    const nominal = 2 ** 32 + 2 ** 20;
+    const start = nominal + core.proposeSplit(new Uint8Array(await file.slice(nominal, nominal + SPLIT_WINDOW).arrayBuffer()));
+    expect((start - HEAD.length) % EVENT.length).toBe(0);
+    // What a helper reads (worker.ts readRange): File.slice(start), in 4 MB chunks, the last shorter.
+    const range = file.slice(start);
+    const chunk = 4 << 20;
+    let off = start;
+    let last = 0;
+    for await (const c of readChunks(range as unknown as Blob, false, chunk)) {
+      expect(c.bytes.length).toBe(Math.min(chunk, size - off));
+      for (const at of [0, c.bytes.length - 1]) expect(c.bytes[at]).toBe(byteAt(off + at));
+      off += c.bytes.length;
+      expect(c.bytesRead).toBe(off - start);
+      last = c.bytesRead;
+    }
+    expect(off).toBe(size);
+    expect(last).toBe(size - start);
+    // The first worker reading on from a range's end past 4 GiB (readFrom: File.slice(from)).
+    const from = start + 10 * EVENT.length;
+    const on = file.slice(from);
+    expect(on.size).toBe(size - from);
+    const head = new Uint8Array(await on.slice(0, 3).arrayBuffer());
+    expect([...head]).toEqual([byteAt(from), byteAt(from + 1), byteAt(from + 2)]);
+    expect(String.fromCharCode(head[0])).toBe('{');
   });
 });

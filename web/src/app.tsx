@@ -19,8 +19,9 @@ import { linkWithTraceUrl, sameOrigin, traceNameOf, traceUrlsOf } from './lib/tr
 import { planModels, poolSize, WorkerPool, type PoolWorker, type Started } from './lib/worker-pool';
 import { RunPage, workerOfFile, type DistributedRunner, type RunTrace } from './views/distributed-view';
 import type { TrimFn } from './views/timeline-view';
-import { failureSentence, loadFailure } from './lib/failure';
-import { splitSettings, takeFault, testWatchdog } from './lib/test-faults';
+import { failureSentence, loadFailure, stallError } from './lib/failure';
+import { splitSettings, takeFault, testLoadWatch, testWatchdog } from './lib/test-faults';
+import { DEFAULT_LOAD_WATCH, LoadWatch } from './lib/load-watch';
 import { rangeCount } from './lib/split-read';
 import { ABORT, type Call, type LoadProgress, type LoadResult } from './worker/protocol';
 import { DEFAULT_WATCHDOG } from './worker/watchdog';
@@ -115,6 +116,16 @@ export function App() {
     setProgressMap((m) => {
       const n = new Map(m);
       if (p) n.set(key, p);
+      else n.delete(key);
+      return n;
+    });
+  // How long nothing has moved in a load, by entry key, once it is 3 s or more (lib/load-watch.ts).
+  const [still, setStillMap] = useState<ReadonlyMap<number, number>>(new Map());
+  const setStill = (key: number, ms: number | null) =>
+    setStillMap((m) => {
+      if (ms == null && !m.has(key)) return m;
+      const n = new Map(m);
+      if (ms != null) n.set(key, ms);
       else n.delete(key);
       return n;
     });
@@ -383,7 +394,7 @@ export function App() {
     const p = pool();
     const w = run.worker;
     const plain = !/\.gz$/i.test(file.name); // the first worker checks the bytes too
-    const k = queue.current.length ? 1 : rangeCount(file.size, plain, p.size, 1 + p.idleOthers(w), splitSettings());
+    const k = queue.current.length || run.entry.oneWorker ? 1 : rangeCount(file.size, plain, p.size, 1 + p.idleOthers(w), splitSettings());
     const helpers = k > 1 ? p.helpersFor(w, k - 1) : [];
     if (helpers.length) setPoolUsed(p.usedSlots.size);
     const channels = helpers.map(() => new MessageChannel());
@@ -401,10 +412,35 @@ export function App() {
         ...(first?.phase ? { phase: first.phase } : {}),
       });
     };
+    // The load as a whole (lib/load-watch.ts): bytes that stop while the file has more, or a merge
+    // that waits for a part that never comes, are said on the card rather than waited on forever.
+    let stalled: (e: Error) => void = () => {};
+    const stall = new Promise<never>((_, reject) => (stalled = reject));
+    const watch = new LoadWatch(
+      { ...DEFAULT_LOAD_WATCH, ...testLoadWatch() },
+      (s) => {
+        const err = stallError(s, 1 + helpers.length);
+        stalled(err); // first: the load fails with this, not with the call's own rejection below
+        w.client.abandon(call.id, { name: err.name, message: err.message, failure: 'read-stall', phase: 'reading' });
+        stopHelpers(run);
+      },
+      (ms) => setStill(run.entry.key, ms),
+    );
+    const watchMoves = () => {
+      const all = [first, ...others].filter((x): x is LoadProgress => x != null);
+      watch.progress({
+        bytesRead: all.reduce((n, x) => n + x.bytesRead, 0),
+        totalBytes: file.size,
+        decodedBytes: all.reduce((n, x) => n + x.decodedBytes, 0),
+        pieces: first?.pieces ?? 0,
+        phase: first?.phase?.name ?? null,
+      });
+    };
     const call = w.client.load(
       file,
       (prog) => {
         first = prog;
+        watchMoves();
         if (helpers.length) show();
         else setProgress(run.entry.key, prog);
         showPhase(run, prog);
@@ -422,6 +458,7 @@ export function App() {
         channels[j].port2,
         (prog) => {
           others[j] = prog;
+          watchMoves();
           show();
         },
         j === 0 ? helperFault : undefined,
@@ -440,7 +477,11 @@ export function App() {
           pump();
         });
     });
-    return call;
+    const promise = Promise.race([call.promise, stall]).finally(() => {
+      watch.halt();
+      setStill(run.entry.key, null);
+    });
+    return { id: call.id, promise };
   };
 
   /** Starts queued loads while a worker of the pool has none: a run's files load in parallel. */
@@ -459,8 +500,17 @@ export function App() {
     setRereads((n) => n + 1);
     w.loads++;
     update(e.key, { reread: { error: null } });
-    const call = w.client.load(e.file, (p) => setProgress(e.key, p));
+    // A re-read whose bytes stop coming fails with the same sentence's first part (lib/load-watch.ts).
+    const watch = new LoadWatch({ ...DEFAULT_LOAD_WATCH, ...testLoadWatch() }, (s) => {
+      const err = stallError(s, 1);
+      w.client.abandon(call.id, { name: err.name, message: `${err.message}.`, failure: 'read-stall', phase: 'reading' });
+    });
+    const call = w.client.load(e.file, (p) => {
+      watch.progress({ ...p, phase: p.phase?.name ?? null });
+      setProgress(e.key, p);
+    });
     call.promise
+      .finally(() => watch.halt())
       .then(({ summary }) => {
         if (!summary.ok) throw new Error(summary.error || 'The file no longer reads as a trace.');
         if (pool().byId(w.id) !== w) throw goneError();
@@ -496,9 +546,9 @@ export function App() {
   };
 
   /** The card's Retry: the trace is loaded again, in its place, as if just dropped. */
-  const retry = (entry: Entry) => {
+  const retry = (entry: Entry, oneWorker = false) => {
     if (entry.status !== 'failed') return;
-    const fresh: Entry = { key: entry.key, file: entry.file, url: entry.url, name: entry.name, size: entry.size, label: entry.label, status: 'queued' };
+    const fresh: Entry = { key: entry.key, file: entry.file, url: entry.url, name: entry.name, size: entry.size, label: entry.label, status: 'queued', ...(oneWorker ? { oneWorker } : {}) };
     queue.current.push(fresh);
     setEntries((es) => es.map((e) => (e.key === entry.key ? fresh : e)));
     void pump();
@@ -839,6 +889,7 @@ export function App() {
       queued={queuedCount}
       totalBytes={loadingAll.length > 1 ? loadProgress?.totalBytes ?? null : loading.size}
       progress={loadProgress}
+      stillMs={loadingAll.every((e) => still.has(e.key)) ? Math.min(...loadingAll.map((e) => still.get(e.key)!)) : null}
       onCancel={cancel}
     />
   );
@@ -914,7 +965,7 @@ export function App() {
                     entry={e}
                     runner={runner}
                     onRemove={() => remove(e)}
-                    onRetry={() => retry(e)}
+                    onRetry={(one) => retry(e, one)}
                     link={e === linkCard ? link! : null}
                     onLinkTaken={linkTaken}
                     active={e.key === selected && !showingRun}

@@ -49,6 +49,8 @@ export interface Entry {
   error?: string;
   /** Its worker failed while loading it (out of memory, an abort, dead, silent): said in a sentence. */
   failure?: LoadFailure;
+  /** Loaded again with "Open with one worker": read in one range whatever its size. */
+  oneWorker?: boolean;
   /** While loading, after reading: the part of the overview being computed. */
   phase?: Phase;
   /**
@@ -160,8 +162,8 @@ export function FileCard({
   entry: Entry;
   runner: Runner;
   onRemove: () => void;
-  /** Loads a failed trace again. */
-  onRetry?: () => void;
+  /** Loads a failed trace again (`oneWorker`: read by one worker, in one range). */
+  onRetry?: (oneWorker?: boolean) => void;
   /** A deep link for this card to open (once per link). */
   link: Link | null;
   onLinkTaken: (seq: number) => void;
@@ -454,8 +456,13 @@ export function FileCard({
               : entry.error}
           </p>
           {onRetry && (
-            <button type="button" data-testid="retry" onClick={onRetry}>
+            <button type="button" data-testid="retry" onClick={() => onRetry()}>
               Retry
+            </button>
+          )}
+          {onRetry && (entry.failure?.workers ?? 1) > 1 && (
+            <button type="button" data-testid="retry-one-worker" onClick={() => onRetry(true)}>
+              Open with one worker
             </button>
           )}
         </div>

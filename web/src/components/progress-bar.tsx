@@ -9,10 +9,15 @@ interface Props {
   progress: LoadProgress | null;
   /** null: not known yet (a download before its answer, or without Content-Length). */
   totalBytes: number | null;
+  /**
+   * How long nothing has moved (lib/load-watch.ts), or null: then no rate and no time left are
+   * shown, since neither is true of a load that stopped.
+   */
+  stillMs?: number | null;
   onCancel(): void;
 }
 
-export function ProgressBar({ fileName, queued, progress, totalBytes, onCancel }: Props) {
+export function ProgressBar({ fileName, queued, progress, totalBytes, stillMs = null, onCancel }: Props) {
   const p = progress ?? { bytesRead: 0, totalBytes, decodedBytes: 0, elapsedMs: 0 };
   const s = progressStats(p);
   // Without a total (a download without Content-Length) the bar cannot fill: it only shows that
@@ -45,8 +50,16 @@ export function ProgressBar({ fileName, queued, progress, totalBytes, onCancel }
         <span data-testid="progress-bytes">
           {pct == null ? `${formatBytes(p.bytesRead)} so far` : `${formatBytes(p.bytesRead)} of ${formatBytes(p.totalBytes)} (${pct}%)`}
         </span>
-        <span data-testid="progress-rate">{formatRate(s.bytesPerSecond)}</span>
-        {pct != null && <span data-testid="progress-eta">{formatEta(s.secondsLeft)} left</span>}
+        {stillMs != null ? (
+          <span data-testid="progress-still" class="progress-still">
+            nothing has come for {Math.floor(stillMs / 1000)} s
+          </span>
+        ) : (
+          <>
+            <span data-testid="progress-rate">{formatRate(s.bytesPerSecond)}</span>
+            {pct != null && <span data-testid="progress-eta">{formatEta(s.secondsLeft)} left</span>}
+          </>
+        )}
       </div>
     </section>
   );

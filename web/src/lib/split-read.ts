@@ -84,6 +84,34 @@ export function chooseSplits(nominal: readonly number[], found: readonly number[
   return out;
 }
 
+/** What planSplits needs of the core (the wasm module's functions of these names). */
+export interface SplitCore {
+  rootIsArray(firstBytes: Uint8Array): number;
+  proposeSplit(window: Uint8Array): number;
+}
+
+/** What planSplits needs of the file: its size and byte ranges (a File; a fake in tests). */
+export interface SplitSource {
+  readonly size: number;
+  slice(start: number, end: number): { arrayBuffer(): Promise<ArrayBuffer> };
+}
+
+/**
+ * Where a file read by `k` workers is split: the root kind from its first bytes, then the event
+ * boundary the core proposes in a window at each size/k*i. No split when the root is neither an
+ * array nor an object (one range reads it, as the core would). Offsets are JavaScript numbers,
+ * exact to 2^53: a 10 GB file's splits lie past 4 GiB (tests/web/split-read.test.ts checks them
+ * with a source of 10^10 bytes made up as read).
+ */
+export async function planSplits(core: SplitCore, file: SplitSource, k: number): Promise<{ splits: number[]; root: number }> {
+  const bytes = async (from: number, n: number) => new Uint8Array(await file.slice(from, Math.min(file.size, from + n)).arrayBuffer());
+  const root = core.rootIsArray(await bytes(0, 4096));
+  if (root < 0) return { splits: [], root };
+  const nominal = nominalSplits(file.size, k);
+  const found = await Promise.all(nominal.map(async (n) => core.proposeSplit(await bytes(n, SPLIT_WINDOW))));
+  return { splits: chooseSplits(nominal, found, file.size), root };
+}
+
 // ------------------------------------------------------------------ the port between two workers
 
 /** First worker -> helper. */

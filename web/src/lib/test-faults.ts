@@ -5,6 +5,7 @@
 // without the key nothing here does anything.
 import type { TestFault } from '../worker/protocol';
 import type { WatchdogOptions } from '../worker/watchdog';
+import type { LoadWatchOptions } from './load-watch';
 import { defaultSplitWorkers, SPLIT_MIN_BYTES, type SplitSettings } from './split-read';
 
 export const KEY = 'kinetoscope-failure-test';
@@ -12,11 +13,13 @@ export const KEY = 'kinetoscope-failure-test';
 interface Plan {
   faults: Map<string, TestFault>;
   watchdog?: Partial<WatchdogOptions>;
+  /** The load watch's limits (lib/load-watch.ts), shortened so that a test sees a stall said soon. */
+  loadWatch?: Partial<Pick<LoadWatchOptions, 'readStallMs' | 'waitStallMs' | 'stillMs'>>;
   /** One file read by several workers: a lower threshold, or at most this many workers. */
   split?: Partial<SplitSettings>;
 }
 
-const KINDS = new Set(['oom', 'abort', 'hang', 'throw']);
+const KINDS = new Set(['oom', 'abort', 'hang', 'throw', 'stall']);
 
 /** The plan in `text` (the key's value); null when it is absent or not a valid plan. */
 export function parsePlan(text: string | null): Plan | null {
@@ -50,7 +53,15 @@ export function parsePlan(text: string | null): Plan | null {
   const split: Partial<SplitSettings> = {};
   if (typeof sp?.minBytes === 'number' && sp.minBytes >= 0) split.minBytes = sp.minBytes;
   if (typeof sp?.workers === 'number' && sp.workers >= 1) split.workers = Math.floor(sp.workers);
-  return { faults, ...(Object.keys(watchdog).length ? { watchdog } : {}), ...(Object.keys(split).length ? { split } : {}) };
+  const lw = (o as { loadWatch?: Record<string, unknown> }).loadWatch;
+  const loadWatch: Partial<Pick<LoadWatchOptions, 'readStallMs' | 'waitStallMs' | 'stillMs'>> = {};
+  for (const k of ['readStallMs', 'waitStallMs', 'stillMs'] as const) if (typeof lw?.[k] === 'number' && (lw[k] as number) > 0) loadWatch[k] = lw[k] as number;
+  return {
+    faults,
+    ...(Object.keys(watchdog).length ? { watchdog } : {}),
+    ...(Object.keys(split).length ? { split } : {}),
+    ...(Object.keys(loadWatch).length ? { loadWatch } : {}),
+  };
 }
 
 let plan: Plan | null | undefined;
@@ -89,4 +100,9 @@ export function splitSettings(): SplitSettings {
 /** Watchdog settings of a failure test, if it set any. */
 export function testWatchdog(): Partial<WatchdogOptions> | undefined {
   return current()?.watchdog;
+}
+
+/** The load watch's limits of a failure test, if it set any. */
+export function testLoadWatch(): Plan['loadWatch'] {
+  return current()?.loadWatch;
 }

@@ -148,24 +148,57 @@ export class InputError extends Error {
 }
 
 /**
+ * How long one read of a File's stream may wait before that stream is given up and the chunk read
+ * again from its start on a new one (issue 21). Measured: a 10 GiB File read on this 2-core machine
+ * while other builds ran (load 9-16) stopped at 5.7-8.5 GiB in Chromium 156 with a BYOB
+ * `reader.read()` that never resolved — the reader worker had credit, the trace worker waited for
+ * the chunk, nothing failed — in four loads of five; none of four loads had stopped an hour before
+ * on a quieter machine (docs/benchmarks.md, "Current table"). A chunk normally comes in a few ms; 3 s leaves room for a busy machine, and a read
+ * given up too soon costs one chunk read twice.
+ */
+export const READ_STALL_MS = 3_000;
+
+const STALLED: unique symbol = Symbol('stalled');
+
+/** `p`, or STALLED if it has not settled within `ms` (it may still settle later: it is dropped then). */
+function within<T>(p: Promise<T>, ms: number): Promise<T | typeof STALLED> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<typeof STALLED>((r) => (timer = setTimeout(() => r(STALLED), ms)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+/**
  * The file's JSON bytes in chunks of `chunkBytes` (the last may be shorter). Plain files are read
  * from file.stream() with a BYOB reader straight into each chunk's own buffer; gzip goes
  * file.stream() -> DecompressionStream and is gathered (streamChunks). On a failing stream the
  * bytes decoded before it are yielded first, then an InputError is thrown.
+ *
+ * A plain file's read that does not settle within `stallMs` (READ_STALL_MS) is given up: the
+ * stream is cancelled and the chunk read again from its first byte on `file.slice(off).stream()`
+ * (its buffer went with the read that never came back). `onRestart(off)` hears of each. A gzip
+ * stream cannot be entered part-way: the page's load watch says when one stops (lib/load-watch.ts).
  *
  * Why BYOB and not slice().arrayBuffer() per chunk (what this did before): on a 503 MB file in
  * Chromium 156 the slices cost 1.2-1.7 CPU-seconds and 0.9 s, the BYOB stream 0.7 CPU-seconds
  * and 0.4 s (docs/benchmarks.md, "Reading the file") — CPU the parse needs on a 2-core machine,
  * and more so when two trace workers read one file.
  */
-export async function* readChunks(file: Blob, gzip: boolean, chunkBytes = MAX_CHUNK, pool: BufferPool | null = null): AsyncGenerator<Chunk> {
+export async function* readChunks(
+  file: Blob,
+  gzip: boolean,
+  chunkBytes = MAX_CHUNK,
+  pool: BufferPool | null = null,
+  stallMs = READ_STALL_MS,
+  onRestart: (off: number) => void = () => {},
+): AsyncGenerator<Chunk> {
   if (gzip) {
     yield* streamChunks(file.stream(), { gzip: true, chunkBytes, pool });
     return;
   }
+  const open = (from: number) => (from === 0 ? file : file.slice(from)).stream().getReader({ mode: 'byob' });
   let reader: ReadableStreamBYOBReader | null = null;
   try {
-    reader = file.stream().getReader({ mode: 'byob' });
+    reader = open(0);
   } catch {
     // Not a byte stream here (some non-browser Blob): one slice per chunk instead.
   }
@@ -180,13 +213,25 @@ export async function* readChunks(file: Blob, gzip: boolean, chunkBytes = MAX_CH
       let buf = pool?.take(size) ?? new ArrayBuffer(size);
       let filled = 0;
       let done = false;
+      let stalled = false;
       while (filled < buf.byteLength && !done) {
-        const r = await reader.read(new Uint8Array(buf, filled, buf.byteLength - filled));
+        const r = await within(reader.read(new Uint8Array(buf, filled, buf.byteLength - filled)), stallMs);
+        if (r === STALLED) {
+          stalled = true;
+          break;
+        }
         done = r.done;
         if (r.value) {
           buf = r.value.buffer as ArrayBuffer; // the read moved the buffer: this is it now
           filled += r.value.byteLength;
         }
+      }
+      if (stalled) {
+        // The browser stopped delivering this stream: a new one from this chunk's first byte.
+        reader.cancel().catch(() => {});
+        onRestart(off);
+        reader = open(off);
+        continue;
       }
       off += filled;
       if (filled > 0) yield { bytes: filled === buf.byteLength ? new Uint8Array(buf) : new Uint8Array(buf.slice(0, filled)), bytesRead: off };
@@ -344,7 +389,12 @@ export async function* streamChunks(stream: ReadableStream<Uint8Array>, opts: St
  * pieces kept in `keep`, cancelled by `signal`).
  */
 export function readInput(input: ReadInput, chunkBytes = MAX_CHUNK, keep?: Keeper, signal?: AbortSignal, pool: BufferPool | null = null): AsyncGenerator<Chunk> {
-  return 'stream' in input ? streamChunks(input.stream, { gzip: 'detect', chunkBytes, keep, signal, pool }) : readChunks(input.file, input.gzip, chunkBytes, pool);
+  return 'stream' in input ? streamChunks(input.stream, { gzip: 'detect', chunkBytes, keep, signal, pool }) : readChunks(input.file, input.gzip, chunkBytes, pool, READ_STALL_MS, restarted);
+}
+
+/** Said in the console (not an error: the read goes on), so that a stop and its recovery are seen. */
+function restarted(off: number): void {
+  console.warn(`Kinetoscope: the browser stopped delivering the file at byte ${off} for ${READ_STALL_MS / 1000} s; reading on from there with a new stream.`);
 }
 
 /**
@@ -354,6 +404,8 @@ export function readInput(input: ReadInput, chunkBytes = MAX_CHUNK, keep?: Keepe
  */
 export function serveChunks(port: Port, onStopped: () => void = () => {}): void {
   let credit = 0;
+  // A failure test's "stall": alive, answering nothing, sending nothing (as a blob read that never completes).
+  let stalled = false;
   let wake: (() => void) | null = null;
   const stop = new AbortController();
   let pool: BufferPool | null = null;
@@ -361,6 +413,10 @@ export function serveChunks(port: Port, onStopped: () => void = () => {}): void 
     const req = ev.data;
     if (req.kind === 'recycle') {
       pool?.give(req.buffer);
+      return;
+    }
+    if (req.kind === 'debugStall') {
+      stalled = true;
       return;
     }
     if (req.kind === 'more' || req.kind === 'stop') {
@@ -380,7 +436,7 @@ export function serveChunks(port: Port, onStopped: () => void = () => {}): void 
       const post = (r: ReaderResponse, transfer: Transferable[] = []) => port.postMessage(r, transfer);
       try {
         for await (const c of readInput(input, req.chunkBytes, keep, stop.signal, pool)) {
-          while (credit <= 0 && !stop.signal.aborted) await new Promise<void>((r) => (wake = r));
+          while ((credit <= 0 || stalled) && !stop.signal.aborted) await new Promise<void>((r) => (wake = r));
           if (stop.signal.aborted) break;
           credit--;
           bytesRead = c.bytesRead;
@@ -407,6 +463,8 @@ export interface ChunkSource {
   close(): void;
   /** A download's bytes as read, once its end (or failure) was handed out; null for a File. */
   kept(): File | null;
+  /** A failure test's "stall": the reader sends nothing more and stays alive (docs/contracts.md). */
+  debugStall?(): void;
 }
 
 /** Chunks read in this thread: the fallback when no reader worker can be started. */
@@ -466,6 +524,11 @@ export class RemoteChunks implements ChunkSource {
 
   kept(): File | null {
     return this.keptFile;
+  }
+
+  debugStall(): void {
+    const stall: ReaderRequest = { kind: 'debugStall' };
+    this.port.postMessage(stall);
   }
 
   /** The reader itself died (not the input): the pending and later next() calls throw `e`. */

@@ -23,6 +23,8 @@ export interface LoadProgress {
   elapsedMs: number;
   /** Once the file is read: the part being computed (absent while reading). */
   phase?: Phase;
+  /** A file read by several workers: the helpers' pieces merged so far (a sign the merge moves). */
+  pieces?: number;
 }
 
 /**
@@ -43,7 +45,7 @@ export interface Phase {
  * error event, or a message that could not be read) or stopped answering ("stalled": the
  * watchdog). lib/failure.ts says each in a sentence.
  */
-export type Failure = 'oom' | 'abort' | 'trap' | 'died' | 'stalled';
+export type Failure = 'oom' | 'abort' | 'trap' | 'died' | 'stalled' | 'read-stall';
 
 export interface WireError {
   name: string;
@@ -62,7 +64,8 @@ export interface WireError {
  * sends one only when it was opened for a failure test.
  */
 export interface TestFault {
-  kind: 'oom' | 'abort' | 'hang' | 'throw';
+  /** "stall" (phase "reading" only): the reader stops sending after its first chunk and stays silent. */
+  kind: 'oom' | 'abort' | 'hang' | 'throw' | 'stall';
   phase?: string;
   /**
    * "helper": the fault is for the first helper worker of a file read by several (lib/split-read.ts),
@@ -213,7 +216,9 @@ export type ReaderRequest =
   /** A chunk's buffer, fed and free again: the reader reads into it rather than a new one. */
   | { kind: 'recycle'; buffer: ArrayBuffer }
   /** The trace worker needs no more: a download is cancelled (its request ends), then the reader stops. */
-  | { kind: 'stop' };
+  | { kind: 'stop' }
+  /** A failure test's "stall" (docs/contracts.md): send nothing more, alive and silent, as a stuck blob read. */
+  | { kind: 'debugStall' };
 
 export type ReaderResponse =
   /** Sent once, as the reader's script starts: a warm-up waits for it (worker.ts startSpareReader). */
@@ -499,6 +504,19 @@ export class TraceClient {
     if (!this.pending.has(target)) return;
     const req: Request = { kind: 'cancel', id: this.nextId++, target };
     this.endpoint.postMessage(req);
+  }
+
+  /**
+   * Gives up call `target` here (the page's load watch found it stalled: lib/load-watch.ts): its
+   * promise rejects with `error` now, and the worker is asked to cancel it (its reader is ended,
+   * its helpers told to stop). Whatever the worker still answers for it is dropped.
+   */
+  abandon(target: number, error: WireError): void {
+    const p = this.pending.get(target);
+    if (!p) return;
+    this.cancel(target);
+    this.settle(target);
+    p.reject(new RemoteError({ ...error, phase: error.phase ?? p.phase }));
   }
 
   /**

@@ -19,7 +19,7 @@ import { checkMemoryEvents, parseMemoryAlive, parseMemoryCurve, parseMemoryDevic
 import { parseOperatorDetail, parseOperators, transferables } from '../lib/operators';
 import { parseOverviewInfo, type GpuMetrics, type Overview, type StepBreakdown } from '../lib/overview';
 import type { Summary } from '../lib/summary';
-import { chooseSplits, HelperPort, mergeRanges, nominalSplits, PIECE_BYTES, PieceSource, SPLIT_WINDOW, type MergeTarget } from '../lib/split-read';
+import { HelperPort, mergeRanges, PIECE_BYTES, PieceSource, planSplits, type MergeTarget } from '../lib/split-read';
 import { ChunkFeeder, InputError, LocalChunks, MAX_CHUNK, RemoteChunks, type ChunkSource } from './feeder';
 import {
   ABORT,
@@ -96,6 +96,45 @@ const beats = new Throttle(500);
  */
 const PROGRESS_MS = 250;
 
+/**
+ * Reading progress posted at most every PROGRESS_MS, and the last one held back posted once that
+ * time has passed: a read that stops right after a burst of chunks (a reader that stalls) still
+ * tells the page every byte it read, so the page's load watch says where it stopped. `done()`
+ * ends it (no late reading progress among the phases).
+ */
+class ReadProgress {
+  private readonly throttle = new Throttle(PROGRESS_MS);
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private over = false;
+  constructor(private readonly id: number, private readonly now: () => LoadProgress) {}
+  tell(): void {
+    if (this.over) return;
+    if (this.throttle.ready(performance.now())) {
+      this.cancel();
+      post({ kind: 'progress', id: this.id, progress: this.now() });
+    } else {
+      this.timer ??= setTimeout(() => {
+        this.timer = null;
+        if (!this.over) post({ kind: 'progress', id: this.id, progress: this.now() });
+      }, PROGRESS_MS);
+    }
+  }
+  /** Posts now (a range read to its end). */
+  flush(): void {
+    if (this.over) return;
+    this.cancel();
+    post({ kind: 'progress', id: this.id, progress: this.now() });
+  }
+  done(): void {
+    this.over = true;
+    this.cancel();
+  }
+  private cancel(): void {
+    if (this.timer != null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
+
 function reportPhase(name: string, index: number, count: number): void {
   const a = active;
   if (!a) return;
@@ -116,6 +155,17 @@ function heartbeat(): void {
   post({ kind: 'progress', id: a.id, progress: { ...a.base, ...(a.phase ? { phase: a.phase } : {}) } });
 }
 
+/**
+ * A failure test's "stall" (phase "reading"): once a chunk came, the load's reader is told to send
+ * nothing more and stay alive, as a blob read the browser never completes would (issue 21): this
+ * worker then waits for a chunk, answering pings, and only the page's load watch can tell.
+ */
+function stallOnFault(job: Job): void {
+  if (job.fault?.kind !== 'stall') return;
+  job.fault = undefined;
+  job.source?.debugStall?.();
+}
+
 /** Thrown by a "throw" fault: the load ends without an answer and the worker dies of it. */
 class TestDeath extends Error {}
 
@@ -132,6 +182,8 @@ function fireFault(fault: TestFault, session: KinetoscopeSession): void {
       }
     case 'throw':
       throw new TestDeath('Test fault: the analysis worker dies of an uncaught error.');
+    case 'stall':
+      break; // fired in the reading (stallOnFault), never at a phase
   }
 }
 
@@ -483,20 +535,6 @@ async function feedAll(source: ChunkSource, feeder: ChunkFeeder, job: Job, onChu
 }
 
 /**
- * Where a file read by `k` workers is split (lib/split-read.ts): the root kind from its first
- * bytes, then the event boundary the core proposes in a window at each size/k*i. No split when
- * the root is neither an array nor an object (one range reads it, as the core would).
- */
-async function planSplits(mod: KinetoscopeModule, file: File, k: number): Promise<{ splits: number[]; root: number }> {
-  const bytes = async (from: number, n: number) => new Uint8Array(await file.slice(from, Math.min(file.size, from + n)).arrayBuffer());
-  const root = mod.rootIsArray(await bytes(0, 4096));
-  if (root < 0) return { splits: [], root };
-  const nominal = nominalSplits(file.size, k);
-  const found = await Promise.all(nominal.map(async (n) => mod.proposeSplit(await bytes(n, SPLIT_WINDOW))));
-  return { splits: chooseSplits(nominal, found, file.size), root };
-}
-
-/**
  * The load's answer, and its Session when the input is a trace (the caller keeps or frees it).
  * A download's answer also holds its bytes as received, as a File: the page has no other copy.
  * With helpers (job.helpers: a big plain File read by several workers) this worker reads the
@@ -534,18 +572,22 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
     session = new mod.Session();
     if (splits.length) session.stopAt(splits);
     let feeder = new ChunkFeeder(mod, session);
-    const throttle = new Throttle(PROGRESS_MS);
     // Bytes this worker read (all its sources) and fed, for the progress bar.
     let bytesRead = 0, readBefore = 0, fedBefore = 0;
+    // Helpers' pieces merged: posted as progress, so the page's load watch sees the merge move.
+    let pieces = 0;
     const progress = (): LoadProgress => ({
       bytesRead,
       totalBytes,
       decodedBytes: fedBefore + feeder.fed,
       elapsedMs: performance.now() - t0,
+      ...(pieces ? { pieces } : {}),
     });
+    const told = new ReadProgress(id, progress);
     const onChunk = (n: number) => {
       bytesRead = readBefore + n;
-      if (throttle.ready(performance.now())) post({ kind: 'progress', id, progress: progress() });
+      stallOnFault(job);
+      told.tell();
     };
     // Reads the file from `from` with a reader of its own (into `feeder`'s Session).
     const readFrom = async (from: number) => {
@@ -560,6 +602,7 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
     };
     const inputError = await feedAll(source, feeder, job, onChunk);
     if (job.cancelled) throw abortError();
+    told.flush(); // its own range read: every byte of it counted while the helpers' come
     let ranges: ReadWorkers | undefined;
     if (splits.length) {
       const s = session;
@@ -570,7 +613,10 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
         merge: (piece) => {
           const off = s.mergePrepare(piece.length);
           mod.HEAPU8.set(piece, off); // after mergePrepare: memory may have grown
-          return s.mergeCommit(piece.length);
+          const state = s.mergeCommit(piece.length);
+          pieces++;
+          told.tell();
+          return state;
         },
       };
       const outcome = inputError ? null : await mergeRanges(target, splits, helpers.slice(0, splits.length), readFrom, () => {
@@ -589,6 +635,7 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
     const downloaded = source.kept();
     source.close();
     const readAll = inputError || !isFile ? bytesRead : input.file.size;
+    told.done();
     post({ kind: 'progress', id, progress: { ...progress(), bytesRead: readAll } });
 
     // The input failed part-way: the core records it in health (gzip-error or read-error, as the
@@ -648,13 +695,21 @@ async function readRange(id: number, file: File, job: Job): Promise<RangeDone> {
     session.startAt(range.start, range.root);
     session.stopAt(range.stopAt);
     const feeder = new ChunkFeeder(mod, session);
-    const throttle = new Throttle(PROGRESS_MS);
     let bytesRead = 0;
     const progress = (): LoadProgress => ({ bytesRead, totalBytes: file.size, decodedBytes: feeder.fed, elapsedMs: performance.now() - t0 });
+    const told = new ReadProgress(id, progress);
     const inputError = await feedAll(source, feeder, job, (n) => {
       bytesRead = n;
-      if (throttle.ready(performance.now())) post({ kind: 'progress', id, progress: progress() });
+      // A helper's fault with phase "reading" fires at its first chunk, mid-range.
+      if (job.fault?.kind === 'stall') stallOnFault(job);
+      else if (job.fault?.phase === 'reading') {
+        const f = job.fault;
+        job.fault = undefined;
+        asCall(id, session, progress(), job, () => fireFault(f, session));
+      }
+      told.tell();
     });
+    told.done();
     source.close();
     if (job.cancelled) throw abortError();
     // A plain File that cannot be read part-way: the first worker reads this range itself.
