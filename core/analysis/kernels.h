@@ -64,12 +64,12 @@ struct KernelKey {
 
 // What a row of the kernel table is made of: its calls and durations (as the row counts them),
 // the nodes that launched it ("N/A": none), its distinct launch properties, and the call stacks
-// of the operators that launched it (their "Call stack", where recorded), each with the calls
+// of the operators that launched it (call_stacks.h: their "Call stack" arg or Python frames), each with the calls
 // and kernel time that came from it; lists by time descending. `found` is false when no kernel
 // of the trace (or step) is in that row.
 struct KernelStack {
   std::string op;
-  StringId call_stack = 0;
+  std::string call_stack;  // text (call_stacks.h)
   uint64_t calls = 0;
   int64_t total_ns = 0;
 };

@@ -862,6 +862,7 @@ ModuleView module_view(const TraceModel& m, const ModuleOptions& options) {
   OpTreeOptions plain;
   plain.tb_plugin = tb;
   plain.lightning = tb_lightning;
+  plain.call_stacks = false;
   const OpTree tree = build_op_tree(m, plain);
   if (!tb_lightning) {
     const std::map<AggKey, Agg> aggs = aggregate(tree, m, NodeClass::kModule);
