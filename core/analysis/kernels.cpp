@@ -199,6 +199,7 @@ KernelDetail kernel_detail(const OpTree& t, const TraceModel& m, const KernelKey
     d.stacks[s->second].total_ns += dur;
   });
   d.found = d.total.calls > 0;
+  d.stacks_derived = t.stacks.derived();
   recorded_values(m, d.has_blocks_per_sm, d.has_occupancy);
   sort_by_total(d.operators);
   sort_by_total(d.launches);
@@ -357,6 +358,7 @@ std::string kernel_detail_json(const KernelDetail& d, const KernelKey& key, cons
     w.end_object();
   }
   w.end_array();
+  w.key("stacks_from_python_frames").value(d.stacks_derived);
   w.end_object();
   return w.take();
 }
