@@ -297,7 +297,7 @@ std::string kernel_table_csv(const KernelTable& table, const TraceModel& m) {
 
 namespace ks {
 
-std::string kernel_detail_json(const KernelDetail& d, const KernelKey& key, const TraceModel& m) {
+std::string kernel_detail_json(const KernelDetail& d, const KernelKey& key, const TraceModel& /*m: the stacks are text already*/) {
   JsonWriter w;
   const bool props = key.group_by == KernelGroupBy::kProps;
   auto optional_us = [&](bool has, double ns) {
