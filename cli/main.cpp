@@ -33,7 +33,7 @@ const char kUsage[] =
     "       kinetoscope steps [--json] [--tb-plugin] TRACE...\n"
     "       kinetoscope gpus [--json] [--tb-plugin] TRACE...\n"
     "       kinetoscope overview [--json] [--tb-plugin] TRACE...\n"
-    "       kinetoscope operators [--json|--csv] [--group-by op|op+shape] [--step N] [--tb-plugin] TRACE...\n"
+    "       kinetoscope operators [--json|--csv] [--group-by op|op+shape|op+stack] [--step N] [--tb-plugin] TRACE...\n"
     "       kinetoscope operators --detail NAME [--group-by op+shape --input-shape SHAPE] [--json]\n"
     "                             [--step N] [--tb-plugin] TRACE...\n"
     "       kinetoscope kernels [--json|--csv] [--group-by name|props] [--step N] [--tb-plugin] TRACE...\n"
@@ -66,8 +66,11 @@ const char kUsage[] =
     "            trace-wide shares and the recommendations with their evidence.\n"
     "\n"
     "  operators operators grouped by name (--group-by op, default) or name and input shape\n"
-    "            (op+shape): calls, host and device self/total time (us), Tensor Core shares.\n"
-    "            --detail NAME: that group's kernels (its own launches) and call stacks.\n"
+    "            (op+shape) or name and call stack (op+stack): calls, host and device self/total\n"
+    "            time (us), Tensor Core shares. --detail NAME: that group's kernels (its own\n"
+    "            launches) and call stacks. A call stack is the operator's \"Call stack\" (PyTorch\n"
+    "            1.x) or the python_function frames around it (2.x, with_stack=True), innermost\n"
+    "            first, without the profiler's own frames.\n"
     "\n"
     "  kernels   kernels grouped by name (--group-by name, default) or by launch properties and\n"
     "            launching operator (props): calls, total/mean/min/max (us), Tensor Core use\n"
@@ -255,7 +258,7 @@ void print_frames(std::string_view frames) {
 
 void print_operator_detail(const std::string& name, const ks::TraceModel& m, const std::string& op, const std::string& shape,
                            const std::string& step, const std::vector<ks::OperatorKernel>& kernels,
-                           const std::vector<ks::StackGroup>& stacks) {
+                           const std::vector<ks::StackGroup>& stacks, const ks::StacklessCalls& stackless) {
   std::printf("%s: operator %s%s%s%s%s\n", name.c_str(), op.c_str(), shape.empty() ? "" : " ", shape.c_str(),
               step.empty() ? "" : ", step ", step.c_str());
   std::printf("  kernels it launched (us):\n  %10s %14s  %s\n", "calls", "total", "kernel");
@@ -265,8 +268,12 @@ void print_operator_detail(const std::string& name, const ks::TraceModel& m, con
   for (const ks::StackGroup& s : stacks) {
     std::printf("  %llu calls, device self %.1f, host self %.1f:\n", (unsigned long long)s.stats.calls,
                 s.stats.device_self_ns / 1e3, s.stats.host_self_ns / 1e3);
-    print_frames(m.strings.get(s.call_stack));
+    print_frames(s.call_stack);
   }
+  for (size_t r = 1; r < stackless.calls.size(); ++r)
+    if (stackless.calls[r])
+      std::printf("  %llu call%s without one: %s\n", (unsigned long long)stackless.calls[r], stackless.calls[r] == 1 ? "" : "s",
+                  ks::no_stack_text(ks::NoStackReason(r)));
 }
 
 void print_kernel_detail(const std::string& name, const ks::TraceModel& m, const ks::KernelKey& key, const std::string& step,
@@ -290,7 +297,7 @@ void print_kernel_detail(const std::string& name, const ks::TraceModel& m, const
   std::printf("  call stacks of the launching operators (us):\n");
   for (const ks::KernelStack& s : d.stacks) {
     std::printf("  %s: %llu calls, %.1f\n", s.op.c_str(), (unsigned long long)s.calls, s.total_ns / 1e3);
-    print_frames(m.strings.get(s.call_stack));
+    print_frames(s.call_stack);
   }
 }
 
@@ -335,7 +342,7 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
                         : command == "kernels" ? ks::parse_kernel_group_by(group_by, kernel_group) : true;
   if (!group_ok) {
     std::fprintf(stderr, "kinetoscope %s: --group-by %s is not one of %s\n", command.c_str(), group_by.c_str(),
-                 command == "operators" ? "op, op+shape" : "name, props");
+                 command == "operators" ? "op, op+shape, op+stack" : "name, props");
     return 2;
   }
   if (files.empty() || (json && csv)) {
@@ -346,6 +353,8 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
   if (has_detail && csv) return usage("--detail prints JSON (--json) or text, not CSV");
   if ((has_shape || has_props) && !has_detail) return usage("--input-shape, --operator and the launch properties name a --detail row");
   if (has_shape && op_group != ks::OpGroupBy::kNameAndShape) return usage("--input-shape goes with --group-by op+shape");
+  if (command == "operators" && has_detail && op_group == ks::OpGroupBy::kNameAndStack)
+    return usage("--detail lists a group's call stacks: use it with --group-by op or op+shape");
   if (command == "operators" && has_detail && op_group == ks::OpGroupBy::kNameAndShape && !has_shape)
     return usage("a --group-by op+shape row is named with --input-shape too");
   if (command == "kernels" && has_detail && kernel_group == ks::KernelGroupBy::kProps && kernel_key.op.empty())
@@ -396,8 +405,9 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
     if (command == "operators" && has_detail) {
       const auto kernels = ks::operator_kernels(tree, m, op_group, detail, input_shape, in_step);
       const auto stacks = ks::operator_stacks(tree, m, op_group, detail, input_shape, in_step);
-      if (json) std::printf("%s\n", ks::operator_detail_json(kernels, stacks, m).c_str());
-      else print_operator_detail(name, m, detail, input_shape, step, kernels, stacks);
+      const auto stackless = ks::operator_stackless_calls(tree, m, op_group, detail, input_shape, in_step);
+      if (json) std::printf("%s\n", ks::operator_detail_json(kernels, stacks, stackless, tree, m).c_str());
+      else print_operator_detail(name, m, detail, input_shape, step, kernels, stacks, stackless);
       return;
     }
     if (command == "operators") {
@@ -409,11 +419,15 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
                     has_step ? " in step " : "", step.c_str());
         std::printf("  %10s %14s %14s %14s %14s  %s\n", "calls", "device self", "device total", "host self",
                     "host total", "name");
-        for (const ks::OperatorGroup& g : t.rows)
+        for (const ks::OperatorGroup& g : t.rows) {
           std::printf("  %10llu %14.1f %14.1f %14.1f %14.1f  %s%s%s\n", (unsigned long long)g.stats.calls,
                       g.stats.device_self_ns / 1e3, g.stats.device_total_ns / 1e3, g.stats.host_self_ns / 1e3,
                       g.stats.host_total_ns / 1e3, std::string(m.strings.get(g.name)).c_str(),
                       g.input_shape.empty() ? "" : " ", g.input_shape.c_str());
+          if (op_group != ks::OpGroupBy::kNameAndStack) continue;
+          if (g.call_stack.empty()) std::printf("      (no call stack)\n");
+          else print_frames(g.call_stack);
+        }
       }
       return;
     }

@@ -125,8 +125,7 @@ class Session {
     ks::OpGroupBy g;
     if (!ks::parse_op_group_by(groupBy, g)) return bad_group_by(groupBy);
     return in_step(tbPlugin, step, [&](const ks::StepFilter* s) {
-      return ks::operator_stacks_json(ks::operator_stacks(tree(tbPlugin), reader_.model(), g, name, inputShape, s),
-                                      reader_.model());
+      return ks::operator_stacks_json(ks::operator_stacks(tree(tbPlugin), reader_.model(), g, name, inputShape, s));
     });
   }
   // One operator group's kernels and call stacks, as `kinetoscope operators --detail NAME --json`.
@@ -137,7 +136,8 @@ class Session {
     return in_step(tbPlugin, step, [&](const ks::StepFilter* s) {
       const ks::OpTree& t = tree(tbPlugin);
       return ks::operator_detail_json(ks::operator_kernels(t, reader_.model(), g, name, inputShape, s),
-                                      ks::operator_stacks(t, reader_.model(), g, name, inputShape, s), reader_.model());
+                                      ks::operator_stacks(t, reader_.model(), g, name, inputShape, s),
+                                      ks::operator_stackless_calls(t, reader_.model(), g, name, inputShape, s), t, reader_.model());
     });
   }
   // The kernel table ("name" or "props"), as `kinetoscope kernels --json [--step step]`.
@@ -228,9 +228,10 @@ class Session {
     std::vector<double> size(n), alloc(n), release(n), duration(n);
     std::unordered_map<int32_t, uint32_t> label_of;
     std::unordered_map<std::string, uint32_t> label_index;
-    std::unordered_map<ks::StringId, uint32_t> stack_index{{0, 0}};
-    emscripten::val names = emscripten::val::array(), stacks = emscripten::val::array();
-    stacks.set(0, std::string());
+    // Distinct stacks, and for the rows without one a "" entry per reason, its note beside it.
+    std::unordered_map<ks::StackKey, uint32_t> stack_index;
+    std::unordered_map<int, uint32_t> no_stack_index;
+    emscripten::val names = emscripten::val::array(), stacks = emscripten::val::array(), notes = emscripten::val::array();
     const double nan = std::nan("");
     for (size_t i = 0; i < n; ++i) {
       const ks::MemoryEventRow& e = rows[i];
@@ -242,10 +243,24 @@ class Session {
         lit = label_of.emplace(e.name_node, it->second).first;
       }
       op[i] = lit->second;
-      const ks::StringId cs = ks::memory_call_stack(t, m, e.name_node);
-      auto [sit, sfresh] = stack_index.try_emplace(cs, uint32_t(stack_index.size()));
-      if (sfresh) stacks.set(sit->second, std::string(m.strings.get(cs)));
-      stack[i] = sit->second;
+      const ks::StackKey cs = ks::memory_call_stack(t, m, e.name_node);
+      const uint32_t next = uint32_t(stack_index.size() + no_stack_index.size());
+      if (cs) {
+        auto [sit, sfresh] = stack_index.try_emplace(cs, next);
+        if (sfresh) {
+          stacks.set(next, ks::stack_text(t.stacks, m, cs));
+          notes.set(next, std::string());
+        }
+        stack[i] = sit->second;
+      } else {
+        const ks::NoStackReason why = ks::memory_no_stack_reason(t, m, e.name_node);
+        auto [sit, sfresh] = no_stack_index.try_emplace(int(why), next);
+        if (sfresh) {
+          stacks.set(next, std::string());
+          notes.set(next, std::string(ks::no_stack_text(why)));
+        }
+        stack[i] = sit->second;
+      }
       size[i] = double(e.bytes);
       alloc[i] = e.alloc_ns ? ks::memory_us_between(*e.alloc_ns, x.origin_ns) : nan;
       release[i] = e.release_ns ? ks::memory_us_between(*e.release_ns, x.origin_ns) : nan;
@@ -264,6 +279,7 @@ class Session {
     out.set("release_us", f64(release));
     out.set("duration_us", f64(duration));
     out.set("stacks", stacks);
+    out.set("stack_notes", notes);
     out.set("stack", u32(stack));
     return out;
   }

@@ -64,15 +64,12 @@ std::string_view launcher_name(const OpTree& t, const TraceModel& m, int32_t nod
   return node < 0 ? std::string_view("N/A") : node_name(t, m, node);
 }
 
-// The "Call stack" a node's event recorded (0: none; only operator and annotation events have one).
-StringId call_stack_of(const OpTree& t, const TraceModel& m, int32_t node) {
+// A node's call stack (call_stacks.h: its "Call stack" arg, or the python_function frames around
+// it; 0: none; only operator and annotation events have one).
+StackKey call_stack_of(const OpTree& t, const TraceModel& m, int32_t node) {
   const OpNode& n = t.nodes[size_t(node)];
-  switch (n.kind) {
-    case EventKind::kCpuOp: return n.type == NodeType::kRoot ? 0 : m.cpu_ops[n.row].call_stack;
-    case EventKind::kUserAnnotation: return m.user_annotations[n.row].call_stack;
-    case EventKind::kGpuAnnotation: return m.gpu_annotations[n.row].call_stack;
-    default: return 0;
-  }
+  if (n.type == NodeType::kRoot) return 0;
+  return row_stack(t.stacks, m, n.kind, n.row);
 }
 
 void write_dims(JsonWriter& w, const std::array<int32_t, 3>& d) {
@@ -169,7 +166,7 @@ KernelDetail kernel_detail(const OpTree& t, const TraceModel& m, const KernelKey
   }
   std::unordered_map<std::string_view, size_t> ops;
   std::map<LaunchProps, size_t> launches;
-  std::map<std::pair<size_t, StringId>, size_t> stacks;  // (operator, call stack)
+  std::map<std::pair<size_t, StackKey>, size_t> stacks;  // (operator, call stack)
   for_each_launched_kernel(t, m, step, [&](uint32_t kernel, int32_t node) {
     const KernelRow& k = m.kernels[kernel];
     if (!is_named(k.s.name)) return;
@@ -194,14 +191,15 @@ KernelDetail kernel_detail(const OpTree& t, const TraceModel& m, const KernelKey
       d.launches.push_back(std::move(g));
     }
     add_kernel(d.launches[l->second], k, dur);
-    const StringId stack = node < 0 ? 0 : call_stack_of(t, m, node);
+    const StackKey stack = node < 0 ? 0 : call_stack_of(t, m, node);
     if (!stack) return;
     auto [s, new_stack] = stacks.try_emplace({o->second, stack}, d.stacks.size());
-    if (new_stack) d.stacks.push_back({std::string(op), stack, 0, 0});
+    if (new_stack) d.stacks.push_back({std::string(op), stack_text(t.stacks, m, stack), 0, 0});
     ++d.stacks[s->second].calls;
     d.stacks[s->second].total_ns += dur;
   });
   d.found = d.total.calls > 0;
+  d.stacks_derived = t.stacks.derived();
   recorded_values(m, d.has_blocks_per_sm, d.has_occupancy);
   sort_by_total(d.operators);
   sort_by_total(d.launches);
@@ -299,7 +297,7 @@ std::string kernel_table_csv(const KernelTable& table, const TraceModel& m) {
 
 namespace ks {
 
-std::string kernel_detail_json(const KernelDetail& d, const KernelKey& key, const TraceModel& m) {
+std::string kernel_detail_json(const KernelDetail& d, const KernelKey& key, const TraceModel& /*m: the stacks are text already*/) {
   JsonWriter w;
   const bool props = key.group_by == KernelGroupBy::kProps;
   auto optional_us = [&](bool has, double ns) {
@@ -354,12 +352,13 @@ std::string kernel_detail_json(const KernelDetail& d, const KernelKey& key, cons
   for (const KernelStack& s : d.stacks) {
     w.begin_object();
     w.key("operator").value(s.op);
-    w.key("call_stack").value(m.strings.get(s.call_stack));
+    w.key("call_stack").value(s.call_stack);
     w.key("calls").value(s.calls);
     w.key("total_us").value(double(s.total_ns) / 1e3);
     w.end_object();
   }
   w.end_array();
+  w.key("stacks_from_python_frames").value(d.stacks_derived);
   w.end_object();
   return w.take();
 }

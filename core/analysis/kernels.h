@@ -64,12 +64,12 @@ struct KernelKey {
 
 // What a row of the kernel table is made of: its calls and durations (as the row counts them),
 // the nodes that launched it ("N/A": none), its distinct launch properties, and the call stacks
-// of the operators that launched it (their "Call stack", where recorded), each with the calls
+// of the operators that launched it (call_stacks.h: their "Call stack" arg or Python frames), each with the calls
 // and kernel time that came from it; lists by time descending. `found` is false when no kernel
 // of the trace (or step) is in that row.
 struct KernelStack {
   std::string op;
-  StringId call_stack = 0;
+  std::string call_stack;  // text (call_stacks.h)
   uint64_t calls = 0;
   int64_t total_ns = 0;
 };
@@ -80,6 +80,7 @@ struct KernelDetail {
   std::vector<KernelGroup> operators;  // op, calls, total/min/max
   std::vector<KernelGroup> launches;   // grid, block, registers, shared memory, calls, total, blocks, occupancy
   std::vector<KernelStack> stacks;
+  bool stacks_derived = false;  // the trace's stacks are python_function frames (call_stacks.h)
 };
 KernelDetail kernel_detail(const OpTree& t, const TraceModel& m, const KernelKey& key, const StepFilter* step = nullptr);
 
@@ -93,7 +94,7 @@ std::string kernel_table_csv(const KernelTable& table, const TraceModel& m);
 // {"name", "calls", "total_us", "mean_us", "min_us", "max_us", "operators": [{"name", "calls",
 // "total_us"}], "launches": [{"grid", "block", "registers_per_thread", "shared_memory",
 // "blocks_per_sm", "occupancy_pct", "calls", "total_us"}], "stacks": [{"operator", "call_stack",
-// "calls", "total_us"}]}; min/max/mean null when found is false.
+// "calls", "total_us"}], "stacks_from_python_frames"}; min/max/mean null when found is false.
 std::string kernel_detail_json(const KernelDetail& d, const KernelKey& key, const TraceModel& m);
 
 }  // namespace ks

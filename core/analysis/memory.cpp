@@ -402,12 +402,18 @@ std::string memory_operator_label(const OpTree& t, const TraceModel& m, int32_t 
   return name;
 }
 
-StringId memory_call_stack(const OpTree& t, const TraceModel& m, int32_t name_node) {
+StackKey memory_call_stack(const OpTree& t, const TraceModel& m, int32_t name_node) {
   if (name_node < 0) return 0;
   const OpNode& n = t.nodes[size_t(name_node)];
-  if (n.kind == EventKind::kCpuOp && n.row < m.cpu_ops.size()) return m.cpu_ops[n.row].call_stack;
-  if (n.kind == EventKind::kUserAnnotation && n.row < m.user_annotations.size()) return m.user_annotations[n.row].call_stack;
-  return 0;
+  if (n.type == NodeType::kRoot || (n.kind != EventKind::kCpuOp && n.kind != EventKind::kUserAnnotation)) return 0;
+  return row_stack(t.stacks, m, n.kind, n.row);
+}
+
+NoStackReason memory_no_stack_reason(const OpTree& t, const TraceModel& m, int32_t name_node) {
+  if (name_node < 0) return NoStackReason::kNotRecorded;
+  const OpNode& n = t.nodes[size_t(name_node)];
+  if (n.type == NodeType::kRoot || (n.kind != EventKind::kCpuOp && n.kind != EventKind::kUserAnnotation)) return NoStackReason::kNotRecorded;
+  return no_stack_reason(t.stacks, m, n.kind, n.row);
 }
 
 // --- curve (spec §13.4) -------------------------------------------------------------------------
@@ -766,7 +772,8 @@ std::string memory_alive_json(const MemoryIndex& x, const OpTree& t, const Trace
     w.key("size_bytes").value(a.bytes);
     w.key("alloc_us").value(us_between(a.alloc_ns, x.origin_ns));
     w.key("age_us").value(us_between(at_ns, a.alloc_ns));
-    w.key("call_stack").value(m.strings.get(memory_call_stack(t, m, a.name_node)));
+    w.key("call_stack").value(stack_text(t.stacks, m, memory_call_stack(t, m, a.name_node)));
+    w.key("no_stack").value(no_stack_text(memory_no_stack_reason(t, m, a.name_node)));
     w.end_object();
   }
   w.end_array().end_object();

@@ -85,8 +85,9 @@ std::vector<std::vector<MemoryEventRow>> memory_events(const MemoryIndex& x, con
 // tb_plugin's label of a record's operator: the name, "<parent> (<name>)" for aten::empty*,
 // "<unknown>" without one.
 std::string memory_operator_label(const OpTree& t, const TraceModel& m, int32_t name_node);
-// The allocating operator's recorded call stack (0: none).
-StringId memory_call_stack(const OpTree& t, const TraceModel& m, int32_t name_node);
+// The allocating operator's call stack (call_stacks.h; 0: none), and why it has none.
+StackKey memory_call_stack(const OpTree& t, const TraceModel& m, int32_t name_node);
+NoStackReason memory_no_stack_reason(const OpTree& t, const TraceModel& m, int32_t name_node);
 
 struct CurvePoint {
   int64_t ts_ns;
@@ -127,7 +128,7 @@ std::string memory_events_csv(const MemoryIndex& x, const OpTree& t, const Trace
 // {"origin_us", "default_device", "devices": [...as memory_json...]}: what the Overview shows.
 std::string memory_devices_json(const MemoryIndex& x);
 // {"device", "at_us", "allocated_bytes", "alive_bytes", "addresses", "rows": [{"operator",
-// "size_bytes", "alloc_us", "age_us", "call_stack"}]} (at most `limit` rows; `count` says all).
+// "size_bytes", "alloc_us", "age_us", "call_stack", "no_stack" (why it has none: no_stack_text, "" when it has one)}]} (at most `limit` rows; `count` says all).
 std::string memory_alive_json(const MemoryIndex& x, const OpTree& t, const TraceModel& m, int device, int64_t at_ns,
                               size_t limit);
 // {"device", "points": [[t_us, allocated, reserved|null], ...]} of memory_curve_downsampled.

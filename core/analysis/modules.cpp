@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -75,20 +76,6 @@ void canon(const HNode& h, std::string& out) {
   out += ')';
 }
 
-// Default mode: a module called twice by its parent (one Linear applied twice) is one row, not
-// two identical ones (tb_plugin de-duplicates the top level only).
-void dedupe_children(HNode& h) {
-  std::vector<HNode> kept;
-  std::unordered_set<std::string> seen;
-  for (HNode& c : h.children) {
-    dedupe_children(c);
-    std::string k;
-    canon(c, k);
-    if (seen.insert(std::move(k)).second) kept.push_back(std::move(c));
-  }
-  h.children = std::move(kept);
-}
-
 std::vector<HNode> dedupe_and_sort(std::vector<HNode> roots) {
   std::vector<HNode> out;
   std::unordered_set<std::string> seen;
@@ -103,10 +90,10 @@ std::vector<HNode> dedupe_and_sort(std::vector<HNode> roots) {
   return out;
 }
 
-// From every leaf of the python call tree, walk up the `Python parent id` chain; each module frame
-// met becomes the parent of the module met before it. A walk stops where an earlier walk went
-// with the same module in hand.
-std::vector<HNode> python_hierarchy(const TraceModel& m, bool tb_plugin) {
+// tb_plugin's walk (kept for --tb-plugin): from every leaf of the python call tree, walk up the
+// `Python parent id` chain; each module frame met becomes the parent of the module met before it.
+// A walk stops where an earlier walk went with the same module in hand.
+std::vector<HNode> python_hierarchy(const TraceModel& m) {
   struct Ev {
     uint32_t row;
     int64_t id, parent;
@@ -190,8 +177,92 @@ std::vector<HNode> python_hierarchy(const TraceModel& m, bool tb_plugin) {
   };
   std::vector<HNode> out;
   for (int64_t r : roots) out.push_back(build(build, r, 0));
-  if (!tb_plugin)
-    for (HNode& h : out) dedupe_children(h);
+  return dedupe_and_sort(std::move(out));
+}
+
+// Default mode: the hierarchy from time containment. The module frames of one thread nest by
+// time (a call's frame lies inside its caller's); each frame's parent is the innermost module
+// frame holding it on its thread. `Python parent id` is no guide on its own: a ModuleList's
+// blocks, called in a Python loop, can point at a frame outside any module (the training step)
+// while they run inside the model's frame, and tb_plugin's walk then makes a second root of the
+// model and puts the block's children at the top level (issue 22). The parent ids only order
+// frames with the same span (the one whose chain of parents is shorter is the outer one).
+// Calls are merged into rows by their path of (name, module id): a module called twice by its
+// parent, or once per step, is one row.
+std::vector<HNode> timed_hierarchy(const TraceModel& m) {
+  struct Frame {
+    uint32_t row;
+    uint64_t thread;  // pid and tid
+    int64_t start, end;
+    uint32_t depth;  // length of its chain of Python parents (the tie-break)
+    int64_t id;
+  };
+  // Depth of each frame in the Python parent-id chain, for the frames with a module id only
+  // (a chain longer than the events is a cycle in bad input: cut).
+  std::unordered_map<int64_t, int64_t> parent_of;
+  for (const PythonFunctionRow& r : m.python_functions)
+    if (r.python_id != kNoId && is_python_function(m, r)) parent_of.try_emplace(r.python_id, r.python_parent_id);
+  auto chain_depth = [&](int64_t id) {
+    uint32_t d = 0;
+    for (auto it = parent_of.find(id); it != parent_of.end() && d <= parent_of.size(); it = parent_of.find(it->second)) ++d;
+    return d;
+  };
+  std::vector<Frame> frames;
+  for (uint32_t i = 0; i < m.python_functions.size(); ++i) {
+    const PythonFunctionRow& r = m.python_functions[i];
+    if (r.python_module_id == kNoId || !is_python_function(m, r)) continue;
+    frames.push_back({i, (uint64_t(r.s.pid) << 32) | r.s.tid, r.s.ts_ns, r.s.ts_ns + r.s.dur_ns, chain_depth(r.python_id), r.python_id});
+  }
+  std::stable_sort(frames.begin(), frames.end(), [](const Frame& a, const Frame& b) {
+    if (a.thread != b.thread) return a.thread < b.thread;
+    if (a.start != b.start) return a.start < b.start;
+    if (a.end != b.end) return a.end > b.end;
+    if (a.depth != b.depth) return a.depth < b.depth;
+    return a.id < b.id;
+  });
+  // Rows keyed by (parent row, name, module id), children in order of their first call.
+  struct Row {
+    StringId name;
+    int64_t module_id;
+    int64_t first;
+    std::vector<size_t> kids;
+  };
+  std::vector<Row> rows;
+  std::vector<size_t> top;
+  std::map<std::tuple<size_t, StringId, int64_t>, size_t> index;  // parent row + 1 (0: top)
+  struct Open {
+    int64_t end;
+    size_t row;
+  };
+  std::vector<Open> open;
+  uint64_t thread = ~uint64_t(0);
+  for (const Frame& f : frames) {
+    if (f.thread != thread) {
+      open.clear();
+      thread = f.thread;
+    }
+    while (!open.empty() && open.back().end < f.end) open.pop_back();  // not inside it: its caller's done
+    if (open.size() >= size_t(kMaxModuleDepth)) continue;  // cut off, as in tb_plugin's walk
+    const PythonFunctionRow& r = m.python_functions[f.row];
+    const size_t parent = open.empty() ? 0 : open.back().row + 1;
+    auto [it, fresh] = index.try_emplace({parent, r.s.name, r.python_module_id}, rows.size());
+    if (fresh) {
+      rows.push_back({r.s.name, r.python_module_id, f.start, {}});
+      (parent ? rows[parent - 1].kids : top).push_back(it->second);
+    }
+    open.push_back({f.end, it->second});
+  }
+  // Children in the order of their first call (threads were walked one after another).
+  auto by_first = [&](size_t a, size_t b) { return rows[a].first < rows[b].first; };
+  for (Row& r : rows) std::stable_sort(r.kids.begin(), r.kids.end(), by_first);
+  std::stable_sort(top.begin(), top.end(), by_first);
+  auto build = [&](auto&& self, size_t i) -> HNode {
+    HNode h{std::string(m.strings.get(rows[i].name)), rows[i].module_id, {}};
+    for (size_t c : rows[i].kids) h.children.push_back(self(self, c));
+    return h;
+  };
+  std::vector<HNode> out;
+  for (size_t r : top) out.push_back(build(build, r));
   return dedupe_and_sort(std::move(out));
 }
 
@@ -791,11 +862,12 @@ ModuleView module_view(const TraceModel& m, const ModuleOptions& options) {
   OpTreeOptions plain;
   plain.tb_plugin = tb;
   plain.lightning = tb_lightning;
+  plain.call_stacks = false;
   const OpTree tree = build_op_tree(m, plain);
   if (!tb_lightning) {
     const std::map<AggKey, Agg> aggs = aggregate(tree, m, NodeClass::kModule);
     heartbeat(tree.nodes.size());  // a sign of life between long passes (core/util/heartbeat.h)
-    const std::vector<HNode> roots = python_hierarchy(m, tb);
+    const std::vector<HNode> roots = tb ? python_hierarchy(m) : timed_hierarchy(m);
     heartbeat(m.python_functions.size());
     // tb_plugin offers the view only when the trees hold module frames and a hierarchy was built.
     if (!aggs.empty() && !roots.empty()) {

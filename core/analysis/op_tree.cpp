@@ -604,7 +604,9 @@ int64_t span_ns(int64_t ts_ns, int64_t dur_ns, bool tb_plugin) {
 }
 
 OpTree build_op_tree(const TraceModel& m, const OpTreeOptions& options) {
-  return Builder(m, options).build();
+  OpTree t = Builder(m, options).build();
+  if (!options.tb_plugin && options.call_stacks) t.stacks = derive_call_stacks(m);
+  return t;
 }
 
 std::string_view node_name(const OpTree& t, const TraceModel& m, int32_t node) {

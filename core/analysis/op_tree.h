@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/analysis/call_stacks.h"
 #include "core/analysis/steps.h"
 #include "core/analysis/tensor_core_rules.h"
 #include "core/trace/trace_model.h"
@@ -28,6 +29,9 @@ struct OpTreeOptions {
   // python_function module frames; otherwise user_annotation ranges count too (record_function
   // writes them there since PyTorch 1.9).
   bool lightning = false;
+  // Derive each operator's call stack from the python_function frames (OpTree::stacks); off for
+  // trees that never show one (the Module view's).
+  bool call_stacks = true;
 };
 
 // tb_plugin's event type of a node, and the class it becomes (spec §3).
@@ -125,6 +129,9 @@ struct OpTree {
   std::vector<TcTime> tc;  // sorted by key
   LinkStats stats;
   bool tb_plugin = false;
+  // Each operator's call stack from the python_function frames around it (call_stacks.h): a stack
+  // id per cpu_op/user_annotation row; empty in tb_plugin mode (it reads the "Call stack" arg only).
+  CallStacks stacks;
 };
 
 // The end of a launch's device work in OpTree::launched (`l` one of t.launches): the next launch's

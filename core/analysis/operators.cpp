@@ -57,6 +57,7 @@ void for_each_call_of(const OpTree& t, const TraceModel& m, OpGroupBy group_by, 
     const CpuOpRow& row = m.cpu_ops[n.row];
     if (m.strings.get(row.s.name) != name) return;
     if (group_by == OpGroupBy::kNameAndShape && shapes(row.input_dims) != input_shape) return;
+    if (group_by == OpGroupBy::kNameAndStack && stack_text(t.stacks, m, row_stack(t.stacks, m, n.kind, n.row)) != input_shape) return;
     f(n, row);
   });
 }
@@ -82,9 +83,19 @@ void write_stats(JsonWriter& w, const OperatorStats& s) {
 
 }  // namespace
 
+const char* group_by_word(OpGroupBy g) {
+  switch (g) {
+    case OpGroupBy::kName: return "op";
+    case OpGroupBy::kNameAndShape: return "op+shape";
+    case OpGroupBy::kNameAndStack: return "op+stack";
+  }
+  return "op";
+}
+
 bool parse_op_group_by(std::string_view s, OpGroupBy& out) {
   if (s == "op") out = OpGroupBy::kName;
   else if (s == "op+shape") out = OpGroupBy::kNameAndShape;
+  else if (s == "op+stack") out = OpGroupBy::kNameAndStack;
   else return false;
   return true;
 }
@@ -100,18 +111,21 @@ OperatorTable operator_table(const OpTree& t, const TraceModel& m, OpGroupBy gro
   std::string key;
   for_each_operator(t, step, [&](const OpNode& n) {
     const CpuOpRow& row = m.cpu_ops[n.row];
+    const StackKey stack = row_stack(t.stacks, m, n.kind, n.row);
     key.assign(reinterpret_cast<const char*>(&row.s.name), sizeof row.s.name);
     if (group_by == OpGroupBy::kNameAndShape) key += shapes(row.input_dims);
+    if (group_by == OpGroupBy::kNameAndStack) key.append(reinterpret_cast<const char*>(&stack), sizeof stack);
     auto [it, fresh] = index.try_emplace(key, table.rows.size());
     if (fresh) {
       OperatorGroup g;
       g.name = row.s.name;
       g.tc_eligible = n.tc_eligible;
       if (group_by == OpGroupBy::kNameAndShape) g.input_shape = shapes(row.input_dims);
+      if (group_by == OpGroupBy::kNameAndStack) g.call_stack = stack_text(t.stacks, m, stack);
       table.rows.push_back(std::move(g));
     }
     OperatorGroup& g = table.rows[it->second];
-    if (row.call_stack) g.has_call_stack = true;
+    if (stack) g.has_call_stack = true;
     add_call(g.stats, t, m, n);
   });
   sort_by_self_time(table.rows, table.show_gpu);
@@ -121,14 +135,25 @@ OperatorTable operator_table(const OpTree& t, const TraceModel& m, OpGroupBy gro
 std::vector<StackGroup> operator_stacks(const OpTree& t, const TraceModel& m, OpGroupBy group_by,
                                         std::string_view name, std::string_view input_shape, const StepFilter* step) {
   std::vector<StackGroup> out;
-  std::unordered_map<StringId, size_t> by_stack;
-  for_each_call_of(t, m, group_by, name, input_shape, step, [&](const OpNode& n, const CpuOpRow& row) {
-    if (!row.call_stack) return;
-    auto [it, fresh] = by_stack.try_emplace(row.call_stack, out.size());
-    if (fresh) out.push_back({row.call_stack, {}});
+  std::unordered_map<StackKey, size_t> by_stack;
+  for_each_call_of(t, m, group_by, name, input_shape, step, [&](const OpNode& n, const CpuOpRow&) {
+    const StackKey stack = row_stack(t.stacks, m, n.kind, n.row);
+    if (!stack) return;
+    auto [it, fresh] = by_stack.try_emplace(stack, out.size());
+    if (fresh) out.push_back({stack, stack_text(t.stacks, m, stack), {}});
     add_call(out[it->second].stats, t, m, n);
   });
   sort_by_self_time(out, shows_gpu(m));
+  return out;
+}
+
+StacklessCalls operator_stackless_calls(const OpTree& t, const TraceModel& m, OpGroupBy group_by, std::string_view name,
+                                        std::string_view input_shape, const StepFilter* step) {
+  StacklessCalls out;
+  for_each_call_of(t, m, group_by, name, input_shape, step, [&](const OpNode& n, const CpuOpRow&) {
+    ++out.calls[size_t(no_stack_reason(t.stacks, m, n.kind, n.row))];
+  });
+  out.calls[0] = 0;  // those have one
   return out;
 }
 
@@ -159,7 +184,7 @@ std::vector<OperatorKernel> operator_kernels(const OpTree& t, const TraceModel& 
 std::string operator_table_json(const OperatorTable& table, const TraceModel& m) {
   JsonWriter w;
   w.begin_object();
-  w.key("group_by").value(table.group_by == OpGroupBy::kName ? "op" : "op+shape");
+  w.key("group_by").value(group_by_word(table.group_by));
   w.key("show_gpu").value(table.show_gpu);
   w.key("rows").begin_array();
   for (const OperatorGroup& g : table.rows) {
@@ -168,6 +193,7 @@ std::string operator_table_json(const OperatorTable& table, const TraceModel& m)
     w.key("input_shape");
     if (table.group_by == OpGroupBy::kNameAndShape) w.value(g.input_shape);
     else w.null();
+    if (table.group_by == OpGroupBy::kNameAndStack) w.key("call_stack").value(g.call_stack);
     write_stats(w, g.stats);
     w.key("tc_eligible");
     write_tc_state(w, g.tc_eligible);
@@ -195,13 +221,16 @@ std::string operator_table_json(const OperatorTable& table, const TraceModel& m)
 std::string operator_table_csv(const OperatorTable& table, const TraceModel& m) {
   CsvWriter c;
   const bool shape = table.group_by == OpGroupBy::kNameAndShape;
+  const bool stack = table.group_by == OpGroupBy::kNameAndStack;
   c.field("name");
   if (shape) c.field("input_shape");
+  if (stack) c.field("call_stack");
   c.field("calls").field("host_self_us").field("host_total_us").field("device_self_us").field("device_total_us");
   c.field("tc_eligible").field("tc_self_pct").field("tc_total_pct").end_row();
   for (const OperatorGroup& g : table.rows) {
     c.field(m.strings.get(g.name));
     if (shape) c.field(g.input_shape);
+    if (stack) c.field(g.call_stack);
     c.field(g.stats.calls).field(double(g.stats.host_self_ns) / 1e3).field(double(g.stats.host_total_ns) / 1e3);
     c.field(double(g.stats.device_self_ns) / 1e3).field(double(g.stats.device_total_ns) / 1e3);
     c.field(tc_state_word(g.tc_eligible)).field(g.stats.tc_self_ratio() * 100).field(g.stats.tc_total_ratio() * 100);
@@ -212,11 +241,11 @@ std::string operator_table_csv(const OperatorTable& table, const TraceModel& m) 
 
 namespace {
 
-void write_stack_rows(JsonWriter& w, const std::vector<StackGroup>& stacks, const TraceModel& m) {
+void write_stack_rows(JsonWriter& w, const std::vector<StackGroup>& stacks) {
   w.begin_array();
   for (const StackGroup& s : stacks) {
     w.begin_object();
-    w.key("call_stack").value(m.strings.get(s.call_stack));
+    w.key("call_stack").value(s.call_stack);
     write_stats(w, s.stats);
     w.key("tc_self_pct").value(s.stats.tc_self_ratio() * 100);
     w.key("tc_total_pct").value(s.stats.tc_total_ratio() * 100);
@@ -227,17 +256,17 @@ void write_stack_rows(JsonWriter& w, const std::vector<StackGroup>& stacks, cons
 
 }  // namespace
 
-std::string operator_stacks_json(const std::vector<StackGroup>& stacks, const TraceModel& m) {
+std::string operator_stacks_json(const std::vector<StackGroup>& stacks) {
   JsonWriter w;
   w.begin_object();
   w.key("rows");
-  write_stack_rows(w, stacks, m);
+  write_stack_rows(w, stacks);
   w.end_object();
   return w.take();
 }
 
 std::string operator_detail_json(const std::vector<OperatorKernel>& kernels, const std::vector<StackGroup>& stacks,
-                                 const TraceModel& m) {
+                                 const StacklessCalls& stackless, const OpTree& t, const TraceModel& m) {
   JsonWriter w;
   w.begin_object();
   w.key("kernels").begin_array();
@@ -252,7 +281,20 @@ std::string operator_detail_json(const std::vector<OperatorKernel>& kernels, con
   }
   w.end_array();
   w.key("stacks");
-  write_stack_rows(w, stacks, m);
+  write_stack_rows(w, stacks);
+  bool args = false;
+  for (const StackGroup& s : stacks) args |= s.key && !(s.key & kDerivedStack);
+  w.key("stack_source").value(args ? "call_stack" : t.stacks.derived() ? "python_function" : "none");
+  w.key("no_stack").begin_array();
+  for (size_t r = 1; r < stackless.calls.size(); ++r) {
+    if (!stackless.calls[r]) continue;
+    w.begin_object();
+    w.key("reason").value(no_stack_word(NoStackReason(r)));
+    w.key("text").value(no_stack_text(NoStackReason(r)));
+    w.key("calls").value(stackless.calls[r]);
+    w.end_object();
+  }
+  w.end_array();
   w.end_object();
   return w.take();
 }

@@ -2,6 +2,7 @@
 // with calls, host self/total, device self/total and Tensor Core shares, and the same numbers
 // split by call stack for one group.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -13,9 +14,10 @@
 
 namespace ks {
 
-enum class OpGroupBy { kName, kNameAndShape };
-// "op" / "op+shape"; false for anything else.
+enum class OpGroupBy { kName, kNameAndShape, kNameAndStack };
+// "op" / "op+shape" / "op+stack"; false for anything else.
 bool parse_op_group_by(std::string_view s, OpGroupBy& out);
+const char* group_by_word(OpGroupBy g);
 
 struct OperatorStats {
   uint64_t calls = 0;
@@ -28,6 +30,7 @@ struct OperatorStats {
 struct OperatorGroup {
   StringId name = 0;
   std::string input_shape;   // Python repr of "Input Dims" ("[]" when absent); by-shape grouping only
+  std::string call_stack;    // by-stack grouping only: its text (call_stacks.h; "": the calls without one)
   TcState tc_eligible = TcState::kNo;  // of the group's first call
   bool has_call_stack = false;
   OperatorStats stats;
@@ -43,14 +46,23 @@ struct OperatorTable {
 // `step`: only the calls that step issued (step_scope.h); null: the whole trace, as tb_plugin.
 OperatorTable operator_table(const OpTree& t, const TraceModel& m, OpGroupBy group_by, const StepFilter* step = nullptr);
 
-// One group's calls split by their "Call stack" (only calls that recorded one), in table order.
+// One group's calls split by their call stack (only calls that have one: a "Call stack" arg, or
+// python_function frames around them, call_stacks.h), in table order.
 struct StackGroup {
-  StringId call_stack = 0;
+  StackKey key = 0;
+  std::string call_stack;  // its text, innermost frame first, ';' between frames
   OperatorStats stats;
 };
 std::vector<StackGroup> operator_stacks(const OpTree& t, const TraceModel& m, OpGroupBy group_by,
                                         std::string_view name, std::string_view input_shape,
                                         const StepFilter* step = nullptr);
+// The same group's calls that have no stack, counted by why (NoStackReason as the index).
+struct StacklessCalls {
+  std::array<uint64_t, 4> calls{};
+  uint64_t total() const { return calls[1] + calls[2] + calls[3]; }
+};
+StacklessCalls operator_stackless_calls(const OpTree& t, const TraceModel& m, OpGroupBy group_by, std::string_view name,
+                                        std::string_view input_shape, const StepFilter* step = nullptr);
 
 // The kernels one group's calls put on the GPU through their own launches (what their device
 // self time counts; kernels of the operators they called are those operators'), by kernel name,
@@ -65,7 +77,7 @@ std::vector<OperatorKernel> operator_kernels(const OpTree& t, const TraceModel& 
                                              std::string_view name, std::string_view input_shape,
                                              const StepFilter* step = nullptr);
 
-// {"group_by", "show_gpu", "rows": [{"name", "input_shape", "calls", "host_self_us", "host_total_us",
+// {"group_by", "show_gpu", "rows": [{"name", "input_shape", ("call_stack": op+stack only), "calls", "host_self_us", "host_total_us",
 // "device_self_us", "device_total_us", "tc_eligible" (true, false, null: unknown), "tc_self_pct",
 // "tc_total_pct", "has_call_stack"}],
 // "linking": {"launches", "by_external_id", "by_enclosing_op", "to_thread_root", "unattached",
@@ -74,11 +86,13 @@ std::string operator_table_json(const OperatorTable& table, const TraceModel& m)
 // The same rows as CSV (header line first).
 std::string operator_table_csv(const OperatorTable& table, const TraceModel& m);
 // {"rows": [{"call_stack", "calls", ... as above without name/shape/eligibility}]}
-std::string operator_stacks_json(const std::vector<StackGroup>& stacks, const TraceModel& m);
+std::string operator_stacks_json(const std::vector<StackGroup>& stacks);
 // One group's detail: {"kernels": [{"name", "calls", "total_us", "tensor_cores" (true, false, null:
-// unknown)}], "stacks": [rows of operator_stacks_json]}.
+// unknown)}], "stacks": [rows of operator_stacks_json], "stack_source": "python_function" (derived
+// from the frames) | "call_stack" (the args) | "none", "no_stack": [{"reason": no_stack_word,
+// "text": no_stack_text, "calls"}] for the calls without one}.
 std::string operator_detail_json(const std::vector<OperatorKernel>& kernels, const std::vector<StackGroup>& stacks,
-                                 const TraceModel& m);
+                                 const StacklessCalls& stackless, const OpTree& t, const TraceModel& m);
 
 // Python's repr of a JSON value (how tb_plugin prints input shapes): "[[32,3],[]]" -> "[[32, 3], []]".
 std::string python_repr_of_json(std::string_view json);

@@ -166,7 +166,7 @@ TEST_CASE("memory: the allocations alive at the peak, largest first", "[memory]"
   CHECK(ks::memory_operator_label(f.tree, f.m(), alive[2].name_node) == "aten::linear (aten::empty)");
   // Their sum is what the allocator counted at that moment.
   CHECK(alive[0].bytes + alive[1].bytes + alive[2].bytes == 3 * MiB + 4096);
-  CHECK(f.m().strings.get(ks::memory_call_stack(f.tree, f.m(), alive[2].name_node)).starts_with("model.py(10): forward"));
+  CHECK(ks::stack_text(f.tree.stacks, f.m(), ks::memory_call_stack(f.tree, f.m(), alive[2].name_node)).starts_with("model.py(10): forward"));
   // Just before the peak: aten::matmul's 1 MiB and aten::empty's 4096 bytes.
   CHECK(ks::memory_alive(f.x, f.m(), g, 319'000).size() == 2);
   const std::string json = ks::memory_alive_json(f.x, f.tree, f.m(), g, 320'000, 10);

@@ -3,9 +3,12 @@
 // tb_plugin's own numbers are checked in tests/golden/modules_test.mjs.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <memory>
 #include <string>
 
 #include "core/analysis/modules.h"
+#include "core/trace/trace_reader.h"
 #include "test_util.h"
 
 namespace {
@@ -27,7 +30,114 @@ const ks::ViewNode* node(const ks::ThreadTree& t, const std::string& name, int64
   return nullptr;
 }
 
+// A real trace (gzip natively); null where it is absent (../shared) or gzip under wasm (no zlib).
+std::unique_ptr<ks::TraceReader> load_real(const std::string& rel) {
+  namespace fs = std::filesystem;
+  const fs::path dir = kstest::repo_path(rel);
+  if (!fs::exists(dir)) return nullptr;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (!e.path().string().ends_with(".pt.trace.json.gz")) continue;
+    const std::string text = kstest::read_path(e.path());
+    if (text.size() > 1 && uint8_t(text[0]) == 0x1f) return nullptr;
+    auto r = std::make_unique<ks::TraceReader>();
+    kstest::feed_all(*r, text, 1 << 20);
+    if (!r->error().empty()) return nullptr;
+    return r;
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+TEST_CASE("modules-modulelist-parent-ids: the hierarchy from time, not from Python parent ids", "[modules]") {
+  // Step 1's first block points its forward frame, and the second block itself, at the training
+  // step: the parent-id walk made two GPT_0 roots (one with every backward pass, one with none),
+  // a childless Block_0 and Linear_0/Linear_1 at the top level (16 rows for 8 modules).
+  Loaded l("modules-modulelist-parent-ids.json");
+  const ks::ModuleView v = ks::module_view(l.m());
+  REQUIRE(v.has_modules);
+  const auto& t = v.modules;
+  REQUIRE(t.rows.size() == 8);
+  const char* paths[] = {"GPT_0", "GPT_0/Block_0", "GPT_0/Block_0/Linear_0", "GPT_0/Block_0/Linear_1",
+                         "GPT_0/Block_1", "GPT_0/Block_1/Linear_2", "GPT_0/Block_1/Linear_3", "GPT_0/LayerNorm_0"};
+  for (size_t i = 0; i < 8; ++i) CHECK(t.rows[i].path == paths[i]);
+  // GPT_0 [10,500) in each step: 490 - Block_0 180 - Block_1 190 - LayerNorm_0 2x30 = 60 self.
+  const auto& gpt = row(t, "GPT_0");
+  CHECK(gpt.occurrences == 2);
+  CHECK(gpt.host_total_ns == 980 * us);
+  CHECK(gpt.host_self_ns == 120 * us);
+  CHECK(gpt.device_total_ns == 220 * us);  // (40+30+20+10+6+4) x 2 steps
+  // Both steps' backward passes (autograd thread, [600,660) and [700,760) per step: a span of 160)
+  // go to the one GPT_0 row; 25 us of kernel each.
+  CHECK(gpt.backward_host_ns == 320 * us);
+  CHECK(gpt.backward_device_ns == 100 * us);
+  CHECK(row(t, "GPT_0/Block_0/Linear_0").backward_device_ns == 50 * us);
+  CHECK(row(t, "GPT_0/Block_1/Linear_2").backward_device_ns == 50 * us);
+  CHECK(row(t, "GPT_0/Block_0").occurrences == 2);
+  CHECK(row(t, "GPT_0/Block_0").device_total_ns == 140 * us);
+  // Called twice per step: one row, four calls.
+  const auto& ln = row(t, "GPT_0/LayerNorm_0");
+  CHECK(ln.occurrences == 4);
+  CHECK(ln.host_total_ns == 120 * us);
+  CHECK(ln.device_total_ns == 20 * us);
+  // --tb-plugin keeps tb_plugin's walk of the parent ids, duplicates and all.
+  const ks::ModuleView tb = ks::module_view(l.m(), {true});
+  CHECK(tb.modules.rows.size() == 18);
+  size_t gpt_roots = 0;
+  for (const ks::ModuleRow& r : tb.modules.rows) gpt_roots += r.path == "GPT_0";
+  CHECK(gpt_roots == 2);
+}
+
+TEST_CASE("diff-baseline: a module whose parent id is 0 inside another module's frame nests by time", "[modules]") {
+  Loaded l("diff-baseline.json");
+  const ks::ModuleView v = ks::module_view(l.m());
+  REQUIRE(v.modules.rows.size() == 2);
+  CHECK(v.modules.rows[0].path == "Net");
+  CHECK(v.modules.rows[1].path == "Net/Conv2d");
+}
+
+TEST_CASE("real ModuleList GPT (H200, PyTorch 2.11): 45 rows, ln_f called twice per step is one row", "[modules]") {
+  const auto r = load_real("tests/data/h200_pt211/gpt_modulelist");
+  if (!r) return;  // gzip under wasm
+  const ks::ModuleView v = ks::module_view(r->model());
+  const auto& t = v.modules;
+  REQUIRE(t.rows.size() == 45);
+  CHECK(t.rows[0].path == "GPT_0");
+  CHECK(t.rows[0].occurrences == 2);
+  CHECK(t.rows[0].host_total_ns == 9326873);
+  CHECK(t.rows[0].backward_device_ns == 1256166);
+  size_t top = 0, blocks = 0;
+  for (const ks::ModuleRow& x : t.rows) {
+    top += x.depth == 0;
+    blocks += x.depth == 1 && x.name.starts_with("Block_");
+  }
+  CHECK(top == 1);
+  CHECK(blocks == 4);
+  CHECK(t.rows[3].path == "GPT_0/Block_0");
+  CHECK(t.rows[4].path == "GPT_0/Block_0/LayerNorm_0");
+  CHECK(row(t, "GPT_0/Block_0").host_total_ns == 2366536);
+  const auto& ln_f = row(t, "GPT_0/LayerNorm_8");
+  CHECK(ln_f.occurrences == 4);
+  CHECK(ln_f.device_total_ns == 14529);
+}
+
+TEST_CASE("real timm ViT (H100, PyTorch 2.11, ../shared): 264 rows under one root, as before", "[modules]") {
+  const auto r = load_real("../shared/traces/h100_pt211/vit_timm");
+  if (!r) return;  // ../shared absent, or gzip under wasm
+  const ks::ModuleView v = ks::module_view(r->model());
+  const auto& t = v.modules;
+  REQUIRE(t.rows.size() == 264);
+  size_t top = 0;
+  for (const ks::ModuleRow& x : t.rows) top += x.depth == 0;
+  CHECK(top == 1);
+  CHECK(t.rows[0].path == "VisionTransformer_0");
+  CHECK(t.rows[0].host_total_ns == 46126181);
+  CHECK(t.rows[0].backward_device_ns == 29236516);
+  CHECK(t.rows[1].path == "VisionTransformer_0/PatchEmbed_0");
+  CHECK(t.rows[100].path == "VisionTransformer_0/Sequential_0/Block_4/Attention_4/Dropout_13");
+  CHECK(t.rows[263].path == "VisionTransformer_0/Linear_48");
+  CHECK(t.rows[263].device_total_ns == 31168);
+}
 
 TEST_CASE("modules-fwdbwd: hierarchy, numbers per module, summed over its calls", "[modules]") {
   Loaded l("modules-fwdbwd.json");
@@ -256,7 +366,9 @@ TEST_CASE("bad input: modules nested 20,000 deep, a parent-id cycle, a module fr
     CHECK(v.has_modules);
     // The hierarchy is cut at a depth no stack minds; the table stays usable.
     CHECK(v.modules.rows.size() <= 300);
-    CHECK(v.modules.rows.front().name == "M0");
+    bool m0_at_top = false;
+    for (const ks::ModuleRow& x : v.modules.rows) m0_at_top |= x.name == "M0" && x.depth == 0;
+    CHECK(m0_at_top);
     CHECK(v.backward_flows == 1);
     CHECK(v.backward_regrouped == 1);
     // B overruns A on thread 3: tb_plugin drops it from the tree; its hierarchy row (if any) says so.

@@ -171,7 +171,7 @@ TEST_CASE("step-scope: a kernel's detail lists its operators, launch properties 
   // Over both: (0.5 * 30 + 1.0 * 20) / 50.
   CHECK(all.total.blocks_per_sm() == Approx(0.7));
   REQUIRE(all.stacks.size() == 2);
-  CHECK(f.m().strings.get(all.stacks[0].call_stack) == "train.py(10): step;model.py(5): forward");
+  CHECK(all.stacks[0].call_stack == "train.py(10): step;model.py(5): forward");
   CHECK(all.stacks[0].op == "aten::mm");
   CHECK(all.stacks[0].calls == 1);
   CHECK(all.stacks[0].total_ns == 30 * us);
@@ -183,7 +183,7 @@ TEST_CASE("step-scope: a kernel's detail lists its operators, launch properties 
   REQUIRE(two.launches.size() == 1);
   CHECK(two.launches[0].grid == std::array<int32_t, 3>{{16, 1, 1}});
   REQUIRE(two.stacks.size() == 1);
-  CHECK(f.m().strings.get(two.stacks[0].call_stack) == "train.py(10): step;model.py(7): forward");
+  CHECK(two.stacks[0].call_stack == "train.py(10): step;model.py(7): forward");
 
   // A props row: that operator and those properties only.
   key.group_by = ks::KernelGroupBy::kProps;
@@ -228,6 +228,6 @@ TEST_CASE("step-scope: an operator's detail lists the kernels its own calls laun
   CHECK(kernels[0].calls == 1);
   const auto stacks = ks::operator_stacks(f.tree, f.m(), ks::OpGroupBy::kName, "aten::mm", "", &s1);
   REQUIRE(stacks.size() == 1);
-  CHECK(f.m().strings.get(stacks[0].call_stack) == "train.py(10): step;model.py(5): forward");
+  CHECK(stacks[0].call_stack == "train.py(10): step;model.py(5): forward");
   CHECK(ks::operator_kernels(f.tree, f.m(), ks::OpGroupBy::kNameAndShape, "aten::mm", "[]").empty());
 }

@@ -15,6 +15,7 @@ const data = (f) => path.join(repo, 'tests', 'data', f);
 const FWDBWD = data('modules-fwdbwd.json');
 const TB_UNIT = data('tb-unit-module-hierarchy.json');
 const LIGHTNING = data('lightning-modules.json');
+const MODULELIST = data('modules-modulelist-parent-ids.json');
 
 /** Opens `file`'s Modules tab and waits for its table and thread tree. */
 async function openModules(page, file) {
@@ -145,6 +146,28 @@ describe('Module view', () => {
       const params = await page.evaluate(() => Object.fromEntries(new URLSearchParams(location.hash.slice(1))));
       assert.equal(params.view, 'modules', JSON.stringify(params));
       assert.equal(params.row, 'Net#10/Linear#15');
+    });
+  });
+
+  it('a ModuleList whose parent ids point outside the model: one root, its blocks with their children', { ...T, skip }, async () => {
+    const want = runCliJson(['modules', '--json', MODULELIST]).rows;
+    assert.deepEqual(want.map((r) => r.key), [
+      'GPT_0#0', 'GPT_0#0/Block_0#0', 'GPT_0#0/Block_0#0/Linear_0#0', 'GPT_0#0/Block_0#0/Linear_1#1',
+      'GPT_0#0/Block_1#1', 'GPT_0#0/Block_1#1/Linear_2#2', 'GPT_0#0/Block_1#1/Linear_3#3', 'GPT_0#0/LayerNorm_0#0',
+    ]);
+    await withCheckedPage(browser, server.url, async (page) => {
+      const c = await openModules(page, MODULELIST);
+      let rows = await tableRows(page, c, 'module');
+      assert.deepEqual(rows.map((r) => r.name), ['GPT_0#0', 'GPT_0#0/Block_0#0', 'GPT_0#0/Block_1#1', 'GPT_0#0/LayerNorm_0#0']);
+      assertRows(rows, want, 'modulelist');
+      // The one root holds both steps' backward passes (320 us host, 100 us device).
+      assert.equal(cellNum(rows[0].cells.backward_host_us), 320);
+      // The first block opens onto its two Linears.
+      await page.click(`${c} [data-testid=module-row][data-name="GPT_0#0/Block_0#0"] [data-testid=module-toggle]`);
+      await page.waitForSelector(`${c} [data-testid=module-row][data-name="GPT_0#0/Block_0#0/Linear_1#1"]`);
+      rows = await tableRows(page, c, 'module');
+      assert.equal(rows.length, 6);
+      assertRows(rows, want, 'modulelist, Block_0 open');
     });
   });
 

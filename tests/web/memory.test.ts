@@ -19,13 +19,16 @@ describe('memory answers', () => {
     expect(c.reserved[1]).toBe(64);
     expect(() => parseMemoryCurve(JSON.stringify({ device: 'GPU0', points: [[0, '10', null]] }))).toThrow(/points\[0\]/);
     expect(() => parseMemoryStats(JSON.stringify({ error: 'no device GPU3 (the devices are CPU)' }))).toThrow(/no device GPU3/);
-    const a = parseMemoryAlive(JSON.stringify({ device: 'GPU0', at_us: 220, allocated_bytes: 3149824, alive_bytes: 3149824, addresses: true, count: 1, rows: [{ operator: 'aten::relu', size_bytes: 2097152, alloc_us: 220, age_us: 0, call_stack: '' }] }));
-    expect(a.rows[0]).toEqual({ operator: 'aten::relu', sizeBytes: 2097152, allocUs: 220, ageUs: 0, callStack: '' });
+    const a = parseMemoryAlive(JSON.stringify({ device: 'GPU0', at_us: 220, allocated_bytes: 3149824, alive_bytes: 3149824, addresses: true, count: 1, rows: [{ operator: 'aten::relu', size_bytes: 2097152, alloc_us: 220, age_us: 0, call_stack: '', no_stack: 'No Python frames around it on its thread.' }] }));
+    expect(a.rows[0]).toEqual({ operator: 'aten::relu', sizeBytes: 2097152, allocUs: 220, ageUs: 0, callStack: '', noStack: 'No Python frames around it on its thread.' });
   });
 
   it('checks the events columns', () => {
     const ok = { names: ['a'], op: new Uint32Array([0]), size: new Float64Array([4]), alloc_us: new Float64Array([1]), release_us: new Float64Array([NaN]), duration_us: new Float64Array([NaN]), stacks: [''], stack: new Uint32Array([0]) };
     expect(checkMemoryEvents(ok).rowCount).toBe(1);
+    expect(checkMemoryEvents(ok).stackNotes).toEqual([]);
+    expect(checkMemoryEvents({ ...ok, stack_notes: ['not recorded'] }).stackNotes).toEqual(['not recorded']);
+    expect(() => checkMemoryEvents({ ...ok, stack_notes: [1] })).toThrow(/stack_notes/);
     expect(() => checkMemoryEvents({ ...ok, size: new Float64Array(2) })).toThrow(/lengths/);
     expect(() => checkMemoryEvents({ ...ok, op: [0] })).toThrow(/op/);
     expect(() => checkMemoryEvents({ error: 'no device X' })).toThrow('no device X');

@@ -252,6 +252,8 @@ export interface KernelDetail {
   };
   /** The call stacks of the operators that launched it ("a;b;c", outermost first). */
   stacks: { count: number; operator: string[]; callStack: string[]; calls: Float64Array; totalUs: Float64Array };
+  /** The trace's stacks are its python_function frames (PyTorch 2.x with_stack=True), not "Call stack" args. */
+  stacksFromPythonFrames: boolean;
 }
 
 export function parseKernelDetail(json: string): KernelDetail {
@@ -280,6 +282,7 @@ export function parseKernelDetail(json: string): KernelDetail {
       totalUs: new Float64Array(launches.length),
     },
     stacks: { count: stacks.length, operator: [], callStack: [], calls: new Float64Array(stacks.length), totalUs: new Float64Array(stacks.length) },
+    stacksFromPythonFrames: root.has('stacks_from_python_frames') && root.bool('stacks_from_python_frames'),
   };
   ops.forEach((it, i) => {
     const r = it.object();

@@ -98,6 +98,8 @@ export interface MemoryEvents {
   durationUs: Float64Array;
   stacks: string[];
   stack: Uint32Array;
+  /** Beside each entry of `stacks`: why a row pointing at an empty one has no stack ("" otherwise). */
+  stackNotes: string[];
 }
 
 export function checkMemoryEvents(v: Record<string, unknown>): MemoryEvents {
@@ -122,6 +124,7 @@ export function checkMemoryEvents(v: Record<string, unknown>): MemoryEvents {
     durationUs: arr('duration_us', Float64Array),
     stacks: strs('stacks'),
     stack: arr('stack', Uint32Array),
+    stackNotes: Array.isArray(v.stack_notes) ? strs('stack_notes') : [],
   };
   for (const c of [e.size, e.allocUs, e.releaseUs, e.durationUs, e.stack]) {
     if (c.length !== e.rowCount) throw new Error('memoryEvents: columns of different lengths');
@@ -160,6 +163,8 @@ export interface AliveRow {
   allocUs: number;
   ageUs: number;
   callStack: string;
+  /** Why it has no call stack ("" when it has one). */
+  noStack: string;
 }
 
 export interface MemoryAlive {
@@ -186,7 +191,7 @@ export function parseMemoryAlive(json: string): MemoryAlive {
       .items()
       .map((r) => {
         r.object();
-        return { operator: r.str('operator'), sizeBytes: r.num('size_bytes'), allocUs: r.num('alloc_us'), ageUs: r.num('age_us'), callStack: r.str('call_stack') };
+        return { operator: r.str('operator'), sizeBytes: r.num('size_bytes'), allocUs: r.num('alloc_us'), ageUs: r.num('age_us'), callStack: r.str('call_stack'), noStack: r.has('no_stack') ? r.str('no_stack') : '' };
       }),
   };
 }

@@ -4,8 +4,8 @@
 import type { Column, TableModel } from './data-table';
 import { Reader, TRI_NULL, uniqueKeys } from './json-check';
 
-export type OpGroupBy = 'op' | 'op+shape';
-export const OP_GROUP_BYS: readonly OpGroupBy[] = ['op', 'op+shape'];
+export type OpGroupBy = 'op' | 'op+shape' | 'op+stack';
+export const OP_GROUP_BYS: readonly OpGroupBy[] = ['op', 'op+shape', 'op+stack'];
 
 export interface OperatorTable {
   groupBy: OpGroupBy;
@@ -17,6 +17,8 @@ export interface OperatorTable {
   name: string[];
   /** null in "op" grouping. */
   inputShape: (string | null)[];
+  /** "op+stack" grouping only: the call stack ("a;b;c", innermost first; "" for the calls without one), else null. */
+  callStack: (string | null)[];
   calls: Float64Array;
   hostSelfUs: Float64Array;
   hostTotalUs: Float64Array;
@@ -35,6 +37,19 @@ export function operatorKey(name: string, inputShape: string | null): string {
   return inputShape == null ? name : `${name} ${inputShape}`;
 }
 
+/** What names a row within its name: its input shape (op+shape), its call stack (op+stack), or "". */
+export function groupKeyOf(t: OperatorTable, row: number): string {
+  if (t.groupBy === 'op+shape') return t.inputShape[row] ?? '';
+  if (t.groupBy === 'op+stack') return t.callStack[row] ?? '';
+  return '';
+}
+
+/** A call stack in one line, innermost frame first. */
+export function stackLine(stack: string): string {
+  const f = framesOf(stack);
+  return f.length ? f.join(' ← ') : '(no call stack)';
+}
+
 export function parseOperators(json: string): OperatorTable {
   const root = Reader.parse('operatorsJson', json);
   const groupBy = root.oneOf('group_by', OP_GROUP_BYS);
@@ -48,6 +63,7 @@ export function parseOperators(json: string): OperatorTable {
     keys: [],
     name: new Array(n),
     inputShape: new Array(n),
+    callStack: new Array(n),
     calls: new Float64Array(n),
     hostSelfUs: new Float64Array(n),
     hostTotalUs: new Float64Array(n),
@@ -62,6 +78,7 @@ export function parseOperators(json: string): OperatorTable {
     const r = rows[i].object();
     t.name[i] = r.str('name');
     t.inputShape[i] = r.strOrNull('input_shape');
+    t.callStack[i] = groupBy === 'op+stack' ? r.str('call_stack') : null;
     t.calls[i] = r.num('calls');
     t.hostSelfUs[i] = r.num('host_self_us');
     t.hostTotalUs[i] = r.num('host_total_us');
@@ -72,12 +89,12 @@ export function parseOperators(json: string): OperatorTable {
     t.tcTotalPct[i] = r.numOrNaN('tc_total_pct');
     t.hasCallStack[i] = r.has('has_call_stack') ? r.tri('has_call_stack') : TRI_NULL;
   }
-  t.keys = uniqueKeys(t.name.map((nm, i) => operatorKey(nm, groupBy === 'op+shape' ? t.inputShape[i] ?? '' : null)));
+  t.keys = uniqueKeys(t.name.map((nm, i) => operatorKey(nm, groupBy === 'op' ? null : groupKeyOf(t, i))));
   return t;
 }
 
 export interface StackRow {
-  /** The frames, outermost first as the trace lists them ("a;b;c" split on ";"). */
+  /** The frames as the trace lists them ("a;b;c" split on ";": innermost first). */
   frames: string[];
   calls: number;
   hostSelfUs: number;
@@ -123,10 +140,20 @@ export function framesOf(stack: string): string[] {
   return stack.split(';').filter((f) => f.trim() !== '');
 }
 
+/** Calls of a group that have no call stack, and why (one sentence, as the CLI prints it). */
+export interface NoStackCalls {
+  reason: string;
+  text: string;
+  calls: number;
+}
+
 /** An operator group's detail: the kernels its calls launched themselves, and its call stacks. */
 export interface OperatorDetail {
   kernels: { count: number; name: string[]; calls: Float64Array; totalUs: Float64Array; tensorCores: Uint8Array };
   stacks: StackRow[];
+  /** Where the stacks come from: "call_stack" args (PyTorch 1.x), "python_function" frames (2.x), or "none". */
+  stackSource: string;
+  noStack: NoStackCalls[];
 }
 
 export function parseOperatorDetail(json: string): OperatorDetail {
@@ -141,7 +168,16 @@ export function parseOperatorDetail(json: string): OperatorDetail {
     kernels.totalUs[i] = r.num('total_us');
     kernels.tensorCores[i] = r.tri('tensor_cores');
   });
-  return { kernels, stacks: stackRows(root) };
+  const noStack = root.has('no_stack')
+    ? root
+        .field('no_stack')
+        .items()
+        .map((it) => {
+          const r = it.object();
+          return { reason: r.str('reason'), text: r.str('text'), calls: r.num('calls') };
+        })
+    : [];
+  return { kernels, stacks: stackRows(root), stackSource: root.has('stack_source') ? root.str('stack_source') : 'none', noStack };
 }
 
 // --- table -------------------------------------------------------------------------------
@@ -222,6 +258,17 @@ export function operatorColumns(t: OperatorTable): Column[] {
   const cols: Column[] = [{ id: 'name', label: 'Name', type: 'text', value: (i) => t.name[i], grow: 3, minWidth: 180 }];
   if (t.groupBy === 'op+shape') {
     cols.push({ id: 'input_shape', label: 'Input shape', type: 'text', searchable: false, value: (i) => t.inputShape[i] ?? '', grow: 2, minWidth: 120 });
+  }
+  if (t.groupBy === 'op+stack') {
+    cols.push({
+      id: 'call_stack',
+      label: 'Call stack (innermost first)',
+      type: 'text',
+      value: (i) => stackLine(t.callStack[i] ?? ''),
+      title: (i) => framesOf(t.callStack[i] ?? '').join('\n') || 'No call stack',
+      grow: 4,
+      minWidth: 200,
+    });
   }
   cols.push({ id: 'calls', label: 'Calls', type: 'number', unit: 'count', value: (i) => t.calls[i], width: 64 });
   if (t.showGpu) {

@@ -245,7 +245,9 @@ function KernelLists({ detail: d }: { detail: KernelDetail }) {
       <h5>Call stacks of the operators that launched it</h5>
       {s.count === 0 ? (
         <p class="muted" data-testid="kernel-detail-stacks-none">
-          No call stack recorded for its launching operators (profile with with_stack=True).
+          {d.stacksFromPythonFrames
+            ? 'No Python frames around its launching operators: backward operators run on the autograd thread, outside Python.'
+            : 'No call stack recorded for its launching operators (profile with with_stack=True).'}
         </p>
       ) : (
         <div class="op-stack-list detail-stacks">

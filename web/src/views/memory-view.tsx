@@ -670,7 +670,9 @@ function AlivePanel({
                             {open === i ? 'Hide' : `${framesOf(r.callStack).length} frames`}
                           </button>
                         ) : (
-                          <span class="muted">not recorded</span>
+                          <span class="muted" data-testid="memory-alive-no-stack" title={r.noStack || undefined}>
+                            {r.noStack.startsWith('No Python frames on the autograd thread') ? 'none (autograd thread)' : r.noStack.startsWith('No Python frames') ? 'no Python frames' : 'not recorded'}
+                          </span>
                         )}
                       </td>
                     </tr>
@@ -819,7 +821,9 @@ function MemoryTables({
               <Frames frames={framesOf(events.stacks[events.stack[row]])} testid="mem-event-detail-frames" />
             ) : (
               <p class="muted" data-testid="mem-event-detail-no-stack">
-                Not recorded (profile with with_stack=True{events.names[events.op[row]] === '<unknown>' ? '; and no operator was running when it was allocated' : ''}).
+                {events.names[events.op[row]] === '<unknown>'
+                  ? 'Not recorded: no operator was running when it was allocated.'
+                  : events.stackNotes[events.stack[row]] || 'Not recorded (profile with with_stack=True).'}
               </p>
             )}
           </DetailPanel>

@@ -10,6 +10,7 @@ import { csvStem } from '../lib/download';
 import {
   formatPctCell,
   formatUsCell,
+  groupKeyOf,
   operatorPieColumns,
   operatorsModel,
   OP_GROUP_BYS,
@@ -18,8 +19,8 @@ import {
   type OperatorDetail,
   type OperatorTable,
   type OpGroupBy,
-  type StackRow,
 } from '../lib/operators';
+import { formatCount } from '../lib/format';
 import { clampTopN, DEFAULT_TOP_N, topSlices } from '../lib/pie';
 import { QueryStatus, StepScope, useStepTable } from './view-status';
 
@@ -47,6 +48,7 @@ export function OperatorsView({ ask, fileName, toolbar, link, onPlace, step = nu
           >
             <option value="op">Operator</option>
             <option value="op+shape">Operator + input shape</option>
+            <option value="op+stack">Operator + call stack</option>
           </select>
         </label>
         <StepScope stem="op" step={shownStep} pending={pending} what="the operators called" />
@@ -150,7 +152,8 @@ function OperatorDetails({
   step: string | null;
   onClose: () => void;
 }) {
-  const shape = row != null && table.groupBy === 'op+shape' ? table.inputShape[row] ?? '' : '';
+  // The row's key within its name: its input shape (op+shape) or call stack (op+stack).
+  const shape = row != null ? groupKeyOf(table, row) : '';
   const q =
     row == null
       ? null
@@ -165,7 +168,6 @@ function OperatorDetails({
       </p>
     );
   }
-  const has = table.hasCallStack[row];
   // Only the answer to this row and step: the last one may be another's for a render.
   const detail = state.status === 'ready' && sameQuery(state.asked, q) ? state.data.detail : null;
   return (
@@ -175,7 +177,7 @@ function OperatorDetails({
       name={
         <>
           <code>{table.name[row]}</code>
-          {shape ? <span class="muted"> {shape}</span> : null}
+          {shape && table.groupBy === 'op+shape' ? <span class="muted"> {shape}</span> : null}
         </>
       }
       fields={rowFields(model, row, ['name', 'input_shape'])}
@@ -184,8 +186,10 @@ function OperatorDetails({
       <QueryStatus state={detail || state.status === 'error' ? state : { status: 'loading' }} stem="op-detail" what="operator's details" loading="Reading its kernels and call stacks…" />
       {table.showGpu && detail && <LaunchedKernels detail={detail} />}
       <aside class="op-stacks" data-testid="op-stacks" aria-label="Call stacks">
-        <h5>Call stacks</h5>
-        {has === 0 ? <NoStack /> : detail && <Stacks rows={detail.stacks} />}
+        <h5>
+          Call stacks <span class="muted">(innermost frame first)</span>
+        </h5>
+        {detail && <Stacks detail={detail} />}
       </aside>
     </DetailPanel>
   );
@@ -209,17 +213,30 @@ function LaunchedKernels({ detail }: { detail: OperatorDetail }) {
   );
 }
 
-function NoStack() {
+/** Why calls have no stack: the one sentence when none has one, else a line per reason with its calls. */
+function NoStack({ detail, any }: { detail: OperatorDetail; any: boolean }) {
+  const why = detail.noStack;
+  if (!any && why.length <= 1) {
+    return (
+      <p class="muted" data-testid="op-stacks-none" data-reason={why[0]?.reason ?? 'not_recorded'}>
+        {why[0]?.text ?? 'No call stack recorded (profile with with_stack=True).'}
+      </p>
+    );
+  }
   return (
-    <p class="muted" data-testid="op-stacks-none">
-      No call stack recorded (profile with with_stack=True).
-    </p>
+    <>
+      {why.map((w) => (
+        <p class="muted" data-testid="op-stacks-without" data-reason={w.reason} key={w.reason}>
+          {formatCount(w.calls)} call{w.calls === 1 ? '' : 's'} without one: {w.text}
+        </p>
+      ))}
+    </>
   );
 }
 
-function Stacks({ rows }: { rows: StackRow[] }) {
-  const stacks = recordedStacks(rows);
-  if (!stacks.length) return <NoStack />;
+function Stacks({ detail }: { detail: OperatorDetail }) {
+  const stacks = recordedStacks(detail.stacks);
+  if (!stacks.length) return <NoStack detail={detail} any={false} />;
   return (
     <div class="op-stack-list detail-stacks">
       {stacks.map((s, k) => (
@@ -236,11 +253,12 @@ function Stacks({ rows }: { rows: StackRow[] }) {
           <Frames frames={s.frames} testid="op-stack-frames" />
         </div>
       ))}
+      <NoStack detail={detail} any />
     </div>
   );
 }
 
-/** A call stack's frames, outermost first, as a numbered list. */
+/** A call stack's frames as the trace lists them (innermost first), as a numbered list. */
 export function Frames({ frames, testid }: { frames: string[]; testid: string }) {
   return (
     <ol class="op-frames" data-testid={testid}>
