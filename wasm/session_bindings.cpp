@@ -174,7 +174,7 @@ class Session {
   // worker) as the experiment, as `kinetoscope diff --json` with the names given.
   std::string diffJson(const Session& experiment, bool tbPlugin, const std::string& baselineName,
                        const std::string& experimentName) const {
-    const ks::DiffResult d = ks::diff_trees(tree(tbPlugin), reader_.model(), experiment.tree(tbPlugin),
+    const ks::DiffResult d = ks::diff_trees(diff_tree(tbPlugin), reader_.model(), experiment.diff_tree(tbPlugin),
                                             experiment.reader_.model(), tbPlugin);
     return ks::diff_json(d, baselineName, experimentName);
   }
@@ -371,6 +371,20 @@ class Session {
     return *cached;
   }
 
+  // The Diff view's trees hold the user's record_function ranges (OpTreeOptions::user_ranges):
+  // a trace without any uses the operator trees, one with some builds them once more, while the
+  // Diff view is asked for (not with tb_plugin, whose trees leave them out).
+  const ks::OpTree& diff_tree(bool tbPlugin) const {
+    if (tbPlugin || !ks::has_user_ranges(reader_.model())) return tree(tbPlugin);
+    if (!diff_tree_ || !reader_.finished()) {
+      report("diff trees");
+      ks::OpTreeOptions o;
+      o.user_ranges = true;
+      diff_tree_ = ks::build_op_tree(reader_.model(), o);
+    }
+    return *diff_tree_;
+  }
+
   // The Module view builds its own trees (Lightning ranges, backward regrouping): once.
   const ks::ModuleView& modules(bool tbPlugin) const {
     std::optional<ks::ModuleView>& cached = modules_[tbPlugin ? 1 : 0];
@@ -439,6 +453,7 @@ class Session {
   emscripten::val progress_ = emscripten::val::undefined();
   mutable std::optional<ks::StepsResult> steps_[2];
   mutable std::optional<ks::OpTree> trees_[2];
+  mutable std::optional<ks::OpTree> diff_tree_;
   mutable std::optional<ks::ModuleView> modules_[2];
   mutable std::optional<ks::StepAttribution> attributions_[2];
   mutable std::optional<ks::StepBreakdown> breakdowns_[2];

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "core/analysis/diff.h"
+#include "core/analysis/operators.h"
 #include "core/analysis/ranges.h"
 #include "test_util.h"
 
@@ -113,4 +115,87 @@ TEST_CASE("ranges: a trace without user ranges has no rows", "[ranges]") {
   kstest::LoadedFixture d("diff-baseline.json");
   const ks::RangeTable none = ks::range_table(ks::build_op_tree(d.m()), d.m());
   for (const ks::RangeRow& r : none.rows) CHECK(r.kind != ks::RangeKind::kRange);
+}
+
+// The Diff view's trees hold the user's ranges (OpTreeOptions::user_ranges) and match the two
+// traces at them; the operators' numbers must stay what the Operators view says, also where
+// ranges overlap operators in part (the FLOP cases' FlopCounterMode ranges).
+namespace {
+
+void same_operators(const ks::TraceModel& m) {
+  ks::OpTreeOptions with;
+  with.user_ranges = true;
+  const ks::OpTree a = ks::build_op_tree(m), b = ks::build_op_tree(m, with);
+  const ks::OperatorTable x = ks::operator_table(a, m, ks::OpGroupBy::kName), y = ks::operator_table(b, m, ks::OpGroupBy::kName);
+  REQUIRE(x.rows.size() == y.rows.size());
+  for (size_t i = 0; i < x.rows.size(); ++i) {
+    INFO(m.strings.get(x.rows[i].name));
+    CHECK(x.rows[i].name == y.rows[i].name);
+    CHECK(x.rows[i].stats.calls == y.rows[i].stats.calls);
+    CHECK(x.rows[i].stats.host_total_ns == y.rows[i].stats.host_total_ns);
+    CHECK(x.rows[i].stats.host_self_ns == y.rows[i].stats.host_self_ns);
+    CHECK(x.rows[i].stats.device_total_ns == y.rows[i].stats.device_total_ns);
+    CHECK(x.rows[i].stats.device_self_ns == y.rows[i].stats.device_self_ns);
+    CHECK(x.rows[i].stats.tc_self_ns == y.rows[i].stats.tc_self_ns);
+  }
+}
+
+
+}  // namespace
+
+TEST_CASE("user ranges in the Diff trees leave the operators' numbers as they were", "[ranges][diff]") {
+  kstest::LoadedFixture l("user-ranges-nested.json");
+  same_operators(l.m());
+  // A range inside an operator (its operator and launch stay the operator's) and one that an
+  // operator overlaps in part (the operator keeps its place): aten::outer_op 100 total, 70 self
+  // (100 − mm 28 − the launch 2), device 40 total, 10 self; aten::add 1 call.
+  kstest::LoadedFixture in("user-ranges-inside-operators.json");
+  same_operators(in.m());
+  ks::OpTreeOptions with;
+  with.user_ranges = true;
+  const ks::OperatorTable ops = ks::operator_table(ks::build_op_tree(in.m(), with), in.m(), ks::OpGroupBy::kName);
+  REQUIRE(ops.rows.size() == 3);
+  for (const ks::OperatorGroup& g : ops.rows) {
+    const std::string_view name = in.m().strings.get(g.name);
+    if (name == "aten::outer_op") {
+      CHECK(g.stats.host_self_ns == 70 * us);
+      CHECK(g.stats.device_total_ns == 40 * us);
+      CHECK(g.stats.device_self_ns == 10 * us);
+    }
+    if (name == "aten::add") CHECK(g.stats.calls == 1);
+  }
+#ifndef __EMSCRIPTEN__
+  for (const char* rel : {"tests/data/h200_pt211/gpt_modulelist/gpt_rank0.1795735873838978949.pt.trace.json.gz",
+                          "tests/data/h200_pt211/flops/flop_cases.pt.trace.json.gz"}) {
+    INFO(rel);
+    ks::TraceReader r;
+    kstest::feed_all(r, kstest::read_path(kstest::repo_path(rel)), 1 << 20);
+    REQUIRE(r.error().empty());
+    REQUIRE(ks::has_user_ranges(r.model()));
+    same_operators(r.model());
+  }
+#endif
+}
+
+TEST_CASE("user-ranges-nested: the Diff matches the traces at their ranges", "[ranges][diff]") {
+  kstest::LoadedFixture a("user-ranges-nested.json"), b("user-ranges-nested.json");
+  ks::OpTreeOptions o;
+  o.user_ranges = true;
+  const ks::OpTree ta = ks::build_op_tree(a.m(), o), tb = ks::build_op_tree(b.m(), o);
+  const ks::DiffResult d = ks::diff_trees(ta, a.m(), tb, b.m(), false);
+  REQUIRE(d.compared);
+  // The step's children on thread 100: the two calls of outer, each matched, each holding inner.
+  REQUIRE(d.root.children.size() == 2);
+  const ks::DiffNode& first = d.root.children[0];
+  CHECK(first.name == "outer");
+  CHECK(first.baseline.host_ns == 100 * us);
+  CHECK(first.baseline.device_ns == (30 + 10 + 4) * us);  // mm's kernel (in inner), add's, the memset
+  REQUIRE(first.children.size() >= 1);
+  CHECK(first.children[0].name == "inner");
+  CHECK(first.children[0].baseline.device_ns == 30 * us);
+  CHECK(d.root.children[1].name == "outer");
+  CHECK(d.root.children[1].baseline.device_ns == 20 * us);
+  // Without the ranges as nodes (the operator trees), nothing is matched below the step.
+  const ks::DiffResult plain = ks::diff_trees(ks::build_op_tree(a.m()), a.m(), ks::build_op_tree(b.m()), b.m(), false);
+  CHECK(plain.root.children.empty());
 }
