@@ -1,6 +1,7 @@
 #include "core/analysis/ranges.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <unordered_map>
 
@@ -283,6 +284,32 @@ std::string range_kernels_json(const std::vector<RangeKernel>& k, std::string_vi
   return w.take();
 }
 
+const std::vector<RangeColumn>& range_columns() {
+  static const double nan = std::nan("");
+  static const std::vector<RangeColumn> columns = {
+      {"calls", "count", "Calls of the range at this place in the tree", [](const RangeRow& r, int64_t) { return double(r.calls); }},
+      {"host_us", "us", "Σ duration of the calls on their thread", [](const RangeRow& r, int64_t) { return us_of(r.host_total_ns); }},
+      {"self_host_us", "us", "Host time minus the ranges inside", [](const RangeRow& r, int64_t) { return us_of(r.host_self_ns); }},
+      {"device_us", "us",
+       "Kernels, memcpys and memsets launched on the range's thread while it was open (inner ranges included)",
+       [](const RangeRow& r, int64_t) { return us_of(r.device_total_ns); }},
+      {"self_device_us", "us", "Device time launched while no inner range was open",
+       [](const RangeRow& r, int64_t) { return us_of(r.device_self_ns); }},
+      {"tensor_core_pct", "percent", "Share of the device time's kernel time in kernels that use Tensor Cores",
+       [](const RangeRow& r, int64_t) { return r.kernel_total_ns > 0 ? range_tc_pct(r) : nan; }},
+      {"gpu_ranges", "count", "GPU-side copies (gpu_user_annotation) of the calls: Kineto writes one per stream for the innermost range around each kernel",
+       [](const RangeRow& r, int64_t) { return double(r.gpu_copies); }},
+      {"gpu_range_us", "us", "Σ span of the GPU-side copies", [](const RangeRow& r, int64_t) { return r.gpu_copies ? us_of(r.gpu_span_ns) : nan; }},
+      {"gpu_range_device_us", "us", "Device work that started on the copy's stream inside it, from any thread",
+       [](const RangeRow& r, int64_t) { return r.gpu_copies ? us_of(r.gpu_work_ns) : nan; }},
+      {"first_start_us", "us", "Start of the first call, from the trace start",
+       [](const RangeRow& r, int64_t s) { return us_of(r.first_start_ns - s); }},
+      {"first_end_us", "us", "End of the first call, from the trace start",
+       [](const RangeRow& r, int64_t s) { return us_of(r.first_end_ns - s); }},
+  };
+  return columns;
+}
+
 std::string range_table_json(const RangeTable& t, const TraceModel& m, const std::string& file) {
   JsonWriter w;
   w.begin_object();
@@ -305,23 +332,13 @@ std::string range_table_json(const RangeTable& t, const TraceModel& m, const std
     w.begin_object();
     w.key("name").value(r.name);
     w.key("kind").value(range_kind_name(r.kind));
-    w.key("calls").value(r.calls);
-    w.key("host_us").value(us_of(r.host_total_ns));
-    w.key("self_host_us").value(us_of(r.host_self_ns));
-    w.key("device_us").value(us_of(r.device_total_ns));
-    w.key("self_device_us").value(us_of(r.device_self_ns));
-    w.key("tensor_core_pct");
-    if (r.kernel_total_ns > 0) w.value(range_tc_pct(r));
-    else w.null();
-    w.key("gpu_ranges").value(r.gpu_copies);
-    w.key("gpu_range_us");
-    if (r.gpu_copies) w.value(us_of(r.gpu_span_ns));
-    else w.null();
-    w.key("gpu_range_device_us");
-    if (r.gpu_copies) w.value(us_of(r.gpu_work_ns));
-    else w.null();
-    w.key("first_start_us").value(us_of(r.first_start_ns - m.start_ns));
-    w.key("first_end_us").value(us_of(r.first_end_ns - m.start_ns));
+    for (const RangeColumn& c : range_columns()) {
+      const double v = c.value(r, m.start_ns);
+      w.key(c.name);
+      if (std::isnan(v)) w.null();
+      else if (std::string_view(c.unit) == "count") w.value(uint64_t(v));
+      else w.value(v);
+    }
     w.key("children").begin_array();
     open.push_back(int32_t(i));
   }
@@ -332,20 +349,18 @@ std::string range_table_json(const RangeTable& t, const TraceModel& m, const std
 }
 
 std::string range_table_csv(const RangeTable& t, const TraceModel& m) {
-  (void)m;
   CsvWriter c;
-  for (const char* h : {"path", "name", "kind", "depth", "calls", "host_total_us", "host_self_us", "device_total_us",
-                        "device_self_us", "tensor_core_pct", "gpu_ranges", "gpu_range_us", "gpu_range_device_us"})
-    c.field(h);
+  for (const char* h : {"path", "name", "kind", "depth"}) c.field(h);
+  for (const RangeColumn& col : range_columns()) c.field(col.name);
   c.end_row();
   for (const RangeRow& r : t.rows) {
-    c.field(r.key).field(r.name).field(range_kind_name(r.kind)).field(int64_t(r.depth)).field(r.calls);
-    c.field(us_of(r.host_total_ns)).field(us_of(r.host_self_ns)).field(us_of(r.device_total_ns)).field(us_of(r.device_self_ns));
-    if (r.kernel_total_ns > 0) c.field(range_tc_pct(r));
-    else c.field(std::string_view());
-    c.field(r.gpu_copies);
-    if (r.gpu_copies) c.field(us_of(r.gpu_span_ns)).field(us_of(r.gpu_work_ns));
-    else c.field(std::string_view()).field(std::string_view());
+    c.field(r.key).field(r.name).field(range_kind_name(r.kind)).field(int64_t(r.depth));
+    for (const RangeColumn& col : range_columns()) {
+      const double v = col.value(r, m.start_ns);
+      if (std::isnan(v)) c.field(std::string_view());
+      else if (std::string_view(col.unit) == "count") c.field(uint64_t(v));
+      else c.field(v);
+    }
     c.end_row();
   }
   return c.take();

@@ -83,6 +83,16 @@ std::string range_kernels_json(const std::vector<RangeKernel>& k, std::string_vi
 // Tensor Core share of a row's kernel time, %; negative when it launched no kernel.
 double range_tc_pct(const RangeRow& r);
 
+// A row's numbers, declared once: the JSON, the CSV and the page's columns (wasm) are written
+// from this list, in its order. `value` is NaN where the JSON has null.
+struct RangeColumn {
+  const char* name;  // JSON key, CSV header, wasm column
+  const char* unit;  // "count", "us" or "percent"
+  const char* description;
+  double (*value)(const RangeRow& r, int64_t trace_start_ns);
+};
+const std::vector<RangeColumn>& range_columns();
+
 // `kinetoscope ranges --json`: {"file", "calls", "gpu_copies", "ranges": [NODE...]} with NODE =
 // {"name", "kind", "calls", "host_us", "self_host_us", "device_us", "self_device_us",
 //  "tensor_core_pct" (null: no kernel), "gpu_ranges", "gpu_range_us", "gpu_range_device_us" (null
