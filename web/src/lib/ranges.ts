@@ -4,6 +4,7 @@
 // reads them in place; no JSON text for the table. A row's kernels (small) come as JSON.
 import type { Column, NumberUnit, TableModel } from './data-table';
 import { CoreError, Reader, TRI_NULL } from './json-check';
+import { shortName } from './modules';
 import { formatPctCell, formatUsCell } from './operators';
 
 /**
@@ -28,7 +29,7 @@ export const RANGE_COLUMNS = [
   {
     id: 'tensor_core_pct',
     label: 'Tensor Cores',
-    header: 'TC',
+    header: 'TC (%)',
     unit: 'percent',
     width: 72,
     gpu: true,
@@ -45,7 +46,7 @@ export const RANGE_COLUMNS = [
   {
     id: 'gpu_range_device_us',
     label: 'GPU range device',
-    header: 'In GPU range',
+    header: 'In GPU range (us)',
     unit: 'us',
     width: 104,
     copies: true,
@@ -140,8 +141,19 @@ const KIND_TEXT: Record<RangeKind, string> = {
 /** The tree table: Range, Kind, then the declared columns the trace has something for. */
 export function rangesModel(t: RangeTable): TableModel {
   const cols: Column[] = [
-    { id: 'name', label: 'Range', type: 'text', value: (i) => t.name[i], title: (i) => t.key[i], grow: 3, minWidth: 200 },
-    { id: 'kind', label: 'Kind', type: 'text', value: (i) => KIND_TEXT[t.kind[i]], width: 96, searchable: false, title: (i) => kindHelp(t.kind[i]) },
+    // Lightning's names shown as the Module view's flame graph shows them ("[pl][profile]" off,
+    // "layer.0 (Linear)"); the full name is the value (searched, sorted, in the CSV) and the hover.
+    {
+      id: 'name',
+      label: 'Range',
+      type: 'text',
+      value: (i) => t.name[i],
+      format: (v, i) => (t.kind[i] === 'lightning' ? shortName(String(v)) : String(v)),
+      title: (i) => t.key[i],
+      grow: 3,
+      minWidth: 200,
+    },
+    { id: 'kind', label: 'Kind', type: 'text', value: (i) => KIND_TEXT[t.kind[i]], width: 112, searchable: false, title: (i) => kindHelp(t.kind[i]) },
   ];
   for (const c of RANGE_COLUMNS) {
     if ('gpu' in c && c.gpu && !t.showGpu) continue;
