@@ -135,7 +135,7 @@ const KIND_TEXT: Record<RangeKind, string> = {
   lightning: 'Lightning',
   optimizer: 'Optimizer',
   dataloader: 'DataLoader',
-  communication: 'Communication',
+  communication: 'Collective',
 };
 
 /** The tree table: Range, Kind, then the declared columns the trace has something for. */
