@@ -60,7 +60,9 @@ int run_diff_command(int argc, char** argv, const char* usage) {
     std::printf("%s\n", diff_gate_line(metric, from, to, pct, slower).c_str());
     return slower ? 3 : 0;
   }
-  const OpTree ta = build_op_tree(base.model(), {tb}), tb_tree = build_op_tree(exp.model(), {tb});
+  // The user's record_function ranges are matched too (OpTreeOptions::user_ranges; not with tb_plugin).
+  const OpTreeOptions o{.tb_plugin = tb, .user_ranges = true};
+  const OpTree ta = build_op_tree(base.model(), o), tb_tree = build_op_tree(exp.model(), o);
   const DiffResult d = diff_trees(ta, base.model(), tb_tree, exp.model(), tb);
   if (json) std::printf("%s\n", diff_json(d, base_file, exp_file).c_str());
   else std::fputs(diff_text(d, base_file, exp_file).c_str(), stdout);

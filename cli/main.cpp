@@ -42,6 +42,8 @@ const char kUsage[] =
     "                           [--step N] [--tb-plugin] TRACE...\n"
     "       kinetoscope trim (--step N | --from-us T --to-us T) [-o OUT] TRACE\n"
     "       kinetoscope modules [--json|--csv] [--tb-plugin] TRACE...\n"
+    "       kinetoscope ranges [--json|--csv] TRACE...\n"
+    "       kinetoscope ranges --detail PATH [--json] TRACE...\n"
     "       kinetoscope distributed [--json] [--jobs N] [--tb-plugin] DIR|TRACE...\n"
     "       kinetoscope memory [--json|--csv [--events]] [--device NAME] [--from-us T --to-us T]\n"
     "                          [--tb-plugin] TRACE...\n"
@@ -93,6 +95,11 @@ const char kUsage[] =
     "            occurrences, operators directly under it, host and device total/self time (us),\n"
     "            summed over its calls; and how many backward passes fwdbwd flows put under a\n"
     "            module's .backward node.\n"
+    "  ranges    the record_function(\"name\") ranges (user_annotation) as a tree, ProfilerStep\n"
+    "            left out: per place in the tree its calls, host total/self, the device time of\n"
+    "            the work launched on the range's thread while it was open (total/self), its\n"
+    "            Tensor Core share, and its GPU-side copy (gpu_user_annotation) with the device\n"
+    "            work inside it (us). --detail PATH: the kernels launched in that row.\n"
     "  distributed  the Distributed view of a run (one trace per rank): computation/communication\n"
     "            overlap, data transfer vs synchronizing time of collectives matched across ranks,\n"
     "            communication operations, stragglers (`kinetoscope distributed --help`).\n"
@@ -570,6 +577,7 @@ int run_modules(int argc, char** argv) {
 }  // namespace
 
 int run_memory(int argc, char** argv);  // cli/memory_command.cpp
+int run_ranges(int argc, char** argv);  // cli/ranges_command.cpp
 
 int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
@@ -602,6 +610,7 @@ int main(int argc, char** argv) {
   if (!std::strcmp(argv[1], "modules")) return run_modules(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "distributed")) return run_distributed(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "memory")) return run_memory(argc - 2, argv + 2);
+  if (!std::strcmp(argv[1], "ranges")) return run_ranges(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "diff")) return ks::run_diff_command(argc - 2, argv + 2, kUsage);
   if (!std::strcmp(argv[1], "overview") || !std::strcmp(argv[1], "operators") || !std::strcmp(argv[1], "kernels"))
     return run_tree_views(argv[1], argc - 2, argv + 2);

@@ -20,6 +20,7 @@
 #include "core/analysis/memory.h"
 #include "core/analysis/operators.h"
 #include "core/analysis/overview.h"
+#include "core/analysis/ranges.h"
 #include "core/analysis/step_breakdown.h"
 #include "core/analysis/step_scope.h"
 #include "core/analysis/summary.h"
@@ -174,7 +175,7 @@ class Session {
   // worker) as the experiment, as `kinetoscope diff --json` with the names given.
   std::string diffJson(const Session& experiment, bool tbPlugin, const std::string& baselineName,
                        const std::string& experimentName) const {
-    const ks::DiffResult d = ks::diff_trees(tree(tbPlugin), reader_.model(), experiment.tree(tbPlugin),
+    const ks::DiffResult d = ks::diff_trees(diff_tree(tbPlugin), reader_.model(), experiment.diff_tree(tbPlugin),
                                             experiment.reader_.model(), tbPlugin);
     return ks::diff_json(d, baselineName, experimentName);
   }
@@ -190,6 +191,50 @@ class Session {
   // One thread's tree for the flame graph and the operator tree (tid "": the main thread).
   std::string moduleTreeJson(bool tbPlugin, const std::string& tid) const {
     return ks::module_tree_json(modules(tbPlugin), reader_.model(), tid);
+  }
+  // The Ranges view (core/analysis/ranges.h) as columns: {name, key, kind: string[], parent,
+  // depth: Int32Array, one Float64Array per ks::range_columns() entry under `columns` (NaN:
+  // none), calls, show_gpu, gpu_copies}; the whole trace (the step selector does not apply).
+  emscripten::val rangeColumns() const {
+    const ks::TraceModel& m = reader_.model();
+    const ks::RangeTable t = ks::range_table(tree(false), m);
+    const size_t n = t.rows.size();
+    emscripten::val out = emscripten::val::object();
+    emscripten::val name = emscripten::val::array(), key = emscripten::val::array(), kind = emscripten::val::array();
+    std::vector<int32_t> parent(n), depth(n);
+    for (size_t i = 0; i < n; ++i) {
+      name.set(i, t.rows[i].name);
+      key.set(i, t.rows[i].key);
+      kind.set(i, std::string(ks::range_kind_name(t.rows[i].kind)));
+      parent[i] = t.rows[i].parent;
+      depth[i] = t.rows[i].depth;
+    }
+    auto i32 = [](const std::vector<int32_t>& v) {
+      return emscripten::val::global("Int32Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
+    };
+    emscripten::val columns = emscripten::val::object();
+    std::vector<double> values(n);
+    for (const ks::RangeColumn& c : ks::range_columns()) {
+      for (size_t i = 0; i < n; ++i) values[i] = c.value(t.rows[i], m.start_ns);
+      columns.set(c.name, emscripten::val::global("Float64Array").new_(emscripten::typed_memory_view(n, values.data())));
+    }
+    out.set("name", name);
+    out.set("key", key);
+    out.set("kind", kind);
+    out.set("parent", i32(parent));
+    out.set("depth", i32(depth));
+    out.set("columns", columns);
+    out.set("calls", double(t.calls));
+    out.set("show_gpu", t.has_gpu);
+    out.set("gpu_copies", t.has_gpu_copies);
+    return out;
+  }
+  // The kernels launched in one Ranges row (its key), as `kinetoscope ranges --detail KEY --json`.
+  std::string rangeKernelsJson(const std::string& key) const {
+    bool found = false;
+    const std::vector<ks::RangeKernel> k = ks::range_kernels(tree(false), reader_.model(), key, found);
+    if (!found) return error_json("no range " + key);
+    return ks::range_kernels_json(k, key, "");
   }
   // This trace's part of a run's Distributed view (the map step): its rank summary as JSON, for
   // reduceDistributedJson. `worker` and `span` name it in the run ("default" without a span).
@@ -387,6 +432,20 @@ class Session {
     return *cached;
   }
 
+  // The Diff view's trees hold the user's record_function ranges (OpTreeOptions::user_ranges):
+  // a trace without any uses the operator trees, one with some builds them once more, while the
+  // Diff view is asked for (not with tb_plugin, whose trees leave them out).
+  const ks::OpTree& diff_tree(bool tbPlugin) const {
+    if (tbPlugin || !ks::has_user_ranges(reader_.model())) return tree(tbPlugin);
+    if (!diff_tree_ || !reader_.finished()) {
+      report("diff trees");
+      ks::OpTreeOptions o;
+      o.user_ranges = true;
+      diff_tree_ = ks::build_op_tree(reader_.model(), o);
+    }
+    return *diff_tree_;
+  }
+
   // The Module view builds its own trees (Lightning ranges, backward regrouping): once.
   const ks::ModuleView& modules(bool tbPlugin) const {
     std::optional<ks::ModuleView>& cached = modules_[tbPlugin ? 1 : 0];
@@ -455,6 +514,7 @@ class Session {
   emscripten::val progress_ = emscripten::val::undefined();
   mutable std::optional<ks::StepsResult> steps_[2];
   mutable std::optional<ks::OpTree> trees_[2];
+  mutable std::optional<ks::OpTree> diff_tree_;
   mutable std::optional<ks::ModuleView> modules_[2];
   mutable std::optional<ks::StepAttribution> attributions_[2];
   mutable std::optional<ks::StepBreakdown> breakdowns_[2];
@@ -574,6 +634,8 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("modulePresenceJson", &Session::modulePresenceJson)
       .function("modulesJson", &Session::modulesJson)
       .function("moduleTreeJson", &Session::moduleTreeJson)
+      .function("rangeColumns", &Session::rangeColumns)
+      .function("rangeKernelsJson", &Session::rangeKernelsJson)
       .function("distributedRankJson", &Session::distributedRankJson)
       .function("memoryDevicesJson", &Session::memoryDevicesJson)
       .function("memoryStatsJson", &Session::memoryStatsJson)

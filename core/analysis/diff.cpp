@@ -14,9 +14,10 @@ constexpr int kMaxDepth = 256;
 
 // The node classes the lists are matched at (spec §16; tb_plugin's Backward nodes exist only in
 // its §5.4 regrouping, which these trees do not do: docs/compatibility.md).
+// The user's record_function ranges are anchors too when the trees hold them (user_ranges).
 bool is_anchor(const OpNode& n) {
   return n.cls == NodeClass::kDataLoader || n.cls == NodeClass::kModule || n.cls == NodeClass::kOptimizer ||
-         n.cls == NodeClass::kProfilerStep;
+         n.cls == NodeClass::kProfilerStep || n.cls == NodeClass::kUserRange;
 }
 
 std::vector<int32_t> children_of(const OpTree& t, int32_t n) {

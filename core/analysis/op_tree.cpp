@@ -29,7 +29,7 @@ NodeClass class_for(std::string_view name) {
 
 class Builder {
  public:
-  Builder(const TraceModel& m, const OpTreeOptions& o) : m_(m), tb_(o.tb_plugin), pl_(o.lightning) { t_.tb_plugin = tb_; }
+  Builder(const TraceModel& m, const OpTreeOptions& o) : m_(m), tb_(o.tb_plugin), pl_(o.lightning), ranges_(o.user_ranges && !o.tb_plugin) { t_.tb_plugin = tb_; }
 
   OpTree build() {
     // Each stage walks every node: a sign of life after each (a 10 GB trace takes minutes in wasm).
@@ -146,10 +146,12 @@ class Builder {
           continue;
         }
         if (!tb_ && kind == EventKind::kUserAnnotation && add_lightning(s, kind, i, name)) continue;
-        // Ordinary record_function ranges are not in the tree.
+        // Ordinary record_function ranges are not in the tree, unless asked for (user_ranges).
         const NodeClass cls = class_for(name);
         if (cls != NodeClass::kPlain || is_communication_op(name))
           add(s, kind, i, NodeType::kUserAnnotation, cls);
+        else if (ranges_ && kind == EventKind::kUserAnnotation)
+          add(s, kind, i, NodeType::kUserAnnotation, NodeClass::kUserRange);
       }
     };
     annotations(m_.user_annotations, EventKind::kUserAnnotation);
@@ -233,6 +235,9 @@ class Builder {
       for (int32_t n : order) {
         const auto [start, end] = span(n);
         while (!stack.empty() && start >= stack.back().end) stack.pop_back();
+        // A user range overlapping a node in part gives way to it (OpTreeOptions::user_ranges).
+        while (ranges_ && !stack.empty() && end > stack.back().end && is_user_range(stack.back().node) && !is_user_range(n))
+          stack.pop_back();
         if (stack.empty() || end <= stack.back().end) {
           append_child(stack.empty() ? th.root : stack.back().node, n);
           stack.push_back({n, end});
@@ -514,11 +519,22 @@ class Builder {
           l = next;
         }
         node.first_launch = prev;
-        const bool propagate = node.type == NodeType::kOperator;
+        const bool propagate = node.type == NodeType::kOperator || node.cls == NodeClass::kUserRange;
         int64_t host_self = node_host_total_ns(t_, m_, node);
         int64_t tc_self_ns = 0, tc_total_ns = 0;
         for (int32_t c = node.first_child; c >= 0; c = t_.nodes[size_t(c)].next_sibling) {
           const OpNode& child = t_.nodes[size_t(c)];
+          if (child.cls == NodeClass::kUserRange) {
+            // Transparent: its children and launches count as this node's (a range's self
+            // numbers are what it passes up: its launches' and those its inner ranges pass).
+            host_self -= node_host_total_ns(t_, m_, child) - child.host_self_ns;
+            node.device_total_ns += child.device_total_ns;
+            node.device_self_ns += child.device_self_ns;
+            node.tc_total_ns += child.tc_total_ns;
+            node.tc_self_ns += child.tc_self_ns;
+            if (propagate) node.tc_eligible = tc_either(node.tc_eligible, child.tc_eligible);
+            continue;
+          }
           host_self -= node_host_total_ns(t_, m_, child);
           node.device_total_ns += child.device_total_ns;
           if (child.has_tc) tc_total_ns += tc_total.at(c);
@@ -565,9 +581,12 @@ class Builder {
     bool in_time_order;  // and whether they came in time order
   };
 
+  bool is_user_range(int32_t n) const { return t_.nodes[size_t(n)].cls == NodeClass::kUserRange; }
+
   const TraceModel& m_;
   const bool tb_;
   const bool pl_;
+  const bool ranges_;
   OpTree t_;
   std::vector<Thread> threads_;
   std::vector<char> dropped_;
@@ -601,6 +620,14 @@ int64_t span_ns(int64_t ts_ns, int64_t dur_ns, bool tb_plugin) {
   if (!tb_plugin) return dur_ns;
   const double start = float_us(ts_ns);
   return std::llround((start + float_us(dur_ns) - start) * 1000.0);
+}
+
+bool has_user_ranges(const TraceModel& m) {
+  for (const CpuOpRow& r : m.user_annotations) {
+    const std::string_view name = m.strings.get(r.s.name);
+    if (!is_step_name(name) && class_for(name) == NodeClass::kPlain && !is_communication_op(name)) return true;
+  }
+  return false;
 }
 
 OpTree build_op_tree(const TraceModel& m, const OpTreeOptions& options) {

@@ -32,11 +32,22 @@ struct OpTreeOptions {
   // Derive each operator's call stack from the python_function frames (OpTree::stacks); off for
   // trees that never show one (the Module view's).
   bool call_stacks = true;
+  // The user's own record_function ranges become nodes (NodeClass::kUserRange): the Diff view's
+  // trees ask for it, to match the two traces at them (docs/compatibility.md). They are
+  // transparent to the operators' numbers: an operator holding a range counts the range's
+  // operators and launches as its own children and launches, and a range that overlaps an
+  // operator only in part gives way to it (FlopCounterMode's PythonDispatchMode does that). Not
+  // with tb_plugin, whose trees leave them out.
+  bool user_ranges = false;
 };
+
+// Whether a trace has ranges user_ranges would make nodes of (a scan of the annotation names).
+bool has_user_ranges(const TraceModel& m);
 
 // tb_plugin's event type of a node, and the class it becomes (spec §3).
 enum class NodeType : uint8_t { kRoot, kOperator, kPython, kUserAnnotation, kProfilerStep, kModule, kPlModule, kPlProfile };
-enum class NodeClass : uint8_t { kRoot, kPlain, kProfilerStep, kDataLoader, kOptimizer, kModule, kPlModule, kPlProfile };
+// kUserRange: a user's record_function range (OpTreeOptions::user_ranges).
+enum class NodeClass : uint8_t { kRoot, kPlain, kProfilerStep, kDataLoader, kOptimizer, kModule, kPlModule, kPlProfile, kUserRange };
 
 // One node per operator call: a 10 GB trace has ~15 M of them, so the fields are ordered to pack
 // (48 bytes) and what only the build needs (each node's last child) lives in the builder. A node's

@@ -22,6 +22,7 @@ import { progressStats } from '../lib/progress';
 import { KernelsView } from '../views/kernels-view';
 import { DiffView, type DiffTrace } from '../views/diff-view';
 import { ModuleView } from '../views/module-view';
+import { RangesView } from '../views/ranges-view';
 import { MemoryView } from '../views/memory-view';
 import type { MemoryDevices } from '../lib/memory';
 import { OperatorsView } from '../views/operators-view';
@@ -133,7 +134,7 @@ export function readLink(): Link | null {
 
 const USE_EVENTS = ['pointerdown', 'keydown', 'focusin', 'input', 'change'];
 
-type Tab = 'overview' | 'operators' | 'kernels' | 'modules' | 'trace' | 'memory' | 'timeline' | 'diff';
+type Tab = 'overview' | 'operators' | 'kernels' | 'modules' | 'ranges' | 'trace' | 'memory' | 'timeline' | 'diff';
 
 export function FileCard({
   entry,
@@ -209,6 +210,10 @@ export function FileCard({
   const tabs: Tab[] = ['overview', 'operators'];
   if ((entry.summary?.kinds?.kernel ?? 0) > 0) tabs.push('kernels');
   if (hasModules) tabs.push('modules');
+  // The Ranges tab shows when the trace has record_function ranges of the user's (ProfilerStep
+  // is the step, not one): asked once the analysis is in (a small table beside the trees).
+  const ranges = useQuery(ask, analysed ? { what: 'ranges' } : null);
+  if (ranges.status === 'ready' && ranges.data.ranges.rowCount > 0) tabs.push('ranges');
   tabs.push('trace');
   // Always there: without [memory] events it says how to record them.
   tabs.push('memory');
@@ -329,8 +334,8 @@ export function FileCard({
   // The views a link set up, numbered so that a new link mounts them afresh with its state.
   const [linked, setLinked] = useState<Partial<Record<Tab, { seq: number; place: TablePlace }>>>({});
   useEffect(() => {
-    // Not before the card knows whether it has a Module tab (a link may name it).
-    if (!link || !analysed || presence.status === 'loading') return;
+    // Not before the card knows whether it has a Module or Ranges tab (a link may name it).
+    if (!link || !analysed || presence.status === 'loading' || ranges.status === 'loading') return;
     const p = link.place;
     setStep(stepIndexOf(steps, p.step));
     // The Timeline hands the trace to the Perfetto UI, which only a click on its tab may do:
@@ -342,7 +347,7 @@ export function FileCard({
     onLinkTaken(link.seq);
     // Once per link, when the card has its views.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [link?.seq, analysed, presence.status]);
+  }, [link?.seq, analysed, presence.status, ranges.status]);
 
   /**
    * The Diff view of trace `key` as the baseline against `experiment`: a link to it, which the
@@ -378,6 +383,12 @@ export function FileCard({
   /** Opens the Timeline on the chosen step (trimmed to it), or on the whole file. */
   const showTimeline = (index: number | null = stepName != null ? stepIndex : null) => {
     setTimelineReq((r) => ({ window: index == null ? { kind: 'whole' } : { kind: 'step', index }, seq: (r?.seq ?? 0) + 1 }));
+    show('timeline');
+  };
+  /** Opens the Timeline on a window (ms after the trace start): a Ranges row's first call. */
+  const showTimelineRange = (fromMs: number, toMs: number) => {
+    if (!tabs.includes('timeline')) return;
+    setTimelineReq((r) => ({ window: { kind: 'range', fromMs, toMs }, seq: (r?.seq ?? 0) + 1 }));
     show('timeline');
   };
   // A function: one vnode must not be rendered in two places.
@@ -481,6 +492,7 @@ export function FileCard({
               role="tablist"
               aria-label={`Views of ${entry.name}`}
               data-modules={presence.status === 'ready' ? (hasModules ? 'yes' : 'no') : presence.status}
+              data-ranges={ranges.status === 'ready' ? (tabs.includes('ranges') ? 'yes' : 'no') : ranges.status}
             >
               {tabs.map((t, i) => (
                 <button
@@ -556,6 +568,20 @@ export function FileCard({
             <div role="tabpanel" hidden={tab !== 'modules'} data-testid="panel-modules">
               <ErrorBoundary>
                 <ModuleView key={linked.modules?.seq ?? 0} ask={ask} fileName={entry.name} link={linked.modules?.place} onPlace={placeOf('modules')} />
+              </ErrorBoundary>
+            </div>
+          )}
+          {opened.has('ranges') && tabs.includes('ranges') && (
+            <div role="tabpanel" hidden={tab !== 'ranges'} data-testid="panel-ranges">
+              <ErrorBoundary>
+                <RangesView
+                  key={linked.ranges?.seq ?? 0}
+                  ask={ask}
+                  fileName={entry.name}
+                  link={linked.ranges?.place}
+                  onPlace={placeOf('ranges')}
+                  onShowRange={entry.file ? showTimelineRange : undefined}
+                />
               </ErrorBoundary>
             </div>
           )}

@@ -12,8 +12,8 @@
 // the table does not have.
 import type { RowKey, SortState, TableModel } from './data-table';
 
-export type LinkView = 'overview' | 'operators' | 'kernels' | 'modules' | 'trace' | 'timeline' | 'memory' | 'diff';
-export const LINK_VIEWS: readonly LinkView[] = ['overview', 'operators', 'kernels', 'modules', 'trace', 'timeline', 'memory', 'diff'];
+export type LinkView = 'overview' | 'operators' | 'kernels' | 'modules' | 'ranges' | 'trace' | 'timeline' | 'memory' | 'diff';
+export const LINK_VIEWS: readonly LinkView[] = ['overview', 'operators', 'kernels', 'modules', 'ranges', 'trace', 'timeline', 'memory', 'diff'];
 
 /** The table part of a place: the view's grouping and its data table's state. */
 export interface TablePlace {

@@ -31,6 +31,7 @@ export const VIEW_LABELS: Record<string, string> = {
   operators: 'Operators',
   kernels: 'Kernels',
   modules: 'Modules',
+  ranges: 'Ranges',
   trace: 'Trace',
   memory: 'Memory',
   distributed: 'Distributed',

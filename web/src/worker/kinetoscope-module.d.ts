@@ -35,6 +35,10 @@ declare module '*/generated/kinetoscope_web.mjs' {
     modulePresenceJson(): string;
     /** The Module view's tables, as `kinetoscope modules --json`. */
     modulesJson(tbPlugin: boolean): string;
+    /** The Ranges view as columns (lib/ranges.ts checks them); docs/contracts.md. */
+    rangeColumns(): Record<string, unknown>;
+    /** The kernels launched in one Ranges row, as `kinetoscope ranges --detail KEY --json`. */
+    rangeKernelsJson(key: string): string;
     /** One thread's tree for the Module view (tid "": the main thread); see docs/contracts.md. */
     moduleTreeJson(tbPlugin: boolean, tid: string): string;
     /** This trace's rank summary for a run's Distributed view (JSON; `span`: "default" or 1..n). */

@@ -10,6 +10,7 @@ import type { DistributedView } from '../lib/distributed';
 import type { Diff } from '../lib/diff';
 import type { KernelDetail, KernelGroupBy, KernelTable } from '../lib/kernels';
 import type { ModulePresence, Modules, ModuleTree } from '../lib/modules';
+import type { RangeKernels, RangeTable } from '../lib/ranges';
 import type { MemoryAlive, MemoryCurve, MemoryDevices, MemoryEvents, MemoryStats } from '../lib/memory';
 import type { OperatorDetail, OperatorTable, OpGroupBy } from '../lib/operators';
 import type { Overview } from '../lib/overview';
@@ -100,6 +101,10 @@ export type Query =
   | { what: 'modules'; step?: string }
   /** One thread's tree for the flame graph and the operator tree ("" : the main thread). */
   | { what: 'moduleTree'; tid: string; step?: string }
+  /** The Ranges view: the user's record_function ranges as a tree (columns; lib/ranges.ts). */
+  | { what: 'ranges'; step?: string }
+  /** The kernels launched in one Ranges row, by its key. */
+  | { what: 'rangeKernels'; key: string; step?: string }
   /**
    * This trace's part of its run's Distributed view (the map step): its rank summary, a JSON text
    * for `distributed` requests. `worker` and `span` name it in the run (`span`: "default" or 1..n).
@@ -127,6 +132,8 @@ export type QueryResult =
   | { what: 'modulePresence'; presence: ModulePresence }
   | { what: 'modules'; modules: Modules }
   | { what: 'moduleTree'; tree: ModuleTree }
+  | { what: 'ranges'; ranges: RangeTable }
+  | { what: 'rangeKernels'; kernels: RangeKernels }
   | { what: 'distributedRank'; summary: string }
   | { what: 'memoryDevices'; devices: MemoryDevices }
   | { what: 'memory'; stats: MemoryStats; events: MemoryEvents }

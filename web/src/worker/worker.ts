@@ -15,6 +15,7 @@ import { CoreError } from '../lib/json-check';
 import { parseDiff } from '../lib/diff';
 import { parseKernelDetail, parseKernels } from '../lib/kernels';
 import { parseModulePresence, parseModules, parseModuleTree } from '../lib/modules';
+import { checkRanges, parseRangeKernels } from '../lib/ranges';
 import { checkMemoryEvents, parseMemoryAlive, parseMemoryCurve, parseMemoryDevices, parseMemoryStats } from '../lib/memory';
 import { parseOperatorDetail, parseOperators, transferables } from '../lib/operators';
 import { parseOverviewInfo, type GpuMetrics, type Overview, type StepBreakdown } from '../lib/overview';
@@ -419,6 +420,11 @@ function answer(session: KinetoscopeSession, q: Query): QueryResult {
       return { what: 'modules', modules: parseModules(session.modulesJson(false)) };
     case 'moduleTree':
       return { what: 'moduleTree', tree: parseModuleTree(session.moduleTreeJson(false, q.tid)) };
+    // The Ranges view is over the whole trace (as the Module view): `step` does not apply.
+    case 'ranges':
+      return { what: 'ranges', ranges: checkRanges(session.rangeColumns()) };
+    case 'rangeKernels':
+      return { what: 'rangeKernels', kernels: parseRangeKernels(session.rangeKernelsJson(q.key)) };
     case 'distributedRank':
       return { what: 'distributedRank', summary: session.distributedRankJson(q.worker, q.span, false) };
     case 'memoryDevices':

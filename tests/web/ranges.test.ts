@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { checkRanges, parseRangeKernels, RANGE_COLUMNS, rangesModel } from '../../web/src/lib/ranges';
+
+// Session.rangeColumns() of tests/data/user-ranges-nested.json, as the wasm module answers it
+// (tests/golden/wasm_user_ranges_test.mjs checks the module itself).
+function answer(): Record<string, unknown> {
+  const col = (a: number[]) => new Float64Array(a);
+  return {
+    name: ['outer', 'inner', 'prefetch'],
+    key: ['outer', 'outer/inner', 'prefetch'],
+    kind: ['range', 'range', 'range'],
+    parent: new Int32Array([-1, 0, -1]),
+    depth: new Int32Array([0, 1, 0]),
+    columns: {
+      calls: col([3, 2, 1]),
+      host_us: col([170, 60, 50]),
+      self_host_us: col([110, 60, 50]),
+      device_us: col([64, 50, 6]),
+      self_device_us: col([14, 50, 6]),
+      tensor_core_pct: col([83.33, 100, NaN]),
+      gpu_ranges: col([1, 2, 0]),
+      gpu_range_us: col([14, 50, NaN]),
+      gpu_range_device_us: col([14, 56, NaN]),
+      first_start_us: col([10, 20, 30]),
+      first_end_us: col([110, 60, 80]),
+    },
+    calls: 6,
+    show_gpu: true,
+    gpu_copies: true,
+  };
+}
+
+describe('ranges view data', () => {
+  it('takes the typed columns as they are, one per declared column', () => {
+    const t = checkRanges(answer());
+    expect(t.rowCount).toBe(3);
+    expect(Object.keys(t.values).sort()).toEqual(RANGE_COLUMNS.map((c) => c.id).sort());
+    expect(t.values.device_us[0]).toBe(64);
+    expect([...t.parent]).toEqual([-1, 0, -1]);
+    expect(t.gpuCopies).toBe(true);
+  });
+
+  it('refuses a missing or mistyped column, and a core error comes through as it is', () => {
+    const a = answer();
+    delete (a.columns as Record<string, unknown>).gpu_range_us;
+    expect(() => checkRanges(a)).toThrow(/gpu_range_us should be a Float64Array/);
+    const b = answer();
+    (b.columns as Record<string, unknown>).calls = [3, 2, 1];
+    expect(() => checkRanges(b)).toThrow(/calls should be a Float64Array/);
+    const c = answer();
+    c.kind = ['range', 'range', 'module'];
+    expect(() => checkRanges(c)).toThrow(/unknown kind module/);
+    expect(() => checkRanges({ error: 'no session' })).toThrow('no session');
+  });
+
+  it('a parent after its child is cut off (the tree cannot loop)', () => {
+    const a = answer();
+    a.parent = new Int32Array([1, 0, -1]);
+    expect([...checkRanges(a).parent]).toEqual([-1, 0, -1]);
+  });
+
+  it('the table: the device and GPU-copy columns only when the trace has them', () => {
+    const full = rangesModel(checkRanges(answer())).columns.map((c) => c.id);
+    expect(full).toEqual(['name', 'kind', ...RANGE_COLUMNS.map((c) => c.id)]);
+    const a = answer();
+    a.show_gpu = false;
+    a.gpu_copies = false;
+    const host = rangesModel(checkRanges(a)).columns.map((c) => c.id);
+    expect(host).toEqual(['name', 'kind', 'calls', 'host_us', 'self_host_us', 'first_start_us', 'first_end_us']);
+    const m = rangesModel(checkRanges(answer()));
+    expect(m.tree?.parent).toBeInstanceOf(Int32Array);
+    expect(m.rowKey(1)).toBe('outer/inner');
+  });
+
+  it('shows Lightning names short, keeps the full name as the value', () => {
+    const a = answer();
+    a.name = ['[pl][profile]run_training_batch', '[pl][module]torch.nn.modules.linear.Linear: net.0', 'prefetch'];
+    a.kind = ['lightning', 'lightning', 'range'];
+    const m = rangesModel(checkRanges(a));
+    const name = m.columns[0];
+    expect(name.value(0)).toBe('[pl][profile]run_training_batch');
+    expect(name.format?.(name.value(0), 0)).toBe('run_training_batch');
+    expect(name.format?.(name.value(1), 1)).toBe('net.0 (Linear)');
+  });
+
+  it('reads a range\'s kernels', () => {
+    const k = parseRangeKernels('{"range":"outer","kernels":[{"name":"nvjet_sm90_x","calls":2,"total_us":50,"tensor_cores":true},{"name":"add","calls":1,"total_us":10,"tensor_cores":null}]}');
+    expect(k.count).toBe(2);
+    expect([...k.tensorCores]).toEqual([1, 2]);
+  });
+});

@@ -1,0 +1,218 @@
+// The Ranges view's data (issue 22 §3): the user's record_function ranges as a tree. The core
+// hands the table over as columns (Session.rangeColumns: a Float64Array per number, as
+// ks::range_columns() declares them), checked here in the worker and transferred to the page, which
+// reads them in place; no JSON text for the table. A row's kernels (small) come as JSON.
+import type { Column, NumberUnit, TableModel } from './data-table';
+import { CoreError, Reader, TRI_NULL } from './json-check';
+import { shortName } from './modules';
+import { formatPctCell, formatUsCell } from './operators';
+
+/**
+ * The number columns, declared once: each is checked in the core's answer under its core name
+ * (ks::range_columns(), the JSON keys of `kinetoscope ranges --json`), then shown with this label,
+ * unit and hover text. `hideWithoutGpu`: only with device work; `copies`: only when the trace has
+ * GPU-side copies.
+ */
+export const RANGE_COLUMNS = [
+  { id: 'calls', label: 'Calls', unit: 'count', width: 64, help: 'Calls of the range at this place in the tree, over the whole trace (all steps and threads)' },
+  { id: 'host_us', label: 'Host total', unit: 'us', width: 96, help: 'Σ duration of the calls on their thread' },
+  { id: 'self_host_us', label: 'Host self', unit: 'us', width: 96, help: 'Host total minus the ranges inside it' },
+  {
+    id: 'device_us',
+    label: 'Device total',
+    unit: 'us',
+    width: 104,
+    gpu: true,
+    help: "Kernels, memcpys and memsets launched by the range's own thread while it was open (ranges inside included), wherever and whenever they ran. Work launched by other threads (the autograd thread in loss.backward()) is not in it.",
+  },
+  { id: 'self_device_us', label: 'Device self', unit: 'us', width: 96, gpu: true, help: 'Device time launched while no inner range was open' },
+  {
+    id: 'tensor_core_pct',
+    label: 'Tensor Cores',
+    header: 'TC (%)',
+    unit: 'percent',
+    width: 72,
+    gpu: true,
+    help: 'Share of the device total’s kernel time in kernels that use Tensor Cores (by kernel name, as the Kernels view decides); — without kernels',
+  },
+  {
+    id: 'gpu_range_us',
+    label: 'GPU range',
+    unit: 'us',
+    width: 96,
+    copies: true,
+    help: 'Σ span of the range’s GPU-side copies (gpu_user_annotation): Kineto writes one per stream, from the first to the last kernel launched under the innermost range; — when it wrote none (a range holding only inner ranges, or launching nothing on its thread)',
+  },
+  {
+    id: 'gpu_range_device_us',
+    label: 'GPU range device',
+    header: 'In GPU range (us)',
+    unit: 'us',
+    width: 104,
+    copies: true,
+    help: 'Device work that started on the copy’s stream inside its span, launched by any thread (a second reading, beside Device total)',
+  },
+  { id: 'gpu_ranges', label: 'GPU copies', unit: 'count', width: 80, copies: true, hidden: true, help: 'GPU-side copies of the calls' },
+  { id: 'first_start_us', label: 'First start', unit: 'us', width: 96, hidden: true, help: 'Start of the first call, from the trace start' },
+  { id: 'first_end_us', label: 'First end', unit: 'us', width: 96, hidden: true, help: 'End of the first call, from the trace start' },
+] as const satisfies readonly {
+  id: string;
+  label: string;
+  header?: string;
+  unit: NumberUnit;
+  width: number;
+  help: string;
+  gpu?: boolean;
+  copies?: boolean;
+  hidden?: boolean;
+}[];
+
+export type RangeColumnId = (typeof RANGE_COLUMNS)[number]['id'];
+export type RangeKind = 'range' | 'lightning' | 'optimizer' | 'dataloader' | 'communication';
+export const RANGE_KINDS: readonly RangeKind[] = ['range', 'lightning', 'optimizer', 'dataloader', 'communication'];
+
+export interface RangeTable {
+  rowCount: number;
+  name: string[];
+  /** Unique: the path of names from the top ("mixed_precision_matmuls/fp8_scaled_mm"). */
+  key: string[];
+  kind: RangeKind[];
+  /** Row index of the parent, -1 at the top; a parent comes before its children. */
+  parent: Int32Array;
+  depth: Int32Array;
+  /** One array per declared column; NaN: none. */
+  values: Record<RangeColumnId, Float64Array>;
+  /** User ranges in the trace (ProfilerStep excluded). */
+  calls: number;
+  showGpu: boolean;
+  gpuCopies: boolean;
+}
+
+/** Checks Session.rangeColumns' answer (a core error comes as {error}). */
+export function checkRanges(v: Record<string, unknown>): RangeTable {
+  if (typeof v.error === 'string') throw new CoreError(v.error);
+  const strs = (k: string): string[] => {
+    const a = v[k];
+    if (!Array.isArray(a) || a.some((x) => typeof x !== 'string')) throw new Error(`rangeColumns: ${k} should be strings`);
+    return a as string[];
+  };
+  const i32 = (k: string): Int32Array => {
+    if (!(v[k] instanceof Int32Array)) throw new Error(`rangeColumns: ${k} should be an Int32Array`);
+    return v[k] as Int32Array;
+  };
+  const name = strs('name');
+  const n = name.length;
+  const cols = v.columns as Record<string, unknown> | undefined;
+  if (!cols || typeof cols !== 'object') throw new Error('rangeColumns: no columns');
+  const values = {} as Record<RangeColumnId, Float64Array>;
+  for (const c of RANGE_COLUMNS) {
+    const a = cols[c.id];
+    if (!(a instanceof Float64Array) || a.length !== n) throw new Error(`rangeColumns: ${c.id} should be a Float64Array of ${n}`);
+    values[c.id] = a;
+  }
+  const kind = strs('kind');
+  for (const k of kind) if (!RANGE_KINDS.includes(k as RangeKind)) throw new Error(`rangeColumns: unknown kind ${k}`);
+  const t: RangeTable = {
+    rowCount: n,
+    name,
+    key: strs('key'),
+    kind: kind as RangeKind[],
+    parent: i32('parent'),
+    depth: i32('depth'),
+    values,
+    calls: Number(v.calls),
+    showGpu: v.show_gpu === true,
+    gpuCopies: v.gpu_copies === true,
+  };
+  if (t.key.length !== n || t.kind.length !== n || t.parent.length !== n || t.depth.length !== n) throw new Error('rangeColumns: columns of different lengths');
+  // A parent must come before its child (pre-order): anything else would loop the tree.
+  for (let i = 0; i < n; i++) if (!(t.parent[i] < i)) t.parent[i] = -1;
+  return t;
+}
+
+const KIND_TEXT: Record<RangeKind, string> = {
+  range: 'Range',
+  lightning: 'Lightning',
+  optimizer: 'Optimizer',
+  dataloader: 'DataLoader',
+  communication: 'Collective',
+};
+
+/** The tree table: Range, Kind, then the declared columns the trace has something for. */
+export function rangesModel(t: RangeTable): TableModel {
+  const cols: Column[] = [
+    // Lightning's names shown as the Module view's flame graph shows them ("[pl][profile]" off,
+    // "layer.0 (Linear)"); the full name is the value (searched, sorted, in the CSV) and the hover.
+    {
+      id: 'name',
+      label: 'Range',
+      type: 'text',
+      value: (i) => t.name[i],
+      format: (v, i) => (t.kind[i] === 'lightning' ? shortName(String(v)) : String(v)),
+      title: (i) => t.key[i],
+      grow: 3,
+      minWidth: 200,
+    },
+    { id: 'kind', label: 'Kind', type: 'text', value: (i) => KIND_TEXT[t.kind[i]], width: 112, searchable: false, title: (i) => kindHelp(t.kind[i]) },
+  ];
+  for (const c of RANGE_COLUMNS) {
+    if ('gpu' in c && c.gpu && !t.showGpu) continue;
+    if ('copies' in c && c.copies && !t.gpuCopies) continue;
+    const values = t.values[c.id];
+    cols.push({
+      id: c.id,
+      label: c.label,
+      ...('header' in c ? { header: c.header } : {}),
+      type: 'number',
+      unit: c.unit,
+      unitInHeader: c.unit !== 'count',
+      format: c.unit === 'percent' ? formatPctCell : c.unit === 'us' ? formatUsCell : undefined,
+      value: (i) => values[i],
+      title: () => c.help,
+      width: c.width,
+      defaultHidden: 'hidden' in c && c.hidden,
+    });
+  }
+  return { rowCount: t.rowCount, rowKey: (i) => t.key[i], columns: cols, tree: { parent: t.parent } };
+}
+
+function kindHelp(k: RangeKind): string {
+  switch (k) {
+    case 'lightning':
+      return "PyTorch Lightning's own range ([pl][profile] or [pl][module])";
+    case 'optimizer':
+      return "The optimizer's own range (Optimizer.step#…, Optimizer.zero_grad#…)";
+    case 'dataloader':
+      return "The DataLoader's range (enumerate(DataLoader)#…)";
+    case 'communication':
+      return 'A collective’s range (nccl:…, gloo:…)';
+    default:
+      return 'A record_function("…") range';
+  }
+}
+
+/** The kernels launched in one row (its calls and the ranges inside them), longest first. */
+export interface RangeKernels {
+  count: number;
+  name: string[];
+  calls: Float64Array;
+  totalUs: Float64Array;
+  /** 1 yes, 0 no, TRI_NULL unknown. */
+  tensorCores: Uint8Array;
+}
+
+export function parseRangeKernels(json: string): RangeKernels {
+  const items = Reader.parse('rangeKernelsJson', json).field('kernels').items();
+  const n = items.length;
+  const k: RangeKernels = { count: n, name: new Array(n), calls: new Float64Array(n), totalUs: new Float64Array(n), tensorCores: new Uint8Array(n) };
+  items.forEach((it, i) => {
+    const r = it.object();
+    k.name[i] = r.str('name');
+    k.calls[i] = r.num('calls');
+    k.totalUs[i] = r.num('total_us');
+    k.tensorCores[i] = r.tri('tensor_cores');
+  });
+  return k;
+}
+
+export { TRI_NULL };
