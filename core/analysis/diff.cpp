@@ -165,6 +165,15 @@ bool contains(std::string_view hay, std::string_view needle) {
   return false;
 }
 
+// An autograd function as the engine records it: PyTorch 2.x wraps each in
+// `autograd::engine::evaluate_function: XBackward0`; PyTorch 1.x names it `XBackward[0]` or
+// `torch::autograd::AccumulateGrad` at the thread's top level.
+bool is_backward_name(std::string_view n) {
+  if (n.starts_with("autograd::") || n.starts_with("torch::autograd::")) return true;
+  while (!n.empty() && n.back() >= '0' && n.back() <= '9') n.remove_suffix(1);
+  return n.ends_with("Backward");
+}
+
 bool is_collective_name(std::string_view n) {
   return n.starts_with("nccl:") || n.starts_with("gloo:") || n.starts_with("c10d::") || n == "record_param_comms";
 }
@@ -184,18 +193,18 @@ ThreadRole role_of(const OpTree& t, const TraceModel& m, int32_t root,
   const SliceRow& row = node_slice(m, t.nodes[size_t(first)]);
   const auto it = names.find({row.pid, row.tid});
   const std::string_view name = it == names.end() ? std::string_view() : it->second;
-  bool autograd = false, loader = false;
-  int64_t host_ns = 0, collective_ns = 0;
+  bool loader = false;
+  int64_t host_ns = 0, collective_ns = 0, backward_ns = 0;
   for (int32_t c : children_of(t, root)) {
     const OpNode& n = t.nodes[size_t(c)];
     const std::string_view op = node_name(t, m, c);
     const int64_t ns = node_host_total_ns(t, m, n);
-    autograd |= op.starts_with("autograd::engine::evaluate_function");
     loader |= n.cls == NodeClass::kDataLoader;
     if (is_collective_name(op)) collective_ns += ns;
+    if (is_backward_name(op)) backward_ns += ns;
     host_ns += ns;
   }
-  if (autograd || contains(name, "autograd")) return ThreadRole::kAutograd;
+  if (contains(name, "autograd") || (host_ns > 0 && 2 * backward_ns >= host_ns)) return ThreadRole::kAutograd;
   if (contains(name, "gloo") || contains(name, "nccl") || (host_ns > 0 && 2 * collective_ns >= host_ns))
     return ThreadRole::kCommunication;
   if (loader || contains(name, "dataloader") || contains(name, "pin_memory")) return ThreadRole::kDataLoader;
