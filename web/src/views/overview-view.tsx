@@ -373,7 +373,13 @@ function StepTable({ data, sel, onSel }: { data: StepBreakdown; sel: string; onS
               <th>Step</th>
               <th class="num">Total (us)</th>
               <th class="num">Kernel (us)</th>
-              <th class="num">Kernel %</th>
+              <th
+                class="num"
+                data-testid="steps-kernel-pct-head"
+                title="The step time only kernels run in, as a share of the step (communication kernels count as Communication). Not GPU utilization: that is the time any kernel runs over the steps' time, in the GPU summary."
+              >
+                Kernel % of step
+              </th>
               <th class="num">CPU Exec (us)</th>
               <th class="num">DataLoader (us)</th>
               <th class="num">Communication (us)</th>
