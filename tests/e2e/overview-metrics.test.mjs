@@ -76,6 +76,13 @@ describe('One number per metric', () => {
         assert.deepEqual(recs, want.recs);
         const util = recs.find((r) => r.includes('runs kernels less than half'));
         if (util) assert.ok(util.includes(`GPU 0 (${want.util})`), `the utilization advice quotes ${want.util}: ${util}`);
+        // A step-time share the advice quotes is the step table's (average step) to the digit.
+        for (const [role, words] of [['communication', 'of the step time is spent in communication'], ['dataloader', 'of the step time is spent waiting for the DataLoader']]) {
+          const rec = recs.find((r) => r.includes(words));
+          if (!rec) continue;
+          const shown = await page.textContent(`${c} [data-testid=overview-card] [data-testid=step-pct-${role}]`);
+          assert.ok(rec.startsWith(`${shown} ${words}`), `${role}: the advice says "${rec.slice(0, 40)}…", the step table ${shown}`);
+        }
         // The Kernels view's pie: its "Using Tensor Cores" slice.
         await page.click(`${c} [data-testid=tab-kernels]`);
         const slice = `${c} [data-testid=kernel-pie-tc-legend] li`;
