@@ -23,6 +23,7 @@
 #include "core/analysis/summary.h"
 #include "core/analysis/tensor_cores.h"
 #include "core/trace/trace_trimmer.h"
+#include "core/util/format_pct.h"
 
 int run_distributed(int argc, char** argv);  // cli/distributed_command.cpp
 
@@ -31,7 +32,7 @@ namespace {
 const char kUsage[] =
     "usage: kinetoscope summary [--json] [--chunk-bytes N] TRACE...\n"
     "       kinetoscope steps [--json] [--tb-plugin] TRACE...\n"
-    "       kinetoscope gpus [--json] [--tb-plugin] TRACE...\n"
+    "       kinetoscope gpus [--json] [--step N] [--tb-plugin] TRACE...\n"
     "       kinetoscope overview [--json] [--tb-plugin] TRACE...\n"
     "       kinetoscope operators [--json|--csv] [--group-by op|op+shape|op+stack] [--step N] [--tb-plugin] TRACE...\n"
     "       kinetoscope operators --detail NAME [--group-by op+shape --input-shape SHAPE] [--json]\n"
@@ -61,10 +62,12 @@ const char kUsage[] =
     "            as tb_plugin does (see docs/compatibility.md).\n"
     "\n"
     "  gpus      per GPU over the steps: utilization, est. SM efficiency, est. achieved\n"
-    "            occupancy, and the utilization timeline (--json).\n"
+    "            occupancy, and the utilization timeline (--json). --step N: over step N's\n"
+    "            time, with the Tensor Core share of the kernels it issued (the Overview's GPU\n"
+    "            summary when that step is chosen).\n"
     "\n"
     "  overview  steps with their breakdown and average, the GPU summary (vendor, architecture,\n"
-    "            the share of operator kernel time on Tensor Cores, Matrix Cores on AMD), the\n"
+    "            the share of kernel time on Tensor Cores, Matrix Cores on AMD), the\n"
     "            trace-wide shares and the recommendations with their evidence.\n"
     "\n"
     "  operators operators grouped by name (--group-by op, default) or name and input shape\n"
@@ -181,10 +184,12 @@ int run_step_views(const char* command, int argc, char** argv) {
   bool json = false;
   ks::StepOptions options;
   std::vector<std::string> files;
+  std::optional<std::string> step;  // gpus --step N
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--json") json = true;
     else if (a == "--tb-plugin") options.tb_plugin_gpu_annotations = true;
+    else if (gpus && a == "--step" && i + 1 < argc) step = argv[++i];
     else if (a.size() > 1 && a[0] == '-') {
       std::fprintf(stderr, "kinetoscope %s: unknown option %s\n%s", command, a.c_str(), kUsage);
       return 2;
@@ -194,8 +199,29 @@ int run_step_views(const char* command, int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return 2;
   }
-  return for_each_trace(files, [&](const std::string& name, const ks::TraceModel& m) {
+  int status = 0;
+  const int loaded = for_each_trace(files, [&](const std::string& name, const ks::TraceModel& m) {
     const ks::StepsResult steps = ks::find_steps(m, options);
+    if (gpus && step) {
+      // One step: its window and the kernels it issued (step_scope.h), as the Overview's GPU
+      // summary shows a chosen step.
+      const ks::OpTree tree = ks::build_op_tree(m, {options.tb_plugin_gpu_annotations});
+      const ks::StepAttribution attribution = ks::attribute_steps(tree, m, steps);
+      const std::optional<ks::StepFilter> filter = ks::step_filter(attribution, steps, *step);
+      if (!filter) {
+        std::fprintf(stderr, "%s: %s.\n", name.c_str(), ks::unknown_step_message(steps, *step).c_str());
+        status = 1;
+        return;
+      }
+      const ks::GpuMetricsResult g = ks::gpu_metrics(m, ks::chosen_steps(steps, *filter));
+      const std::string out = ks::gpu_summary_json(m, g, &*filter, options.tb_plugin_gpu_annotations, name);
+      if (json) {
+        std::printf("%s\n", out.c_str());
+        return;
+      }
+      std::fputs(ks::gpu_summary_text(m, g, &*filter, options.tb_plugin_gpu_annotations, name).c_str(), stdout);
+      return;
+    }
     if (gpus) {
       const ks::GpuMetricsResult g = ks::gpu_metrics(m, steps);
       if (json) {
@@ -205,9 +231,9 @@ int run_step_views(const char* command, int argc, char** argv) {
       std::printf("%s: %zu GPU%s with kernels, over the steps' window\n", name.c_str(), g.gpus.size(),
                   g.gpus.size() == 1 ? "" : "s");
       for (const ks::GpuMetrics& gpu : g.gpus) {
-        std::printf("  GPU %d: utilization %.2f %%", gpu.device, gpu.utilization * 100);
-        if (gpu.sm_efficiency) std::printf(", est. SM efficiency %.2f %%", *gpu.sm_efficiency * 100);
-        if (gpu.occupancy_pct) std::printf(", est. achieved occupancy %.2f %%", *gpu.occupancy_pct);
+        std::printf("  GPU %d: utilization %s", gpu.device, ks::format_pct(gpu.utilization * 100).c_str());
+        if (gpu.sm_efficiency) std::printf(", est. SM efficiency %s", ks::format_pct(*gpu.sm_efficiency * 100).c_str());
+        if (gpu.occupancy_pct) std::printf(", est. achieved occupancy %s", ks::format_pct(*gpu.occupancy_pct).c_str());
         std::printf("\n");
       }
       return;
@@ -230,6 +256,7 @@ int run_step_views(const char* command, int argc, char** argv) {
     for (const ks::StepCosts& c : b.steps) row(c.step.name, double(c.total_ns), c.ns);
     row("average", b.average_total_ns, b.average_ns);
   });
+  return loaded | status;
 }
 
 // "80,1,1" -> {80, 1, 1}; false if it is not three integers.
@@ -388,9 +415,9 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
                   b.steps.size() == 1 ? "" : "s", b.average_total_ns / 1e3, g.gpus.size(), g.gpus.size() == 1 ? "" : "s");
       const ks::TcShare share = ks::tc_kernel_share(m, tb);
       if (share.total_ns > 0)
-        std::printf("  %s: %.1f %% of all kernel time, %.1f %% unknown\n",
-                    std::string(ks::matrix_units_term(ks::trace_accelerator(m))).c_str(), *share.ratio() * 100,
-                    *share.unknown_ratio() * 100);
+        std::printf("  %s: %s of all kernel time, %s unknown\n",
+                    std::string(ks::matrix_units_term(ks::trace_accelerator(m))).c_str(),
+                    ks::format_pct(*share.ratio() * 100).c_str(), ks::format_pct(*share.unknown_ratio() * 100).c_str());
       for (const ks::Recommendation& r : ks::recommendations({m, b, g, tree, tb}))
         std::printf("  - %s\n", r.text.c_str());
       return;

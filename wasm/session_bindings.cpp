@@ -85,6 +85,15 @@ class Session {
   std::string stepBreakdownJson(bool tbPlugin) const { return ks::step_breakdown_json(breakdown(tbPlugin), ""); }
   // GPU metrics over the steps (the JSON of `kinetoscope gpus --json`).
   std::string gpuMetricsJson(bool tbPlugin) const { return ks::gpu_metrics_json(gpus(tbPlugin), ""); }
+  // The GPU summary of one step ("": all steps), as `kinetoscope gpus --step N --json`: the step's
+  // window and the kernels it issued (overview.h gpu_summary_json).
+  std::string gpuSummaryJson(const std::string& step, bool tbPlugin) const {
+    if (step.empty()) return ks::gpu_summary_json(reader_.model(), gpus(tbPlugin), nullptr, tbPlugin, "");
+    return in_step(tbPlugin, step, [&](const ks::StepFilter* s) {
+      return ks::gpu_summary_json(reader_.model(), ks::gpu_metrics(reader_.model(), ks::chosen_steps(steps(tbPlugin), *s)), s,
+                                  tbPlugin, "");
+    });
+  }
   // The Overview of `kinetoscope overview --json`: steps, average, GPU summary, recommendations.
   std::string overviewJson(bool tbPlugin) const {
     const ks::OverviewInputs in{reader_.model(), breakdown(tbPlugin), gpus(tbPlugin), tree(tbPlugin), tbPlugin};
@@ -625,6 +634,7 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("summaryJson", &Session::summaryJson)
       .function("stepBreakdownJson", &Session::stepBreakdownJson)
       .function("gpuMetricsJson", &Session::gpuMetricsJson)
+      .function("gpuSummaryJson", &Session::gpuSummaryJson)
       .function("overviewJson", &Session::overviewJson)
       .function("operatorsJson", &Session::operatorsJson)
       .function("operatorStacksJson", &Session::operatorStacksJson)

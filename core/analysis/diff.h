@@ -4,6 +4,7 @@
 // Matched nodes are compared again one level down, so the tree can be zoomed into.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct DiffAgg {
 struct DiffSide {
   std::string name;
   uint32_t nodes = 0;      // tree nodes on this side
+  uint32_t threads = 0;    // the threads they ran on
   int64_t host_ns = 0;     // Σ host span of the nodes
   int64_t device_ns = 0;   // Σ device total of the nodes
   int64_t total_ns = 0;    // Σ per node: device total, or its host span when it has no device time
@@ -30,9 +32,19 @@ struct DiffSide {
                               // in tb_plugin's collection order (post-order, first call first)
 };
 
+// What a thread does in a trace, read from its name and its top-level ranges: the thread running
+// the steps ("main"), the autograd engine's (the backward pass), a process group's
+// ("communication": gloo's run loops, NCCL's), a DataLoader's, or any other.
+enum class ThreadRole : uint8_t { kMain, kAutograd, kCommunication, kDataLoader, kOther, kCount };
+const char* thread_role_name(ThreadRole r);   // "main", "autograd", "communication", "dataloader", "other"
+const char* thread_role_label(ThreadRole r);  // "Main thread", "Autograd (backward)", ...
+
 struct DiffNode {
   std::string path;  // "0" for the root, "<parent path>-<index>" below
   std::string name;  // the baseline side's name, or the experiment's when the baseline is blank
+  // Set on the nodes that stand for one role's threads (the root's children when the traces' work
+  // ran on threads of several roles); the others have none.
+  std::optional<ThreadRole> role;
   DiffSide baseline, experiment;
   std::vector<DiffNode> children;
 };
@@ -46,7 +58,16 @@ struct DiffResult {
 // Which thread's tree each side uses: tb_plugin takes the first thread (in order of first
 // appearance), which is not always the one running the steps; otherwise the first thread with a
 // ProfilerStep at its top, or failing that the one with the most host time at its top (-1: none).
+// That thread is the main one; by default the others are compared too (diff_threads).
 int32_t diff_tree_root(const OpTree& t, const TraceModel& m, bool tb_plugin);
+
+// The threads one side compares (default mode), by role: each thread's root (OpTree::roots) with
+// its role, the main thread first, the others in order of first appearance.
+struct DiffThread {
+  int32_t root = -1;
+  ThreadRole role = ThreadRole::kOther;
+};
+std::vector<DiffThread> diff_threads(const OpTree& t, const TraceModel& m);
 
 // Trees deeper than 256 matched levels (hostile traces) are compared to that depth only.
 DiffResult diff_trees(const OpTree& baseline, const TraceModel& baseline_model, const OpTree& experiment,

@@ -2,6 +2,7 @@
 
 #include "core/analysis/accelerator.h"
 #include "core/analysis/tensor_cores.h"
+#include "core/util/format_pct.h"
 #include "core/util/json_writer.h"
 
 namespace ks {
@@ -38,7 +39,10 @@ std::string overview_json(const OverviewInputs& in, std::string_view file_name) 
   w.key("accelerator").value(accelerator_name(acc));
   std::vector<int> ids;
   for (const GpuMetrics& g : in.gpus.gpus) ids.push_back(g.device);
-  const std::optional<std::vector<TcShare>> tc = tc_share_by_gpu(in.tree, m, ids);
+  // One definition by default: every kernel of the GPU, as the Kernels pie (docs/compatibility.md).
+  const std::optional<std::vector<TcShare>> tc =
+      in.tb_plugin ? tc_share_by_gpu(in.tree, m, ids)
+                   : std::optional<std::vector<TcShare>>(tc_kernel_share_by_gpu(m, false, ids));
   w.key("gpus").begin_array();
   for (size_t i = 0; i < in.gpus.gpus.size(); ++i) {
     const GpuMetrics& g = in.gpus.gpus[i];
@@ -82,8 +86,9 @@ std::string overview_json(const OverviewInputs& in, std::string_view file_name) 
   if (const std::optional<double> r = all.unknown_ratio()) w.value(*r * 100); else w.null();
   const EligibleKernels eligible = tc_eligible_kernels(in.tree, m);
   w.key("eligible_op_kernel_pct").value(eligible.ratio() * 100);
+  w.key("gpu_of").value(in.tb_plugin ? "operator_kernels" : "all_kernels");
   w.key("scope").begin_object();
-  w.key("gpu").value(gpu_tc_scope(acc));
+  w.key("gpu").value(in.tb_plugin ? gpu_tc_scope(acc) : gpu_all_kernels_tc_scope(acc));
   w.key("kernel").value(kernel_tc_scope(acc));
   w.key("eligible_op_kernel").value(eligible_tc_scope(acc));
   w.end_object();
@@ -105,6 +110,76 @@ std::string overview_json(const OverviewInputs& in, std::string_view file_name) 
     for (const auto& [key, value] : optional_fields)
       if (!value->empty()) w.key(key).value(*value);
     w.end_object();
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return w.take();
+}
+
+std::string gpu_summary_text(const TraceModel& m, const GpuMetricsResult& gpus, const StepFilter* step, bool tb_plugin,
+                             std::string_view file_name) {
+  const Accelerator acc = trace_accelerator(m);
+  std::vector<int> ids;
+  for (const GpuMetrics& g : gpus.gpus) ids.push_back(g.device);
+  const std::vector<TcShare> tc = tc_kernel_share_by_gpu(m, tb_plugin, ids, step);
+  std::string out(file_name);
+  out += step ? ": step " + step->name + ", " : ": all steps, ";
+  out += std::to_string(gpus.gpus.size()) + (gpus.gpus.size() == 1 ? " GPU" : " GPUs") + " with kernels\n";
+  for (size_t i = 0; i < gpus.gpus.size(); ++i) {
+    const GpuMetrics& g = gpus.gpus[i];
+    out += "  GPU " + std::to_string(g.device) + ": utilization " + format_pct(g.utilization * 100);
+    if (g.sm_efficiency) out += ", est. SM efficiency " + format_pct(*g.sm_efficiency * 100);
+    if (g.occupancy_pct) out += ", est. achieved occupancy " + format_pct(*g.occupancy_pct);
+    if (const std::optional<double> r = tc[i].ratio()) {
+      out += ", " + std::string(matrix_units_term(acc)) + " " + format_pct(*r * 100);
+      if (tc[i].unknown_ns > 0) out += " (+ " + format_pct(*tc[i].unknown_ratio() * 100) + " unknown)";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+StepsResult chosen_steps(const StepsResult& steps, const StepFilter& filter) {
+  StepsResult out = steps;
+  out.steps.clear();
+  for (size_t i = 0; i < steps.steps.size(); ++i)
+    if (i < filter.chosen.size() && filter.chosen[i]) out.steps.push_back(steps.steps[i]);
+  return out;
+}
+
+std::string gpu_summary_json(const TraceModel& m, const GpuMetricsResult& gpus, const StepFilter* step, bool tb_plugin,
+                             std::string_view file_name) {
+  const Accelerator acc = trace_accelerator(m);
+  std::vector<int> ids;
+  for (const GpuMetrics& g : gpus.gpus) ids.push_back(g.device);
+  const std::vector<TcShare> tc = tc_kernel_share_by_gpu(m, tb_plugin, ids, step);
+  JsonWriter w;
+  w.begin_object();
+  w.key("file").value(file_name);
+  w.key("step");
+  if (step) w.value(step->name); else w.null();
+  w.key("window_start_us").value(double(gpus.window_start_ns) / 1e3);
+  w.key("window_end_us").value(double(gpus.window_end_ns) / 1e3);
+  w.key("scope").begin_object();
+  w.key("metrics").value(step ? "over step " + step->name + "'s time (from its start to the end of its GPU work)"
+                              : std::string("over the steps' time (from the first step's start to the last one's end)"));
+  w.key("tensor_cores").value(step ? gpu_all_kernels_tc_step_scope(acc, step->name) : gpu_all_kernels_tc_scope(acc));
+  w.end_object();
+  w.key("gpus").begin_array();
+  for (size_t i = 0; i < gpus.gpus.size(); ++i) {
+    const GpuMetrics& g = gpus.gpus[i];
+    w.begin_object();
+    w.key("device").value(int64_t(g.device));
+    w.key("utilization_pct").value(g.utilization * 100);
+    w.key("sm_efficiency_pct");
+    if (g.sm_efficiency) w.value(*g.sm_efficiency * 100); else w.null();
+    w.key("achieved_occupancy_pct");
+    if (g.occupancy_pct) w.value(*g.occupancy_pct); else w.null();
+    w.key("tensor_core_pct");
+    if (const std::optional<double> r = tc[i].ratio()) w.value(*r * 100); else w.null();
+    w.key("tensor_core_unknown_pct");
+    if (const std::optional<double> r = tc[i].unknown_ratio()) w.value(*r * 100); else w.null();
     w.end_object();
   }
   w.end_array();

@@ -9,6 +9,7 @@
 
 #include "core/analysis/accelerator.h"
 #include "core/analysis/tensor_cores.h"
+#include "core/util/format_pct.h"
 
 namespace ks {
 
@@ -105,13 +106,14 @@ std::vector<Recommendation> recommendations(const OverviewInputs& in) {
   // 1. Input loading: the DataLoader's share of the average step. pin_memory only helps copies
   // to an accelerator.
   if (const double s = share(Role::kDataLoader); s > 0.05) {
-    const std::string pct = fmt1(s * 100);
+    // tb_plugin's "12.3%", else the Overview's own digits ("12.34 %", format_pct).
+    const std::string pct = tb ? fmt1(s * 100) : format_pct(s * 100);
     out.push_back({"dataloader",
                    tb ? "This run has high time cost on input data loading. " + pct +
                             "% of the step time is in DataLoader. You could try to set num_workers on DataLoader's "
                             "construction and <a href=\"https://pytorch.org/docs/stable/data.html#single-and-multi-"
                             "process-data-loading\" target=\"_blank\">enable multi-processes on data loading</a>."
-                      : pct + "% of the step time is spent waiting for the DataLoader. Load data in worker "
+                      : pct + " of the step time is spent waiting for the DataLoader. Load data in worker "
                               "processes (DataLoader num_workers > 0" +
                             std::string(acc == Accelerator::kNone ? "" : ", with pin_memory=True") +
                             ") so the next batch is ready while the " +
@@ -175,7 +177,7 @@ std::vector<Recommendation> recommendations(const OverviewInputs& in) {
 
   // 4. Communication that nothing overlaps, as a share of the average step.
   if (const double s = share(Role::kCommunication); s > 0.1) {
-    const std::string pct = fmt1(s * 100);
+    const std::string pct = tb ? fmt1(s * 100) : format_pct(s * 100);
     out.push_back({"communication",
                    tb ? "This run has high time cost on communication. " + pct +
                             "% of the step time is in communication. You could try <a href=\"('https://pytorch.org/"
@@ -186,7 +188,7 @@ std::vector<Recommendation> recommendations(const OverviewInputs& in) {
                             "model convergence and accuracy. For such case, you may want to evaluate <a href=\"https:"
                             "//nvidia.github.io/apex/optimizers.html#apex.optimizers.FusedLAMB\" target=\"_blank\">"
                             "LAMB optimizer</a>."
-                      : pct + "% of the step time is spent in communication that nothing else overlaps. Try "
+                      : pct + " of the step time is spent in communication that nothing else overlaps. Try "
                               "gradient compression (DDP communication hooks), gradient accumulation or a larger "
                               "batch; larger effective batches can hurt convergence (optimizers such as LAMB help).",
                    "distributed",
@@ -211,7 +213,7 @@ std::vector<Recommendation> recommendations(const OverviewInputs& in) {
     } else {
       for (size_t i = 0; i < low.size(); ++i) {
         if (i) text += i + 1 == low.size() ? " and " : ", ";
-        text += "GPU " + std::to_string(low[i]->device) + " (" + fmt1(low[i]->utilization * 100) + "%)";
+        text += "GPU " + std::to_string(low[i]->device) + " (" + format_pct(low[i]->utilization * 100) + ")";
       }
       // Graph capture replays a step's launches at once: CUDA graphs, HIP graphs on ROCm (the same
       // torch.cuda.CUDAGraph API).

@@ -58,6 +58,16 @@ std::string gpu_tc_scope(Accelerator a) {
          "As tb_plugin's GPU summary.";
 }
 
+std::string gpu_all_kernels_tc_scope(Accelerator a) {
+  return "Share of the time of every kernel that ran on this GPU (whoever launched it, steps or not) spent in kernels "
+         "known to use " + std::string(matrix_units_term(a)) + "; the Kernels view's pie counts the same.";
+}
+
+std::string gpu_all_kernels_tc_step_scope(Accelerator a, std::string_view step) {
+  return "Share of the time of the kernels step " + std::string(step) + " issued on this GPU spent in kernels known to use " +
+         std::string(matrix_units_term(a)) + "; the Kernels view of that step counts the same.";
+}
+
 std::string eligible_tc_scope(Accelerator a) {
   return "Share of operator-launched kernel time launched by the innermost operators that could use " +
          std::string(matrix_units_term(a)) + " (convolutions, matrix multiplies, attention).";
@@ -98,6 +108,19 @@ TcShare tc_kernel_share(const TraceModel& m, bool tb_plugin, const StepFilter* s
     share.add(tc(k.s.name), k.s.dur_ns);
   }
   return share;
+}
+
+std::vector<TcShare> tc_kernel_share_by_gpu(const TraceModel& m, bool tb_plugin, const std::vector<int>& gpu_ids,
+                                            const StepFilter* step) {
+  std::vector<TcShare> out(gpu_ids.size());
+  TcKernelNames tc(m.strings, tb_plugin);
+  for (uint32_t i = 0; i < m.kernels.size(); ++i) {
+    if (step && !step->has_kernel(i)) continue;
+    const KernelRow& k = m.kernels[i];
+    const auto g = std::find(gpu_ids.begin(), gpu_ids.end(), k.device);
+    if (g != gpu_ids.end()) out[size_t(g - gpu_ids.begin())].add(tc(k.s.name), k.s.dur_ns);
+  }
+  return out;
 }
 
 namespace {

@@ -25,6 +25,11 @@ std::string kernel_tc_scope(Accelerator a);
 // The Kernel view of one step (kernel_table with a StepFilter): the kernels that step issued.
 std::string kernel_tc_step_scope(Accelerator a, std::string_view step);
 std::string gpu_tc_scope(Accelerator a);
+// The default mode's GPU summary figure: every kernel that ran on the GPU, as the Kernel view
+// counts them (over the whole trace, or over the kernels one step issued): one definition, so the
+// GPU summary and the Kernels pie print the same number.
+std::string gpu_all_kernels_tc_scope(Accelerator a);
+std::string gpu_all_kernels_tc_step_scope(Accelerator a, std::string_view step);
 std::string eligible_tc_scope(Accelerator a);
 
 // tb_plugin's allowlist (--tb-plugin): the kernel's name contains one of the 2021 Tensor Core
@@ -85,6 +90,10 @@ struct TcShare {
 // `step`, over the kernels that step issued only (step_scope.h).
 TcShare tc_kernel_share(const TraceModel& m, bool tb_plugin, const StepFilter* step = nullptr);
 
+// Per GPU (kernel "device"), every kernel (tc_kernel_share split by GPU): one share per id in
+// gpu_ids; with `step`, the kernels that step issued.
+std::vector<TcShare> tc_kernel_share_by_gpu(const TraceModel& m, bool tb_plugin, const std::vector<int>& gpu_ids,
+                                            const StepFilter* step = nullptr);
 // Per GPU (kernel "device"), the kernels operators launched themselves, over the whole trace
 // (tb_plugin's "Kernel time using Tensor Cores" of the GPU summary): one share per id in gpu_ids
 // (empty when no operator kernel ran there); nothing when no operator launched any kernel.

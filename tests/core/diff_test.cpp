@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 #include "core/analysis/diff.h"
 #include "core/analysis/steps.h"
@@ -110,6 +111,71 @@ TEST_CASE("diff: the hand-made pair, matched at the dataloader, module and optim
     CHECK(back.root.children[3].name == "CompositeNodes");
     check_side(back.root.children[3].baseline, "Blank", 0, 0, 0);
   }
+}
+
+// tests/data/diff-threads-rank0.json / -rank1.json (arithmetic in tests/data/README.md): a step
+// whose forward runs on the main thread, its backward on pt_autograd_0 and its all_reduce on gloo's
+// threads (one on rank 0; two on rank 1, one of them named "python3").
+TEST_CASE("diff: every thread, merged by role, the root's device time is the steps' device work", "[diff]") {
+  Loaded base("diff-threads-rank0.json"), exp("diff-threads-rank1.json");
+  const ks::OpTree ta = ks::build_op_tree(base.m()), te = ks::build_op_tree(exp.m());
+
+  const std::vector<ks::DiffThread> threads = ks::diff_threads(te, exp.m());
+  REQUIRE(threads.size() == 4);
+  CHECK(threads[0].role == ks::ThreadRole::kMain);
+  int comm = 0, autograd = 0;
+  for (const ks::DiffThread& t : threads) {
+    comm += t.role == ks::ThreadRole::kCommunication;  // by name, and by its gloo:* ranges
+    autograd += t.role == ks::ThreadRole::kAutograd;
+  }
+  CHECK(comm == 2);
+  CHECK(autograd == 1);
+
+  const ks::DiffResult d = ks::diff_trees(ta, base.m(), te, exp.m(), false);
+  REQUIRE(d.compared);
+  const ks::DiffNode& root = d.root;
+  // Rank 0: gemm 10 + add 2 (main) + backward gemm 20 + all_reduce's copy 5 = 37; the AccumulateGrad
+  // before the step (7) is left out. Rank 1: 12 + 2 + 24 + 5 + 6 = 49.
+  check_side(root.baseline, "CompositeNodes", 30 + 15 + 25 + 48, 37, 10 + 2 + 20 + 5);
+  check_side(root.experiment, "CompositeNodes", 30 + 15 + 25 + 25 + 22, 49, 12 + 2 + 24 + 5 + 6);
+  CHECK(root.baseline.threads == 3);
+  CHECK(root.experiment.threads == 4);
+  CHECK_FALSE(root.role);
+  REQUIRE(root.children.size() == 3);
+
+  const ks::DiffNode& main = root.children[0];
+  CHECK(main.path == "0-0");
+  CHECK(main.role == ks::ThreadRole::kMain);
+  check_side(main.baseline, "Main thread", 45, 12, 12);
+  check_side(main.experiment, "Main thread", 45, 14, 14);
+  REQUIRE(main.children.size() == 2);  // Net and the optimizer, matched as before
+  CHECK(main.children[0].path == "0-0-0");
+  check_side(main.children[0].baseline, "nn.Module: Net", 30, 10, 10);
+  check_side(main.children[1].experiment, "Optimizer.step#SGD.step", 15, 2, 2);
+
+  const ks::DiffNode& bwd = root.children[1];
+  CHECK(bwd.role == ks::ThreadRole::kAutograd);
+  check_side(bwd.baseline, "Autograd (backward)", 25, 20, 20);
+  check_side(bwd.experiment, "Autograd (backward)", 25, 24, 24);
+  REQUIRE(bwd.baseline.aggs.size() == 2);
+  check_agg(bwd.baseline.aggs[0], "aten::mm", 1, 22, 20, 19, 20);
+
+  const ks::DiffNode& c = root.children[2];
+  CHECK(c.role == ks::ThreadRole::kCommunication);
+  check_side(c.baseline, "Communication", 48, 5, 5);
+  check_side(c.experiment, "Communication", 25 + 22, 11, 11);
+  CHECK(c.baseline.threads == 1);
+  CHECK(c.experiment.threads == 2);
+  CHECK(c.experiment.nodes == 2);
+
+  // tb_plugin's reading: one thread, the first to appear (rank 0's autograd thread, whose
+  // AccumulateGrad comes first), no level of roles.
+  const ks::OpTree tta = ks::build_op_tree(base.m(), {true}), tte = ks::build_op_tree(exp.m(), {true});
+  const ks::DiffResult tb = ks::diff_trees(tta, base.m(), tte, exp.m(), true);
+  REQUIRE(tb.compared);
+  CHECK(tb.root.baseline.device_ns == (7 + 20) * us);
+  CHECK(tb.root.experiment.device_ns == 14 * us);
+  for (const ks::DiffNode& n : tb.root.children) CHECK_FALSE(n.role);
 }
 
 TEST_CASE("diff: the gate's metrics and line", "[diff]") {

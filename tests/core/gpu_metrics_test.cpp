@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "core/analysis/gpu_metrics.h"
+#include "core/analysis/overview.h"
+#include "core/util/format_pct.h"
 #include "test_util.h"
 
 TEST_CASE("gpu-metrics-by-hand: utilization, est. SM efficiency, est. occupancy", "[gpu_metrics]") {
@@ -28,4 +30,30 @@ TEST_CASE("gpu-metrics-by-hand: utilization, est. SM efficiency, est. occupancy"
   CHECK(g0.timeline[5].second == Approx(0.0));
   CHECK(g0.timeline[40].second == Approx(1.0));
   CHECK(g0.timeline.back().second == 0.0);
+}
+
+// The Overview's GPU summary of a chosen step (issue 22 §6) on diff-baseline.json: ProfilerStep#1
+// [0,100) µs runs a 30 µs kernel, #2 [100,200) a 28 µs one. Each step's utilization is over its
+// own time, all steps' over both: 30 %, 28 %, 58 / 200 = 29 %. One formatter prints them.
+TEST_CASE("gpu summary of one step: the step's window and the kernels it issued", "[gpu_metrics]") {
+  kstest::LoadedFixture l("diff-baseline.json");
+  const ks::StepsResult steps = ks::find_steps(l.m());
+  const ks::OpTree tree = ks::build_op_tree(l.m());
+  const ks::StepAttribution a = ks::attribute_steps(tree, l.m(), steps);
+  for (const auto& [name, pct] : {std::pair<const char*, const char*>{"1", "30"}, {"2", "28"}}) {
+    INFO("step " << name);
+    const std::optional<ks::StepFilter> f = ks::step_filter(a, steps, name);
+    REQUIRE(f);
+    const ks::GpuMetricsResult g = ks::gpu_metrics(l.m(), ks::chosen_steps(steps, *f));
+    const std::string json = ks::gpu_summary_json(l.m(), g, &*f, false, "f");
+    REQUIRE(g.gpus.size() == 1);
+    CHECK(g.gpus[0].utilization * 100 == Approx(std::stod(pct)));
+    CHECK(json.find(std::string("\"step\":\"") + name + "\"") != std::string::npos);
+    CHECK(ks::gpu_summary_text(l.m(), g, &*f, false, "f").find(std::string("utilization ") + pct + ".00 %") != std::string::npos);
+  }
+  const ks::GpuMetricsResult all = ks::gpu_metrics(l.m(), steps);
+  CHECK(ks::gpu_summary_json(l.m(), all, nullptr, false, "f").find("\"step\":null") != std::string::npos);
+  CHECK(ks::gpu_summary_text(l.m(), all, nullptr, false, "f").find("utilization 29.00 %") != std::string::npos);
+  CHECK(ks::format_pct(12.125) == "12.13 %");  // an exact tie rounds as the page's toFixed(2)
+  CHECK(ks::format_pct(44.48572652441825) == "44.49 %");
 }

@@ -120,7 +120,7 @@ TEST_CASE("recommendation dataloader: the DataLoader's share of the step, over 5
   auto cpu = run(traces(4, 12, ""));
   const ks::Recommendation* r = cpu->find("dataloader");
   REQUIRE(r);
-  CHECK(has(r->text, "8.0% of the step time"));
+  CHECK(has(r->text, "8.00 % of the step time"));  // the Overview's digits (format_pct)
   CHECK_FALSE(has(r->text, "pin_memory"));  // CPU-only: nothing to pin for
   CHECK(r->evidence.view == "overview");
   CHECK(r->evidence.step == "2");
@@ -194,7 +194,7 @@ TEST_CASE("recommendation communication: unoverlapped communication over 10% of 
   const auto heavy = run(with_comm(20));
   const ks::Recommendation* r = heavy->find("communication");
   REQUIRE(r);
-  CHECK(has(r->text, "20.0% of the step time"));
+  CHECK(has(r->text, "20.00 % of the step time"));
   CHECK(r->evidence.view == "distributed");
   CHECK(r->evidence.step == "1");
   CHECK_FALSE(run(with_comm(8))->find("communication"));
@@ -210,7 +210,7 @@ TEST_CASE("recommendation gpu-utilization: a GPU busy less than half of the step
   const auto low = run(util(kA100, 30));
   const ks::Recommendation* r = low->find("gpu-utilization");
   REQUIRE(r);
-  CHECK(has(r->text, "GPU 0 (30.0%)"));
+  CHECK(has(r->text, "GPU 0 (30.00 %)"));
   CHECK(has(r->text, "CUDA graphs"));
   CHECK(r->evidence.view == "overview");
   const auto amd = run(util(kMI250, 30));

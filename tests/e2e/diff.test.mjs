@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { card, chartBox, cellNum, cliHas, openSite, pickFiles, runCliJson, settled, sharedTraces, showTrace, tableRows, withCheckedPage } from './helpers.mjs';
+import { card, chartBox, cellNum, cliHas, openSite, pickFiles, repo, runCliJson, settled, sharedTraces, showTrace, tableRows, withCheckedPage } from './helpers.mjs';
 
 const { server, browser } = await openSite();
 const T = { timeout: 120_000 };
@@ -19,6 +19,10 @@ const ranksDir = path.join(sharedTraces, 'two_rank_sampled');
 const ranks = ['rank-0.json.gz', 'rank-1.json.gz'].map((f) => path.join(ranksDir, f));
 const skipRanks = !ranks.every((f) => fs.existsSync(f)) ? '../shared/traces/two_rank_sampled is absent' : !cliHas('diff') && 'the CLI has no diff command';
 
+const threadsTextOf = (n) => {
+  const a = n.baseline.threads, b = n.experiment.threads, word = (k) => (k === 1 ? 'thread' : 'threads');
+  return a === b ? `${a} ${word(a)}` : `${a} → ${b} ${word(b)}`;
+};
 const near = (a, b) => Math.abs(a - b) <= 0.005 + 1e-9;
 
 /** Opens both spans and span 1's Diff tab; waits for the comparison. */
@@ -88,13 +92,17 @@ describe('Diff view', () => {
       await assertTotals(page, c, root, 'top');
       assert.equal(Number(await page.getAttribute(`${c} [data-testid=diff-bars]`, 'data-columns')), root.children.length);
       await assertOperators(page, c, root, 'top');
-      // Search and sort as in the other tables.
+      // Search and sort as in the other tables (case-insensitive: the autograd thread's
+      // ConvolutionBackward0 is among the root's operators).
       await page.fill(`${c} [data-testid=diff-search]`, 'conv');
-      await page.waitForFunction((sel) => [...document.querySelectorAll(sel)].every((r) => r.getAttribute('data-name').includes('conv')), `${c} [data-testid=diff-row]`);
+      await page.waitForFunction((sel) => [...document.querySelectorAll(sel)].every((r) => r.getAttribute('data-name').toLowerCase().includes('conv')), `${c} [data-testid=diff-row]`);
       await page.fill(`${c} [data-testid=diff-search]`, '');
 
-      // Zoom into the third part (the first stretch between matched nodes), then back.
-      const i = 2;
+      // Every thread is compared: the main thread and the autograd (backward) thread are the parts
+      // of the top, one row each in the table of roles. Zoom into the main thread, then back.
+      assert.deepEqual(root.children.map((x) => x.role), ['main', 'autograd']);
+      assert.deepEqual(await page.$$eval(`${c} [data-testid=diff-role]`, (rs) => rs.map((r) => r.getAttribute('data-role'))), ['main', 'autograd']);
+      const i = 0;
       const child = root.children[i];
       await clickBar(page, c, i, root.children.length);
       await page.waitForSelector(`${view}[data-node="${child.path}"][data-state=ready]`);
@@ -125,9 +133,46 @@ describe('Diff view', () => {
       await showTrace(page, A);
       const c = card(A);
       await page.waitForSelector(`${c} [data-testid=tab-diff][aria-selected=true]`);
-      const child = root.children[2];
+      const child = root.children[0];
       await page.waitForSelector(`${c} [data-testid=diff-view][data-state=ready][data-node="${child.path}"][data-experiment="${B}"]`);
       await assertTotals(page, c, child, 'from the link');
+    });
+  });
+
+  it('two DDP ranks (gloo, PyTorch 2.11): every thread by role, each row equal to `kinetoscope diff --json`', T, async () => {
+    const dir = path.join(repo, 'tests/data/h200_pt211/ddp_gloo2');
+    const pair = fs.readdirSync(dir).filter((f) => f.endsWith('.pt.trace.json.gz')).sort().map((f) => path.join(dir, f));
+    const [r0, r1] = pair.map((f) => path.basename(f));
+    const want = runCliJson(['diff', '--json', ...pair]).tree;
+    await withCheckedPage(browser, server.url, async (page) => {
+      await pickFiles(page, pair);
+      assert.equal(await settled(page, r1), 'done');
+      assert.equal(await settled(page, r0), 'done');
+      const c = card(r0);
+      await page.click(`${c} [data-testid=tab-diff]`);
+      await page.waitForSelector(`${c} [data-testid=diff-view][data-state=ready][data-experiment="${r1}"]`);
+      await assertTotals(page, c, want, 'ddp root');
+      const rows = await page.$$eval(`${c} [data-testid=diff-role]`, (rs) =>
+        rs.map((r) => ({
+          role: r.getAttribute('data-role'),
+          threads: r.querySelector('[data-testid=diff-role-threads]').textContent,
+          b: Number(r.querySelector('[data-testid=diff-role-device-b]').getAttribute('data-us')),
+          e: Number(r.querySelector('[data-testid=diff-role-device-e]').getAttribute('data-us')),
+        })),
+      );
+      assert.deepEqual(rows.map((r) => r.role), ['main', 'autograd', 'communication']);
+      want.children.forEach((w, k) => {
+        assert.ok(near(rows[k].b, w.baseline.device_duration_us) && near(rows[k].e, w.experiment.device_duration_us), `${w.role} device`);
+        assert.equal(rows[k].threads, `${w.baseline.threads} → ${w.experiment.threads}`);
+      });
+      // The roles add up to the root: nothing of the steps' device work is left out.
+      assert.ok(near(rows.reduce((a, r) => a + r.b, 0), want.baseline.device_duration_us));
+      // A role's row opens it: the communication threads (gloo's), two on rank 1.
+      await page.click(`${c} [data-testid=diff-role][data-role=communication] [data-testid=diff-role-open]`);
+      await page.waitForSelector(`${c} [data-testid=diff-view][data-node="0-2"]`);
+      assert.equal(await page.textContent(`${c} [data-testid=diff-crumb-current]`), 'Communication');
+      assert.equal(await page.textContent(`${c} [data-testid=diff-threads] span:last-child`), threadsTextOf(want.children[2]));
+      await assertTotals(page, c, want.children[2], 'communication');
     });
   });
 

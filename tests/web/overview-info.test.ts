@@ -51,7 +51,8 @@ describe('parseOverviewInfo', () => {
       }),
     );
     expect(info.gpus[0]).toMatchObject({ vendor: 'amd', arch: 'gfx90a', compute_capability: '', tensor_core_pct: 40.5, tensor_core_unknown_pct: 12.25 });
-    expect(info.tensorCores).toEqual({ term: 'Matrix Cores', kernel_pct: 38, kernel_unknown_pct: 10, eligible_op_kernel_pct: 70, scope: { gpu: 'G.', kernel: 'K.', eligible_op_kernel: 'E.' } });
+    // Without `gpu_of` (an older core), the GPU figure is taken to be tb_plugin's operator kernels.
+    expect(info.tensorCores).toEqual({ term: 'Matrix Cores', kernel_pct: 38, kernel_unknown_pct: 10, eligible_op_kernel_pct: 70, gpu_of: 'operator_kernels', scope: { gpu: 'G.', kernel: 'K.', eligible_op_kernel: 'E.' } });
     expect(info.recommendations[0].evidence).toEqual({ view: 'operators', sort: { column: 'device_self_us', dir: 'desc' }, row: 'aten::mm' });
     expect(info.recommendations[1].evidence).toEqual({ view: 'memory' });
     // A view the page does not have is dropped as a link would drop it: no evidence.

@@ -531,6 +531,7 @@ export function FileCard({
                 onStep={setStep}
                 onShowTimeline={(i) => showTimeline(i)}
                 memory={memoryPeaks}
+                ask={ask}
               />
             </ErrorBoundary>
           </div>

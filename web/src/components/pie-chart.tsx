@@ -9,6 +9,8 @@ interface Props {
   /** A slice's value as shown, e.g. "1,234.5 us". */
   format: (v: number) => string;
   emptyText?: string;
+  /** A slice's share in the legend (default one decimal: "12.3 %"); the Tensor Core pie gives the Overview's formatPct. */
+  pct?: (pct: number) => string;
 }
 
 const R = 56;
@@ -17,7 +19,7 @@ const R = 56;
  * A pie drawn as plain SVG paths, with a legend (label and share of each slice, as text) and a
  * hover line naming the slice under the pointer with its value and share.
  */
-export function PieChart({ title, slices, testid, format, emptyText = 'Nothing to show.' }: Props) {
+export function PieChart({ title, slices, testid, format, emptyText = 'Nothing to show.', pct = (p) => `${p.toFixed(1)} %` }: Props) {
   const [hover, setHover] = useState<number | null>(null);
   const arcs = pieArcs(slices, 60, 60, R);
   return (
@@ -49,7 +51,7 @@ export function PieChart({ title, slices, testid, format, emptyText = 'Nothing t
               <li key={k} class={hover === k ? 'hover' : undefined} title={sliceText(s, format)} onMouseEnter={() => setHover(k)}>
                 <span class="ov-swatch" style={{ background: s.color }} />
                 <span class="pie-label">{s.label}</span>
-                <span class="pie-pct">{s.pct.toFixed(1)} %</span>
+                <span class="pie-pct">{pct(s.pct)}</span>
               </li>
             ))}
           </ul>

@@ -16,6 +16,8 @@ export interface DiffAgg {
 export interface DiffSide {
   name: string;
   nodes: number;
+  /** The threads those nodes ran on. */
+  threads: number;
   durationUs: number;
   deviceDurationUs: number;
   /** Σ per tree node: its device time, or its host time when it has none. */
@@ -23,9 +25,14 @@ export interface DiffSide {
   aggs: DiffAgg[];
 }
 
+/** What a thread does (core: diff.h ThreadRole): set on the nodes standing for one role's threads. */
+export type ThreadRole = 'main' | 'autograd' | 'communication' | 'dataloader' | 'other';
+const ROLES: readonly string[] = ['main', 'autograd', 'communication', 'dataloader', 'other'];
+
 export interface DiffNode {
   path: string;
   name: string;
+  role: ThreadRole | null;
   baseline: DiffSide;
   experiment: DiffSide;
   children: DiffNode[];
@@ -43,6 +50,7 @@ function side(r: Reader): DiffSide {
   return {
     name: r.str('name'),
     nodes: r.num('nodes'),
+    threads: r.has('threads') ? r.num('threads') : 0,
     durationUs: r.num('duration_us'),
     deviceDurationUs: r.num('device_duration_us'),
     totalDurationUs: r.num('total_duration_us'),
@@ -59,9 +67,11 @@ function side(r: Reader): DiffSide {
 
 function node(r: Reader, depth: number): DiffNode {
   const children = r.field('children').items();
+  const role = r.has('role') ? r.strOrNull('role') : null;
   return {
     path: r.str('path'),
     name: r.str('name'),
+    role: role != null && ROLES.includes(role) ? (role as ThreadRole) : null,
     baseline: side(r.field('baseline').object()),
     experiment: side(r.field('experiment').object()),
     children: depth < MAX_DEPTH ? children.map((c) => node(c.object(), depth + 1)) : [],
@@ -95,8 +105,9 @@ export function nodeAt(root: DiffNode, path: string): DiffNode {
   return t[t.length - 1];
 }
 
-/** A node's label: one name, or both when the sides differ ("aten::relu | aten::mul"). */
+/** A node's label: one name, or both when the sides differ ("aten::relu | aten::mul"); a role's node is named after its role. */
 export function label(n: DiffNode): string {
+  if (n.role) return n.name;
   const a = n.baseline.name, b = n.experiment.name;
   const show = (s: string) => (s === 'CompositeNodes' ? 'Others' : s === 'Blank' ? '(none)' : s);
   return a === b ? show(a) : `${show(a)} | ${show(b)}`;
@@ -162,4 +173,11 @@ export function operatorRows(n: DiffNode): DiffRows {
   n.experiment.aggs.forEach((a) => FIELDS.forEach((f) => (rows[f][1][index.get(a.name)!] = a[f])));
   for (const f of FIELDS) for (let i = 0; i < k; i++) rows[f][2][i] = rows[f][1][i] - rows[f][0][i];
   return rows;
+}
+
+/** "1 thread" / "2 threads"; for a role's node both sides' counts when they differ ("1 → 2 threads"). */
+export function threadsText(n: DiffNode): string {
+  const a = n.baseline.threads, b = n.experiment.threads;
+  const word = (k: number) => (k === 1 ? 'thread' : 'threads');
+  return a === b ? `${a} ${word(a)}` : `${a} → ${b} ${word(b)}`;
 }

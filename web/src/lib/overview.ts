@@ -87,6 +87,8 @@ export interface TensorCoreInfo {
   eligible_op_kernel_pct: number | null;
   /** One sentence per figure: which kernels it covers. */
   scope: { gpu: string; kernel: string; eligible_op_kernel: string };
+  /** What the GPU summary's figure is over: every kernel (the default: the Kernels pie's), or operators' (tb_plugin's). */
+  gpu_of: 'all_kernels' | 'operator_kernels';
 }
 
 /** What overviewJson adds to the step breakdown and GPU metrics. */
@@ -140,6 +142,7 @@ export function parseOverviewInfo(json: string): OverviewInfo {
     kernel_pct: tc?.has('kernel_pct') ? tc.numOrNull('kernel_pct') : null,
     kernel_unknown_pct: tc?.has('kernel_unknown_pct') ? tc.numOrNull('kernel_unknown_pct') : null,
     eligible_op_kernel_pct: tc?.has('eligible_op_kernel_pct') ? tc.numOrNull('eligible_op_kernel_pct') : null,
+    gpu_of: tc?.has('gpu_of') && tc.strOrNull('gpu_of') === 'all_kernels' ? 'all_kernels' : 'operator_kernels',
     scope: {
       gpu: (scope?.has('gpu') ? scope.strOrNull('gpu') : null) ?? DEFAULT_SCOPE.gpu,
       kernel: (scope?.has('kernel') ? scope.strOrNull('kernel') : null) ?? DEFAULT_SCOPE.kernel,
@@ -194,7 +197,49 @@ export function formatStepMs(us: number | null | undefined): string {
   return `${(Math.round(us) / 1000).toFixed(3)} ms`;
 }
 
-/** A percentage with two decimals: "12.34 %"; "—" when unknown. */
+/**
+ * The GPU summary of one step, or of all steps (core: overview.h gpu_summary_json, `kinetoscope
+ * gpus --step N --json`): utilization, est. SM efficiency and occupancy over the step's time, the
+ * Tensor Core share of the kernels it issued.
+ */
+export interface GpuSummary {
+  step: string | null;
+  windowStartUs: number;
+  windowEndUs: number;
+  scope: { metrics: string; tensorCores: string };
+  gpus: { device: number; utilization_pct: number | null; sm_efficiency_pct: number | null; achieved_occupancy_pct: number | null; tensor_core_pct: number | null; tensor_core_unknown_pct: number | null }[];
+}
+
+export function parseGpuSummary(json: string): GpuSummary {
+  const root = Reader.parse('gpuSummaryJson', json);
+  const scope = root.field('scope').object();
+  return {
+    step: root.strOrNull('step'),
+    windowStartUs: root.num('window_start_us'),
+    windowEndUs: root.num('window_end_us'),
+    scope: { metrics: scope.str('metrics'), tensorCores: scope.str('tensor_cores') },
+    gpus: root
+      .field('gpus')
+      .items()
+      .map((it) => {
+        const g = it.object();
+        return {
+          device: g.num('device'),
+          utilization_pct: g.numOrNull('utilization_pct'),
+          sm_efficiency_pct: g.numOrNull('sm_efficiency_pct'),
+          achieved_occupancy_pct: g.numOrNull('achieved_occupancy_pct'),
+          tensor_core_pct: g.numOrNull('tensor_core_pct'),
+          tensor_core_unknown_pct: g.numOrNull('tensor_core_unknown_pct'),
+        };
+      }),
+  };
+}
+
+/**
+ * A percentage with two decimals: "12.34 %"; "—" when unknown. The one formatter of every
+ * percentage metric on the page (GPU utilization, SM efficiency, occupancy, Tensor Core shares,
+ * step shares); the CLI and the recommendation texts print the same digits (core/util/format_pct.h).
+ */
 export function formatPct(p: number | null | undefined): string {
   if (p == null || !Number.isFinite(p)) return '—';
   return `${p.toFixed(2)} %`;

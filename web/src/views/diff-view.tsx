@@ -12,7 +12,7 @@ import type { NavPlace, Status } from '../lib/run-tree';
 import { useQuery, type Ask } from '../components/use-query';
 import { rowsModel, type Column, type TableModel } from '../lib/data-table';
 import { knownSort, tablePlace, type TablePlace, type TableState } from '../lib/deep-link';
-import { bars, label, nodeAt, operatorRows, trail, type DiffNode, type DiffRows } from '../lib/diff';
+import { bars, label, nodeAt, operatorRows, threadsText, trail, type DiffNode, type DiffRows } from '../lib/diff';
 import { formatDurationUs } from '../lib/format';
 import { formatUsCell } from '../lib/operators';
 import { QueryStatus } from './view-status';
@@ -350,9 +350,22 @@ function DiffBody({
       </nav>
       <div class="diff-totals" data-testid="diff-totals">
         <Total what="Host" a={node.baseline.durationUs} b={node.experiment.durationUs} id="host" />
-        <Total what="Device" a={node.baseline.deviceDurationUs} b={node.experiment.deviceDurationUs} id="device" />
+        <Total
+          what="Device"
+          title="Kernels, memory copies and sets launched by the operators compared (in the steps, on every thread at the top)"
+          a={node.baseline.deviceDurationUs}
+          b={node.experiment.deviceDurationUs}
+          id="device"
+        />
         <Total what="Total (device, else host)" a={node.baseline.totalDurationUs} b={node.experiment.totalDurationUs} id="total" />
+        {node.role && (
+          <div class="diff-total" data-testid="diff-threads">
+            <span class="muted">Threads</span>
+            <span>{threadsText(node)}</span>
+          </div>
+        )}
       </div>
+      {node.children.some((c) => c.role) && <RoleTable node={node} onZoom={onZoom} />}
       <div class="diff-charts" onMouseLeave={() => setHover(null)}>
         <ul class="ov-legend" aria-label="Legend">
           <li>
@@ -395,13 +408,16 @@ function DiffBody({
         <div class="ov-readout diff-readout" data-testid="diff-hover" aria-live="polite">
           {h != null ? (
             <span data-testid="diff-hover-text" data-index={h}>
-              <strong>{b.labels[h]}</strong>: baseline {fmt(b.baselineUs[h])}, experiment {fmt(b.experimentUs[h])}, difference {signed(b.deltaUs[h])} (
+              <strong>{b.labels[h]}</strong>
+              {node.children[h]?.role ? ` (${threadsText(node.children[h])})` : ''}: baseline {fmt(b.baselineUs[h])}, experiment {fmt(b.experimentUs[h])}, difference {signed(b.deltaUs[h])} (
               {signed(b.cumulativeUs[h])} so far){zoomable && node.children[h].children.length ? ' — click to zoom in' : ''}
             </span>
           ) : (
             <span class="muted">
               {zoomable
-                ? 'Each pair of bars is a part of this node (matched dataloader, optimizer, module and step ranges, and what lies between them); click one to zoom into it.'
+                ? node.children.some((c) => c.role)
+                  ? 'Each pair of bars is one role of thread (the steps\' main thread, the autograd engine\'s backward pass, communication, …); click one to zoom into it.'
+                  : 'Each pair of bars is a part of this node (matched dataloader, optimizer, module and step ranges, and what lies between them); click one to zoom into it.'
                 : 'This part has no matched parts inside it: its operators are listed below.'}
             </span>
           )}
@@ -431,11 +447,68 @@ function DiffBody({
   );
 }
 
-function Total({ what, a, b, id }: { what: string; a: number; b: number; id: string }) {
+/** The change from a to b: "+6.0 µs (+1.9 %)". */
+function change(a: number, b: number): string {
+  const d = b - a;
+  return `${signed(d)}${a > 0 ? ` (${d >= 0 ? '+' : '−'}${Math.abs((d / a) * 100).toFixed(1)} %)` : ''}`;
+}
+
+/**
+ * The root of a comparison of several threads: one row per role (the main thread, the autograd
+ * engine's, the process groups', DataLoaders', others), with both sides' threads, host and device
+ * time: where two ranks' steps differ, by what kind of thread. A row opens its role.
+ */
+function RoleTable({ node, onZoom }: { node: DiffNode; onZoom: (path: string) => void }) {
+  const roles = node.children.filter((c) => c.role);
+  return (
+    <table class="table diff-roles" data-testid="diff-roles" aria-label="Time by thread role, baseline against experiment">
+      <caption class="ov-caption">Every thread, merged by role (device: kernels, copies and sets they launched in the steps)</caption>
+      <thead>
+        <tr>
+          <th>Role</th>
+          <th class="num">Threads B → E</th>
+          <th class="num">Host B</th>
+          <th class="num">Host E</th>
+          <th class="num">Device B</th>
+          <th class="num">Device E</th>
+          <th class="num">Device Δ</th>
+        </tr>
+      </thead>
+      <tbody>
+        {roles.map((c) => {
+          const d = c.experiment.deviceDurationUs - c.baseline.deviceDurationUs;
+          return (
+            <tr key={c.path} data-testid="diff-role" data-role={c.role!} data-path={c.path}>
+              <td>
+                <button type="button" class="link-button" data-testid="diff-role-open" onClick={() => onZoom(c.path)} title={`Zoom into ${label(c)}`}>
+                  {label(c)}
+                </button>
+              </td>
+              <td class="num" data-testid="diff-role-threads">
+                {c.baseline.threads} → {c.experiment.threads}
+              </td>
+              <td class="num">{fmt(c.baseline.durationUs)}</td>
+              <td class="num">{fmt(c.experiment.durationUs)}</td>
+              <td class="num" data-testid="diff-role-device-b" data-us={c.baseline.deviceDurationUs}>
+                {fmt(c.baseline.deviceDurationUs)}
+              </td>
+              <td class="num" data-testid="diff-role-device-e" data-us={c.experiment.deviceDurationUs}>
+                {fmt(c.experiment.deviceDurationUs)}
+              </td>
+              <td class={`num ${d > 0 ? 'diff-worse' : d < 0 ? 'diff-better' : 'muted'}`}>{change(c.baseline.deviceDurationUs, c.experiment.deviceDurationUs)}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+function Total({ what, a, b, id, title }: { what: string; a: number; b: number; id: string; title?: string }) {
   const d = b - a;
   const pct = a > 0 ? ` (${d >= 0 ? '+' : '−'}${Math.abs((d / a) * 100).toFixed(1)} %)` : '';
   return (
-    <div class="diff-total" data-testid={`diff-total-${id}`} data-baseline={a} data-experiment={b}>
+    <div class="diff-total" data-testid={`diff-total-${id}`} data-baseline={a} data-experiment={b} title={title}>
       <span class="muted">{what}</span>
       <span>
         {fmt(a)} → {fmt(b)}

@@ -18,6 +18,7 @@ import {
   type KernelTable,
 } from '../lib/kernels';
 import { formatPctCell, formatUsCell, framesOf } from '../lib/operators';
+import { formatPct } from '../lib/overview';
 import { clampTopN, DEFAULT_TOP_N, partSlices, topSlices } from '../lib/pie';
 import { formatUsValue, Frames, TopNInput } from './operators-view';
 import { QueryStatus, StepScope, useStepTable } from './view-status';
@@ -137,6 +138,7 @@ function KernelsBody({
               title={`Kernel time using ${tc.term}`}
               slices={partSlices(tensorCoreParts(tc))}
               format={formatUsValue}
+              pct={formatPct}
               emptyText="No kernel time recorded."
             />
             <p class="muted pie-scope" data-testid="kernel-pie-tc-scope">

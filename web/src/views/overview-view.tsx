@@ -1,5 +1,6 @@
 import uPlot from 'uplot';
-import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useQuery, type Ask } from '../components/use-query';
 import { useResize } from '../components/use-resize';
 import { alpha, axisStyle, Chart, denseBars, fitLabels, type ChartTheme } from '../components/chart';
 import { scrollToShow, visibleWindow } from '../lib/data-table';
@@ -16,6 +17,7 @@ import {
   utilizationSeries,
   type GpuMetric,
   type GpuMetrics,
+  type GpuSummary as GpuSummaryData,
   type Overview,
   type OverviewInfo,
   type Recommendation,
@@ -23,7 +25,7 @@ import {
   type StepValues,
 } from '../lib/overview';
 import type { Device, Summary } from '../lib/summary';
-import { formatMemBytes, formatMemMs, type MemoryDevices } from '../lib/memory';
+import { formatMemBytes, formatMemMs, type MemoryDevice, type MemoryDevices } from '../lib/memory';
 
 /** The views' names as the tabs show them. */
 export const VIEW_LABELS: Record<string, string> = {
@@ -54,8 +56,11 @@ export function OverviewView({
   onStep,
   onShowTimeline,
   memory = null,
+  ask,
   testId = 'overview-card',
 }: {
+  /** Asks the trace's worker: the GPU summary and peak memory of a chosen step (absent: they stay the whole run's). */
+  ask?: Ask;
   overview: Overview;
   summary: Summary;
   /** The views this trace has: a recommendation links to its view only when it is one of them. */
@@ -73,6 +78,9 @@ export function OverviewView({
   /** The section's test id: the card's first part, shown while the rest is computed, has its own. */
   testId?: string;
 }) {
+  // The step chosen above the views: the GPU summary and peak memory follow it (issue 22 §6).
+  const stepList = overview.steps?.steps ?? [];
+  const chosen = step !== 'all' && Number(step) >= 0 && Number(step) < stepList.length ? stepList[Number(step)] : null;
   return (
     <section class="overview" data-testid={testId} aria-label="Overview">
       {overview.error && (
@@ -88,8 +96,12 @@ export function OverviewView({
         )}
         {overview.info ? <Recommendations items={overview.info.recommendations} views={views} onShowView={onShowView} onEvidence={onEvidence} /> : <div />}
       </div>
-      {memory && memory.devices.length > 0 && <MemoryPeaks memory={memory} onShowView={views.includes('memory') ? onShowView : undefined} />}
-      {overview.gpus && <GpuSummary data={overview.gpus} devices={summary.devices ?? []} info={overview.info ?? null} traceStartUs={summary.start_us ?? null} />}
+      {memory && memory.devices.length > 0 && (
+        <MemoryPeaks memory={memory} ask={ask} step={chosen} onShowView={views.includes('memory') ? onShowView : undefined} />
+      )}
+      {overview.gpus && (
+        <GpuSummary data={overview.gpus} devices={summary.devices ?? []} info={overview.info ?? null} traceStartUs={summary.start_us ?? null} ask={ask} step={chosen} />
+      )}
       {overview.steps && overview.steps.steps?.length > 0 && overview.steps.average && <StepTable data={overview.steps} sel={step} onSel={onStep} />}
     </section>
   );
@@ -147,7 +159,15 @@ function StepBreakdownView({
             {ROLES.map((r) => {
               const us = shown[`${r.key}_us`];
               return (
-                <tr key={r.key} title={`${r.label}: ${formatStepUs(us)} of ${shownLabel}`}>
+                <tr
+                  key={r.key}
+                  title={
+                    `${r.label}: ${formatStepUs(us)} of ${shownLabel}` +
+                    (r.key === 'kernel'
+                      ? ' — the share of the step time only kernels run in (communication kernels are Communication); GPU utilization, in the GPU summary, is the time any kernel runs'
+                      : '')
+                  }
+                >
                   <td>
                     <span class="ov-swatch" style={{ background: r.color }} />
                     {r.label}
@@ -354,7 +374,13 @@ function StepTable({ data, sel, onSel }: { data: StepBreakdown; sel: string; onS
               <th>Step</th>
               <th class="num">Total (us)</th>
               <th class="num">Kernel (us)</th>
-              <th class="num">Kernel %</th>
+              <th
+                class="num"
+                data-testid="steps-kernel-pct-head"
+                title="The step time only kernels run in, as a share of the step (communication kernels count as Communication). Not GPU utilization: that is the time any kernel runs over the steps' time, in the GPU summary."
+              >
+                Kernel % of step
+              </th>
               <th class="num">CPU Exec (us)</th>
               <th class="num">DataLoader (us)</th>
               <th class="num">Communication (us)</th>
@@ -456,35 +482,97 @@ export function evidenceLabel(r: Recommendation, views: readonly string[]): stri
   return r.evidence?.step != null ? `Show step ${r.evidence.step}` : null;
 }
 
-function GpuSummary({ data, devices, info, traceStartUs }: { data: GpuMetrics; devices: Device[]; info: OverviewInfo | null; traceStartUs: number | null }) {
+/** A chosen step as the Overview's cards need it: its name and absolute µs range. */
+interface ChosenStep {
+  name: string;
+  start_us: number;
+  end_us: number;
+}
+
+function GpuSummary({
+  data,
+  devices,
+  info,
+  traceStartUs,
+  ask,
+  step,
+}: {
+  data: GpuMetrics;
+  devices: Device[];
+  info: OverviewInfo | null;
+  traceStartUs: number | null;
+  ask?: Ask;
+  step: ChosenStep | null;
+}) {
   const gpus = data.gpus ?? [];
+  // A chosen step's numbers (`kinetoscope gpus --step N`); the whole run's come with the Overview.
+  const answer = useQuery(ask ?? (() => new Promise(() => {})), ask && step ? { what: 'gpuSummary' as const, step: step.name } : null);
+  const stepData = step && answer.status === 'ready' && answer.data.summary.step === step.name ? answer.data.summary : null;
+  const state = !step ? 'all' : stepData ? 'step' : answer.status === 'error' ? 'error' : 'loading';
   return (
-    <div class="ov-panel ov-gpus">
-      <h4>GPU summary</h4>
+    <div class="ov-panel ov-gpus" data-testid="gpu-summary" data-step={step?.name ?? ''} data-state={state}>
+      <h4>
+        GPU summary{' '}
+        <span class="muted ov-scope" data-testid="gpu-summary-scope">
+          {step ? `— step ${step.name}` : '— all steps'}
+        </span>
+      </h4>
+      {state === 'loading' && (
+        <p class="muted" role="status">
+          Computing step {step!.name}'s numbers…
+        </p>
+      )}
+      {state === 'error' && answer.status === 'error' && (
+        <p class="file-error" role="alert">
+          Step {step!.name}'s GPU numbers could not be computed ({answer.message}).
+        </p>
+      )}
       {!gpus.length && (
         <p class="muted" data-testid="no-gpus">
           This trace has no GPU kernels, so there is no GPU summary.
         </p>
       )}
       {gpus.map((g) => (
-        <GpuBlock key={g.device} g={g} dev={devices.find((d) => d.id === g.device)} data={data} originUs={traceStartUs ?? g.timeline?.[0]?.[0] ?? 0} info={info} />
+        <GpuBlock
+          key={g.device}
+          g={g}
+          dev={devices.find((d) => d.id === g.device)}
+          data={data}
+          originUs={traceStartUs ?? g.timeline?.[0]?.[0] ?? 0}
+          info={info}
+          stepData={stepData}
+        />
       ))}
       {gpus.length > 0 && (
         <p class="muted ov-footnote" data-testid="gpu-footnote">
-          Utilization, SM efficiency and occupancy are over the steps (the shaded part of each chart).{' '}
-          {info ? (
+          {stepData ? (
             <>
-              “Kernel time using {info.tensorCores.term}”: <span data-testid="tc-scope-gpu">{info.tensorCores.scope.gpu}</span> The Kernels view's
-              pie: <span data-testid="tc-scope-kernel">{info.tensorCores.scope.kernel}</span>
-              {info.tensorCores.kernel_pct != null && (
-                <>
-                  {' '}
-                  (there <span data-testid="tc-kernel-pct">{formatPct(info.tensorCores.kernel_pct)}</span>
-                  {info.tensorCores.kernel_unknown_pct ? <>, and {formatPct(info.tensorCores.kernel_unknown_pct)} in kernels whose name does not tell</> : null}.)
-                </>
-              )}
+              Utilization, SM efficiency and occupancy are <span data-testid="gpu-scope-metrics">{stepData.scope.metrics}</span> (the shaded part of each chart).{' '}
+              “Kernel time using {info?.tensorCores.term ?? 'Tensor Cores'}”: <span data-testid="tc-scope-gpu">{stepData.scope.tensorCores}</span>
             </>
-          ) : null}
+          ) : (
+            <>
+              Utilization, SM efficiency and occupancy are over the steps (the shaded part of each chart).{' '}
+              {info ? (
+                <>
+                  “Kernel time using {info.tensorCores.term}”: <span data-testid="tc-scope-gpu">{info.tensorCores.scope.gpu}</span>
+                  {info.tensorCores.gpu_of !== 'all_kernels' && (
+                    <>
+                      {' '}
+                      The Kernels view's pie: <span data-testid="tc-scope-kernel">{info.tensorCores.scope.kernel}</span>
+                      {info.tensorCores.kernel_pct != null && (
+                        <>
+                          {' '}
+                          (there <span data-testid="tc-kernel-pct">{formatPct(info.tensorCores.kernel_pct)}</span>
+                          {info.tensorCores.kernel_unknown_pct ? <>, and {formatPct(info.tensorCores.kernel_unknown_pct)} in kernels whose name does not tell</> : null}.)
+                        </>
+                      )}
+                    </>
+                  )}
+                </>
+              ) : null}
+            </>
+          )}
         </p>
       )}
     </div>
@@ -492,30 +580,36 @@ function GpuSummary({ data, devices, info, traceStartUs }: { data: GpuMetrics; d
 }
 
 function GpuBlock({
-  g,
+  g: whole,
   dev,
   data,
   originUs,
   info,
+  stepData,
 }: {
   g: GpuMetric;
   dev: Device | undefined;
   data: GpuMetrics;
   originUs: number;
   info: OverviewInfo | null;
+  /** The chosen step's numbers: they replace the whole run's (the timeline stays the whole trace's). */
+  stepData: GpuSummaryData | null;
 }) {
-  const gi = info?.gpus.find((x) => x.device === g.device);
-  const tensorCorePct = gi?.tensor_core_pct ?? null;
-  const unknownPct = gi?.tensor_core_unknown_pct ?? null;
+  const gi = info?.gpus.find((x) => x.device === whole.device);
+  const sg = stepData?.gpus.find((x) => x.device === whole.device) ?? null;
+  const g = sg ? { ...whole, utilization_pct: sg.utilization_pct, sm_efficiency_pct: sg.sm_efficiency_pct, achieved_occupancy_pct: sg.achieved_occupancy_pct } : whole;
+  const tensorCorePct = stepData ? sg?.tensor_core_pct ?? null : gi?.tensor_core_pct ?? null;
+  const unknownPct = stepData ? sg?.tensor_core_unknown_pct ?? null : gi?.tensor_core_unknown_pct ?? null;
   const term = info?.tensorCores.term ?? 'Tensor Cores';
   const arch = dev?.arch || gi?.arch || '';
   const amd = (dev?.vendor || gi?.vendor) === 'amd';
   const series = useMemo(() => utilizationSeries(g.timeline ?? [], originUs), [g, originUs]);
   const [at, setAt] = useState<number | null>(null);
-  const ws = data.window_start_us != null ? (data.window_start_us - originUs) / 1000 : null;
-  const we = data.window_end_us != null ? (data.window_end_us - originUs) / 1000 : null;
+  const ws = (stepData?.windowStartUs ?? data.window_start_us) != null ? ((stepData?.windowStartUs ?? data.window_start_us)! - originUs) / 1000 : null;
+  const we = (stepData?.windowEndUs ?? data.window_end_us) != null ? ((stepData?.windowEndUs ?? data.window_end_us)! - originUs) / 1000 : null;
   const options = (_w: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => ({
     scales: { x: { time: false }, y: { range: [0, 100] } },
+    // The shaded window follows the step chosen (the key below redraws the chart when it changes).
     axes: [
       { ...axisStyle(t), values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
       { ...axisStyle(t), size: 48, splits: () => [0, 50, 100], values: (_u, vals) => vals.map((v) => `${v} %`) },
@@ -617,9 +711,15 @@ function GpuBlock({
           data-window={ws != null && we != null ? `${ws},${we}` : ''}
           onMouseLeave={() => setAt(null)}
         >
-          <Chart options={options} data={series as uPlot.AlignedData} height={120} label={`GPU ${g.device} utilization over time`} />
+          <Chart
+            key={`${ws},${we}`}
+            options={options}
+            data={series as uPlot.AlignedData}
+            height={120}
+            label={`GPU ${g.device} utilization over time`}
+          />
           <figcaption class="muted">
-            <span>GPU utilization over time, ms from the trace's first event; shaded: the steps.</span>{' '}
+            <span>GPU utilization over time, ms from the trace's first event; shaded: {stepData ? `step ${stepData.step}` : 'the steps'}.</span>{' '}
             <span data-testid={`gpu-readout-${g.device}`}>{at != null && at < series[0].length ? `At ${+series[0][at].toFixed(3)} ms: ${series[1][at].toFixed(1)} %` : ''}</span>
           </figcaption>
         </figure>
@@ -628,19 +728,57 @@ function GpuBlock({
   );
 }
 
-/** Peak memory per device, from the Memory view's numbers, with a link to that view. */
-function MemoryPeaks({ memory, onShowView }: { memory: MemoryDevices; onShowView?: (view: string) => void }) {
+/**
+ * Peak memory per device, from the Memory view's numbers, with a link to that view: of the whole
+ * trace, or within a chosen step (the Memory view's statistics of that step's window, as
+ * `kinetoscope memory --json --from-us --to-us` gives them).
+ */
+function MemoryPeaks({ memory: whole, ask, step, onShowView }: { memory: MemoryDevices; ask?: Ask; step: ChosenStep | null; onShowView?: (view: string) => void }) {
+  const [inStep, setInStep] = useState<{ step: string; devices: MemoryDevice[] } | null>(null);
+  const [failed, setFailed] = useState<string | null>(null);
+  useEffect(() => {
+    setInStep(null);
+    setFailed(null);
+    if (!ask || !step) return;
+    let live = true;
+    const from = step.start_us - whole.originUs, to = step.end_us - whole.originUs;
+    Promise.all(whole.devices.map((d) => ask({ what: 'memory', device: d.device, fromUs: from, toUs: to }).then((r) => r.stats.device))).then(
+      (devices) => live && setInStep({ step: step.name, devices }),
+      (e) => live && setFailed(String((e as Error)?.message ?? e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [ask, step?.name, whole]);
+  const shown = step && inStep?.step === step.name ? inStep.devices : step ? null : whole.devices;
+  const memory = { ...whole, devices: shown ?? whole.devices };
+  const state = !step ? 'all' : shown ? 'step' : failed ? 'error' : 'loading';
   return (
-    <div class="ov-panel" data-testid="overview-memory">
+    <div class="ov-panel" data-testid="overview-memory" data-step={step?.name ?? ''} data-state={state}>
       <div class="ov-panel-head">
-        <h4>Peak memory</h4>
+        <h4>
+          Peak memory{' '}
+          <span class="muted ov-scope" data-testid="overview-memory-scope">
+            {step ? `— within step ${step.name}` : '— whole trace'}
+          </span>
+        </h4>
         {onShowView && (
           <button type="button" class="link-button" data-testid="overview-memory-open" onClick={() => onShowView('memory')}>
             Open Memory view
           </button>
         )}
       </div>
-      <dl class="ov-gpu-stats ov-mem-peaks">
+      {state === 'loading' && (
+        <p class="muted" role="status">
+          Computing step {step!.name}'s peaks…
+        </p>
+      )}
+      {state === 'error' && (
+        <p class="file-error" role="alert">
+          Step {step!.name}'s peaks could not be computed ({failed}).
+        </p>
+      )}
+      <dl class="ov-gpu-stats ov-mem-peaks" hidden={state === 'loading'}>
         {memory.devices.map((d) => (
           <div key={d.device} title={d.allocatedFromBytes ? 'The trace records no totals: the running sum of allocations and releases since profiling started' : undefined}>
             <dt>{d.device} allocated</dt>

@@ -13,6 +13,8 @@ declare module '*/generated/kinetoscope_web.mjs' {
     stepBreakdownJson(tbPlugin: boolean): string;
     /** GPU utilization, est. SM efficiency and occupancy, timeline, as `kinetoscope gpus --json`. */
     gpuMetricsJson(tbPlugin: boolean): string;
+    /** The GPU summary of one step ("": all steps), as `kinetoscope gpus --step N --json`. */
+    gpuSummaryJson(step: string, tbPlugin: boolean): string;
     /** Steps, average, GPUs (with tensor_core_pct) and recommendations, as `kinetoscope overview --json`. */
     overviewJson(tbPlugin: boolean): string;
     /**

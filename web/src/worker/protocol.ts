@@ -13,7 +13,7 @@ import type { ModulePresence, Modules, ModuleTree } from '../lib/modules';
 import type { RangeKernels, RangeTable } from '../lib/ranges';
 import type { MemoryAlive, MemoryCurve, MemoryDevices, MemoryEvents, MemoryStats } from '../lib/memory';
 import type { OperatorDetail, OperatorTable, OpGroupBy } from '../lib/operators';
-import type { Overview } from '../lib/overview';
+import type { GpuSummary, Overview } from '../lib/overview';
 import type { Summary } from '../lib/summary';
 import { Watchdog, type WatchdogOptions } from './watchdog';
 
@@ -115,6 +115,8 @@ export type Query =
    * the time origin (absent: open); `columns` the pixel columns the curve is drawn over.
    */
   | { what: 'memoryDevices'; step?: string }
+  /** The Overview's GPU summary of `step` (absent: all steps), as `kinetoscope gpus --step N --json`. */
+  | { what: 'gpuSummary'; step?: string }
   | { what: 'memory'; device: string; fromUs?: number; toUs?: number; step?: string }
   | { what: 'memoryCurve'; device: string; fromUs?: number; toUs?: number; columns: number; step?: string }
   | { what: 'memoryAlive'; device: string; atUs: number; limit: number; step?: string }
@@ -136,6 +138,7 @@ export type QueryResult =
   | { what: 'rangeKernels'; kernels: RangeKernels }
   | { what: 'distributedRank'; summary: string }
   | { what: 'memoryDevices'; devices: MemoryDevices }
+  | { what: 'gpuSummary'; summary: GpuSummary }
   | { what: 'memory'; stats: MemoryStats; events: MemoryEvents }
   | { what: 'memoryCurve'; curve: MemoryCurve }
   | { what: 'memoryAlive'; alive: MemoryAlive }

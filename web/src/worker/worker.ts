@@ -18,7 +18,7 @@ import { parseModulePresence, parseModules, parseModuleTree } from '../lib/modul
 import { checkRanges, parseRangeKernels } from '../lib/ranges';
 import { checkMemoryEvents, parseMemoryAlive, parseMemoryCurve, parseMemoryDevices, parseMemoryStats } from '../lib/memory';
 import { parseOperatorDetail, parseOperators, transferables } from '../lib/operators';
-import { parseOverviewInfo, type GpuMetrics, type Overview, type StepBreakdown } from '../lib/overview';
+import { parseGpuSummary, parseOverviewInfo, type GpuMetrics, type Overview, type StepBreakdown } from '../lib/overview';
 import type { Summary } from '../lib/summary';
 import { HelperPort, mergeRanges, PIECE_BYTES, PieceSource, planSplits, type MergeTarget } from '../lib/split-read';
 import { ChunkFeeder, InputError, LocalChunks, MAX_CHUNK, RemoteChunks, type ChunkSource } from './feeder';
@@ -429,6 +429,8 @@ function answer(session: KinetoscopeSession, q: Query): QueryResult {
       return { what: 'distributedRank', summary: session.distributedRankJson(q.worker, q.span, false) };
     case 'memoryDevices':
       return { what: 'memoryDevices', devices: parseMemoryDevices(session.memoryDevicesJson(false)) };
+    case 'gpuSummary':
+      return { what: 'gpuSummary', summary: parseGpuSummary(session.gpuSummaryJson(step, false)) };
     case 'memory': {
       const from = q.fromUs ?? NaN, to = q.toUs ?? NaN;
       return {
