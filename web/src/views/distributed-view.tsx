@@ -10,12 +10,15 @@ import uPlot from 'uplot';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { alpha, axisStyle, Chart, fitLabels, type ChartTheme } from '../components/chart';
 import { DataTable } from '../components/data-table';
+import { barTicks } from '../lib/axis-size';
 import { rowsModel, type TableModel } from '../lib/data-table';
 import { csvStem } from '../lib/download';
 import { formatCount, formatDeviceMemory, formatDurationUs } from '../lib/format';
 import {
   OVERLAP_PARTS,
+  isStraggler,
   stackedColumns,
+  STRAGGLER_THRESHOLD_PCT,
   WAIT_PARTS,
   workerLabel,
   type CommOp,
@@ -351,11 +354,12 @@ function StackedPanel<K extends string>({
   const n = workers.length;
   const options = (width: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => {
     const every = Math.max(1, Math.ceil((n * 46) / Math.max(1, width - 70)));
+    const yAxis = barAxis();
     return {
-      scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.06 : 1] } },
+      scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: yAxis.range } },
       axes: [
         { ...axisStyle(t), grid: { show: false }, splits: () => data[0], values: (_u, splits) => splits.map((i) => (i % every === 0 ? workerLabel(workers[i]) ?? '' : '')) },
-        { ...axisStyle(t), size: fitLabels(64), values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
+        { ...axisStyle(t), size: fitLabels(64), splits: yAxis.splits, values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
       ],
       series: [
         {},
@@ -418,25 +422,46 @@ function StackedPanel<K extends string>({
 
 const SLOW = '#d9534f';
 
+/**
+ * The ms axis of a bar chart: 3 to 6 ticks and a top just above the tallest bar (barTicks). The
+ * scale's range is asked first in uPlot's cycle, its splits after: the ticks found for the range
+ * are the ones drawn.
+ */
+function barAxis(): { range: uPlot.Range.Function; splits: () => number[] } {
+  let ticks = [0, 1];
+  return {
+    range: (_u, _min, max) => {
+      const b = barTicks(max);
+      ticks = b.ticks;
+      return [0, b.top];
+    },
+    splits: () => ticks,
+  };
+}
+
 function Stragglers({ view, stepKey }: { view: DistributedView; stepKey: string }) {
   const s: Straggler | undefined = view.stragglers.find((x) => x.step === stepKey);
+  const straggler = !!s && isStraggler(s);
   const workers = view.workers.filter((w) => s && s.timesUs[w.worker] != null);
   const data = useMemo(() => {
     if (!s) return null;
     const x = workers.map((_, i) => i);
     const t = workers.map((w) => s.timesUs[w.worker] / 1000);
-    return [x, t.map((v, i) => (workers[i].worker === s.slowestWorker ? 0 : v)), t.map((v, i) => (workers[i].worker === s.slowestWorker ? v : 0)), x.map(() => s.medianUs / 1000)];
-  }, [s, workers]);
+    // The slowest bar is red only when it is a straggler (STRAGGLER_THRESHOLD_PCT behind the median).
+    const red = (i: number) => straggler && workers[i].worker === s.slowestWorker;
+    return [x, t.map((v, i) => (red(i) ? 0 : v)), t.map((v, i) => (red(i) ? v : 0)), x.map(() => s.medianUs / 1000)];
+  }, [s, workers, straggler]);
   if (!s || !data) return null;
   const n = workers.length;
   const options = (width: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => {
     const every = Math.max(1, Math.ceil((n * 46) / Math.max(1, width - 70)));
     const bars = (color: string) => ({ fill: color, stroke: color, width: 0, points: { show: false }, paths: uPlot.paths.bars!({ size: [0.6, 64], align: 0 }) });
+    const yAxis = barAxis();
     return {
-      scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.06 : 1] } },
+      scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: yAxis.range } },
       axes: [
         { ...axisStyle(t), grid: { show: false }, splits: () => data[0], values: (_u, splits) => splits.map((i) => (i % every === 0 ? workerLabel(workers[i]) : '')) },
-        { ...axisStyle(t), size: fitLabels(64), values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
+        { ...axisStyle(t), size: fitLabels(64), splits: yAxis.splits, values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
       ],
       series: [{}, { label: 'Step time', ...bars(alpha(t.accent, 0.75)) }, { label: 'Slowest', ...bars(SLOW) }, { label: 'Median', stroke: t.fg, width: 1.5, dash: [6, 4], points: { show: false } }],
       legend: { show: false },
@@ -445,21 +470,34 @@ function Stragglers({ view, stepKey }: { view: DistributedView; stepKey: string 
   };
   const slowest = view.workers.find((w) => w.worker === s.slowestWorker);
   return (
-    <section class="ov-panel" data-testid="dist-stragglers" data-step={s.step} data-slowest={s.slowestWorker} data-median-us={s.medianUs} data-behind-us={s.behindMedianUs}>
+    <section
+      class="ov-panel"
+      data-testid="dist-stragglers"
+      data-step={s.step}
+      data-slowest={s.slowestWorker}
+      data-straggler={straggler ? 'yes' : 'no'}
+      data-median-us={s.medianUs}
+      data-behind-us={s.behindMedianUs}
+    >
       <h4>Step time per worker{s.step === 'all' ? ' (average)' : `, step ${s.step}`}</h4>
       <p data-testid="straggler-sentence">
-        Slowest: <strong>{slowest ? workerLabel(slowest) : s.slowestWorker}</strong>, {ms(s.slowestUs)}, {ms(s.behindMedianUs)}
-        {s.behindMedianPct != null ? ` (${s.behindMedianPct.toFixed(2)} %)` : ''} behind the median of {ms(s.medianUs)}.
+        {straggler ? 'Straggler' : 'Slowest'}: <strong>{slowest ? workerLabel(slowest) : s.slowestWorker}</strong>, {ms(s.slowestUs)}, {ms(s.behindMedianUs)}
+        {s.behindMedianPct != null ? ` (${s.behindMedianPct.toFixed(2)} %)` : ''} behind the median of {ms(s.medianUs)}
+        {straggler
+          ? `: ${STRAGGLER_THRESHOLD_PCT} % or more behind, shown in red.`
+          : `. No straggler: no worker is ${STRAGGLER_THRESHOLD_PCT} % or more behind the median.`}
       </p>
       <ul class="ov-legend" aria-label="Legend">
         <li>
           <span class="ov-swatch dist-swatch-accent" />
           Step time
         </li>
-        <li>
-          <span class="ov-swatch" style={{ background: SLOW }} />
-          Slowest worker
-        </li>
+        {straggler && (
+          <li>
+            <span class="ov-swatch" style={{ background: SLOW }} />
+            Straggler ({STRAGGLER_THRESHOLD_PCT} % or more behind the median)
+          </li>
+        )}
         <li>
           <span class="ov-swatch dist-swatch-median" />
           Median
@@ -506,9 +544,29 @@ function CommOps({ view, run }: { view: DistributedView; run: string }) {
   );
 }
 
-const COLLECTIVE_COLUMNS: Columns<Collective> = [
-  { id: 'process_group', label: 'Process group', type: 'text', width: 140, get: (r: Collective) => r.processGroup || '—' },
-  { id: 'group_size', label: 'Group size', header: 'Ranks', type: 'number', unit: 'count', width: 70, get: (r: Collective) => r.groupSize ?? NaN },
+/** Why a collective row has no process group (the Process group and Ranks cells' hover text). */
+export const NO_PROCESS_GROUP_WHY = 'Not recorded: these calls carry no process group (record_param_comms without "Process Group Name", as Gloo writes them)';
+
+const collectiveColumns = (rows: readonly Collective[]): Columns<Collective> => [
+  {
+    id: 'process_group',
+    label: 'Process group',
+    type: 'text',
+    width: 140,
+    get: (r: Collective) => r.processGroup,
+    format: (v) => (v === '' ? '—' : String(v)),
+    title: (i) => (rows[i].processGroup ? rows[i].processGroup : NO_PROCESS_GROUP_WHY),
+  },
+  {
+    id: 'group_size',
+    label: 'Group size',
+    header: 'Ranks',
+    type: 'number',
+    unit: 'count',
+    width: 70,
+    get: (r: Collective) => r.groupSize ?? NaN,
+    title: (i) => (rows[i].groupSize != null ? String(rows[i].groupSize) : NO_PROCESS_GROUP_WHY),
+  },
   { id: 'name', label: 'Name', type: 'text', get: (r: Collective) => r.name },
   { id: 'bytes', label: 'Message size', header: 'Size', type: 'number', unit: 'bytes', width: 100, get: (r: Collective) => r.bytes ?? NaN },
   { id: 'calls', label: 'Calls', type: 'number', unit: 'count', width: 70, get: (r: Collective) => r.calls },
@@ -520,7 +578,7 @@ const COLLECTIVE_COLUMNS: Columns<Collective> = [
 
 function Collectives({ view, run }: { view: DistributedView; run: string }) {
   const model: TableModel = useMemo(
-    () => rowsModel(view.collectives, (r) => `${r.processGroup} ${r.name} ${r.bytes}`, COLLECTIVE_COLUMNS),
+    () => rowsModel(view.collectives, (r) => `${r.processGroup} ${r.name} ${r.bytes}`, collectiveColumns(view.collectives)),
     [view],
   );
   return (
@@ -536,8 +594,11 @@ function Collectives({ view, run }: { view: DistributedView; run: string }) {
         maxHeight={320}
       />
       <p class="muted dist-foot">
-        Message size per call: its elements times the size of its dtype (record_param_comms' In msg nelems and dtype, else the collective's Input Dims and
-        Input type); — where the trace does not say. Transfer: the part of each call every rank spent, the rest being waiting for the slowest.
+        One row per process group, collective and message size: rows of the same collective in the same group differ in their size (DDP's gradient
+        buckets, for one). Message size per call: its elements times the size of its dtype (record_param_comms' In msg nelems and dtype, else the
+        collective's Input Dims and Input type). — where the trace does not say: a process group and its ranks are not recorded for calls without
+        "Process Group Name" (Gloo's, for one); hover a cell for why. Transfer: the part of each call every rank spent, the rest being waiting for the
+        slowest.
       </p>
     </section>
   );
