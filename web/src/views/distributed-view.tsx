@@ -28,6 +28,7 @@ import {
   type Straggler,
 } from '../lib/distributed';
 import type { Status } from '../lib/run-tree';
+import type { Summary } from '../lib/summary';
 import './distributed-view.css';
 
 /** A trace of the run, as the page has it. */
@@ -41,6 +42,22 @@ export interface RunTrace {
   /** Its rank summary (JSON text, the map step's output; done traces), or why it could not be taken. */
   rank: string | null;
   rankError: string | null;
+  /** Its summary once read (null: not yet, or it failed). */
+  summary?: Summary | null;
+}
+
+/**
+ * Whether the traces of the "Opened files" group (run "") are the ranks of one distributed run:
+ * each declares a rank (distributedInfo), all the same world size, no rank twice. Anything else
+ * (a ViT step beside an NCCL rank, say) is a set of files, listed, not a run to compare ranks of.
+ * Folders are runs by their layout (tb_plugin's rule); while a summary is unread, it waits.
+ */
+export function looseFilesAreRun(traces: readonly Pick<RunTrace, 'status' | 'summary'>[]): boolean | null {
+  if (traces.some((t) => (t.status === 'queued' || t.status === 'loading') && !t.summary)) return null;
+  const d = traces.map((t) => t.summary?.distributed ?? null);
+  if (!d.length || d.some((x) => x == null)) return false;
+  const ranks = new Set(d.map((x) => x!.rank));
+  return ranks.size === d.length && d.every((x) => x!.world_size === d[0]!.world_size);
 }
 
 /** What the page needs of the app's workers: the reduce of the rank summaries. */
@@ -68,13 +85,92 @@ export function RunPage({
   step,
   onStep,
   onCompare,
+  onOpenTrace,
 }: {
   /** Opens the Diff view of two traces of the run (baseline, experiment: trace keys). */
   onCompare?: (baseline: number, experiment: number) => void;
+  /** Shows one trace (a click in the list of opened files that are not a run). */
+  onOpenTrace?: (key: number) => void;
   run: string;
   traces: RunTrace[];
   runner: DistributedRunner;
   /** The step shown (a step name), or null for all steps. */
+  step: string | null;
+  onStep: (step: string | null) => void;
+}) {
+  if (run === '' && looseFilesAreRun(traces) === false) return <OpenedFiles traces={traces} onCompare={onCompare} onOpenTrace={onOpenTrace} />;
+  return <RunBody run={run} traces={traces} runner={runner} step={step} onStep={onStep} onCompare={onCompare} />;
+}
+
+/**
+ * "Opened files" that are not the ranks of one run: each file with its summary (events, duration,
+ * devices, rank), a click showing it, and Compare… for any two.
+ */
+function OpenedFiles({ traces, onCompare, onOpenTrace }: { traces: RunTrace[]; onCompare?: (baseline: number, experiment: number) => void; onOpenTrace?: (key: number) => void }) {
+  return (
+    <section class="run-page card" data-testid="run-page" data-run="" data-state="files" aria-label="Opened files">
+      <header class="run-head">
+        <div>
+          <h2 class="run-title">Opened files</h2>
+          <p class="muted run-sub" data-testid="run-counts">
+            {formatCount(traces.length)} trace{traces.length === 1 ? '' : 's'}, not the ranks of one run (a Distributed view compares the ranks of one job:
+            open a folder, or files that all declare their rank)
+          </p>
+        </div>
+        {onCompare && traces.length > 1 && (
+          <div class="run-controls">
+            <Compare traces={traces} onCompare={onCompare} />
+          </div>
+        )}
+      </header>
+      <table class="table opened-files" data-testid="opened-files">
+        <thead>
+          <tr>
+            <th>File</th>
+            <th class="num">Events</th>
+            <th class="num">Duration</th>
+            <th>Devices</th>
+            <th>Rank</th>
+          </tr>
+        </thead>
+        <tbody>
+          {traces.map((t) => {
+            const s = t.summary;
+            const gpus = s?.devices ?? [];
+            return (
+              <tr key={t.key} data-testid="opened-file" data-file={t.name}>
+                <td>
+                  <button type="button" class="link-button" onClick={() => onOpenTrace?.(t.key)}>
+                    {t.name}
+                  </button>
+                </td>
+                <td class="num">{s ? formatCount(s.events) : '—'}</td>
+                <td class="num">{s?.span_us != null ? ms(s.span_us) : '—'}</td>
+                <td>{gpus.length ? `${gpus.length} × ${gpus[0].name}` : s ? 'none' : '—'}</td>
+                <td title={s && !s.distributed ? 'The trace declares no rank (no distributedInfo)' : undefined}>
+                  {s?.distributed ? `${s.distributed.rank} of ${s.distributed.world_size}` : '—'}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function RunBody({
+  run,
+  traces,
+  runner,
+  step,
+  onStep,
+  onCompare,
+}: {
+  onCompare?: (baseline: number, experiment: number) => void;
+  run: string;
+  traces: RunTrace[];
+  runner: DistributedRunner;
   step: string | null;
   onStep: (step: string | null) => void;
 }) {
@@ -476,6 +572,7 @@ function Stragglers({ view, stepKey }: { view: DistributedView; stepKey: string 
       data-step={s.step}
       data-slowest={s.slowestWorker}
       data-straggler={straggler ? 'yes' : 'no'}
+      data-y-ticks={barTicks(Math.max(0, ...workers.map((w) => s.timesUs[w.worker] / 1000))).ticks.join(' ')}
       data-median-us={s.medianUs}
       data-behind-us={s.behindMedianUs}
     >
