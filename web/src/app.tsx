@@ -135,9 +135,13 @@ export function App() {
     setSelected(key);
     setPicked(key);
   };
-  const pickRun = (run: string) => {
+  // A recommendation's evidence asks for the Distributed view itself: shown even for opened files
+  // that are not one run's ranks (a click on the group lists them instead).
+  const [runForced, setRunForced] = useState(false);
+  const pickRun = (run: string, forced = false) => {
     runPageUsed.current = true;
     setRunPage(run);
+    setRunForced(forced);
   };
   const queue = useRef<Entry[]>([]);
   // First loads under way, by entry key (as many at once as the pool has workers).
@@ -914,6 +918,7 @@ export function App() {
                   }}
                   onCompare={compare}
                   onOpenTrace={pick}
+                  forceDistributed={runForced}
                 />
               </ErrorBoundary>
             )}
@@ -932,7 +937,7 @@ export function App() {
                     picked={e.key === selected && e.key === picked && !showingRun}
                     place={placeOf(runs, e.key)}
                     onOpenRun={(st) => {
-                      pickRun(placeOf(runs, e.key)?.run ?? '');
+                      pickRun(placeOf(runs, e.key)?.run ?? '', true);
                       setRunStep(st);
                     }}
                     waiting={e.status === 'queued' ? queueOrder.indexOf(e.key) + loadingAll.length : 0}

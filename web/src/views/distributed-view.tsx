@@ -86,7 +86,10 @@ export function RunPage({
   onStep,
   onCompare,
   onOpenTrace,
+  forceDistributed = false,
 }: {
+  /** Shows the Distributed view even for opened files that are not one run (asked by a recommendation, or the list's button). */
+  forceDistributed?: boolean;
   /** Opens the Diff view of two traces of the run (baseline, experiment: trace keys). */
   onCompare?: (baseline: number, experiment: number) => void;
   /** Shows one trace (a click in the list of opened files that are not a run). */
@@ -98,7 +101,10 @@ export function RunPage({
   step: string | null;
   onStep: (step: string | null) => void;
 }) {
-  if (run === '' && looseFilesAreRun(traces) === false) return <OpenedFiles traces={traces} onCompare={onCompare} onOpenTrace={onOpenTrace} />;
+  const [asked, setAsked] = useState(false);
+  if (run === '' && !forceDistributed && !asked && looseFilesAreRun(traces) === false) {
+    return <OpenedFiles traces={traces} onCompare={onCompare} onOpenTrace={onOpenTrace} onDistributed={() => setAsked(true)} />;
+  }
   return <RunBody run={run} traces={traces} runner={runner} step={step} onStep={onStep} onCompare={onCompare} />;
 }
 
@@ -106,7 +112,17 @@ export function RunPage({
  * "Opened files" that are not the ranks of one run: each file with its summary (events, duration,
  * devices, rank), a click showing it, and Compare… for any two.
  */
-function OpenedFiles({ traces, onCompare, onOpenTrace }: { traces: RunTrace[]; onCompare?: (baseline: number, experiment: number) => void; onOpenTrace?: (key: number) => void }) {
+function OpenedFiles({
+  traces,
+  onCompare,
+  onOpenTrace,
+  onDistributed,
+}: {
+  traces: RunTrace[];
+  onCompare?: (baseline: number, experiment: number) => void;
+  onOpenTrace?: (key: number) => void;
+  onDistributed: () => void;
+}) {
   return (
     <section class="run-page card" data-testid="run-page" data-run="" data-state="files" aria-label="Opened files">
       <header class="run-head">
@@ -117,11 +133,12 @@ function OpenedFiles({ traces, onCompare, onOpenTrace }: { traces: RunTrace[]; o
             open a folder, or files that all declare their rank)
           </p>
         </div>
-        {onCompare && traces.length > 1 && (
-          <div class="run-controls">
-            <Compare traces={traces} onCompare={onCompare} />
-          </div>
-        )}
+        <div class="run-controls">
+          {onCompare && traces.length > 1 && <Compare traces={traces} onCompare={onCompare} />}
+          <button type="button" data-testid="opened-files-distributed" onClick={onDistributed}>
+            Distributed view anyway
+          </button>
+        </div>
       </header>
       <table class="table opened-files" data-testid="opened-files">
         <thead>
