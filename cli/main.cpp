@@ -223,7 +223,7 @@ int run_step_views(const char* command, int argc, char** argv) {
       return;
     }
     if (gpus) {
-      const ks::GpuMetricsResult g = ks::gpu_metrics(m, steps);
+      const ks::GpuMetricsResult g = ks::gpu_metrics(m, steps, options.tb_plugin_gpu_annotations);
       if (json) {
         std::printf("%s\n", ks::gpu_metrics_json(g, name).c_str());
         return;
@@ -405,7 +405,7 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
     if (command == "overview") {
       const ks::StepsResult steps = ks::find_steps(m, options);
       const ks::StepBreakdown b = ks::step_breakdown(m, steps, options);
-      const ks::GpuMetricsResult g = ks::gpu_metrics(m, steps);
+      const ks::GpuMetricsResult g = ks::gpu_metrics(m, steps, tb);
       const std::string out = ks::overview_json({m, b, g, tree, tb}, name);
       if (json) {
         std::printf("%s\n", out.c_str());

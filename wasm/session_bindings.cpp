@@ -426,7 +426,7 @@ class Session {
     if (!cached || !reader_.finished()) {
       const ks::StepsResult& found = steps(tbPlugin);
       report(ks::OverviewPhase::kGpuMetrics);
-      cached = ks::gpu_metrics(reader_.model(), found);
+      cached = ks::gpu_metrics(reader_.model(), found, tbPlugin);
     }
     return *cached;
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "core/util/intervals.h"
@@ -44,7 +45,12 @@ std::pair<int64_t, int64_t> global_window(const TraceModel& m) {
 
 }  // namespace
 
-GpuMetricsResult gpu_metrics(const TraceModel& m, const StepsResult& steps) {
+float kernel_occupancy(const KernelRow& k, bool tb_plugin) {
+  if (!tb_plugin && k.occupancy_pct == 0 && k.warps_per_sm >= 1) return std::numeric_limits<float>::quiet_NaN();
+  return k.occupancy_pct;
+}
+
+GpuMetricsResult gpu_metrics(const TraceModel& m, const StepsResult& steps, bool tb_plugin) {
   GpuMetricsResult out;
   if (steps.steps.empty()) return out;
   const int64_t S = steps.steps.front().start_ns, E = steps.steps.back().end_ns;
@@ -116,7 +122,7 @@ GpuMetricsResult gpu_metrics(const TraceModel& m, const StepsResult& steps) {
     // Est. achieved occupancy: duration-weighted over the window, kernels not merged.
     double num = 0, den = 0;
     for (const KernelRow* k : kernels) {
-      const double o = k->occupancy_pct;
+      const double o = kernel_occupancy(*k, tb_plugin);
       if (!(o >= 0)) continue;
       ++g.occupancy_count;
       const int64_t cs = std::max(k->s.ts_ns, S), ce = std::min(k->s.ts_ns + k->s.dur_ns, E);

@@ -27,7 +27,18 @@ struct GpuMetricsResult {
   int64_t bucket_ns = 0;                            // timeline bucket size
 };
 
-GpuMetricsResult gpu_metrics(const TraceModel& m, const StepsResult& steps);
+// `tb_plugin`: every recorded occupancy counts, 0s of cluster launches included (kernel_occupancy).
+GpuMetricsResult gpu_metrics(const TraceModel& m, const StepsResult& steps, bool tb_plugin = false);
+
+// A kernel's "est. achieved occupancy %", or NaN where the trace has none. Kineto writes 0 when its
+// occupancy calculator fails, as it does for every cluster launch (nvjet, cuDNN and CUTLASS/xmma
+// kernels on sm_90). An occupancy it did compute is at least one warp of at most 64 per SM, 1.56 %
+// (written as 1), for a kernel with one warp or more per SM: a 0 there is "not computed", and
+// counting it as 0 % drags every mean down (the ViT trace in ../shared: 45.51 % with them, 67.84 %
+// without). A 0 of a kernel with less than a warp per SM (one block of a tiny elementwise kernel)
+// is a real value, as is every value of a trace without "warps per SM". tb_plugin (`tb_plugin`)
+// takes every 0 as a value.
+float kernel_occupancy(const KernelRow& k, bool tb_plugin);
 std::string gpu_metrics_json(const GpuMetricsResult& r, std::string_view file_name);
 
 }  // namespace ks

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <unordered_map>
 
+#include "core/analysis/gpu_metrics.h"
 #include "core/util/csv_writer.h"
 #include "core/util/json_writer.h"
 
@@ -12,16 +14,29 @@ namespace ks {
 
 namespace {
 
-void add_kernel(KernelGroup& g, const KernelRow& k, int64_t d) {
+void add_kernel(KernelGroup& g, const KernelRow& k, int64_t d, bool tb_plugin) {
   ++g.calls;
   g.total_ns += d;
   g.min_ns = std::min(g.min_ns, d);
   g.max_ns = std::max(g.max_ns, d);
   if (!std::isnan(k.blocks_per_sm)) g.blocks_weighted += double(k.blocks_per_sm) * double(d);
-  if (!std::isnan(k.occupancy_pct)) g.occupancy_weighted += double(k.occupancy_pct) * double(d);
+  const float o = kernel_occupancy(k, tb_plugin);
+  if (!std::isnan(o)) g.occupancy_weighted += double(o) * double(d);
+  if (tb_plugin || !std::isnan(o)) g.occupancy_ns += d;
+  g.missing_occupancy_as_zero = tb_plugin;
 }
 
 bool recorded(const std::array<int32_t, 3>& dims) { return dims[0] || dims[1] || dims[2]; }
+
+}  // namespace
+
+double KernelGroup::occupancy_pct() const {
+  if (occupancy_ns) return occupancy_weighted / double(occupancy_ns);
+  if (missing_occupancy_as_zero) return 0;
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+namespace {
 
 std::string dims_text(const std::array<int32_t, 3>& d) {
   if (!recorded(d)) return "";
@@ -29,11 +44,11 @@ std::string dims_text(const std::array<int32_t, 3>& d) {
 }
 
 // Whether some kernel recorded blocks per SM / occupancy: the table then has the column.
-void recorded_values(const TraceModel& m, bool& blocks_per_sm, bool& occupancy) {
+void recorded_values(const TraceModel& m, bool tb_plugin, bool& blocks_per_sm, bool& occupancy) {
   for (const KernelRow& k : m.kernels) {
     if (k.device < 0) continue;
     if (!std::isnan(k.blocks_per_sm)) blocks_per_sm = true;
-    if (!std::isnan(k.occupancy_pct)) occupancy = true;
+    if (!std::isnan(kernel_occupancy(k, tb_plugin))) occupancy = true;
   }
 }
 
@@ -100,7 +115,7 @@ KernelTable kernel_table(const OpTree& t, const TraceModel& m, KernelGroupBy gro
   table.tensor_cores = tc_kernel_share(m, t.tb_plugin, step);
   table.accelerator = trace_accelerator(m);
   if (step) table.step = step->name;
-  recorded_values(m, table.has_blocks_per_sm, table.has_occupancy);
+  recorded_values(m, t.tb_plugin, table.has_blocks_per_sm, table.has_occupancy);
   TcKernelNames tc(m.strings, t.tb_plugin);
   if (group_by == KernelGroupBy::kName) {
     std::unordered_map<StringId, size_t> index;
@@ -114,7 +129,7 @@ KernelTable kernel_table(const OpTree& t, const TraceModel& m, KernelGroupBy gro
         table.rows.back().tensor_cores = tc(k.s.name);
         table.rows.back().tc_rule = tc.rule(k.s.name);
       }
-      add_kernel(table.rows[it->second], k, k.s.dur_ns);  // every kernel, its recorded dur
+      add_kernel(table.rows[it->second], k, k.s.dur_ns, t.tb_plugin);  // every kernel, its recorded dur
     }
   } else {
     std::unordered_map<std::string, size_t> index;
@@ -141,7 +156,7 @@ KernelTable kernel_table(const OpTree& t, const TraceModel& m, KernelGroupBy gro
         g.tc_rule = tc.rule(k.s.name);
         table.rows.push_back(std::move(g));
       }
-      add_kernel(table.rows[it->second], k, span_ns(k.s.ts_ns, k.s.dur_ns, t.tb_plugin));
+      add_kernel(table.rows[it->second], k, span_ns(k.s.ts_ns, k.s.dur_ns, t.tb_plugin), t.tb_plugin);
     });
   }
   sort_by_total(table.rows);
@@ -162,7 +177,7 @@ KernelDetail kernel_detail(const OpTree& t, const TraceModel& m, const KernelKey
   if (!props_row) {
     // The row's own numbers, as the table counts them: every kernel of that name, its recorded dur.
     for (uint32_t i = 0; i < m.kernels.size(); ++i)
-      if (is_named(m.kernels[i].s.name) && (!step || step->has_kernel(i))) add_kernel(d.total, m.kernels[i], m.kernels[i].s.dur_ns);
+      if (is_named(m.kernels[i].s.name) && (!step || step->has_kernel(i))) add_kernel(d.total, m.kernels[i], m.kernels[i].s.dur_ns, t.tb_plugin);
   }
   std::unordered_map<std::string_view, size_t> ops;
   std::map<LaunchProps, size_t> launches;
@@ -174,13 +189,13 @@ KernelDetail kernel_detail(const OpTree& t, const TraceModel& m, const KernelKey
     const LaunchProps props = launch_props(k);
     if (props_row && (op != key.op || props != wanted)) return;
     const int64_t dur = span_ns(k.s.ts_ns, k.s.dur_ns, t.tb_plugin);
-    if (props_row) add_kernel(d.total, k, dur);
+    if (props_row) add_kernel(d.total, k, dur, t.tb_plugin);
     auto [o, new_op] = ops.try_emplace(op, d.operators.size());
     if (new_op) {
       d.operators.emplace_back();
       d.operators.back().op = std::string(op);
     }
-    add_kernel(d.operators[o->second], k, dur);
+    add_kernel(d.operators[o->second], k, dur, t.tb_plugin);
     auto [l, new_props] = launches.try_emplace(props, d.launches.size());
     if (new_props) {
       KernelGroup g;
@@ -190,7 +205,7 @@ KernelDetail kernel_detail(const OpTree& t, const TraceModel& m, const KernelKey
       g.shared_memory = props[7];
       d.launches.push_back(std::move(g));
     }
-    add_kernel(d.launches[l->second], k, dur);
+    add_kernel(d.launches[l->second], k, dur, t.tb_plugin);
     const StackKey stack = node < 0 ? 0 : call_stack_of(t, m, node);
     if (!stack) return;
     auto [s, new_stack] = stacks.try_emplace({o->second, stack}, d.stacks.size());
@@ -200,7 +215,7 @@ KernelDetail kernel_detail(const OpTree& t, const TraceModel& m, const KernelKey
   });
   d.found = d.total.calls > 0;
   d.stacks_derived = t.stacks.derived();
-  recorded_values(m, d.has_blocks_per_sm, d.has_occupancy);
+  recorded_values(m, t.tb_plugin, d.has_blocks_per_sm, d.has_occupancy);
   sort_by_total(d.operators);
   sort_by_total(d.launches);
   sort_by_total(d.stacks);
@@ -244,7 +259,7 @@ std::string kernel_table_json(const KernelTable& table, const TraceModel& m) {
     w.key("blocks_per_sm");
     if (table.has_blocks_per_sm) w.value(g.blocks_per_sm()); else w.null();
     w.key("occupancy_pct");
-    if (table.has_occupancy) w.value(g.occupancy_pct()); else w.null();
+    if (table.has_occupancy && !std::isnan(g.occupancy_pct())) w.value(g.occupancy_pct()); else w.null();
     w.end_object();
   }
   w.end_array();
@@ -287,7 +302,8 @@ std::string kernel_table_csv(const KernelTable& table, const TraceModel& m) {
     c.field(g.tc_rule ? std::string_view(g.tc_rule->id) : std::string_view());
     c.field(double(g.total_ns) / 1e3).field(g.mean_ns() / 1e3).field(double(g.min_ns) / 1e3).field(double(g.max_ns) / 1e3);
     if (table.has_blocks_per_sm) c.field(g.blocks_per_sm());
-    if (table.has_occupancy) c.field(g.occupancy_pct());
+    if (table.has_occupancy && !std::isnan(g.occupancy_pct())) c.field(g.occupancy_pct());
+    else if (table.has_occupancy) c.field(std::string_view());
     c.end_row();
   }
   return c.take();
@@ -308,7 +324,7 @@ std::string kernel_detail_json(const KernelDetail& d, const KernelKey& key, cons
     w.key("blocks_per_sm");
     if (d.has_blocks_per_sm && g.calls) w.value(g.blocks_per_sm()); else w.null();
     w.key("occupancy_pct");
-    if (d.has_occupancy && g.calls) w.value(g.occupancy_pct()); else w.null();
+    if (d.has_occupancy && g.calls && !std::isnan(g.occupancy_pct())) w.value(g.occupancy_pct()); else w.null();
   };
   w.begin_object();
   w.key("group_by").value(props ? "props" : "name");

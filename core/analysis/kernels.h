@@ -33,9 +33,14 @@ struct KernelGroup {
   uint64_t calls = 0;
   int64_t total_ns = 0, min_ns = INT64_MAX, max_ns = INT64_MIN;
   double blocks_weighted = 0, occupancy_weighted = 0;  // Σ value × duration (ns); missing = 0
+  // The duration the occupancy is averaged over: the kernels that have one (kernel_occupancy in
+  // gpu_metrics.h: a cluster launch's 0 is none), or with --tb-plugin all of them, missing as 0.
+  int64_t occupancy_ns = 0;
+  bool missing_occupancy_as_zero = false;  // --tb-plugin: a group of 0 ns has an occupancy of 0
   double mean_ns() const { return calls ? double(total_ns) / double(calls) : 0; }
   double blocks_per_sm() const { return total_ns ? blocks_weighted / double(total_ns) : 0; }
-  double occupancy_pct() const { return total_ns ? occupancy_weighted / double(total_ns) : 0; }
+  // NaN: no kernel of the group has an occupancy (written as null, shown as absent).
+  double occupancy_pct() const;
 };
 
 struct KernelTable {

@@ -546,7 +546,12 @@ class TreeBuilder {
       if (f != finish_of.end()) fwd_bwd.emplace_back(start_of[id], f->second);
     }
     v.backward_flows = fwd_bwd.size();
-    if (fwd_bwd.empty() || main_ < 0) return;
+    if (fwd_bwd.empty()) return;
+    v.flows_no_pass = fwd_bwd.size();  // until charged or told apart below
+    if (main_ < 0) {
+      v.backward_none_why = "no thread holds a step or the model's forward pass";
+      return;
+    }
 
     // Step 2: top-level modules and backward roots (under a root or a step).
     std::vector<int32_t> modules, backward;
@@ -561,7 +566,11 @@ class TreeBuilder {
         else if (std::string_view(x.name).starts_with(kBackwardPrefix)) backward.push_back(n);
       }
     }
-    if (modules.empty() || backward.empty()) return;
+    if (modules.empty() || backward.empty()) {
+      v.backward_none_why = modules.empty() ? "no module frame directly under a thread or a step (with_modules off, or the modules ran inside other ranges)"
+                                            : "no backward pass recorded (autograd::engine::evaluate_function ranges)";
+      return;
+    }
     // Out of their parents, each parent's list filtered once (a root can hold 100k of them).
     {
       std::vector<char> gone(n_.size(), 0);
@@ -602,6 +611,9 @@ class TreeBuilder {
       }
     }
     std::unordered_map<int64_t, std::vector<int32_t>> fwd_groups;  // forward ts -> backward nodes
+    std::unordered_map<int64_t, uint64_t> fwd_flows;                // forward ts -> flows into its groups
+    std::unordered_set<int32_t> heads;
+    for (const auto& [h, nodes] : group) heads.insert(h);
     for (auto [fwd, bwd] : fwd_bwd) {
       auto it = at.find(bwd);
       if (it == at.end()) continue;
@@ -609,15 +621,26 @@ class TreeBuilder {
       while (n >= 0 && !std::string_view(n_[size_t(n)].name).starts_with(kBackwardPrefix)) n = n_[size_t(n)].parent;
       if (n < 0) continue;
       auto g = group.find(n);
-      if (g == group.end()) continue;  // consumed, or not a group's head
+      if (g == group.end()) {  // consumed, or not a group's head
+        if (heads.count(n)) {
+          ++v.flows_shared_pass;
+          --v.flows_no_pass;
+        }
+        continue;
+      }
       auto& dst = fwd_groups[fwd];
       dst.insert(dst.end(), g->second.begin(), g->second.end());
+      ++fwd_flows[fwd];
+      --v.flows_no_pass;
       group.erase(g);
     }
     // Step 5: a `<module>.backward` node per module frame, holding the backward passes of the
     // forward operators it ran.
     std::vector<int32_t> top;
     for (int32_t mod : modules) walk_module(mod, fwd_groups, top);
+    // What walk_module left: flows whose forward operator ran outside every module.
+    for (const auto& [fwd, nodes] : fwd_groups) v.flows_outside_modules += fwd_flows[fwd];
+    v.flows_charged = v.backward_flows - v.flows_outside_modules - v.flows_shared_pass - v.flows_no_pass;
     for (int32_t b : top) finish_backward(b);
     if (!tb_) {
       // A .backward node that received no backward pass would claim its forward time as backward
@@ -915,6 +938,13 @@ std::string module_view_json(const ModuleView& v, const std::string& file) {
   w.key("backward").begin_object();
   w.key("flows").value(v.backward_flows);
   w.key("regrouped").value(v.backward_regrouped);
+  w.key("flows_charged").value(v.flows_charged);
+  w.key("flows_outside_modules").value(v.flows_outside_modules);
+  w.key("flows_shared_pass").value(v.flows_shared_pass);
+  w.key("flows_no_pass").value(v.flows_no_pass);
+  w.key("none_why");
+  if (v.backward_none_why.empty()) w.null();
+  else w.value(v.backward_none_why);
   w.end_object();
   w.key("error");
   if (v.error.empty()) w.null();

@@ -72,6 +72,12 @@ struct ModuleView {
   std::vector<ThreadTree> threads;  // threads holding modules (and the main thread), in tree order
   uint64_t backward_flows = 0;      // fwdbwd flows seen
   uint64_t backward_regrouped = 0;  // backward passes moved under a module's .backward node
+  // What became of the fwdbwd flows (they add up to backward_flows): charged to a module; from a
+  // forward operator run outside every module (the loss in a training step, an optimizer); to a
+  // backward pass another flow already took; to no backward pass of the trace (none recorded, or
+  // cut off by the profiling window). `backward_none_why`: why nothing could be charged at all.
+  uint64_t flows_charged = 0, flows_outside_modules = 0, flows_shared_pass = 0, flows_no_pass = 0;
+  std::string backward_none_why;
   std::string error;  // tb_plugin mode: why tb_plugin would show no Module view
 };
 

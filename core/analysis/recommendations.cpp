@@ -57,6 +57,31 @@ Usage usage(const TraceModel& m) {
 }
 
 // tb_plugin counts devices by the pids of GPU events.
+// Kernels replayed from a captured graph: a CUDA graph replay shows in a Kineto trace as one
+// `cudaGraphLaunch` runtime call (`cuGraphLaunch` from the driver, `hipGraphLaunch` on ROCm) whose
+// correlation id every kernel of the graph shares (torch.compile's "reduce-overhead" trace in
+// tests/data/h200_pt211/compiled_cudagraph: 2 launches, 20 kernels each). PyTorch 2.11 writes no
+// graph id on the kernels, so the correlation is what ties them.
+size_t graph_kernels(const TraceModel& m) {
+  std::vector<int64_t> launches;
+  auto collect = [&](const ChunkedTable<SliceRow>& rows) {
+    for (const SliceRow& r : rows) {
+      const std::string_view name = m.strings.get(r.name);
+      if (r.correlation != kNoId && (name.starts_with("cudaGraphLaunch") || name.starts_with("cuGraphLaunch") ||
+                                     name.starts_with("hipGraphLaunch")))
+        launches.push_back(r.correlation);
+    }
+  };
+  collect(m.runtimes);
+  collect(m.drivers);
+  if (launches.empty()) return 0;
+  std::sort(launches.begin(), launches.end());
+  size_t n = 0;
+  for (const KernelRow& k : m.kernels)
+    if (std::binary_search(launches.begin(), launches.end(), k.s.correlation)) ++n;
+  return n;
+}
+
 size_t used_device_pids(const TraceModel& m) {
   std::vector<StringId> pids;
   auto add = [&](StringId pid) {
@@ -217,14 +242,22 @@ std::vector<Recommendation> recommendations(const OverviewInputs& in) {
       }
       // Graph capture replays a step's launches at once: CUDA graphs, HIP graphs on ROCm (the same
       // torch.cuda.CUDAGraph API).
-      const std::string graphs = acc == Accelerator::kNvidia ? "CUDA graphs"
-                                 : acc == Accelerator::kAmd  ? "HIP graphs (torch.cuda.CUDAGraph on ROCm)"
-                                                             : "";
+      // A trace that already replays graphs is not told to use them: it is told how much of its
+      // kernel work they cover.
+      const size_t replayed = graph_kernels(m);
+      const std::string graphs = replayed                          ? ""
+                                 : acc == Accelerator::kNvidia ? "CUDA graphs"
+                                 : acc == Accelerator::kAmd    ? "HIP graphs (torch.cuda.CUDAGraph on ROCm)"
+                                                               : "";
       text += (low.size() == 1 ? " runs kernels" : " run kernels") +
               std::string(" less than half of the steps' time. A larger batch") +
               (graphs.empty() ? " or fewer host-side stalls (see the step-time breakdown)"
                               : ", fewer host-side stalls (see the step-time breakdown) or " + graphs) +
               " can keep the GPU busier; a larger batch may change convergence.";
+      if (replayed)
+        text += " The trace already replays " + std::string(acc == Accelerator::kAmd ? "HIP" : "CUDA") + " graphs (" +
+                std::to_string(replayed) + " of its " + std::to_string(m.kernels.size()) +
+                " kernels ran from one): the GPU idles between replays, so look at what the host does there.";
     }
     out.push_back({"gpu-utilization", text, "overview", {"overview", "", "", "", "", ""}});
   }

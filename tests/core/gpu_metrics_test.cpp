@@ -2,9 +2,14 @@
 // real traces: tests/golden/gpu_metrics_test.mjs).
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <map>
+#include <string>
+
 #include "core/analysis/gpu_metrics.h"
 #include "core/analysis/overview.h"
 #include "core/util/format_pct.h"
+#include "core/analysis/kernels.h"
 #include "test_util.h"
 
 TEST_CASE("gpu-metrics-by-hand: utilization, est. SM efficiency, est. occupancy", "[gpu_metrics]") {
@@ -56,4 +61,37 @@ TEST_CASE("gpu summary of one step: the step's window and the kernels it issued"
   CHECK(ks::gpu_summary_text(l.m(), all, nullptr, false, "f").find("utilization 29.00 %") != std::string::npos);
   CHECK(ks::format_pct(12.125) == "12.13 %");  // an exact tie rounds as the page's toFixed(2)
   CHECK(ks::format_pct(44.48572652441825) == "44.49 %");
+}
+
+// Kineto writes "est. achieved occupancy %" 0 for a cluster launch (its calculator fails): that 0 is
+// no value, and neither the GPU's mean nor the kernel's row counts it; a one-block kernel's 0 (less
+// than a warp per SM) is real. --tb-plugin counts every 0, as tb_plugin does.
+TEST_CASE("cluster-launch-zero-occupancy: a 0 the calculator wrote for a cluster launch is absent", "[gpu_metrics]") {
+  ks::TraceReader r;
+  kstest::feed_all(r, kstest::read_fixture("cluster-launch-zero-occupancy.json"), 13);
+  const ks::TraceModel& m = r.model();
+  const auto steps = ks::find_steps(m);
+  REQUIRE(m.kernels.size() == 3);
+  const auto g = ks::gpu_metrics(m, steps);
+  REQUIRE(g.gpus.size() == 1);
+  CHECK(*g.gpus[0].occupancy_pct == Approx(25));  // (50 x 10 + 0 x 10) / 20: the nvjet kernel left out
+  CHECK(g.gpus[0].occupancy_count == 2);
+  const auto tb = ks::gpu_metrics(m, steps, true);
+  CHECK(*tb.gpus[0].occupancy_pct == Approx(10));  // (50 x 10) / 50
+
+  auto occupancy_of = [&](bool tb_plugin) {
+    const ks::OpTree tree = ks::build_op_tree(m, {tb_plugin});
+    const ks::KernelTable t = ks::kernel_table(tree, m, ks::KernelGroupBy::kName, nullptr);
+    std::map<std::string, double> out;
+    for (const ks::KernelGroup& k : t.rows) out[std::string(m.strings.get(k.name))] = k.occupancy_pct();
+    CHECK(t.has_occupancy);
+    return out;
+  };
+  const auto ours = occupancy_of(false);
+  CHECK(std::isnan(ours.at("nvjet_sm90_tst_192x192_64x4_2x1_v_bz_coopB_NNN")));
+  CHECK(ours.at("ampere_sgemm_128x64_nn") == Approx(50));
+  CHECK(ours.at("void at::native::vectorized_elementwise_kernel<4>") == 0);
+  const auto theirs = occupancy_of(true);
+  CHECK(theirs.at("nvjet_sm90_tst_192x192_64x4_2x1_v_bz_coopB_NNN") == 0);
+  CHECK(theirs.at("ampere_sgemm_128x64_nn") == Approx(50));
 }

@@ -376,3 +376,38 @@ TEST_CASE("bad input: modules nested 20,000 deep, a parent-id cycle, a module fr
     CHECK_FALSE(ks::module_tree_json(v, r.model(), "").empty());
   }
 }
+
+// What became of each fwdbwd flow, so the page can say what was and was not charged and why: on
+// the hand-made trace all 8 charge a module; on the real GPT (tests/data/h200_pt211), 8 of 326
+// start at an operator outside every module (the loss and the optimizer); with no module frame
+// directly under a thread or step (Lightning's frames run inside its [pl] ranges), none is charged
+// and the view says why.
+TEST_CASE("fwdbwd flows: charged, outside every module, or to no backward pass", "[modules]") {
+  {
+    Loaded l("modules-fwdbwd.json");
+    const ks::ModuleView v = ks::module_view(l.m());
+    CHECK(v.flows_charged == 8);
+    CHECK(v.flows_outside_modules + v.flows_shared_pass + v.flows_no_pass == 0);
+    CHECK(v.backward_none_why.empty());
+  }
+  auto load = [](const std::string& rel, ks::TraceReader& r) {
+    const std::string bytes = kstest::read_path(kstest::repo_path("tests/data/" + rel));
+    if (bytes.size() > 2 && uint8_t(bytes[0]) == 0x1f) return false;  // under wasm, not gunzipped
+    kstest::feed_all(r, bytes, 1 << 20);
+    return true;
+  };
+  ks::TraceReader gpt;
+  if (!load("h200_pt211/gpt_modulelist/gpt_rank0.1795735873838978949.pt.trace.json.gz", gpt)) return;
+  const ks::ModuleView v = ks::module_view(gpt.model());
+  CHECK(v.backward_flows == 326);
+  CHECK(v.flows_charged == 318);
+  CHECK(v.flows_outside_modules == 8);
+  CHECK(v.flows_charged + v.flows_outside_modules + v.flows_shared_pass + v.flows_no_pass == v.backward_flows);
+  ks::TraceReader lightning;
+  REQUIRE(load("h200_pt211/lightning26/lightning_rank0.1795735937305235890.pt.trace.json.gz", lightning));
+  const ks::ModuleView lv = ks::module_view(lightning.model());
+  CHECK(lv.backward_flows == 17);
+  CHECK(lv.backward_regrouped == 0);
+  CHECK(lv.flows_no_pass == 17);
+  CHECK(lv.backward_none_why.find("no module frame directly under a thread or a step") == 0);
+}

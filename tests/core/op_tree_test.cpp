@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
+
 #include <map>
 
 #include "core/analysis/kernels.h"
@@ -149,7 +151,7 @@ TEST_CASE("operators by input shape and call stacks", "[operators]") {
   CHECK(ks::operator_stacks(tree, l.m(), ks::OpGroupBy::kName, "aten::addmm", "").empty());
 }
 
-TEST_CASE("kernels by name: duration-weighted blocks per SM and occupancy, missing counts as 0", "[kernels]") {
+TEST_CASE("kernels by name: duration-weighted blocks per SM and occupancy, a row with no occupancy has none (tb_plugin: 0)", "[kernels]") {
   Loaded l("op-tree-linking.json");
   const auto t = ks::kernel_table(ks::build_op_tree(l.m()), l.m(), ks::KernelGroupBy::kName);
   CHECK(t.has_blocks_per_sm);
@@ -161,7 +163,9 @@ TEST_CASE("kernels by name: duration-weighted blocks per SM and occupancy, missi
   CHECK(t.rows[0].tc_rule->id == "mma-shape");
   CHECK(t.rows[0].blocks_per_sm() == Approx(1.0));
   CHECK(t.rows[0].occupancy_pct() == Approx(50.0));
-  CHECK(t.rows[1].occupancy_pct() == 0.0);  // elementwise_kernel recorded none
+  CHECK(std::isnan(t.rows[1].occupancy_pct()));  // elementwise_kernel recorded none
+  const auto tb = ks::kernel_table(ks::build_op_tree(l.m(), {true}), l.m(), ks::KernelGroupBy::kName);
+  CHECK(tb.rows[1].occupancy_pct() == 0.0);  // tb_plugin counts a missing value as 0
   CHECK(t.tensor_cores.tc_ns == 20 * us);
   CHECK(t.tensor_cores.total_ns == 44 * us);
   const auto props = ks::kernel_table(ks::build_op_tree(l.m()), l.m(), ks::KernelGroupBy::kProps);

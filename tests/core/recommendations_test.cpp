@@ -5,6 +5,7 @@
 // (tests/golden/operators_kernels_test.mjs); here only where tb_plugin's trigger differs.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -218,6 +219,50 @@ TEST_CASE("recommendation gpu-utilization: a GPU busy less than half of the step
   CHECK(has(amd->find("gpu-utilization")->text, "HIP graphs"));
   CHECK_FALSE(has(amd->find("gpu-utilization")->text, "CUDA graphs"));
   CHECK_FALSE(run(util(kA100, 60))->find("gpu-utilization"));
+}
+
+// A trace that already replays a CUDA graph (torch.compile "reduce-overhead": each step's kernels
+// share one cudaGraphLaunch's correlation) is not told to use CUDA graphs, but how many of its
+// kernels ran from one. The same GPU without the replay is told to.
+TEST_CASE("recommendation gpu-utilization: a trace replaying a CUDA graph is not told to use them", "[recommendations]") {
+  auto graph = [](bool replayed) {
+    Trace t;
+    t.member("deviceProperties", kA100).step(0, 100);
+    t.x("cuda_runtime", replayed ? "cudaGraphLaunch" : "cudaLaunchKernel", 1, 1, 10, 5, "\"correlation\":77");
+    for (int k = 0; k < 3; ++k)
+      t.x("kernel", "triton_poi_fused_add_" + std::to_string(k), 0, 7, 20 + 10 * k, 8, "\"device\":0,\"stream\":7,\"correlation\":77");
+    t.op_kernel("aten::add", 60, "void at::native::vectorized_elementwise_kernel<4>(int)", 80, 5);
+    return t;
+  };
+  const auto replayed = run(graph(true));
+  const ks::Recommendation* r = replayed->find("gpu-utilization");
+  REQUIRE(r);
+  CHECK(has(r->text, "GPU 0 (29.0%)"));
+  CHECK_FALSE(has(r->text, "or CUDA graphs"));
+  CHECK(has(r->text, "already replays CUDA graphs (3 of its 4 kernels ran from one)"));
+  const auto plain = run(graph(false));
+  REQUIRE(plain->find("gpu-utilization"));
+  CHECK(has(plain->find("gpu-utilization")->text, "or CUDA graphs"));
+  CHECK_FALSE(has(plain->find("gpu-utilization")->text, "already replays"));
+}
+
+// The real torch.compile CUDA-graph trace (tests/data/h200_pt211): 40 of its 42 kernels replayed.
+TEST_CASE("recommendation gpu-utilization: torch.compile reduce-overhead trace (H200)", "[recommendations]") {
+  const std::string bytes = kstest::read_path(kstest::repo_path("tests/data/h200_pt211/compiled_cudagraph/compiled_rank0.1795735960170000080.pt.trace.json.gz"));
+  if (bytes.size() > 2 && uint8_t(bytes[0]) == 0x1f) return;  // under wasm, not gunzipped
+  ks::TraceReader reader;
+  kstest::feed_all(reader, bytes, 1 << 20);
+  const ks::TraceModel& m = reader.model();
+  const ks::StepsResult steps = ks::find_steps(m);
+  const ks::StepBreakdown b = ks::step_breakdown(m, steps);
+  const ks::GpuMetricsResult g = ks::gpu_metrics(m, steps);
+  const ks::OpTree tree = ks::build_op_tree(m, {false});
+  const auto recs = ks::recommendations({m, b, g, tree, false});
+  const auto it = std::find_if(recs.begin(), recs.end(), [](const ks::Recommendation& x) { return x.id == "gpu-utilization"; });
+  REQUIRE(it != recs.end());
+  CHECK(has(it->text, "GPU 0 (17.5%)"));
+  CHECK_FALSE(has(it->text, "or CUDA graphs"));
+  CHECK(has(it->text, "already replays CUDA graphs (40 of its 42 kernels ran from one)"));
 }
 
 TEST_CASE("recommendation amp: eligible operators on hardware with matrix units, none used", "[recommendations]") {

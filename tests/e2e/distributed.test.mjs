@@ -94,4 +94,35 @@ describe('run page: Distributed view', () => {
       assert.deepEqual(s.straggler, { step: 'all', slowest: 'rank-1', median: 1050, behind: 50 });
     });
   });
+
+  // The two-rank gloo DDP run (tests/data/h200_pt211/ddp_gloo2): its ranks' steps differ by
+  // 0.07 %, under the 5 % threshold: no worker is shown as a straggler in red. Its step chart's
+  // axis has ticks 0, 5, 10, 15, 20, 25 ms for ~21.4 ms bars; its two gloo all_reduce rows with no
+  // process group say why on hover, and the footnote why two rows of one collective differ.
+  it('gloo run: no red straggler for a 0.07 % difference, an axis with several ticks, absent process groups explained', T, async () => {
+    const gloo = path.join(tmp, 'ddp_gloo2');
+    fs.cpSync(path.join(repo, 'tests', 'data', 'h200_pt211', 'ddp_gloo2'), gloo, { recursive: true });
+    const want = cliView(gloo).stragglers.find((s) => s.step === 'all');
+    assert.ok(want.behind_median_pct < 0.1);
+    await withCheckedPage(browser, server.url, async (page) => {
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await openRun(page, gloo, 2);
+      await page.click('[data-testid=nav-run][data-run="ddp_gloo2"]');
+      await page.waitForSelector('[data-testid=run-page][data-state=ready] [data-testid=dist-stragglers]');
+      assert.equal(await page.getAttribute('[data-testid=dist-stragglers]', 'data-straggler'), 'no');
+      const sentence = await page.textContent('[data-testid=straggler-sentence]');
+      assert.match(sentence, /^Slowest: rank 1, .*\(0\.07 %\) behind the median .*No straggler: no worker is 5 % or more behind the median\.$/);
+      assert.ok(!(await page.textContent('[data-testid=dist-stragglers] .ov-legend')).includes('Straggler'), 'no red entry in the legend');
+      // The ms axis's ticks (uPlot draws them on a canvas; the panel says which it was given).
+      assert.equal(await page.getAttribute('[data-testid=dist-stragglers]', 'data-y-ticks'), '0 5 10 15 20 25');
+      // Collectives without a process group: "—" with the reason on hover.
+      const cells = await page.$$eval('[data-testid=collectives-cell-process_group]', (tds) => tds.map((td) => ({ text: td.textContent, title: td.getAttribute('title') })));
+      assert.equal(cells.length, 2);
+      for (const c of cells) {
+        assert.equal(c.text, '—');
+        assert.match(c.title, /no process group/);
+      }
+      assert.match(await page.textContent('[data-testid=dist-collectives] .dist-foot'), /rows of the same collective in the same group differ in their size/);
+    });
+  });
 });

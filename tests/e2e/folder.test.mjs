@@ -66,8 +66,11 @@ async function checkCards(page) {
     assert.deepEqual(l, { run: e.run, worker: e.worker, span: e.span, label: e.label });
     assert.equal((await readCard(page, e.file)).events, expectedFor(sources[e.file]).events, `${e.file}: events`);
   }
+  // Once every trace has loaded, "Opening …" is put in the past (it stayed "Opening" for good);
+  // what was skipped is still said.
+  await page.waitForFunction(() => !/^Opening /.test(document.querySelector('[data-testid=notice]')?.textContent ?? ''));
   const notice = await page.textContent('[data-testid=notice]');
-  assert.equal(notice, 'Opening 4 traces from 2 runs; 2 other files were skipped (only <worker>[.<span>].pt.trace.json[.gz] files are traces).');
+  assert.equal(notice, 'Opened 4 traces from 2 runs; 2 other files were skipped (only <worker>[.<span>].pt.trace.json[.gz] files are traces).');
   assert.equal(await page.getAttribute('[data-testid=notice]', 'data-kind'), 'info', 'what was opened and skipped is information, not an error');
   assert.equal(await page.$(`[data-testid=nav-trace][data-file="config.json"]`), null, 'a non-trace file of the folder is not opened');
 }

@@ -12,6 +12,7 @@ import {
   handMadeTrace,
   hasShared,
   pickFiles,
+  repo,
   runCliJson,
   sampleTrace,
   settled,
@@ -184,6 +185,45 @@ describe('kernels', () => {
       assertKernel(rows[0], cli.rows[0], 'hand-made');
       const legend = await page.$$eval(`${c} [data-testid=kernel-pie-total-legend] .pie-label`, (els) => els.map((e) => e.textContent));
       assert.deepEqual(legend, ['sgemm_<b>"quoted"</b>']);
+    });
+  });
+
+  // A cluster launch's occupancy (Kineto wrote 0: its calculator failed) is absent: "—" with the
+  // reason on hover, not "0.00"; a kernel no operator launched shows its operator as "—" too.
+  it('absent occupancy and absent launcher show as "—" with the reason on hover', { ...T, skip: skipCli }, async () => {
+    const fixture = path.join(repo, 'tests', 'data', 'cluster-launch-zero-occupancy.json');
+    const f = path.join(tmp, 'cluster-launch-zero-occupancy.json');
+    const doc = JSON.parse(fs.readFileSync(fixture, 'utf8'));
+    // One more kernel, with no launch in the trace: no operator took it.
+    doc.traceEvents.push({ ph: 'X', cat: 'kernel', name: 'orphan_kernel', pid: 0, tid: 7, ts: 70, dur: 5, args: { correlation: 99, device: 0, 'blocks per SM': 1, 'warps per SM': 4, 'est. achieved occupancy %': 12 } });
+    fs.writeFileSync(f, JSON.stringify(doc));
+    await withCheckedPage(browser, server.url, async (page) => {
+      await pickFiles(page, [f]);
+      const name = path.basename(f);
+      assert.equal(await settled(page, name), 'done');
+      const c = card(name);
+      await page.click(`${c} [data-testid=tab-kernels]`);
+      await page.waitForSelector(`${c} [data-testid=kernel-row]`);
+      const nvjet = 'nvjet_sm90_tst_192x192_64x4_2x1_v_bz_coopB_NNN';
+      const occ = async (kernel) =>
+        page.$eval(`${c} [data-testid=kernel-row][data-name="${kernel}"] [data-testid=kernel-cell-occupancy_pct]`, (td) => ({ text: td.textContent, title: td.getAttribute('title') ?? '' }));
+      const cluster = await occ(nvjet);
+      assert.equal(cluster.text, '—');
+      assert.match(cluster.title, /cluster launch/);
+      assert.equal((await occ('ampere_sgemm_128x64_nn')).text, '50.00');
+      assert.equal((await occ('void at::native::vectorized_elementwise_kernel<4>')).text, '0.00');
+      // The GPU summary's mean leaves the cluster launch out: (50 x 10 + 0 x 10 + 12 x 5) / 25 = 22.4 %
+      // (with it, as tb_plugin: 560 / 55 = 10.18 %).
+      await page.click(`${c} [data-testid=tab-overview]`);
+      const summary = await page.textContent(`${c} [data-testid=panel-overview]`);
+      assert.match(summary, /Est\. achieved occupancy\s*22\.40 %/);
+      // By properties + operator: the orphan kernel's operator is "—", with why on hover.
+      await page.click(`${c} [data-testid=tab-kernels]`);
+      await page.selectOption(`${c} [data-testid=kernel-group-by]`, 'props');
+      await page.waitForSelector(`${c} [data-testid=kernel-row][data-name^="orphan_kernel "]`);
+      const op = await page.$eval(`${c} [data-testid=kernel-row][data-name^="orphan_kernel "] [data-testid=kernel-cell-operator]`, (td) => ({ text: td.textContent, title: td.getAttribute('title') }));
+      assert.equal(op.text, '—');
+      assert.match(op.title, /No operator launched it/);
     });
   });
 });

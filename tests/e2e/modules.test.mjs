@@ -105,7 +105,7 @@ describe('Module view', () => {
     const want = cli.rows;
     await withCheckedPage(browser, server.url, async (page) => {
       const c = await openModules(page, FWDBWD);
-      assert.match(await page.textContent(`${c} [data-testid=module-summary]`), /12 backward passes charged to modules through 8 fwdbwd flows/);
+      assert.equal(await page.textContent(`${c} [data-testid=module-backward]`), "12 backward passes charged to the modules whose forward ran them, through 8 of 8 fwdbwd flows.");
       // Block starts collapsed: its Linear is not shown until a flame click reveals it.
       let rows = await tableRows(page, c, 'module');
       assert.deepEqual(rows.map((r) => r.name), ['Net#10', 'Net#10/Block#11', 'Net#10/ReLU#14', 'Net#10/Linear#15']);

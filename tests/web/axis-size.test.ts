@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AXIS_TICK_AND_GAP, axisWidth } from '../../web/src/lib/axis-size';
+import { AXIS_TICK_AND_GAP, axisWidth, barTicks } from '../../web/src/lib/axis-size';
 
 // 6 px a character, as a stand-in for the canvas's measureText.
 const measure = (s: string) => s.length * 6;
@@ -19,5 +19,27 @@ describe('axisWidth', () => {
 
   it('rounds a fractional width up, so the last pixel of a label is not cut', () => {
     expect(axisWidth(['x'], 0, () => 40.2)).toBe(41 + AXIS_TICK_AND_GAP + 4);
+  });
+});
+
+describe('barTicks', () => {
+  it('92 ms bars: ticks every 25 ms up to 100, not 0 and 50 alone', () => {
+    expect(barTicks(92)).toEqual({ top: 100, ticks: [0, 25, 50, 75, 100] });
+  });
+  it('at least three intervals, the top above the tallest bar', () => {
+    for (const max of [0.0007, 0.3, 1, 4.9, 7, 21.45, 47.1, 92, 99, 100, 350, 12345]) {
+      const { top, ticks } = barTicks(max);
+      expect(ticks.length).toBeGreaterThanOrEqual(4);
+      expect(ticks.length).toBeLessThanOrEqual(11);
+      expect(top).toBeGreaterThanOrEqual(max);
+      expect(ticks[0]).toBe(0);
+      expect(ticks[ticks.length - 1]).toBe(top);
+    }
+    expect(barTicks(0.3)).toEqual({ top: 0.4, ticks: [0, 0.1, 0.2, 0.3, 0.4] });
+    expect(barTicks(21.45).ticks).toEqual([0, 5, 10, 15, 20, 25]);
+  });
+  it('no bar: [0, 1]', () => {
+    expect(barTicks(0).top).toBe(1);
+    expect(barTicks(NaN).top).toBe(1);
   });
 });

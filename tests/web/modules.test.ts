@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseModulePresence, parseModules, parseModuleTree, shortName, threadLabel } from '../../web/src/lib/modules';
+import { backwardSentence, parseModulePresence, parseModules, parseModuleTree, shortName, threadLabel } from '../../web/src/lib/modules';
 
 // `kinetoscope modules --json tests/data/tb-unit-module-hierarchy.json` (tb_plugin's TestModuleView trace).
-const MODULES = `{"file":"tb-unit-module-hierarchy.json","rows":[{"name":"Conv2","path":"Conv2","key":"Conv2#100","id":100,"depth":0,"parent":-1,"occurrences":1,"operators":0,"host_total_us":211,"host_self_us":211,"device_total_us":0,"device_self_us":0,"backward_host_us":0,"backward_device_us":0,"in_trees":true},{"name":"MyModule","path":"MyModule","key":"MyModule#0","id":0,"depth":0,"parent":-1,"occurrences":3,"operators":0,"host_total_us":633,"host_self_us":447,"device_total_us":0,"device_self_us":0,"backward_host_us":0,"backward_device_us":0,"in_trees":true},{"name":"Linear","path":"MyModule/Linear","key":"MyModule#0/Linear#1","id":1,"depth":1,"parent":1,"occurrences":3,"operators":3,"host_total_us":186,"host_self_us":90,"device_total_us":0,"device_self_us":0,"backward_host_us":0,"backward_device_us":0,"in_trees":true}],"lightning":null,"backward":{"flows":0,"regrouped":0},"error":null}`;
+const MODULES = `{"file":"tb-unit-module-hierarchy.json","rows":[{"name":"Conv2","path":"Conv2","key":"Conv2#100","id":100,"depth":0,"parent":-1,"occurrences":1,"operators":0,"host_total_us":211,"host_self_us":211,"device_total_us":0,"device_self_us":0,"backward_host_us":0,"backward_device_us":0,"in_trees":true},{"name":"MyModule","path":"MyModule","key":"MyModule#0","id":0,"depth":0,"parent":-1,"occurrences":3,"operators":0,"host_total_us":633,"host_self_us":447,"device_total_us":0,"device_self_us":0,"backward_host_us":0,"backward_device_us":0,"in_trees":true},{"name":"Linear","path":"MyModule/Linear","key":"MyModule#0/Linear#1","id":1,"depth":1,"parent":1,"occurrences":3,"operators":3,"host_total_us":186,"host_self_us":90,"device_total_us":0,"device_self_us":0,"backward_host_us":0,"backward_device_us":0,"in_trees":true}],"lightning":null,"backward":{"flows":0,"regrouped":0,"flows_charged":0,"flows_outside_modules":0,"flows_shared_pass":0,"flows_no_pass":0,"none_why":null},"error":null}`;
 
 describe('module view data', () => {
   it('reads the tables as columns, parents by index', () => {
@@ -41,5 +41,25 @@ describe('module view data', () => {
     expect(shortName('[pl][module]torch.nn.modules.linear.Linear: layer.0')).toBe('layer.0 (Linear)');
     expect(shortName('[pl][module]odd')).toBe('odd');
     expect(shortName('[pl][profile]run_training_batch')).toBe('run_training_batch');
+  });
+});
+
+describe('backwardSentence', () => {
+  const none = { flowsOutsideModules: 0, flowsSharedPass: 0, flowsNoPass: 0, backwardNoneWhy: null };
+  it('says how many passes were charged through how many flows', () => {
+    expect(backwardSentence({ ...none, backwardFlows: 8, backwardRegrouped: 12, flowsCharged: 8 })).toBe(
+      '12 backward passes charged to the modules whose forward ran them, through 8 of 8 fwdbwd flows.',
+    );
+    expect(backwardSentence({ ...none, backwardFlows: 0, backwardRegrouped: 0, flowsCharged: 0 })).toBe('');
+  });
+  it('says what was not charged and why', () => {
+    expect(backwardSentence({ ...none, backwardFlows: 326, backwardRegrouped: 424, flowsCharged: 318, flowsOutsideModules: 7, flowsNoPass: 1 })).toBe(
+      '424 backward passes charged to the modules whose forward ran them, through 318 of 326 fwdbwd flows; not charged: 7 start at an operator run outside every module (a loss, an optimizer step), 1 ends where no backward pass was recorded.',
+    );
+  });
+  it('none charged: the reason instead of "0 backward passes … through 41 flows"', () => {
+    const s = backwardSentence({ ...none, backwardFlows: 41, backwardRegrouped: 0, flowsCharged: 0, flowsNoPass: 41, backwardNoneWhy: 'no backward pass recorded (autograd::engine::evaluate_function ranges)' });
+    expect(s).toBe('Backward time not charged to modules: no backward pass recorded (autograd::engine::evaluate_function ranges) (41 fwdbwd flows in the trace).');
+    expect(s).not.toMatch(/^0 /);
   });
 });

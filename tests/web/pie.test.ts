@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clampTopN, DEFAULT_TOP_N, OTHER_COLOR, partSlices, PIE_COLORS, pieArcs, sliceText, topSlices } from '../../web/src/lib/pie';
+import { clampTopN, DEFAULT_TOP_N, legendLabels, OTHER_COLOR, partSlices, PIE_COLORS, pieArcs, sliceText, topSlices } from '../../web/src/lib/pie';
 
 const labels = ['a', 'b', 'c', 'd', 'e'];
 const values = [10, 40, 0, 30, 20];
@@ -107,5 +107,40 @@ describe('pieArcs', () => {
     expect(whole.length).toBe(1);
     expect(whole[0].d).toBe('M 60 10 A 50 50 0 1 1 60 110 A 50 50 0 1 1 60 10 Z');
     expect(pieArcs([], 0, 0, 1)).toEqual([]);
+  });
+});
+
+describe('legendLabels', () => {
+  // Three cuBLAS kernels of the ViT trace (../shared/traces/h100_pt211) that a cut at the end made read the same.
+  const nvjet = [
+    'nvjet_sm90_tst_192x192_64x4_2x1_v_bz_coopB_bias_TNN',
+    'nvjet_sm90_tst_192x192_64x3_2x1_v_bz_coopB_NNN',
+    'nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NTN',
+    'nvjet_sm90_tst_192x192_64x4_2x1_v_bz_coopB_NNN',
+  ];
+  it('keeps names that fit, cuts a name unlike the others at the end', () => {
+    expect(legendLabels(['aten::mm', 'Other'], 40)).toEqual(['aten::mm', 'Other']);
+    const long = 'void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>';
+    expect(legendLabels([long, 'aten::mm'], 40)).toEqual(['void at::native::vectorized_elementwise…', 'aten::mm']);
+  });
+  it('tells apart names that differ only past the cut, keeping their distinguishing end', () => {
+    // A cut at the end makes the first and the last the same text.
+    expect(nvjet[0].slice(0, 29)).toBe(nvjet[3].slice(0, 29));
+    const out = legendLabels(nvjet, 30);
+    expect(out).toEqual([
+      'nvjet_sm90…v_bz_coopB_bias_TNN',
+      'nvjet_sm90_tst_192x192_64x3_2…',
+      'nvjet_sm90_tst_256x128_64x4_1…',
+      'nvjet_sm90…_2x1_v_bz_coopB_NNN',
+    ]);
+    for (const s of out) expect(s.length).toBeLessThanOrEqual(30);
+  });
+  it('C++ kernels differing in a template argument keep that argument', () => {
+    const a = 'void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>, std::array<char*, 3>>';
+    const b = 'void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>, std::array<char*, 3>>';
+    const [sa, sb] = legendLabels([a, b], 40);
+    expect(sa).not.toBe(sb);
+    expect(sa).toContain('AddFunctor');
+    expect(sb).toContain('MulFunctor');
   });
 });

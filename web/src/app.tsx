@@ -48,6 +48,8 @@ interface Running {
 interface Notice {
   kind: 'info' | 'error';
   text: string;
+  /** Says what is being opened ("Opening N traces…"): put in the past, or closed, once every load has ended. */
+  opening?: boolean;
 }
 
 /** How the navigator files an entry: its folder's run, its worker and span (lib/run-tree.ts). */
@@ -144,9 +146,13 @@ export function App() {
     setSelected(key);
     setPicked(key);
   };
-  const pickRun = (run: string) => {
+  // A recommendation's evidence asks for the Distributed view itself: shown even for opened files
+  // that are not one run's ranks (a click on the group lists them instead).
+  const [runForced, setRunForced] = useState(false);
+  const pickRun = (run: string, forced = false) => {
     runPageUsed.current = true;
     setRunPage(run);
+    setRunForced(forced);
   };
   const queue = useRef<Entry[]>([]);
   // First loads under way, by entry key (as many at once as the pool has workers).
@@ -593,7 +599,7 @@ export function App() {
     if (d.unreadable.length) notes.push(`${d.unreadable.length} item${d.unreadable.length === 1 ? '' : 's'} could not be read: ${d.unreadable.slice(0, 3).join(', ')}${d.unreadable.length > 3 ? ', …' : ''}.`);
     // Nothing opened, or something unreadable: a problem; otherwise what was opened and skipped.
     if (!notes.length) setNotice(null);
-    else setNotice({ kind: plan.open.length && !d.unreadable.length ? 'info' : 'error', text: notes.join(' ') });
+    else setNotice({ kind: plan.open.length && !d.unreadable.length ? 'info' : 'error', text: notes.join(' '), opening: plan.open.length > 0 });
   };
 
   const cancel = () => {
@@ -701,6 +707,7 @@ export function App() {
           status: e.status,
           rank: e.rank ?? null,
           rankError: e.rankError ?? null,
+          summary: e.summary?.ok ? e.summary : null,
         }];
       }),
     );
@@ -870,6 +877,13 @@ export function App() {
     if (selected != null && !visited.has(selected)) setVisited((v) => new Set([...v, selected]));
   }, [selected]);
   const queueOrder = queue.current.map((e) => e.key);
+  // "Opening N traces…" is true while they load: once none is loading or queued it says what was
+  // opened only when it has more to say (files skipped, unreadable), else it goes.
+  const busyLoading = entries.some((e) => e.status === 'loading' || e.status === 'queued');
+  useEffect(() => {
+    if (busyLoading || !notice?.opening) return;
+    setNotice(openedNotice(notice));
+  }, [busyLoading, notice]);
   const models = entries.filter((e) => e.session != null).length;
 
   const noticeEl = notice && (
@@ -954,6 +968,8 @@ export function App() {
                     setRunStep(st);
                   }}
                   onCompare={compare}
+                  onOpenTrace={pick}
+                  forceDistributed={runForced}
                 />
               </ErrorBoundary>
             )}
@@ -972,7 +988,7 @@ export function App() {
                     picked={e.key === selected && e.key === picked && !showingRun}
                     place={placeOf(runs, e.key)}
                     onOpenRun={(st) => {
-                      pickRun(placeOf(runs, e.key)?.run ?? '');
+                      pickRun(placeOf(runs, e.key)?.run ?? '', true);
                       setRunStep(st);
                     }}
                     waiting={e.status === 'queued' ? queueOrder.indexOf(e.key) + loadingAll.length : 0}
@@ -993,4 +1009,11 @@ export function App() {
       )}
     </div>
   );
+}
+
+/** An "Opening …" notice once its loads have ended: in the past tense with what else it said, or none. */
+export function openedNotice(n: Notice): Notice | null {
+  const rest = n.text.replace(/^Opening [^;.]*[;.]\s*/, '');
+  if (rest === n.text) return { ...n, opening: false };
+  return rest ? { kind: n.kind, text: n.text.replace(/^Opening /, 'Opened ') } : null;
 }

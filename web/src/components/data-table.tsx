@@ -328,6 +328,18 @@ export function DataTable({
       }
       return;
     }
+    // Enter (or Space) on the focused table: opens the first row when none is selected (its
+    // details show), and opens or closes a selected tree row.
+    if ((ev.key === 'Enter' || ev.key === ' ') && shown.length) {
+      ev.preventDefault();
+      if (selected == null || positionOfKey(model, shown, selected) < 0) {
+        select(model.rowKey(shown[0]));
+        return;
+      }
+      const i = shown[positionOfKey(model, shown, selected)];
+      if (tree && tree.hasKids[i] && !query.trim()) toggle(selected, !expanded.has(selected));
+      return;
+    }
     if (ev.key !== 'ArrowDown' && ev.key !== 'ArrowUp') return;
     ev.preventDefault();
     const key = moveSelection(model, shown, selected, ev.key === 'ArrowDown' ? 1 : -1);

@@ -501,9 +501,21 @@ export function FileCard({
                   role="tab"
                   class={t === tab ? 'tab selected' : 'tab'}
                   aria-selected={t === tab ? 'true' : 'false'}
+                  aria-controls={`panel-${entry.key}-${t}`}
+                  id={`tab-${entry.key}-${t}`}
+                  tabIndex={t === tab ? 0 : -1}
                   data-testid={`tab-${t}`}
                   title={`${VIEW_LABELS[t]} (key ${i + 1})`}
                   onClick={() => show(t)}
+                  onKeyDown={(ev) => {
+                    // ARIA tabs: ← → move to the previous / next tab (wrapping), Home / End to the
+                    // first / last, each shown as it is reached; Tab leaves the tab list.
+                    const to = tabKeyTarget(ev.key, i, tabs.length);
+                    if (to == null) return;
+                    ev.preventDefault();
+                    show(tabs[to]);
+                    (ev.currentTarget as HTMLElement).parentElement?.querySelector<HTMLElement>(`[data-testid=tab-${tabs[to]}]`)?.focus();
+                  }}
                 >
                   {VIEW_LABELS[t]}
                 </button>
@@ -519,7 +531,7 @@ export function FileCard({
               </label>
             )}
           </div>
-          <div role="tabpanel" hidden={tab !== 'overview'} data-testid="panel-overview">
+          <div role="tabpanel" id={`panel-${entry.key}-overview`} aria-labelledby={`tab-${entry.key}-overview`} hidden={tab !== 'overview'} data-testid="panel-overview">
             <ErrorBoundary>
               <OverviewView
                 overview={entry.overview!}
@@ -536,7 +548,7 @@ export function FileCard({
             </ErrorBoundary>
           </div>
           {opened.has('operators') && (
-            <div role="tabpanel" hidden={tab !== 'operators'} data-testid="panel-operators">
+            <div role="tabpanel" id={`panel-${entry.key}-operators`} aria-labelledby={`tab-${entry.key}-operators`} hidden={tab !== 'operators'} data-testid="panel-operators">
               <ErrorBoundary>
                 <OperatorsView
                   key={linked.operators?.seq ?? 0}
@@ -551,7 +563,7 @@ export function FileCard({
             </div>
           )}
           {opened.has('kernels') && tabs.includes('kernels') && (
-            <div role="tabpanel" hidden={tab !== 'kernels'} data-testid="panel-kernels">
+            <div role="tabpanel" id={`panel-${entry.key}-kernels`} aria-labelledby={`tab-${entry.key}-kernels`} hidden={tab !== 'kernels'} data-testid="panel-kernels">
               <ErrorBoundary>
                 <KernelsView
                   key={linked.kernels?.seq ?? 0}
@@ -566,7 +578,7 @@ export function FileCard({
             </div>
           )}
           {opened.has('modules') && tabs.includes('modules') && (
-            <div role="tabpanel" hidden={tab !== 'modules'} data-testid="panel-modules">
+            <div role="tabpanel" id={`panel-${entry.key}-modules`} aria-labelledby={`tab-${entry.key}-modules`} hidden={tab !== 'modules'} data-testid="panel-modules">
               <ErrorBoundary>
                 <ModuleView key={linked.modules?.seq ?? 0} ask={ask} fileName={entry.name} link={linked.modules?.place} onPlace={placeOf('modules')} />
               </ErrorBoundary>
@@ -587,7 +599,7 @@ export function FileCard({
             </div>
           )}
           {opened.has('memory') && (
-            <div role="tabpanel" hidden={tab !== 'memory'} data-testid="panel-memory">
+            <div role="tabpanel" id={`panel-${entry.key}-memory`} aria-labelledby={`tab-${entry.key}-memory`} hidden={tab !== 'memory'} data-testid="panel-memory">
               <ErrorBoundary>
                 <MemoryView
                   key={linked.memory?.seq ?? 0}
@@ -603,13 +615,13 @@ export function FileCard({
             </div>
           )}
           {/* Always mounted: it is only the summary, and the card's counts are read from it. */}
-          <div role="tabpanel" hidden={tab !== 'trace'} data-testid="panel-trace">
+          <div role="tabpanel" id={`panel-${entry.key}-trace`} aria-labelledby={`tab-${entry.key}-trace`} hidden={tab !== 'trace'} data-testid="panel-trace">
             <ErrorBoundary>
               <TraceView summary={entry.summary!} fileSize={entry.size ?? 0} />
             </ErrorBoundary>
           </div>
           {opened.has('timeline') && entry.file && (
-            <div role="tabpanel" hidden={tab !== 'timeline'} data-testid="panel-timeline">
+            <div role="tabpanel" id={`panel-${entry.key}-timeline`} aria-labelledby={`tab-${entry.key}-timeline`} hidden={tab !== 'timeline'} data-testid="panel-timeline">
               <ErrorBoundary>
                 <TimelineView
                   file={entry.file}
@@ -622,7 +634,7 @@ export function FileCard({
             </div>
           )}
           {opened.has('diff') && tabs.includes('diff') && (
-            <div role="tabpanel" hidden={tab !== 'diff'} data-testid="panel-diff">
+            <div role="tabpanel" id={`panel-${entry.key}-diff`} aria-labelledby={`tab-${entry.key}-diff`} hidden={tab !== 'diff'} data-testid="panel-diff">
               <ErrorBoundary>
                 <DiffView
                   key={linked.diff?.seq ?? 0}
@@ -679,4 +691,14 @@ function Reread({ name, progress, error, onRetry }: { name: string; progress: Lo
       </span>
     </p>
   );
+}
+
+/** The tab a key moves to from tab `i` of `n` (ARIA tabs: arrows wrap, Home, End), or null. */
+export function tabKeyTarget(key: string, i: number, n: number): number | null {
+  if (n <= 0) return null;
+  if (key === 'ArrowRight') return (i + 1) % n;
+  if (key === 'ArrowLeft') return (i - 1 + n) % n;
+  if (key === 'Home') return 0;
+  if (key === 'End') return n - 1;
+  return null;
 }

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { pieArcs, sliceText, type Slice } from '../lib/pie';
+import { legendLabels, pieArcs, sliceText, type Slice } from '../lib/pie';
 
 interface Props {
   title: string;
@@ -22,6 +22,8 @@ const R = 56;
 export function PieChart({ title, slices, testid, format, emptyText = 'Nothing to show.', pct = (p) => `${p.toFixed(1)} %` }: Props) {
   const [hover, setHover] = useState<number | null>(null);
   const arcs = pieArcs(slices, 60, 60, R);
+  // Shortened so that names differing late still differ; the full name is the row's hover text.
+  const legend = legendLabels(slices.map((s) => s.label));
   return (
     <figure class="pie" data-testid={testid}>
       <figcaption class="pie-title">{title}</figcaption>
@@ -50,7 +52,7 @@ export function PieChart({ title, slices, testid, format, emptyText = 'Nothing t
             {slices.map((s, k) => (
               <li key={k} class={hover === k ? 'hover' : undefined} title={sliceText(s, format)} onMouseEnter={() => setHover(k)}>
                 <span class="ov-swatch" style={{ background: s.color }} />
-                <span class="pie-label">{s.label}</span>
+                <span class="pie-label">{legend[k]}</span>
                 <span class="pie-pct">{pct(s.pct)}</span>
               </li>
             ))}

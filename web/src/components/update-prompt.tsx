@@ -7,8 +7,8 @@ const HOUR = 60 * 60 * 1000;
 /**
  * Registers the service worker and says when a new version is waiting. The new version only
  * takes over when the person presses Reload: a silent swap would reload away the traces loaded.
- * The message is a bar along the bottom of the window that the page makes room for (the body
- * gets `with-status-bar`), so it never covers a control.
+ * The update message is a bar along the bottom of the window that the page makes room for (the
+ * body gets `with-status-bar`), so it never covers a control.
  */
 export function UpdatePrompt() {
   const {
@@ -26,11 +26,23 @@ export function UpdatePrompt() {
     },
   });
 
-  const shown = needRefresh || offlineReady;
+  // Only the update, which asks for a choice, takes a bar the page makes room for; "works
+  // offline" is news, not a question: a small note in the corner that goes at the next click or
+  // key press anywhere (it sat on the bottom of every view until dismissed).
   useEffect(() => {
-    document.body.classList.toggle('with-status-bar', shown);
+    document.body.classList.toggle('with-status-bar', needRefresh);
     return () => document.body.classList.remove('with-status-bar');
-  }, [shown]);
+  }, [needRefresh]);
+  useEffect(() => {
+    if (!offlineReady || needRefresh) return;
+    const close = () => setOfflineReady(false);
+    window.addEventListener('pointerdown', close, { capture: true, once: true });
+    window.addEventListener('keydown', close, { capture: true, once: true });
+    return () => {
+      window.removeEventListener('pointerdown', close, { capture: true });
+      window.removeEventListener('keydown', close, { capture: true });
+    };
+  }, [offlineReady, needRefresh]);
 
   if (needRefresh) {
     return (
@@ -47,11 +59,8 @@ export function UpdatePrompt() {
   }
   if (offlineReady) {
     return (
-      <div class="update-prompt" role="status" data-testid="offline-ready">
-        <span>Kinetoscope now works offline.</span>
-        <button type="button" onClick={() => setOfflineReady(false)}>
-          OK
-        </button>
+      <div class="offline-note" role="status" data-testid="offline-ready">
+        Kinetoscope now works offline.
       </div>
     );
   }

@@ -56,6 +56,18 @@ export interface Straggler {
   timesUs: Record<string, number>;
 }
 
+/**
+ * How far behind the median a worker's step time must be for the page to call it a straggler (in
+ * red): the slowest worker is always named, but two ranks 0.07 % apart (the gloo run in
+ * tests/data/h200_pt211) are the same speed; 5 % is a difference a person would act on.
+ */
+export const STRAGGLER_THRESHOLD_PCT = 5;
+
+/** Whether the slowest worker of `s` is far enough behind the median to be shown as a straggler. */
+export function isStraggler(s: Pick<Straggler, 'behindMedianPct'>, thresholdPct = STRAGGLER_THRESHOLD_PCT): boolean {
+  return s.behindMedianPct != null && s.behindMedianPct >= thresholdPct;
+}
+
 export interface Collective {
   processGroup: string;
   groupSize: number | null;

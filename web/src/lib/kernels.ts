@@ -154,6 +154,13 @@ export function tcRuleText(tri: number, rule: string | null, term = 'Tensor Core
   return tri === TRI_NULL ? 'Unknown: the kernel name does not tell' : tri ? `Uses ${term}` : `Does not use ${term}`;
 }
 
+/** The operator the core names for a kernel that no operator launched. */
+export const NO_OPERATOR = 'N/A';
+export const NO_OPERATOR_WHY = 'No operator launched it: its launch is not in the trace, or no operator was running on the launching thread';
+/** Why a kernel row has no occupancy (core/analysis/gpu_metrics.h, kernel_occupancy). */
+export const NO_OCCUPANCY_WHY =
+  'Not recorded: Kineto writes 0 when it cannot compute the occupancy, as for every cluster launch (cuBLAS nvjet, cuDNN and CUTLASS/xmma kernels on Hopper); such kernels are left out of the means';
+
 /**
  * The columns of the kernel table: Name, the properties and operator in "props" grouping, Calls,
  * Tensor Cores used, the durations, and the blocks-per-SM and occupancy columns when the trace has
@@ -168,7 +175,17 @@ export function kernelColumns(t: KernelTable): Column[] {
   const cols: Column[] = [{ id: 'name', label: 'Name', type: 'text', value: (i) => t.name[i], grow: 2, minWidth: 180 }];
   if (props) {
     cols.push(
-      { id: 'operator', label: 'Operator', type: 'text', value: (i) => t.operator[i] ?? '', grow: 1, minWidth: 120 },
+      {
+        id: 'operator',
+        label: 'Operator',
+        type: 'text',
+        value: (i) => t.operator[i] ?? '',
+        // The core names a kernel no operator launched "N/A" (the CLI's and the CSV's value): shown absent.
+        format: (v) => (v === NO_OPERATOR ? '—' : String(v)),
+        title: (i) => (t.operator[i] === NO_OPERATOR ? NO_OPERATOR_WHY : t.operator[i] ?? ''),
+        grow: 1,
+        minWidth: 120,
+      },
       { id: 'grid', label: 'Grid', type: 'text', searchable: false, value: (i) => t.grid[i] ?? '', width: 100 },
       { id: 'block', label: 'Block', type: 'text', searchable: false, value: (i) => t.block[i] ?? '', width: 92 },
       numCol('registers_per_thread', 'Registers per thread', t.registersPerThread, 92),
@@ -191,7 +208,12 @@ export function kernelColumns(t: KernelTable): Column[] {
     });
   }
   if (t.hasOccupancy) {
-    cols.push({ ...pctColumn('occupancy_pct', 'Mean est. achieved occupancy', t.occupancyPct, 96), header: 'Est. occupancy (%)', defaultHidden: props });
+    cols.push({
+      ...pctColumn('occupancy_pct', 'Mean est. achieved occupancy', t.occupancyPct, 96),
+      header: 'Est. occupancy (%)',
+      defaultHidden: props,
+      title: (i) => (Number.isFinite(t.occupancyPct[i]) ? '' : NO_OCCUPANCY_WHY),
+    });
   }
   return cols;
 }

@@ -40,6 +40,34 @@ export interface Modules {
   lightning: ModuleTable | null;
   backwardFlows: number;
   backwardRegrouped: number;
+  /** What became of the fwdbwd flows (they add up to backwardFlows; core/analysis/modules.h). */
+  flowsCharged: number;
+  flowsOutsideModules: number;
+  flowsSharedPass: number;
+  flowsNoPass: number;
+  /** Why no backward pass could be charged at all (null: some could, or there are no flows). */
+  backwardNoneWhy: string | null;
+}
+
+const plural = (n: number, one: string, many = one + 's') => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/**
+ * The Module view's sentence on backward time: how many backward passes were charged to modules
+ * and through how many of the fwdbwd flows, and for the flows that charged nothing, why (their
+ * forward operator ran outside every module, their backward pass was another flow's, or no
+ * backward pass of the trace is where they end). Empty without flows.
+ */
+export function backwardSentence(m: Pick<Modules, 'backwardFlows' | 'backwardRegrouped' | 'flowsCharged' | 'flowsOutsideModules' | 'flowsSharedPass' | 'flowsNoPass' | 'backwardNoneWhy'>): string {
+  if (m.backwardFlows <= 0) return '';
+  if (m.backwardRegrouped === 0) {
+    return `Backward time not charged to modules: ${m.backwardNoneWhy ?? 'none of the ' + plural(m.backwardFlows, 'fwdbwd flow') + ' leads from a module\'s forward operator to a backward pass'} (${plural(m.backwardFlows, 'fwdbwd flow')} in the trace).`;
+  }
+  const left: string[] = [];
+  if (m.flowsOutsideModules) left.push(`${plural(m.flowsOutsideModules, 'starts', 'start')} at an operator run outside every module (a loss, an optimizer step)`);
+  if (m.flowsSharedPass) left.push(`${plural(m.flowsSharedPass, 'leads', 'lead')} to a backward pass another flow already charged`);
+  if (m.flowsNoPass) left.push(`${plural(m.flowsNoPass, 'ends', 'end')} where no backward pass was recorded`);
+  const head = `${plural(m.backwardRegrouped, 'backward pass', 'backward passes')} charged to the modules whose forward ran them, through ${m.flowsCharged.toLocaleString('en-US')} of ${plural(m.backwardFlows, 'fwdbwd flow')}`;
+  return left.length ? `${head}; not charged: ${left.join(', ')}.` : `${head}.`;
 }
 
 function table(rows: Reader[]): ModuleTable {
@@ -93,6 +121,11 @@ export function parseModules(json: string): Modules {
     lightning: lightning.isNull() ? null : table(lightning.items()),
     backwardFlows: backward.num('flows'),
     backwardRegrouped: backward.num('regrouped'),
+    flowsCharged: backward.num('flows_charged'),
+    flowsOutsideModules: backward.num('flows_outside_modules'),
+    flowsSharedPass: backward.num('flows_shared_pass'),
+    flowsNoPass: backward.num('flows_no_pass'),
+    backwardNoneWhy: backward.strOrNull('none_why'),
   };
 }
 

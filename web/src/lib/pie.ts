@@ -122,3 +122,44 @@ export function pieArcs(slices: readonly Slice[], cx: number, cy: number, r: num
 export function sliceText(s: Slice, format: (v: number) => string): string {
   return `${s.label}: ${format(s.value)} (${s.pct.toFixed(2)} %)`;
 }
+
+/** How many characters a pie legend's label shows before it is shortened (the full name is its hover text). */
+export const LEGEND_CHARS = 40;
+
+/**
+ * Legend labels of at most `max` characters that tell the slices apart. Cutting the end alone
+ * makes names that differ only late (cuBLAS's `nvjet_sm90_tst_192x192_64x4_…` and `…_64x3_…`,
+ * C++ kernels whose template arguments differ) read the same; so a label that shares its first
+ * `max - 1` characters with another keeps a head, then the part from where it first differs from
+ * the most alike other label: its end when that fits, else that part with "…" on both sides.
+ * Labels that fit are left as they are; a label unlike the others in its first `max - 1`
+ * characters is cut at the end.
+ */
+export function legendLabels(labels: readonly string[], max = LEGEND_CHARS): string[] {
+  const common = (a: string, b: string) => {
+    let i = 0;
+    while (i < a.length && i < b.length && a[i] === b[i]) i++;
+    return i;
+  };
+  return labels.map((label, k) => {
+    if (label.length <= max) return label;
+    let d = 0;
+    labels.forEach((other, j) => {
+      if (j !== k && other !== label) d = Math.max(d, common(label, other));
+    });
+    d = Math.min(d, label.length - 1);
+    if (d < max - 1) return label.slice(0, max - 1) + '…';
+    const head = Math.max(4, Math.floor(max * 0.35));
+    const rest = max - head - 1;
+    // The shown part starts a few characters before the difference, on a "_" or "," when one is near.
+    if (label.length - d <= rest) return label.slice(0, head) + '…' + label.slice(label.length - rest);
+    let from = d;
+    for (let back = 1; back <= 6 && from - back > head; back++) {
+      if (/[_,:<( ]/.test(label[d - back])) {
+        from = d - back + 1;
+        break;
+      }
+    }
+    return label.slice(0, head) + '…' + label.slice(from, from + rest - 1) + '…';
+  });
+}

@@ -19,7 +19,9 @@ export interface KeyPress {
 }
 
 export const SHORTCUTS: { keys: string; what: string }[] = [
-  { keys: '1 – 9', what: 'Switch the view of the file you are in (Overview, Operators, Kernels, Timeline)' },
+  { keys: '1 – 9', what: 'Switch the view of the file you are in (its tabs, in order)' },
+  { keys: '← →', what: 'In the tabs: the previous or next view (Home, End: the first, the last)' },
+  { keys: '↑ ↓', what: 'In a table: select the previous or next row (its details open beside it); in a tree, → ← open and close' },
   { keys: '/', what: 'Search the table of the view shown' },
   { keys: 'Esc', what: 'Close this list, leave a search box, or deselect the table row (closing its details)' },
   { keys: '?', what: 'Show or hide this list' },
@@ -44,4 +46,12 @@ export function takesText(el: EventTarget | null): boolean {
   if (tag !== 'INPUT') return false;
   const type = (el as HTMLInputElement).type;
   return !['button', 'checkbox', 'radio', 'submit', 'reset', 'file', 'range', 'color'].includes(type);
+}
+
+/**
+ * The digit keys of the file in view: each of its tabs with its number ("1 Overview"), the tabs
+ * read from the page (a trace has as many views as it has data for: Modules, Diff, … come and go).
+ */
+export function viewKeys(labels: readonly string[]): { keys: string; what: string }[] {
+  return labels.slice(0, 9).map((label, i) => ({ keys: String(i + 1), what: label }));
 }

@@ -10,12 +10,15 @@ import uPlot from 'uplot';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { alpha, axisStyle, Chart, fitLabels, type ChartTheme } from '../components/chart';
 import { DataTable } from '../components/data-table';
+import { barTicks } from '../lib/axis-size';
 import { rowsModel, type TableModel } from '../lib/data-table';
 import { csvStem } from '../lib/download';
 import { formatCount, formatDeviceMemory, formatDurationUs } from '../lib/format';
 import {
   OVERLAP_PARTS,
+  isStraggler,
   stackedColumns,
+  STRAGGLER_THRESHOLD_PCT,
   WAIT_PARTS,
   workerLabel,
   type CommOp,
@@ -25,6 +28,7 @@ import {
   type Straggler,
 } from '../lib/distributed';
 import type { Status } from '../lib/run-tree';
+import type { Summary } from '../lib/summary';
 import './distributed-view.css';
 
 /** A trace of the run, as the page has it. */
@@ -38,6 +42,22 @@ export interface RunTrace {
   /** Its rank summary (JSON text, the map step's output; done traces), or why it could not be taken. */
   rank: string | null;
   rankError: string | null;
+  /** Its summary once read (null: not yet, or it failed). */
+  summary?: Summary | null;
+}
+
+/**
+ * Whether the traces of the "Opened files" group (run "") are the ranks of one distributed run:
+ * each declares a rank (distributedInfo), all the same world size, no rank twice. Anything else
+ * (a ViT step beside an NCCL rank, say) is a set of files, listed, not a run to compare ranks of.
+ * Folders are runs by their layout (tb_plugin's rule); while a summary is unread, it waits.
+ */
+export function looseFilesAreRun(traces: readonly Pick<RunTrace, 'status' | 'summary'>[]): boolean | null {
+  if (traces.some((t) => (t.status === 'queued' || t.status === 'loading') && !t.summary)) return null;
+  const d = traces.map((t) => t.summary?.distributed ?? null);
+  if (!d.length || d.some((x) => x == null)) return false;
+  const ranks = new Set(d.map((x) => x!.rank));
+  return ranks.size === d.length && d.every((x) => x!.world_size === d[0]!.world_size);
 }
 
 /** What the page needs of the app's workers: the reduce of the rank summaries. */
@@ -65,13 +85,109 @@ export function RunPage({
   step,
   onStep,
   onCompare,
+  onOpenTrace,
+  forceDistributed = false,
 }: {
+  /** Shows the Distributed view even for opened files that are not one run (asked by a recommendation, or the list's button). */
+  forceDistributed?: boolean;
   /** Opens the Diff view of two traces of the run (baseline, experiment: trace keys). */
   onCompare?: (baseline: number, experiment: number) => void;
+  /** Shows one trace (a click in the list of opened files that are not a run). */
+  onOpenTrace?: (key: number) => void;
   run: string;
   traces: RunTrace[];
   runner: DistributedRunner;
   /** The step shown (a step name), or null for all steps. */
+  step: string | null;
+  onStep: (step: string | null) => void;
+}) {
+  const [asked, setAsked] = useState(false);
+  if (run === '' && !forceDistributed && !asked && looseFilesAreRun(traces) === false) {
+    return <OpenedFiles traces={traces} onCompare={onCompare} onOpenTrace={onOpenTrace} onDistributed={() => setAsked(true)} />;
+  }
+  return <RunBody run={run} traces={traces} runner={runner} step={step} onStep={onStep} onCompare={onCompare} />;
+}
+
+/**
+ * "Opened files" that are not the ranks of one run: each file with its summary (events, duration,
+ * devices, rank), a click showing it, and Compare… for any two.
+ */
+function OpenedFiles({
+  traces,
+  onCompare,
+  onOpenTrace,
+  onDistributed,
+}: {
+  traces: RunTrace[];
+  onCompare?: (baseline: number, experiment: number) => void;
+  onOpenTrace?: (key: number) => void;
+  onDistributed: () => void;
+}) {
+  return (
+    <section class="run-page card" data-testid="run-page" data-run="" data-state="files" aria-label="Opened files">
+      <header class="run-head">
+        <div>
+          <h2 class="run-title">Opened files</h2>
+          <p class="muted run-sub" data-testid="run-counts">
+            {formatCount(traces.length)} trace{traces.length === 1 ? '' : 's'}, not the ranks of one run (a Distributed view compares the ranks of one job:
+            open a folder, or files that all declare their rank)
+          </p>
+        </div>
+        <div class="run-controls">
+          {onCompare && traces.length > 1 && <Compare traces={traces} onCompare={onCompare} />}
+          <button type="button" data-testid="opened-files-distributed" onClick={onDistributed}>
+            Distributed view anyway
+          </button>
+        </div>
+      </header>
+      <table class="table opened-files" data-testid="opened-files">
+        <thead>
+          <tr>
+            <th>File</th>
+            <th class="num">Events</th>
+            <th class="num">Duration</th>
+            <th>Devices</th>
+            <th>Rank</th>
+          </tr>
+        </thead>
+        <tbody>
+          {traces.map((t) => {
+            const s = t.summary;
+            const gpus = s?.devices ?? [];
+            return (
+              <tr key={t.key} data-testid="opened-file" data-file={t.name}>
+                <td>
+                  <button type="button" class="link-button" onClick={() => onOpenTrace?.(t.key)}>
+                    {t.name}
+                  </button>
+                </td>
+                <td class="num">{s ? formatCount(s.events) : '—'}</td>
+                <td class="num">{s?.span_us != null ? ms(s.span_us) : '—'}</td>
+                <td>{gpus.length ? `${gpus.length} × ${gpus[0].name}` : s ? 'none' : '—'}</td>
+                <td title={s && !s.distributed ? 'The trace declares no rank (no distributedInfo)' : undefined}>
+                  {s?.distributed ? `${s.distributed.rank} of ${s.distributed.world_size}` : '—'}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function RunBody({
+  run,
+  traces,
+  runner,
+  step,
+  onStep,
+  onCompare,
+}: {
+  onCompare?: (baseline: number, experiment: number) => void;
+  run: string;
+  traces: RunTrace[];
+  runner: DistributedRunner;
   step: string | null;
   onStep: (step: string | null) => void;
 }) {
@@ -351,11 +467,12 @@ function StackedPanel<K extends string>({
   const n = workers.length;
   const options = (width: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => {
     const every = Math.max(1, Math.ceil((n * 46) / Math.max(1, width - 70)));
+    const yAxis = barAxis();
     return {
-      scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.06 : 1] } },
+      scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: yAxis.range } },
       axes: [
         { ...axisStyle(t), grid: { show: false }, splits: () => data[0], values: (_u, splits) => splits.map((i) => (i % every === 0 ? workerLabel(workers[i]) ?? '' : '')) },
-        { ...axisStyle(t), size: fitLabels(64), values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
+        { ...axisStyle(t), size: fitLabels(64), splits: yAxis.splits, values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
       ],
       series: [
         {},
@@ -418,25 +535,46 @@ function StackedPanel<K extends string>({
 
 const SLOW = '#d9534f';
 
+/**
+ * The ms axis of a bar chart: 3 to 6 ticks and a top just above the tallest bar (barTicks). The
+ * scale's range is asked first in uPlot's cycle, its splits after: the ticks found for the range
+ * are the ones drawn.
+ */
+function barAxis(): { range: uPlot.Range.Function; splits: () => number[] } {
+  let ticks = [0, 1];
+  return {
+    range: (_u, _min, max) => {
+      const b = barTicks(max);
+      ticks = b.ticks;
+      return [0, b.top];
+    },
+    splits: () => ticks,
+  };
+}
+
 function Stragglers({ view, stepKey }: { view: DistributedView; stepKey: string }) {
   const s: Straggler | undefined = view.stragglers.find((x) => x.step === stepKey);
+  const straggler = !!s && isStraggler(s);
   const workers = view.workers.filter((w) => s && s.timesUs[w.worker] != null);
   const data = useMemo(() => {
     if (!s) return null;
     const x = workers.map((_, i) => i);
     const t = workers.map((w) => s.timesUs[w.worker] / 1000);
-    return [x, t.map((v, i) => (workers[i].worker === s.slowestWorker ? 0 : v)), t.map((v, i) => (workers[i].worker === s.slowestWorker ? v : 0)), x.map(() => s.medianUs / 1000)];
-  }, [s, workers]);
+    // The slowest bar is red only when it is a straggler (STRAGGLER_THRESHOLD_PCT behind the median).
+    const red = (i: number) => straggler && workers[i].worker === s.slowestWorker;
+    return [x, t.map((v, i) => (red(i) ? 0 : v)), t.map((v, i) => (red(i) ? v : 0)), x.map(() => s.medianUs / 1000)];
+  }, [s, workers, straggler]);
   if (!s || !data) return null;
   const n = workers.length;
   const options = (width: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => {
     const every = Math.max(1, Math.ceil((n * 46) / Math.max(1, width - 70)));
     const bars = (color: string) => ({ fill: color, stroke: color, width: 0, points: { show: false }, paths: uPlot.paths.bars!({ size: [0.6, 64], align: 0 }) });
+    const yAxis = barAxis();
     return {
-      scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.06 : 1] } },
+      scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: yAxis.range } },
       axes: [
         { ...axisStyle(t), grid: { show: false }, splits: () => data[0], values: (_u, splits) => splits.map((i) => (i % every === 0 ? workerLabel(workers[i]) : '')) },
-        { ...axisStyle(t), size: fitLabels(64), values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
+        { ...axisStyle(t), size: fitLabels(64), splits: yAxis.splits, values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
       ],
       series: [{}, { label: 'Step time', ...bars(alpha(t.accent, 0.75)) }, { label: 'Slowest', ...bars(SLOW) }, { label: 'Median', stroke: t.fg, width: 1.5, dash: [6, 4], points: { show: false } }],
       legend: { show: false },
@@ -445,21 +583,35 @@ function Stragglers({ view, stepKey }: { view: DistributedView; stepKey: string 
   };
   const slowest = view.workers.find((w) => w.worker === s.slowestWorker);
   return (
-    <section class="ov-panel" data-testid="dist-stragglers" data-step={s.step} data-slowest={s.slowestWorker} data-median-us={s.medianUs} data-behind-us={s.behindMedianUs}>
+    <section
+      class="ov-panel"
+      data-testid="dist-stragglers"
+      data-step={s.step}
+      data-slowest={s.slowestWorker}
+      data-straggler={straggler ? 'yes' : 'no'}
+      data-y-ticks={barTicks(Math.max(0, ...workers.map((w) => s.timesUs[w.worker] / 1000))).ticks.join(' ')}
+      data-median-us={s.medianUs}
+      data-behind-us={s.behindMedianUs}
+    >
       <h4>Step time per worker{s.step === 'all' ? ' (average)' : `, step ${s.step}`}</h4>
       <p data-testid="straggler-sentence">
-        Slowest: <strong>{slowest ? workerLabel(slowest) : s.slowestWorker}</strong>, {ms(s.slowestUs)}, {ms(s.behindMedianUs)}
-        {s.behindMedianPct != null ? ` (${s.behindMedianPct.toFixed(2)} %)` : ''} behind the median of {ms(s.medianUs)}.
+        {straggler ? 'Straggler' : 'Slowest'}: <strong>{slowest ? workerLabel(slowest) : s.slowestWorker}</strong>, {ms(s.slowestUs)}, {ms(s.behindMedianUs)}
+        {s.behindMedianPct != null ? ` (${s.behindMedianPct.toFixed(2)} %)` : ''} behind the median of {ms(s.medianUs)}
+        {straggler
+          ? `: ${STRAGGLER_THRESHOLD_PCT} % or more behind, shown in red.`
+          : `. No straggler: no worker is ${STRAGGLER_THRESHOLD_PCT} % or more behind the median.`}
       </p>
       <ul class="ov-legend" aria-label="Legend">
         <li>
           <span class="ov-swatch dist-swatch-accent" />
           Step time
         </li>
-        <li>
-          <span class="ov-swatch" style={{ background: SLOW }} />
-          Slowest worker
-        </li>
+        {straggler && (
+          <li>
+            <span class="ov-swatch" style={{ background: SLOW }} />
+            Straggler ({STRAGGLER_THRESHOLD_PCT} % or more behind the median)
+          </li>
+        )}
         <li>
           <span class="ov-swatch dist-swatch-median" />
           Median
@@ -506,9 +658,29 @@ function CommOps({ view, run }: { view: DistributedView; run: string }) {
   );
 }
 
-const COLLECTIVE_COLUMNS: Columns<Collective> = [
-  { id: 'process_group', label: 'Process group', type: 'text', width: 140, get: (r: Collective) => r.processGroup || '—' },
-  { id: 'group_size', label: 'Group size', header: 'Ranks', type: 'number', unit: 'count', width: 70, get: (r: Collective) => r.groupSize ?? NaN },
+/** Why a collective row has no process group (the Process group and Ranks cells' hover text). */
+export const NO_PROCESS_GROUP_WHY = 'Not recorded: these calls carry no process group (record_param_comms without "Process Group Name", as Gloo writes them)';
+
+const collectiveColumns = (rows: readonly Collective[]): Columns<Collective> => [
+  {
+    id: 'process_group',
+    label: 'Process group',
+    type: 'text',
+    width: 140,
+    get: (r: Collective) => r.processGroup,
+    format: (v) => (v === '' ? '—' : String(v)),
+    title: (i) => (rows[i].processGroup ? rows[i].processGroup : NO_PROCESS_GROUP_WHY),
+  },
+  {
+    id: 'group_size',
+    label: 'Group size',
+    header: 'Ranks',
+    type: 'number',
+    unit: 'count',
+    width: 70,
+    get: (r: Collective) => r.groupSize ?? NaN,
+    title: (i) => (rows[i].groupSize != null ? String(rows[i].groupSize) : NO_PROCESS_GROUP_WHY),
+  },
   { id: 'name', label: 'Name', type: 'text', get: (r: Collective) => r.name },
   { id: 'bytes', label: 'Message size', header: 'Size', type: 'number', unit: 'bytes', width: 100, get: (r: Collective) => r.bytes ?? NaN },
   { id: 'calls', label: 'Calls', type: 'number', unit: 'count', width: 70, get: (r: Collective) => r.calls },
@@ -520,7 +692,7 @@ const COLLECTIVE_COLUMNS: Columns<Collective> = [
 
 function Collectives({ view, run }: { view: DistributedView; run: string }) {
   const model: TableModel = useMemo(
-    () => rowsModel(view.collectives, (r) => `${r.processGroup} ${r.name} ${r.bytes}`, COLLECTIVE_COLUMNS),
+    () => rowsModel(view.collectives, (r) => `${r.processGroup} ${r.name} ${r.bytes}`, collectiveColumns(view.collectives)),
     [view],
   );
   return (
@@ -536,8 +708,11 @@ function Collectives({ view, run }: { view: DistributedView; run: string }) {
         maxHeight={320}
       />
       <p class="muted dist-foot">
-        Message size per call: its elements times the size of its dtype (record_param_comms' In msg nelems and dtype, else the collective's Input Dims and
-        Input type); — where the trace does not say. Transfer: the part of each call every rank spent, the rest being waiting for the slowest.
+        One row per process group, collective and message size: rows of the same collective in the same group differ in their size (DDP's gradient
+        buckets, for one). Message size per call: its elements times the size of its dtype (record_param_comms' In msg nelems and dtype, else the
+        collective's Input Dims and Input type). — where the trace does not say: a process group and its ranks are not recorded for calls without
+        "Process Group Name" (Gloo's, for one); hover a cell for why. Transfer: the part of each call every rank spent, the rest being waiting for the
+        slowest.
       </p>
     </section>
   );

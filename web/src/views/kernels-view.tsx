@@ -12,6 +12,9 @@ import {
   kernelDetailKey,
   KERNEL_GROUP_BYS,
   kernelsModel,
+  NO_OCCUPANCY_WHY,
+  NO_OPERATOR,
+  NO_OPERATOR_WHY,
   tensorCoreParts,
   type KernelDetail,
   type KernelGroupBy,
@@ -223,7 +226,7 @@ function KernelLists({ detail: d }: { detail: KernelDetail }) {
         count={o.count}
         empty="No launch in this step."
         columns={[
-          { label: 'Operator', text: (i) => o.name[i], title: (i) => (o.name[i] === 'N/A' ? 'No operator: the launch is not in the trace, or no host range took it' : o.name[i]) },
+          { label: 'Operator', text: (i) => (o.name[i] === NO_OPERATOR ? '—' : o.name[i]), title: (i) => (o.name[i] === NO_OPERATOR ? NO_OPERATOR_WHY : o.name[i]) },
           { label: 'Calls', num: true, text: (i) => num(o.calls[i]) },
           { label: 'Total (us)', num: true, text: (i) => formatUsCell(o.totalUs[i]) },
         ]}
@@ -239,7 +242,7 @@ function KernelLists({ detail: d }: { detail: KernelDetail }) {
           { label: 'Registers per thread', num: true, text: (i) => num(l.registersPerThread[i]) },
           { label: 'Shared memory (bytes)', num: true, text: (i) => num(l.sharedMemory[i]) },
           { label: 'Blocks per SM', num: true, text: (i) => (Number.isFinite(l.blocksPerSm[i]) ? l.blocksPerSm[i].toFixed(2) : '—') },
-          { label: 'Est. occupancy (%)', num: true, text: (i) => formatPctCell(l.occupancyPct[i]) },
+          { label: 'Est. occupancy (%)', num: true, text: (i) => formatPctCell(l.occupancyPct[i]), title: (i) => (Number.isFinite(l.occupancyPct[i]) ? '' : NO_OCCUPANCY_WHY) },
           { label: 'Calls', num: true, text: (i) => num(l.calls[i]) },
           { label: 'Total (us)', num: true, text: (i) => formatUsCell(l.totalUs[i]) },
         ]}

@@ -14,7 +14,7 @@ import type { Column, RowKey, SortState, TableModel } from '../lib/data-table';
 import { knownSort, type TableState } from '../lib/deep-link';
 import { csvStem } from '../lib/download';
 import { formatCount } from '../lib/format';
-import { threadLabel, type ModuleTable, type ModuleTree, type TreeNodeKind } from '../lib/modules';
+import { backwardSentence, threadLabel, type ModuleTable, type ModuleTree, type TreeNodeKind } from '../lib/modules';
 import { usColumn } from '../lib/operators';
 import { QueryStatus } from './view-status';
 import './module-view.css';
@@ -104,9 +104,12 @@ export function ModuleView({ ask, fileName, link, onPlace }: TableViewProps) {
         )}
         <span class="muted" data-testid="module-summary">
           {formatCount(table.rowCount)} {which === 'lightning' ? 'Lightning ' : ''}module{table.rowCount === 1 ? '' : 's'}, whole trace
-          {m.backwardFlows > 0 &&
-            ` · ${formatCount(m.backwardRegrouped)} backward pass${m.backwardRegrouped === 1 ? '' : 'es'} charged to modules through ${formatCount(m.backwardFlows)} fwdbwd flow${m.backwardFlows === 1 ? '' : 's'}`}
         </span>
+        {m.backwardFlows > 0 && (
+          <span class="muted module-backward" data-testid="module-backward">
+            {backwardSentence(m)}
+          </span>
+        )}
       </div>
       <ModuleBody
         key={which}

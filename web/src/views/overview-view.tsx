@@ -351,7 +351,9 @@ function StepTable({ data, sel, onSel }: { data: StepBreakdown; sel: string; onS
         data-testid={`step-row-${s.name}`}
         data-index={i}
         class={stepRowClass(i, i === idx)}
+        tabIndex={0}
         onClick={() => onSel(String(i))}
+        onKeyDown={(ev) => (ev.key === 'Enter' || ev.key === ' ') && (ev.preventDefault(), onSel(String(i)))}
       >
         <td>{s.name}</td>
         <td class="num">{formatStepUs(s.total_us)}</td>
@@ -398,7 +400,13 @@ function StepTable({ data, sel, onSel }: { data: StepBreakdown; sel: string; onS
                 <td colSpan={7} style={{ height: `${win.padBottom}px` }} />
               </tr>
             )}
-            <tr class={`${stepRowClass(steps.length, idx < 0)} ov-total`} data-testid="step-row-average" onClick={() => onSel('all')}>
+            <tr
+              class={`${stepRowClass(steps.length, idx < 0)} ov-total`}
+              data-testid="step-row-average"
+              tabIndex={0}
+              onClick={() => onSel('all')}
+              onKeyDown={(ev) => (ev.key === 'Enter' || ev.key === ' ') && (ev.preventDefault(), onSel('all'))}
+            >
               <td>Average</td>
               <td class="num" data-testid="avg-total">
                 {formatStepUs(avg.total_us)}
