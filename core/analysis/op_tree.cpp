@@ -498,9 +498,9 @@ class Builder {
   // --- spec §5.2 --------------------------------------------------------------------------------
   void fill_stats() {
     TcKernelNames tc(m_.strings, tb_);
-    // The subtree Tensor Core time of the nodes that have some, while their parent is filled
-    // (children come first); few nodes have any, so a map, not 8 bytes for every node.
-    std::unordered_map<int32_t, int64_t> tc_total;
+    // The self and subtree Tensor Core time of the nodes that have some, while their parent is
+    // filled (children come first); few nodes have any, so a map, not 16 bytes for every node.
+    std::unordered_map<int32_t, std::pair<int64_t, int64_t>> tc_times;
     std::vector<int32_t> pre;
     for (int32_t root : t_.roots) {
       pre.clear();
@@ -530,14 +530,16 @@ class Builder {
             host_self -= node_host_total_ns(t_, m_, child) - child.host_self_ns;
             node.device_total_ns += child.device_total_ns;
             node.device_self_ns += child.device_self_ns;
-            node.tc_total_ns += child.tc_total_ns;
-            node.tc_self_ns += child.tc_self_ns;
+            if (child.has_tc) {
+              tc_self_ns += tc_times.at(c).first;
+              tc_total_ns += tc_times.at(c).second;
+            }
             if (propagate) node.tc_eligible = tc_either(node.tc_eligible, child.tc_eligible);
             continue;
           }
           host_self -= node_host_total_ns(t_, m_, child);
           node.device_total_ns += child.device_total_ns;
-          if (child.has_tc) tc_total_ns += tc_total.at(c);
+          if (child.has_tc) tc_total_ns += tc_times.at(c).second;
           if (propagate) node.tc_eligible = tc_either(node.tc_eligible, child.tc_eligible);
           if ((node.cls == NodeClass::kModule || node.cls == NodeClass::kPlModule) && child.is_operator) node.device_self_ns += child.device_total_ns;
         }
@@ -562,7 +564,7 @@ class Builder {
         node.host_self_ns = node.type == NodeType::kRoot ? 0 : host_self;
         if (tc_self_ns != 0 || tc_total_ns != 0) {
           node.has_tc = true;
-          tc_total.emplace(n, tc_total_ns);
+          tc_times.emplace(n, std::pair{tc_self_ns, tc_total_ns});
           t_.tc.push_back({tc_key(node), tc_self_ns, tc_total_ns});
         }
       }

@@ -117,7 +117,7 @@ RangeTable range_table(const OpTree& t, const TraceModel& m, std::vector<std::pa
   std::map<StringId, std::vector<LaunchAt>> launches;
   for (uint32_t l = 0; l < t.launches.size(); ++l) {
     const SliceRow* s = launch_slice(m, t.launches[l]);
-    if (!s || t.launches[l].device_begin == t.launches[l].device_end) continue;
+    if (!s || t.launches[l].device_begin == launch_device_end(t, t.launches[l])) continue;
     if (by_thread.count(s->tid)) launches[s->tid].push_back({s->ts_ns, l});
   }
   for (auto& [tid, list] : launches) {
@@ -135,7 +135,7 @@ RangeTable range_table(const OpTree& t, const TraceModel& m, std::vector<std::pa
       RangeRow& r = rows[size_t(calls[size_t(open.back())].table_row)];
       if (launch_rows) launch_rows->push_back({calls[size_t(open.back())].table_row, at.launch});
       const Launch& launch = t.launches[at.launch];
-      for (uint32_t d = launch.device_begin; d < launch.device_end; ++d) {
+      for (uint32_t d = launch.device_begin, end = launch_device_end(t, launch); d < end; ++d) {
         const DeviceRef ref = t.launched[d];
         const SliceRow& s = device_slice(m, ref);
         r.device_self_ns += s.dur_ns;
@@ -253,7 +253,7 @@ std::vector<RangeKernel> range_kernels(const OpTree& t, const TraceModel& m, std
   for (const auto& [row, l] : launch_rows) {
     if (row < want || size_t(row) >= end) continue;
     const Launch& launch = t.launches[l];
-    for (uint32_t d = launch.device_begin; d < launch.device_end; ++d) {
+    for (uint32_t d = launch.device_begin, end = launch_device_end(t, launch); d < end; ++d) {
       const DeviceRef ref = t.launched[d];
       if (ref.kind != EventKind::kKernel) continue;
       const SliceRow& s = device_slice(m, ref);

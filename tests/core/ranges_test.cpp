@@ -184,18 +184,24 @@ TEST_CASE("user-ranges-nested: the Diff matches the traces at their ranges", "[r
   const ks::OpTree ta = ks::build_op_tree(a.m(), o), tb = ks::build_op_tree(b.m(), o);
   const ks::DiffResult d = ks::diff_trees(ta, a.m(), tb, b.m(), false);
   REQUIRE(d.compared);
-  // The step's children on thread 100: the two calls of outer, each matched, each holding inner.
+  // Every thread is compared, by role (the root's children): on the main thread (100) the step's
+  // children are the two calls of outer, each matched, each holding inner; the second thread's
+  // ranges are under "Other threads".
   REQUIRE(d.root.children.size() == 2);
-  const ks::DiffNode& first = d.root.children[0];
+  const ks::DiffNode& main = d.root.children[0];
+  CHECK(main.name == "Main thread");
+  REQUIRE(main.children.size() == 2);
+  const ks::DiffNode& first = main.children[0];
   CHECK(first.name == "outer");
   CHECK(first.baseline.host_ns == 100 * us);
   CHECK(first.baseline.device_ns == (30 + 10 + 4) * us);  // mm's kernel (in inner), add's, the memset
   REQUIRE(first.children.size() >= 1);
   CHECK(first.children[0].name == "inner");
   CHECK(first.children[0].baseline.device_ns == 30 * us);
-  CHECK(d.root.children[1].name == "outer");
-  CHECK(d.root.children[1].baseline.device_ns == 20 * us);
+  CHECK(main.children[1].name == "outer");
+  CHECK(main.children[1].baseline.device_ns == 20 * us);
+  CHECK(d.root.children[1].name == "Other threads");
   // Without the ranges as nodes (the operator trees), nothing is matched below the step.
   const ks::DiffResult plain = ks::diff_trees(ks::build_op_tree(a.m()), a.m(), ks::build_op_tree(b.m()), b.m(), false);
-  CHECK(plain.root.children.empty());
+  for (const ks::DiffNode& role : plain.root.children) CHECK(role.children.empty());
 }

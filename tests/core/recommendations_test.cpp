@@ -237,7 +237,7 @@ TEST_CASE("recommendation gpu-utilization: a trace replaying a CUDA graph is not
   const auto replayed = run(graph(true));
   const ks::Recommendation* r = replayed->find("gpu-utilization");
   REQUIRE(r);
-  CHECK(has(r->text, "GPU 0 (29.0%)"));
+  CHECK(has(r->text, "GPU 0 (29.00 %)"));
   CHECK_FALSE(has(r->text, "or CUDA graphs"));
   CHECK(has(r->text, "already replays CUDA graphs (3 of its 4 kernels ran from one)"));
   const auto plain = run(graph(false));
@@ -260,7 +260,7 @@ TEST_CASE("recommendation gpu-utilization: torch.compile reduce-overhead trace (
   const auto recs = ks::recommendations({m, b, g, tree, false});
   const auto it = std::find_if(recs.begin(), recs.end(), [](const ks::Recommendation& x) { return x.id == "gpu-utilization"; });
   REQUIRE(it != recs.end());
-  CHECK(has(it->text, "GPU 0 (17.5%)"));
+  CHECK(has(it->text, "GPU 0 (17.51 %)"));
   CHECK_FALSE(has(it->text, "or CUDA graphs"));
   CHECK(has(it->text, "already replays CUDA graphs (40 of its 42 kernels ran from one)"));
 }

@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { readBytes, repo, report, traceFiles } from './independent_count.mjs';
+import { isTrace, readBytes, repo, report, traceFiles } from './independent_count.mjs';
 
 const cli = process.argv[2];
 const run = (args) => execFileSync(cli, [...args, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 }).trim().split('\n').map((l) => JSON.parse(l))[0];
@@ -38,7 +38,7 @@ function coveredByItsSteps(file, stepCount) {
   );
 }
 
-const { files } = traceFiles();
+const files = traceFiles().files.filter(isTrace);
 files.push(path.join(repo, 'tests/data/step-scope.json'));
 const results = [];
 for (const file of files) {

@@ -8,11 +8,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { readBytes, report, traceFiles } from './independent_count.mjs';
+import { isTrace, readBytes, report, traceFiles } from './independent_count.mjs';
 
 const cli = process.argv[2];
-// Not tb_unit (tiny hand-made cases) nor gpu_metrics_expected.json (not a trace).
-const files = traceFiles().files.filter((f) => !f.includes('tb_unit') && !f.endsWith('_expected.json'));
+// Not tb_unit (tiny hand-made cases) nor JSON that is not a trace (gpu_metrics_expected.json,
+// memory_timeline.json.gz).
+const files = traceFiles().files.filter((f) => !f.includes('tb_unit') && isTrace(f));
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ks-trim-'));
 const results = [];
 for (const file of files) {
