@@ -146,6 +146,15 @@ GpuMetricsResult gpu_metrics(const TraceModel& m, const StepsResult& steps, bool
   return out;
 }
 
+void write_gpu_metric_fields(JsonWriter& w, const GpuMetrics& g) {
+  w.key("device").value(int64_t(g.device));
+  w.key("utilization_pct").value(g.utilization * 100);
+  w.key("sm_efficiency_pct");
+  if (g.sm_efficiency) w.value(*g.sm_efficiency * 100); else w.null();
+  w.key("achieved_occupancy_pct");
+  if (g.occupancy_pct) w.value(*g.occupancy_pct); else w.null();
+}
+
 std::string gpu_metrics_json(const GpuMetricsResult& r, std::string_view file_name) {
   JsonWriter w;
   w.begin_object();
@@ -156,12 +165,7 @@ std::string gpu_metrics_json(const GpuMetricsResult& r, std::string_view file_na
   w.key("gpus").begin_array();
   for (const GpuMetrics& g : r.gpus) {
     w.begin_object();
-    w.key("device").value(int64_t(g.device));
-    w.key("utilization_pct").value(g.utilization * 100);
-    w.key("sm_efficiency_pct");
-    if (g.sm_efficiency) w.value(*g.sm_efficiency * 100); else w.null();
-    w.key("achieved_occupancy_pct");
-    if (g.occupancy_pct) w.value(*g.occupancy_pct); else w.null();
+    write_gpu_metric_fields(w, g);
     w.key("blocks_per_sm_count").value(uint64_t(g.blocks_per_sm_count));
     w.key("occupancy_count").value(uint64_t(g.occupancy_count));
     w.key("timeline").begin_array();

@@ -41,4 +41,9 @@ GpuMetricsResult gpu_metrics(const TraceModel& m, const StepsResult& steps, bool
 float kernel_occupancy(const KernelRow& k, bool tb_plugin);
 std::string gpu_metrics_json(const GpuMetricsResult& r, std::string_view file_name);
 
+class JsonWriter;
+// A GPU's "device", "utilization_pct", "sm_efficiency_pct" and "achieved_occupancy_pct" (null where
+// no kernel gave a value): the fields `gpus --json` and the step's GPU summary share.
+void write_gpu_metric_fields(JsonWriter& w, const GpuMetrics& g);
+
 }  // namespace ks

@@ -15,6 +15,13 @@ const DeviceInfo* device_info(const TraceModel& m, int device) {
   return nullptr;
 }
 
+// Each GPU's Tensor Core share, in the order of gpus.gpus (over the step's kernels when `step`).
+std::vector<TcShare> tc_shares(const TraceModel& m, const GpuMetricsResult& gpus, bool tb_plugin, const StepFilter* step) {
+  std::vector<int> ids;
+  for (const GpuMetrics& g : gpus.gpus) ids.push_back(g.device);
+  return tc_kernel_share_by_gpu(m, tb_plugin, ids, step);
+}
+
 }  // namespace
 
 std::string_view overview_phase_name(OverviewPhase phase) {
@@ -120,9 +127,7 @@ std::string overview_json(const OverviewInputs& in, std::string_view file_name) 
 std::string gpu_summary_text(const TraceModel& m, const GpuMetricsResult& gpus, const StepFilter* step, bool tb_plugin,
                              std::string_view file_name) {
   const Accelerator acc = trace_accelerator(m);
-  std::vector<int> ids;
-  for (const GpuMetrics& g : gpus.gpus) ids.push_back(g.device);
-  const std::vector<TcShare> tc = tc_kernel_share_by_gpu(m, tb_plugin, ids, step);
+  const std::vector<TcShare> tc = tc_shares(m, gpus, tb_plugin, step);
   std::string out(file_name);
   out += step ? ": step " + step->name + ", " : ": all steps, ";
   out += std::to_string(gpus.gpus.size()) + (gpus.gpus.size() == 1 ? " GPU" : " GPUs") + " with kernels\n";
@@ -151,9 +156,7 @@ StepsResult chosen_steps(const StepsResult& steps, const StepFilter& filter) {
 std::string gpu_summary_json(const TraceModel& m, const GpuMetricsResult& gpus, const StepFilter* step, bool tb_plugin,
                              std::string_view file_name) {
   const Accelerator acc = trace_accelerator(m);
-  std::vector<int> ids;
-  for (const GpuMetrics& g : gpus.gpus) ids.push_back(g.device);
-  const std::vector<TcShare> tc = tc_kernel_share_by_gpu(m, tb_plugin, ids, step);
+  const std::vector<TcShare> tc = tc_shares(m, gpus, tb_plugin, step);
   JsonWriter w;
   w.begin_object();
   w.key("file").value(file_name);
@@ -170,12 +173,7 @@ std::string gpu_summary_json(const TraceModel& m, const GpuMetricsResult& gpus, 
   for (size_t i = 0; i < gpus.gpus.size(); ++i) {
     const GpuMetrics& g = gpus.gpus[i];
     w.begin_object();
-    w.key("device").value(int64_t(g.device));
-    w.key("utilization_pct").value(g.utilization * 100);
-    w.key("sm_efficiency_pct");
-    if (g.sm_efficiency) w.value(*g.sm_efficiency * 100); else w.null();
-    w.key("achieved_occupancy_pct");
-    if (g.occupancy_pct) w.value(*g.occupancy_pct); else w.null();
+    write_gpu_metric_fields(w, g);
     w.key("tensor_core_pct");
     if (const std::optional<double> r = tc[i].ratio()) w.value(*r * 100); else w.null();
     w.key("tensor_core_unknown_pct");
