@@ -182,7 +182,7 @@ struct TraceModel {
   ChunkedTable<MemcpyRow> memsets;
   ChunkedTable<MemoryRow> memory;
   ChunkedTable<CounterRow> counters;
-  ChunkedTable<FlowRow> flows;
+  ChunkedTable<FlowRow> flows;  // every flow but ac2g (counted in kind_counts, not kept)
   ChunkedTable<MetadataRow> metadata;
   ChunkedTable<InstantRow> others;
   ChunkedTable<CollectiveRow> collectives;

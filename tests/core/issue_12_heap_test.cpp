@@ -40,8 +40,8 @@ TEST_CASE("issue_12 flow ids from a trace: a number and the same digits as a str
   const std::string trace = R"({"traceEvents":[
     {"ph":"s","cat":"fwdbwd","name":"fwdbwd","id":7,"pid":1,"tid":1,"ts":10},
     {"ph":"f","cat":"fwdbwd","name":"fwdbwd","id":"7","pid":1,"tid":2,"ts":20,"bp":"e"},
-    {"ph":"s","cat":"ac2g","name":"ac2g","id":"x7","pid":1,"tid":1,"ts":30},
-    {"ph":"f","cat":"ac2g","name":"ac2g","id":4294967296,"pid":1,"tid":2,"ts":40}]})";
+    {"ph":"s","cat":"async","name":"async","id":"x7","pid":1,"tid":1,"ts":30},
+    {"ph":"f","cat":"async","name":"async","id":4294967296,"pid":1,"tid":2,"ts":40}]})";
   ks::TraceReader r;
   kstest::feed_all(r, trace, 5);
   const ks::TraceModel& m = r.model();
@@ -52,9 +52,9 @@ TEST_CASE("issue_12 flow ids from a trace: a number and the same digits as a str
   CHECK(m.strings.get(m.flows[2].id & ~ks::kFlowIdText) == "x7");
   CHECK(m.strings.get(m.flows[3].id & ~ks::kFlowIdText) == "4294967296");
   // cat/name and pid/tid as pairs kept once: each row reads its own back.
-  CHECK(m.flow_pairs.size() == 4);  // (fwdbwd, fwdbwd), (1, 1), (1, 2), (ac2g, ac2g)
+  CHECK(m.flow_pairs.size() == 4);  // (fwdbwd, fwdbwd), (1, 1), (1, 2), (async, async)
   const char* const expect[4][4] = {{"fwdbwd", "fwdbwd", "1", "1"}, {"fwdbwd", "fwdbwd", "1", "2"},
-                                    {"ac2g", "ac2g", "1", "1"}, {"ac2g", "ac2g", "1", "2"}};
+                                    {"async", "async", "1", "1"}, {"async", "async", "1", "2"}};
   for (size_t i = 0; i < 4; ++i) {
     const ks::FlowRow& f = m.flows[i];
     CHECK(m.strings.get(m.flow_cat(f)) == expect[i][0]);

@@ -45,7 +45,7 @@ TEST_CASE("a sample trace in random chunk sizes gives the same summary", "[reade
       case 0: text += R"({"ph":"X","cat":"cpu_op","name":"aten::op)" + std::to_string(i % 37) + R"(","pid":1,"tid":2,"ts":)" + ts + R"(,"dur":4.5,"args":{"External id":)" + std::to_string(i) + R"(,"Input Dims":[[2,3],[]],"Call stack":"a.py(1): f\nb.py(2): g"}})"; break;
       case 1: text += R"J({"ph":"X","cat":"kernel","name":"void k<\"x\">()","pid":0,"tid":"stream 7","ts":)J" + ts + R"(,"dur":3,"args":{"correlation":)" + std::to_string(i) + R"(,"grid":[4,1,1],"block":[256,1,1]}})"; break;
       case 2: text += R"({"ph":"i","cat":"cpu_instant_event","name":"[memory]","pid":1,"tid":2,"ts":)" + ts + R"(,"s":"t","args":{"Bytes":)" + std::to_string(i * 8) + R"(,"Total Allocated":9}})"; break;
-      case 3: text += R"({"ph":"f","cat":"ac2g","name":"flow","id":)" + std::to_string(i) + R"(,"pid":0,"tid":"stream 7","ts":)" + ts + R"(,"bp":"e"})"; break;
+      case 3: text += R"({"ph":"f","cat":"fwdbwd","name":"flow","id":)" + std::to_string(i) + R"(,"pid":0,"tid":"stream 7","ts":)" + ts + R"(,"bp":"e"})"; break;
       default: text += R"({"ph":"C","name":"util","pid":0,"ts":)" + ts + R"(,"args":{"GPU Utilization":0.5}})"; break;
     }
   }
