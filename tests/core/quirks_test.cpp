@@ -242,6 +242,18 @@ TEST_CASE("chunked tables keep rows in place across blocks", "[model]") {
   CHECK(sum == 3 * 55);
 }
 
+TEST_CASE("chunked tables: a small table holds its rows, not a whole block (issue 21)", "[model]") {
+  // The first block starts at 64 rows and doubles up to a full block, its rows moved each time.
+  ks::ChunkedTable<int64_t> t;
+  CHECK(t.bytes() == 0);
+  for (int64_t i = 0; i < 100; ++i) t.push_back(i * 7);
+  CHECK(t.bytes() == 128 * sizeof(int64_t));  // not 16,384 rows' worth
+  for (int64_t i = 0; i < 100; ++i) REQUIRE(t[size_t(i)] == i * 7);
+  for (int64_t i = 100; i < 16384 + 5; ++i) t.push_back(i * 7);
+  CHECK(t.bytes() == 2 * 16384 * sizeof(int64_t));  // the first block full size, then whole blocks
+  for (int64_t i = 0; i < 16384 + 5; ++i) REQUIRE(t[size_t(i)] == i * 7);
+}
+
 TEST_CASE("extra-brace-after-malformed-event: a neighbour never changes how an event reads", "[quirks]") {
   for (size_t chunk : {size_t(8), size_t(100000)}) {
     Loaded l("extra-brace-after-malformed-event.json", chunk);
