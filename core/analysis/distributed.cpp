@@ -153,14 +153,14 @@ void tb_calls(const TraceModel& m, RankSummary& r) {
   auto scan = [&](const ChunkedTable<CpuOpRow>& t) {
     for (const CpuOpRow& row : t)
       if (is_communication_op(m.strings.get(row.s.name)))
-        cands.push_back({row.s.ts_ns, row.s.ts_ns + row.s.dur_ns, row.s.external_id, row.s.name, row.input_dims, row.input_type});
+        cands.push_back({row.s.ts_ns, row.s.ts_ns + row.s.dur_ns, m.id_value(row.s.external_id), row.s.name, row.input_dims, row.input_type});
   };
   scan(m.cpu_ops);
   scan(m.user_annotations);
   scan(m.gpu_annotations);  // tb_plugin reads gpu_user_annotation as a user annotation
   for (const PythonFunctionRow& row : m.python_functions)
     if (m.strings.get(row.s.cat) == "python" && is_communication_op(m.strings.get(row.s.name)))
-      cands.push_back({row.s.ts_ns, row.s.ts_ns + row.s.dur_ns, row.s.external_id, row.s.name, 0, 0});
+      cands.push_back({row.s.ts_ns, row.s.ts_ns + row.s.dur_ns, m.id_value(row.s.external_id), row.s.name, 0, 0});
   std::stable_sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) { return a.ts < b.ts; });
   std::unordered_map<int64_t, size_t> by_ext;  // the last candidate with each external id wins
   for (size_t i = 0; i < cands.size(); ++i) {
@@ -189,7 +189,7 @@ void tb_calls(const TraceModel& m, RankSummary& r) {
   }
   if (r.nccl)
     for (const KernelRow& k : m.kernels) {
-      auto it = call_of_ext.find(k.s.external_id);
+      auto it = call_of_ext.find(m.id_value(k.s.external_id));
       if (it != call_of_ext.end()) r.calls[it->second].ranges.push_back({k.s.ts_ns, k.s.ts_ns + k.s.dur_ns});
     }
   for (DistCall& c : r.calls) sort_ranges(c.ranges);

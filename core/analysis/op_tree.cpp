@@ -294,9 +294,9 @@ class Builder {
     // nothing about the operator.
     size_t both = 0, equal = 0;
     for (const SliceRow& r : m_.runtimes) {
-      if (r.external_id == kNoId || r.correlation == kNoId || r.external_id == 0) continue;
+      if (m_.id_value(r.external_id) == kNoId || m_.id_value(r.correlation) == kNoId || m_.id_value(r.external_id) == 0) continue;
       ++both;
-      if (r.external_id == r.correlation) ++equal;
+      if (m_.id_value(r.external_id) == m_.id_value(r.correlation)) ++equal;
     }
     t_.stats.external_ids_are_correlations = both > 0 && equal == both;
     by_external_id_ = tb_ || !t_.stats.external_ids_are_correlations;
@@ -325,7 +325,7 @@ class Builder {
       // Launches by External id (time order within an id): a sorted array of launch indices
       // (4 bytes each; the ids and times are read from the rows), no per-id allocation.
       std::vector<int32_t> by_id;
-      auto id_of = [&](int32_t l) { return launch_row(uint32_t(l)).external_id; };
+      auto id_of = [&](int32_t l) { return m_.id_value(launch_row(uint32_t(l)).external_id); };
       size_t registered = 0;
       for (int32_t l : order) registered += id_of(l) != 0 && (id_of(l) != kNoId || tb_);
       by_id.reserve(registered);
@@ -366,7 +366,7 @@ class Builder {
     }
     for (int32_t l : order) {
       if (owned[size_t(l)]) continue;
-      const int64_t id = launch_row(uint32_t(l)).external_id;
+      const int64_t id = m_.id_value(launch_row(uint32_t(l)).external_id);
       if (!tb_) loose.push_back(l);
       else if (id == 0) to_root(l);
       else ++t_.stats.unattached;
@@ -612,7 +612,7 @@ class Builder {
   int64_t node_external_id(int32_t n) const {
     const OpNode& node = t_.nodes[size_t(n)];
     if (node.type == NodeType::kModule) return kNoId;
-    return node_slice(m_, node).external_id;
+    return m_.id_value(node_slice(m_, node).external_id);
   }
 };
 

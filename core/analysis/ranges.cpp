@@ -152,7 +152,7 @@ RangeTable range_table(const OpTree& t, const TraceModel& m, std::vector<std::pa
     std::unordered_map<int64_t, std::vector<uint32_t>> copies;
     for (uint32_t i = 0; i < m.gpu_annotations.size(); ++i) {
       const SliceRow& s = m.gpu_annotations[i].s;
-      if (s.external_id != kNoId) copies[s.external_id].push_back(i);
+      if (m.id_value(s.external_id) != kNoId) copies[m.id_value(s.external_id)].push_back(i);
     }
     // Device work per stream (pid, tid as written), by start.
     std::map<std::pair<StringId, StringId>, std::vector<std::pair<int64_t, int64_t>>> work;
@@ -164,8 +164,8 @@ RangeTable range_table(const OpTree& t, const TraceModel& m, std::vector<std::pa
     for (auto& [tid, calls] : by_thread) {
       for (const Call& c : calls) {
         const SliceRow& h = m.user_annotations[c.row].s;
-        if (h.external_id == kNoId) continue;
-        auto it = copies.find(h.external_id);
+        if (m.id_value(h.external_id) == kNoId) continue;
+        auto it = copies.find(m.id_value(h.external_id));
         if (it == copies.end()) continue;
         RangeRow& r = rows[size_t(c.table_row)];
         for (uint32_t g : it->second) {

@@ -67,9 +67,9 @@ size_t graph_kernels(const TraceModel& m) {
   auto collect = [&](const ChunkedTable<SliceRow>& rows) {
     for (const SliceRow& r : rows) {
       const std::string_view name = m.strings.get(r.name);
-      if (r.correlation != kNoId && (name.starts_with("cudaGraphLaunch") || name.starts_with("cuGraphLaunch") ||
+      if (m.id_value(r.correlation) != kNoId && (name.starts_with("cudaGraphLaunch") || name.starts_with("cuGraphLaunch") ||
                                      name.starts_with("hipGraphLaunch")))
-        launches.push_back(r.correlation);
+        launches.push_back(m.id_value(r.correlation));
     }
   };
   collect(m.runtimes);
@@ -78,7 +78,7 @@ size_t graph_kernels(const TraceModel& m) {
   std::sort(launches.begin(), launches.end());
   size_t n = 0;
   for (const KernelRow& k : m.kernels)
-    if (std::binary_search(launches.begin(), launches.end(), k.s.correlation)) ++n;
+    if (std::binary_search(launches.begin(), launches.end(), m.id_value(k.s.correlation))) ++n;
   return n;
 }
 

@@ -68,20 +68,20 @@ std::unordered_set<int64_t> communication_external_ids(const TraceModel& m) {
   StringFlag is_python(m, is_python_category);
   auto collect = [&](const auto& table) {
     for (const auto& r : table)
-      if (is_comm(r.s.name)) ids.insert(r.s.external_id);
+      if (is_comm(r.s.name)) ids.insert(m.id_value(r.s.external_id));
   };
   collect(m.cpu_ops);
   collect(m.user_annotations);
   collect(m.gpu_annotations);
   for (const PythonFunctionRow& r : m.python_functions)
-    if (is_python(r.s.cat) && is_comm(r.s.name)) ids.insert(r.s.external_id);
+    if (is_python(r.s.cat) && is_comm(r.s.name)) ids.insert(m.id_value(r.s.external_id));
   return ids;
 }
 
 bool has_compute_kernels(const TraceModel& m) {
   const std::unordered_set<int64_t> comm = communication_external_ids(m);
   for (const KernelRow& k : m.kernels)
-    if (k.s.external_id == kNoId || !comm.count(k.s.external_id)) return true;
+    if (m.id_value(k.s.external_id) == kNoId || !comm.count(m.id_value(k.s.external_id))) return true;
   return false;
 }
 
@@ -123,7 +123,7 @@ std::array<Ranges, kRoleCount> role_ranges(const TraceModel& m, const StepOption
     const bool by_name = !options.tb_plugin_gpu_annotations;
     ranges[size_t(Role::kKernel)].reserve(m.kernels.size());
     for (const KernelRow& k : m.kernels) {
-      const bool comm = (k.s.external_id != kNoId && comm_ids.count(k.s.external_id)) || (by_name && is_collective(k.s.name));
+      const bool comm = (m.id_value(k.s.external_id) != kNoId && comm_ids.count(m.id_value(k.s.external_id))) || (by_name && is_collective(k.s.name));
       add(comm ? Role::kCommunication : Role::kKernel, k.s);
     }
   }

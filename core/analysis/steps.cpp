@@ -71,7 +71,7 @@ bool link_launches_by_table(const TraceModel& m, bool include_drivers, LaunchLin
   const size_t drivers = include_drivers ? m.drivers.size() : 0;
   const size_t launchers = m.runtimes.size() + drivers;
   if (launchers == 0) return false;
-  auto corr_of = [&](size_t i) { return i < m.runtimes.size() ? m.runtimes[i].correlation : m.drivers[i - m.runtimes.size()].correlation; };
+  auto corr_of = [&](size_t i) { return i < m.runtimes.size() ? m.id_value(m.runtimes[i].correlation) : m.id_value(m.drivers[i - m.runtimes.size()].correlation); };
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   for (size_t i = 0; i < launchers; ++i) {
     const int64_t c = corr_of(i);
@@ -130,9 +130,9 @@ bool link_launches_by_table(const TraceModel& m, bool include_drivers, LaunchLin
       if (l == kNone) none(d);
       else f(l, d);
     };
-    for (size_t i = 0; i < m.kernels.size(); ++i) one(m.kernels[i].s.correlation, {EventKind::kKernel, uint32_t(i)});
-    for (size_t i = 0; i < m.memcpys.size(); ++i) one(m.memcpys[i].s.correlation, {EventKind::kMemcpy, uint32_t(i)});
-    for (size_t i = 0; i < m.memsets.size(); ++i) one(m.memsets[i].s.correlation, {EventKind::kMemset, uint32_t(i)});
+    for (size_t i = 0; i < m.kernels.size(); ++i) one(m.id_value(m.kernels[i].s.correlation), {EventKind::kKernel, uint32_t(i)});
+    for (size_t i = 0; i < m.memcpys.size(); ++i) one(m.id_value(m.memcpys[i].s.correlation), {EventKind::kMemcpy, uint32_t(i)});
+    for (size_t i = 0; i < m.memsets.size(); ++i) one(m.id_value(m.memsets[i].s.correlation), {EventKind::kMemset, uint32_t(i)});
   };
   lay_out(out, launchers, each);
   for (size_t i = 0; i < launchers; ++i)
@@ -181,11 +181,11 @@ LaunchLinks link_launches(const TraceModel& m, bool include_drivers, LinkPath pa
   out.refs.resize(m.kernels.size() + m.memcpys.size() + m.memsets.size());
   std::vector<Item> items;
   items.reserve(launchers + m.kernels.size() + m.memcpys.size() + m.memsets.size());
-  for (size_t i = 0; i < m.runtimes.size(); ++i) items.push_back({m.runtimes[i].correlation, uint32_t(i), EventKind::kRuntime});
-  for (size_t i = 0; i < drivers; ++i) items.push_back({m.drivers[i].correlation, uint32_t(i), EventKind::kDriver});
-  for (size_t i = 0; i < m.kernels.size(); ++i) items.push_back({m.kernels[i].s.correlation, uint32_t(i), EventKind::kKernel});
-  for (size_t i = 0; i < m.memcpys.size(); ++i) items.push_back({m.memcpys[i].s.correlation, uint32_t(i), EventKind::kMemcpy});
-  for (size_t i = 0; i < m.memsets.size(); ++i) items.push_back({m.memsets[i].s.correlation, uint32_t(i), EventKind::kMemset});
+  for (size_t i = 0; i < m.runtimes.size(); ++i) items.push_back({m.id_value(m.runtimes[i].correlation), uint32_t(i), EventKind::kRuntime});
+  for (size_t i = 0; i < drivers; ++i) items.push_back({m.id_value(m.drivers[i].correlation), uint32_t(i), EventKind::kDriver});
+  for (size_t i = 0; i < m.kernels.size(); ++i) items.push_back({m.id_value(m.kernels[i].s.correlation), uint32_t(i), EventKind::kKernel});
+  for (size_t i = 0; i < m.memcpys.size(); ++i) items.push_back({m.id_value(m.memcpys[i].s.correlation), uint32_t(i), EventKind::kMemcpy});
+  for (size_t i = 0; i < m.memsets.size(); ++i) items.push_back({m.id_value(m.memsets[i].s.correlation), uint32_t(i), EventKind::kMemset});
   // The tables come in long runs of rising correlation ids (a stream's kernels in one; a
   // thread's runtime calls in a few): merged rather than sorted.
   sort_runs(items.data(), items.data() + items.size(), [&](const Item& a, const Item& b) { return a.corr != b.corr ? a.corr < b.corr : before(a, b); });

@@ -53,8 +53,8 @@ void slice_columns(std::vector<Column>& cols, const TraceModel& m, const Table& 
     cat.push_back(s.cat);
     pid.push_back(s.pid);
     tid.push_back(s.tid);
-    ext.push_back(id_or_nan(s.external_id));
-    corr.push_back(id_or_nan(s.correlation));
+    ext.push_back(id_or_nan(m.id_value(s.external_id)));
+    corr.push_back(id_or_nan(m.id_value(s.correlation)));
   }
 }
 

@@ -96,6 +96,9 @@ template <class M> struct Remap {
   void flow(FlowId& f) {
     if (f & kFlowIdText) f = merger.id(f & ~kFlowIdText) | kFlowIdText;
   }
+  void id(PackedId& p) {
+    if (p != kPackedAbsent && (uint32_t(p) & kPackedText)) p = PackedId(merger.id(uint32_t(p) & ~kPackedText) | kPackedText);
+  }
   void pair(uint32_t& p) { p = merger.pair(p); }
   void row(EventKind kind, uint32_t& r) { r = merger.map_row(slice_table_of(kind), r); }
 };

@@ -5,7 +5,8 @@
 // tests follow it.
 //
 // A visitor has: num(T&) for a plain value, str(StringId&) for a string id, flow(FlowId&) for a
-// flow id (text ids are string ids | kFlowIdText), pair(uint32_t&) for an index into
+// flow id (text ids are string ids | kFlowIdText), id(PackedId&) for an External id or
+// correlation (wide ones are string ids | kPackedText), pair(uint32_t&) for an index into
 // TraceModel::flow_pairs, row(EventKind table, uint32_t&) for an index into another table's rows. Narrowed args (NarrowId) are plain values: their wide side table
 // (TraceModel::wide_args) is keyed by row and is the merge's to shift.
 #pragma once
@@ -20,8 +21,8 @@ template <class V> void visit_fields(SliceRow& r, V& v) {
   v.str(r.cat);
   v.str(r.pid);
   v.str(r.tid);
-  v.num(r.external_id);
-  v.num(r.correlation);
+  v.id(r.external_id);
+  v.id(r.correlation);
 }
 
 template <class V> void visit_fields(CpuOpRow& r, V& v) {

@@ -136,8 +136,8 @@ void TraceBuilder::add_slice(EventKind kind, const RawEvent& e, StringId cat, in
   s.cat = cat;  // interned by on_event (the same text)
   s.pid = intern_cached(recent_pid_, e.pid);
   s.tid = intern_cached(recent_tid_, e.tid);
-  s.external_id = e.args.external_id;
-  s.correlation = e.args.correlation;
+  s.external_id = m_.pack_id(e.args.external_id);
+  s.correlation = m_.pack_id(e.args.correlation);
   const RawArgs& a = e.args;
   switch (kind) {
     case EventKind::kCpuOp:
@@ -236,8 +236,8 @@ void TraceBuilder::add_begin_end(const OpenBegin& ob, int64_t dur) {
   be.cat = sp.get(ob.row.s.cat);
   be.pid = sp.get(ob.row.s.pid);
   be.tid = sp.get(ob.row.s.tid);
-  be.args.external_id = ob.row.s.external_id;
-  be.args.correlation = ob.row.s.correlation;
+  be.args.external_id = m_.id_value(ob.row.s.external_id);
+  be.args.correlation = m_.id_value(ob.row.s.correlation);
   be.args.input_dims = sp.get(ob.row.input_dims);
   be.args.call_stack = sp.get(ob.row.call_stack);
   add_slice(ob.kind, be, ob.row.s.cat, ob.row.s.ts_ns, dur);
@@ -331,8 +331,8 @@ void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
       ob.row.s.cat = cat;
       ob.row.s.pid = sp.intern(e.pid);
       ob.row.s.tid = sp.intern(e.tid);
-      ob.row.s.external_id = e.args.external_id;
-      ob.row.s.correlation = e.args.correlation;
+      ob.row.s.external_id = m_.pack_id(e.args.external_id);
+      ob.row.s.correlation = m_.pack_id(e.args.correlation);
       ob.row.input_dims = sp.intern(e.args.input_dims);
       ob.row.call_stack = sp.intern(e.args.call_stack);
       ob.offset = offset;

@@ -84,6 +84,7 @@ struct FieldBytes {
   template <class T> void num(const T& v) { out.append(reinterpret_cast<const char*>(&v), sizeof(T)); }
   void str(ks::StringId& id) { num(id); }
   void flow(ks::FlowId& f) { num(f); }
+  void id(ks::PackedId& p) { num(p); }
   void pair(uint32_t& p) { num(p); }
   void row(ks::EventKind, uint32_t& r) { num(r); }
 };
