@@ -220,7 +220,8 @@ TEST_CASE("issue_12: a split at every offset of every fixture gives the sequenti
 TEST_CASE("issue_12: 3 and 4 ranges, chunk and piece sizes, on the split-point fixtures", "[parallel]") {
   for (const char* name : {"split-points-in-strings-escapes-args.json", "split-points-bare-array.json",
                            "begin-end-pairs.json",
-                           "modules-fwdbwd.json", "h800-fp8-deepseek-kernels.json"}) {
+                           "modules-fwdbwd.json", "h800-fp8-deepseek-kernels.json",
+                           "wide-external-and-correlation-ids.json"}) {
     INFO(name);
     const std::string text = kstest::read_fixture(name);
     const auto seq = read_sequential(text, 1 << 20);
