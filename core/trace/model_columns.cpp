@@ -73,8 +73,13 @@ void op_columns(std::vector<Column>& cols, const TraceModel& m, const ChunkedTab
     types.push_back(r.input_type);
     stack.push_back(r.call_stack);
     module.push_back(r.module_hierarchy);
-    seq.push_back(id_or_nan(m.widen(r.sequence_number, kind, WideField::kSequenceNumber, i)));
-    fwd.push_back(id_or_nan(m.widen(r.fwd_thread_id, kind, WideField::kFwdThreadId, i)));
+  }
+  seq.assign(t.size(), id_or_nan(kNoId));
+  fwd.assign(t.size(), id_or_nan(kNoId));
+  for (const OpSequenceRow& q : m.op_sequences) {
+    if (q.kind != kind || q.row >= t.size()) continue;
+    seq[q.row] = id_or_nan(m.widen(q.sequence_number, kind, WideField::kSequenceNumber, q.row));
+    fwd[q.row] = id_or_nan(m.widen(q.fwd_thread_id, kind, WideField::kFwdThreadId, q.row));
   }
 }
 

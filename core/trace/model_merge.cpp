@@ -14,7 +14,7 @@ inline bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c ==
 
 // The pieces' sections, in the order they are written and applied: strings before anything
 // that holds ids, the flows' (cat, name) / (pid, tid) pairs before the flow rows, the pending E events before the later range's open B events (which go on top
-// of the stacks they leave), the collectives after the tables they point into.
+// of the stacks they leave), the collectives and the ops' sequence numbers after the tables they point into.
 enum Section : int {
   kHeader = 0,
   kStrings,
@@ -38,7 +38,7 @@ constexpr uint32_t kKinds = uint32_t(EventKind::kCount);
 uint32_t layout_word() {
   uint32_t h = 2166136261u;
   for (size_t s : {sizeof(SliceRow), sizeof(CpuOpRow), sizeof(PythonFunctionRow), sizeof(CollectiveRow),
-                   sizeof(KernelRow), sizeof(MemcpyRow), sizeof(MemoryRow), sizeof(CounterRow),
+                   sizeof(KernelRow), sizeof(MemcpyRow), sizeof(OpSequenceRow), sizeof(MemoryRow), sizeof(CounterRow),
                    sizeof(FlowRow), sizeof(MetadataRow), sizeof(InstantRow),
                    sizeof(TraceBuilder::OpenBegin), sizeof(TraceBuilder::PendingEnd), size_t(kKinds),
                    size_t(kHealthReasons)})

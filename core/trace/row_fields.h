@@ -31,6 +31,11 @@ template <class V> void visit_fields(CpuOpRow& r, V& v) {
   v.str(r.input_type);
   v.str(r.call_stack);
   v.str(r.module_hierarchy);
+}
+
+template <class V> void visit_fields(OpSequenceRow& r, V& v) {
+  v.num(r.kind);
+  v.row(r.kind, r.row);
   v.num(r.sequence_number);
   v.num(r.fwd_thread_id);
 }
@@ -122,10 +127,12 @@ template <class V> void visit_fields(InstantRow& r, V& v) {
 }
 
 // The tables, in a fixed order, each with its id: the EventKind whose rows it holds (slices of
-// every other kind go to `others`, kOther), kCount for the collectives (whose rows point into
-// the slice tables, so they come last). Works on a const model too (Model = const TraceModel).
+// every other kind go to `others`, kOther), kCount for the collectives and kCount + 1 for the ops'
+// sequence numbers (whose rows point into the slice tables, so they come last). Works on a const
+// model too (Model = const TraceModel).
 constexpr size_t kCollectivesTable = static_cast<size_t>(EventKind::kCount);
-constexpr size_t kTableCount = kCollectivesTable + 1;
+constexpr size_t kOpSequencesTable = kCollectivesTable + 1;
+constexpr size_t kTableCount = kOpSequencesTable + 1;
 template <class Model, class F> void for_each_table(Model& m, F&& f) {
   f(size_t(EventKind::kCpuOp), m.cpu_ops);
   f(size_t(EventKind::kUserAnnotation), m.user_annotations);
@@ -142,6 +149,7 @@ template <class Model, class F> void for_each_table(Model& m, F&& f) {
   f(size_t(EventKind::kMetadata), m.metadata);
   f(size_t(EventKind::kOther), m.others);
   f(kCollectivesTable, m.collectives);
+  f(kOpSequencesTable, m.op_sequences);
 }
 
 // The table a slice of `kind` is filed in (TraceBuilder::add_slice), by table id.

@@ -152,8 +152,14 @@ void TraceBuilder::add_slice(EventKind kind, const RawEvent& e, StringId cat, in
       auto& table = kind == EventKind::kCpuOp            ? m_.cpu_ops
                     : kind == EventKind::kUserAnnotation ? m_.user_annotations
                                                          : m_.gpu_annotations;
-      r.sequence_number = m_.narrow(a.sequence_number, kind, WideField::kSequenceNumber, table.size());
-      r.fwd_thread_id = m_.narrow(a.fwd_thread_id, kind, WideField::kFwdThreadId, table.size());
+      if (a.sequence_number != kNoId || a.fwd_thread_id != kNoId) {
+        OpSequenceRow q;
+        q.kind = kind;
+        q.row = uint32_t(table.size());
+        q.sequence_number = m_.narrow(a.sequence_number, kind, WideField::kSequenceNumber, table.size());
+        q.fwd_thread_id = m_.narrow(a.fwd_thread_id, kind, WideField::kFwdThreadId, table.size());
+        m_.op_sequences.push_back(q);
+      }
       add_collective(kind, table.size(), a);
       table.push_back(r);
       break;

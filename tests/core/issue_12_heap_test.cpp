@@ -136,8 +136,9 @@ TEST_CASE("issue_21 the model's bytes per row, measured from the tables' capacit
   auto ev = [&](const std::string& e) { t += e + ",\n"; };
   for (int i = 0; i < 20000; ++i) {
     const std::string ts = std::to_string(1000 + i * 10);
+    // every fifth operator with a sequence number (15-37% of real traces' operators have one)
     ev(R"({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":)" + ts + R"(,"dur":2,"args":{"External id":)" +
-       std::to_string(i) + R"(,"Sequence number":)" + std::to_string(i) + "}}");
+       std::to_string(i) + (i % 5 ? std::string() : R"(,"Sequence number":)" + std::to_string(i)) + "}}");
     ev(R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" + ts +
        R"(,"dur":1,"args":{"External id":)" + std::to_string(i) + R"(,"correlation":)" + std::to_string(i) + "}}");
     ev(R"({"ph":"s","cat":"ac2g","name":"ac2g","id":)" + std::to_string(i) + R"(,"pid":1,"tid":1,"ts":)" + ts + "}");
@@ -155,10 +156,12 @@ TEST_CASE("issue_21 the model's bytes per row, measured from the tables' capacit
   REQUIRE(m.runtimes.size() == 20000);
   REQUIRE(m.kernels.size() == 5000);
   // Blocks of 16,384 rows; a table's first block starts at 64 rows and doubles.
-  CHECK(m.cpu_ops.bytes() == 2 * 16384 * 64);   // CpuOpRow: 64 bytes (72 with 8-byte ids)
+  CHECK(m.cpu_ops.bytes() == 2 * 16384 * 56);   // CpuOpRow: 56 bytes (72 with 8-byte ids and sequence numbers)
+  REQUIRE(m.op_sequences.size() == 4000);       // the sequence numbers of the ops that have one
+  CHECK(m.op_sequences.bytes() == 4096 * 16);
   CHECK(m.runtimes.bytes() == 2 * 16384 * 40);  // SliceRow: 40 bytes (48 with 8-byte ids)
   CHECK(m.kernels.bytes() == 8192 * 96);        // KernelRow: 96 bytes (104)
-  CHECK(m.user_annotations.bytes() == 64 * 64); // one row: 64 rows, not 16,384
+  CHECK(m.user_annotations.bytes() == 64 * 56); // one row: 64 rows, not 16,384
   // 20,100 flows, of which the 100 fwdbwd ones are kept: 128 rows of 24 bytes.
   CHECK(m.kind_counts[size_t(ks::EventKind::kFlow)] == 20100);
   REQUIRE(m.flows.size() == 100);
@@ -168,7 +171,13 @@ TEST_CASE("issue_21 the model's bytes per row, measured from the tables' capacit
   CHECK(m.id_value(m.runtimes[19999].correlation) == 19999);
   CHECK(m.id_value(m.cpu_ops[19999].s.external_id) == 19999);
   CHECK(m.id_value(m.cpu_ops[19999].s.correlation) == ks::kNoId);
-  static_assert(sizeof(ks::SliceRow) == 40 && sizeof(ks::CpuOpRow) == 64 && sizeof(ks::KernelRow) == 96 &&
+  const auto ops = ks::table_columns(m, "cpu_op");
+  for (size_t i : {size_t(0), size_t(1), size_t(5), size_t(19995), size_t(19999)}) {
+    INFO(i);
+    if (i % 5) CHECK(std::isnan(col(ops, "sequence_number").f64[i]));
+    else CHECK(col(ops, "sequence_number").f64[i] == double(i));
+  }
+  static_assert(sizeof(ks::SliceRow) == 40 && sizeof(ks::CpuOpRow) == 56 && sizeof(ks::OpSequenceRow) == 16 && sizeof(ks::KernelRow) == 96 &&
                 sizeof(ks::MemcpyRow) == 64 && sizeof(ks::FlowRow) == 24);
 }
 
