@@ -19,6 +19,7 @@
 //                          [--file FILE,FILE]  (measure these trace files as they are; no --size)
 //                          [--cli-runs N]  (the cli and native rows run N times, not --runs)
 //                          [--delete]  (each generated trace deleted once measured)
+//                          [--page-hook JSON]  (the page rows load under this failure-test plan)
 // Each page run's outcome is logged and listed under the table: opened (the Overview complete),
 // failed with the card's sentence (and how long after the last movement it was said), or hung
 // (nothing moved for 120 s and nothing said: what the progress and the card showed).
@@ -103,6 +104,9 @@ const opts = { sizes: ['1G'], runs: 3, only: ['native', 'views', 'wasm', 'page',
     // Each trace generated for --from or --size is deleted once its rows are measured (a 10 GiB
     // file per source and size does not fit the disk many times over).
     else if (a[k] === '--delete') opts.deleteTraces = true;
+    // The page rows load with this failure-test plan in localStorage (docs/contracts.md "Failure
+    // paths and their test hooks"): to see the outcome lines of a failed or stalled load.
+    else if (a[k] === '--page-hook') opts.pageHook = JSON.parse(v());
     else { console.error(`bench: unknown argument ${a[k]}`); process.exit(2); }
   }
 }
@@ -475,7 +479,9 @@ const pageState = () => {
     read: bar?.dataset.read ?? '', total: bar?.dataset.total ?? '',
     progress: (document.querySelector('[data-testid=progress]')?.textContent ?? '').replace(/\s+/g, ' ').trim(),
     card: (card?.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 400),
-    failure: fail ? fail.textContent.replace(/\s+/g, ' ').trim() : '',
+    // The sentence, then the card's buttons (Retry, Open with one worker) in brackets.
+    failure: fail ? [(fail.querySelector('[data-testid=failure-message], [data-testid=file-error]') ?? fail).textContent.replace(/\s+/g, ' ').trim(),
+      ...[...fail.querySelectorAll('button')].map((b) => `[${b.textContent.trim()}]`)].join(' ') : '',
   };
 };
 // A load is hung when nothing the page shows has moved for this long and it said nothing
@@ -517,8 +523,9 @@ async function benchPage(file, url, workers = null) {
   const { pid, ctx, page, crashed: tabCrashed } = await openPage();
   try {
     // At most `workers` trace workers read the file (the page's test hook, docs/contracts.md).
-    if (workers != null) {
-      await page.addInitScript((p) => localStorage.setItem('kinetoscope-failure-test', p), JSON.stringify({ split: { workers } }));
+    if (workers != null || opts.pageHook) {
+      const plan = { ...opts.pageHook, ...(workers != null ? { split: { ...opts.pageHook?.split, workers } } : {}) };
+      await page.addInitScript((p) => localStorage.setItem('kinetoscope-failure-test', p), JSON.stringify(plan));
     }
     await page.goto(url, { waitUntil: 'load' });
     const input = page.locator('input[type=file]').first();
@@ -584,13 +591,17 @@ async function benchPage(file, url, workers = null) {
     const w2 = await watchLoad(page, tabCrashed, (s) => s.t3 > 0, 600000 + fs.statSync(file).size / 2e4);
     const memFull = stop(); // ... and on to the Overview complete
     const cpu = threads();
-    const after = w2.result === 'ok' ? null : tabCrashed() || w2.result === 'crash' ? 'tab crashed after the summary' : w2.result;
-    const { t0, t1, t2, t3, text, long, readWorkers } = await page.evaluate(() => ({ t0: window.__ksT0, t1: window.__ksT1, t2: window.__ksT2,
+    let after = w2.result === 'ok' ? null : tabCrashed() || w2.result === 'crash' ? 'tab crashed after the summary' : w2.result;
+    const { t0, t1, t2, t3, text, long, readWorkers, model } = await page.evaluate(() => ({ t0: window.__ksT0, t1: window.__ksT1, t2: window.__ksT2,
       t3: window.__ksT3, long: window.__ksLong, text: window.__ksEvents,
-      readWorkers: Number(document.querySelector('[data-testid="file-card"]')?.dataset.readWorkers) }));
+      readWorkers: Number(document.querySelector('[data-testid="file-card"]')?.dataset.readWorkers),
+      model: document.querySelector('[data-testid="file-card"]')?.dataset.model ?? '' }));
+    // The card is done but its model is not loaded: the worker was lost after the Overview (the rank
+    // summary taken then ran out of heap, say); the views will read the file again.
+    const lost = !after && model !== 'loaded' ? `the Overview shown, but the card's model is ${model || 'absent'} (its worker was lost after the Overview)` : '';
     return { seconds: (t1 - t0) / 1000, overview: t2 > 0 ? (t2 - t0) / 1000 : NaN, complete: t3 > 0 ? (t3 - t0) / 1000 : NaN,
       longest: long.length ? Math.max(...long) : 0, longCount: long.length, mem, memNote: 'renderer RSS', events: numberIn(text), readWorkers, cpu, warmMs, memFull,
-      outcome: after ? (/^the page said/.test(after) ? 'failed' : /^hung/.test(after) ? 'hung' : 'error') : 'opened', after, saidAfterMs: w2.saidAfterMs };
+      outcome: after ? (/^the page said/.test(after) ? 'failed' : /^hung/.test(after) ? 'hung' : 'error') : lost ? 'lost' : 'opened', after: after || lost || null, saidAfterMs: w2.saidAfterMs };
   } catch (e) {
     return { error: tabCrashed() ? 'tab crashed' : e.message.split('\n')[0] };
   } finally {
@@ -888,9 +899,9 @@ async function main() {
         if (kind === 'page') {
           // Each run's outcome (issue 21: a big load that stops must say so, run after run).
           const n = (o) => results.filter((r) => r.outcome === o).length;
-          const said = results.filter((r) => r.outcome === 'failed' || r.outcome === 'hung' || r.outcome === 'crashed' || r.outcome === 'error');
+          const said = results.filter((r) => r.outcome !== 'opened');
           checks.push(`${size}: page runs: ${n('opened')} opened / ${n('failed')} failed with a sentence / ${n('hung')} hung` +
-            `${n('crashed') ? ` / ${n('crashed')} tab crashed` : ''}${n('error') ? ` / ${n('error')} other` : ''}` +
+            `${n('lost') ? ` / ${n('lost')} Overview shown, worker lost after it` : ''}${n('crashed') ? ` / ${n('crashed')} tab crashed` : ''}${n('error') ? ` / ${n('error')} other` : ''}` +
             `${results.some((r) => Number.isFinite(r.memFull)) ? `; renderer peak to the Overview complete ${fmtMB(median(results.map((r) => r.memFull)))} (median)` : ''}` +
             said.map((r) => `; run ${results.indexOf(r) + 1}: ${r.outcome}: ${r.after ?? r.error}${Number.isFinite(r.saidAfterMs) ? ` (said ${(r.saidAfterMs / 1000).toFixed(0)} s after the last movement)` : ''}`).join(''));
         }
