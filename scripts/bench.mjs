@@ -20,9 +20,10 @@
 //                          [--cli-runs N]  (the cli and native rows run N times, not --runs)
 //                          [--delete]  (each generated trace deleted once measured)
 //                          [--page-hook JSON]  (the page rows load under this failure-test plan)
+//                          [--hang-s N]  (a page run is hung after N s without movement; 120)
 // Each page run's outcome is logged and listed under the table: opened (the Overview complete),
 // failed with the card's sentence (and how long after the last movement it was said), or hung
-// (nothing moved for 120 s and nothing said: what the progress and the card showed).
+// (nothing moved for 120 s, --hang-s, and nothing said: what the progress and the card showed).
 //   cli       (issue 21) build/native/kinetoscope overview --json FILE: the CLI's time to the
 //             Overview on the same file, in the same run, beside the page's drop → Overview drawn
 // For each size: generates (or reuses) DIR/trace-SIZE.v2.json with gen-trace, then measures
@@ -107,6 +108,7 @@ const opts = { sizes: ['1G'], runs: 3, only: ['native', 'views', 'wasm', 'page',
     // The page rows load with this failure-test plan in localStorage (docs/contracts.md "Failure
     // paths and their test hooks"): to see the outcome lines of a failed or stalled load.
     else if (a[k] === '--page-hook') opts.pageHook = JSON.parse(v());
+    else if (a[k] === '--hang-s') opts.hangS = Math.max(1, Number(v()));
     else { console.error(`bench: unknown argument ${a[k]}`); process.exit(2); }
   }
 }
@@ -477,8 +479,8 @@ const pageState = () => {
     status: card?.dataset.status ?? '', model: card?.dataset.model ?? '',
     phase: document.querySelector('[data-testid=overview-pending]')?.dataset.phase ?? '',
     read: bar?.dataset.read ?? '', total: bar?.dataset.total ?? '',
-    progress: (document.querySelector('[data-testid=progress]')?.textContent ?? '').replace(/\s+/g, ' ').trim(),
-    card: (card?.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 400),
+    progress: (document.querySelector('[data-testid=progress]')?.innerText ?? '').replace(/\s+/g, ' ').trim(),
+    card: (card?.innerText ?? '').replace(/\s+/g, ' ').trim().slice(0, 400),
     // The sentence, then the card's buttons (Retry, Open with one worker) in brackets.
     failure: fail ? [(fail.querySelector('[data-testid=failure-message], [data-testid=file-error]') ?? fail).textContent.replace(/\s+/g, ' ').trim(),
       ...[...fail.querySelectorAll('button')].map((b) => `[${b.textContent.trim()}]`)].join(' ') : '',
@@ -486,7 +488,8 @@ const pageState = () => {
 };
 // A load is hung when nothing the page shows has moved for this long and it said nothing
 // (issue 21: the page's own load watch says a stop within ~10 s; this is the bench's net under it).
-const HANG_MS = 120000;
+// --hang-s N changes it (to see the outcome line of a hang sooner, with --page-hook).
+const HANG_MS = () => (opts.hangS ?? 120) * 1000;
 
 /**
  * Watches a page load until `done(state)` is true: 'ok'; or the card failed ('the page said: …',
@@ -507,7 +510,7 @@ async function watchLoad(page, crashed, done, limit) {
     if (s.failure) return { result: `the page said: ${s.failure}`, state: s, saidAfterMs: Date.now() - moved };
     const key = [s.status, s.model, s.phase, s.read, s.t1 > 0, s.t2 > 0].join('|');
     if (key !== last) { last = key; moved = Date.now(); }
-    if (Date.now() - moved > HANG_MS) return { result: `hung: nothing moved for ${Math.round((Date.now() - moved) / 1000)} s and the page said nothing; progress "${s.progress}"; card (status ${s.status}, phase ${s.phase || '–'}) "${s.card}"`, state: s };
+    if (Date.now() - moved > HANG_MS()) return { result: `hung: nothing moved for ${Math.round((Date.now() - moved) / 1000)} s and the page said nothing; progress "${s.progress}"; card (status ${s.status}, phase ${s.phase || '–'}) "${s.card}"`, state: s };
     if (Date.now() - t0 > limit) return { result: `timeout: still loading after ${Math.round(limit / 1000)} s; progress "${s.progress}"; card "${s.card}"`, state: s };
     await new Promise((res) => setTimeout(res, 1000));
   }
@@ -903,7 +906,7 @@ async function main() {
           checks.push(`${size}: page runs: ${n('opened')} opened / ${n('failed')} failed with a sentence / ${n('hung')} hung` +
             `${n('lost') ? ` / ${n('lost')} Overview shown, worker lost after it` : ''}${n('crashed') ? ` / ${n('crashed')} tab crashed` : ''}${n('error') ? ` / ${n('error')} other` : ''}` +
             `${results.some((r) => Number.isFinite(r.memFull)) ? `; renderer peak to the Overview complete ${fmtMB(median(results.map((r) => r.memFull)))} (median)` : ''}` +
-            said.map((r) => `; run ${results.indexOf(r) + 1}: ${r.outcome}: ${r.after ?? r.error}${Number.isFinite(r.saidAfterMs) ? ` (said ${(r.saidAfterMs / 1000).toFixed(0)} s after the last movement)` : ''}`).join(''));
+            said.map((r) => `; run ${results.indexOf(r) + 1}: ${r.outcome}: ${(r.after ?? r.error).replace(/^hung: /, '')}${Number.isFinite(r.saidAfterMs) ? ` (said ${(r.saidAfterMs / 1000).toFixed(0)} s after the last movement)` : ''}`).join(''));
         }
       }
       if (opts.deleteTraces && !opts.files?.length) { fs.rmSync(file, { force: true }); log(`deleted ${file}`); }
