@@ -17,6 +17,13 @@
 //                          .json or .json.gz, at every --size with `gen-trace --from`, one row group
 //                          per source and size, instead of the --shape trace)
 //                          [--file FILE,FILE]  (measure these trace files as they are; no --size)
+//                          [--cli-runs N]  (the cli and native rows run N times, not --runs)
+//                          [--delete]  (each generated trace deleted once measured)
+//                          [--page-hook JSON]  (the page rows load under this failure-test plan)
+//                          [--hang-s N]  (a page run is hung after N s without movement; 120)
+// Each page run's outcome is logged and listed under the table: opened (the Overview complete),
+// failed with the card's sentence (and how long after the last movement it was said), or hung
+// (nothing moved for 120 s, --hang-s, and nothing said: what the progress and the card showed).
 //   cli       (issue 21) build/native/kinetoscope overview --json FILE: the CLI's time to the
 //             Overview on the same file, in the same run, beside the page's drop → Overview drawn
 // For each size: generates (or reuses) DIR/trace-SIZE.v2.json with gen-trace, then measures
@@ -92,6 +99,16 @@ const opts = { sizes: ['1G'], runs: 3, only: ['native', 'views', 'wasm', 'page',
     // Issue 21: any real trace replicated (gen-trace --from), or trace files given as they are.
     else if (a[k] === '--from') opts.from = v().split(',').filter(Boolean);
     else if (a[k] === '--file') opts.files = v().split(',').filter(Boolean);
+    // The CLI rows run this many times per trace instead of --runs (a 10 GiB `overview` takes two
+    // minutes here: more page runs than CLI runs, where the page's outcomes are what is asked).
+    else if (a[k] === '--cli-runs') opts.cliRuns = Math.max(1, Number(v()));
+    // Each trace generated for --from or --size is deleted once its rows are measured (a 10 GiB
+    // file per source and size does not fit the disk many times over).
+    else if (a[k] === '--delete') opts.deleteTraces = true;
+    // The page rows load with this failure-test plan in localStorage (docs/contracts.md "Failure
+    // paths and their test hooks"): to see the outcome lines of a failed or stalled load.
+    else if (a[k] === '--page-hook') opts.pageHook = JSON.parse(v());
+    else if (a[k] === '--hang-s') opts.hangS = Math.max(1, Number(v()));
     else { console.error(`bench: unknown argument ${a[k]}`); process.exit(2); }
   }
 }
@@ -383,7 +400,9 @@ function sampler(rootPid) {
   const tick = () => { peak = Math.max(peak, rendererRss(rootPid)); };
   const h = setInterval(tick, 100);
   tick();
-  return () => { clearInterval(h); tick(); return peak; };
+  const stop = () => { clearInterval(h); tick(); return peak; };
+  stop.peek = () => { tick(); return peak; }; // the peak so far, sampling on
+  return stop;
 }
 
 // CPU seconds of every thread of the browser's processes, by "process type thread name" (the
@@ -448,24 +467,68 @@ async function openPage() {
   return { pid, ctx, page, crashed: () => crashed };
 }
 
-/** Waits for the page's window.__ksT1 (the summary's first render): 'ok', 'crash' or 'timeout: …'. */
-function summaryShown(page, file) {
+// What the page shows of a load, read once a second by the watch below: the card's status, the
+// Overview's pending phase, the bytes read (the progress bar's data-read), the progress line's
+// text, and the failure's sentence if the card failed.
+const pageState = () => {
+  const card = document.querySelector('[data-testid=file-card]');
+  const bar = document.querySelector('[data-testid=progress] [role=progressbar]');
+  const fail = document.querySelector('[data-testid=file-card][data-status=failed] [data-testid=load-failure]');
+  return {
+    t1: window.__ksT1 || 0, t2: window.__ksT2 || 0, t3: window.__ksT3 || 0,
+    status: card?.dataset.status ?? '', model: card?.dataset.model ?? '',
+    phase: document.querySelector('[data-testid=overview-pending]')?.dataset.phase ?? '',
+    read: bar?.dataset.read ?? '', total: bar?.dataset.total ?? '',
+    progress: (document.querySelector('[data-testid=progress]')?.innerText ?? '').replace(/\s+/g, ' ').trim(),
+    card: (card?.innerText ?? '').replace(/\s+/g, ' ').trim().slice(0, 400),
+    // The sentence, then the card's buttons (Retry, Open with one worker) in brackets.
+    failure: fail ? [(fail.querySelector('[data-testid=failure-message], [data-testid=file-error]') ?? fail).textContent.replace(/\s+/g, ' ').trim(),
+      ...[...fail.querySelectorAll('button')].map((b) => `[${b.textContent.trim()}]`)].join(' ') : '',
+  };
+};
+// A load is hung when nothing the page shows has moved for this long and it said nothing
+// (issue 21: the page's own load watch says a stop within ~10 s; this is the bench's net under it).
+// --hang-s N changes it (to see the outcome line of a hang sooner, with --page-hook).
+const HANG_MS = () => (opts.hangS ?? 120) * 1000;
+
+/**
+ * Watches a page load until `done(state)` is true: 'ok'; or the card failed ('the page said: …',
+ * with how long after the last movement it said so); or nothing moved for HANG_MS ('hung: …', with
+ * what the page showed); or the tab crashed; or `limit` ms passed.
+ */
+async function watchLoad(page, crashed, done, limit) {
+  const t0 = Date.now();
+  let last = '', moved = Date.now(), s = null;
+  for (;;) {
+    if (crashed()) return { result: 'crash' };
+    try {
+      s = await page.evaluate(pageState);
+    } catch (e) {
+      return { result: crashed() ? 'crash' : `error: ${e.message.split('\n')[0]}` };
+    }
+    if (done(s)) return { result: 'ok', state: s };
+    if (s.failure) return { result: `the page said: ${s.failure}`, state: s, saidAfterMs: Date.now() - moved };
+    const key = [s.status, s.model, s.phase, s.read, s.t1 > 0, s.t2 > 0].join('|');
+    if (key !== last) { last = key; moved = Date.now(); }
+    if (Date.now() - moved > HANG_MS()) return { result: `hung: nothing moved for ${Math.round((Date.now() - moved) / 1000)} s and the page said nothing; progress "${s.progress}"; card (status ${s.status}, phase ${s.phase || '–'}) "${s.card}"`, state: s };
+    if (Date.now() - t0 > limit) return { result: `timeout: still loading after ${Math.round(limit / 1000)} s; progress "${s.progress}"; card "${s.card}"`, state: s };
+    await new Promise((res) => setTimeout(res, 1000));
+  }
+}
+
+/** Waits for the page's window.__ksT1 (the summary's first render). */
+function summaryShown(page, file, crashed) {
   const limit = 60000 + fs.statSync(file).size / 5e3; // 5 MB/s floor before calling it stuck
-  return Promise.race([
-    page.waitForFunction(() => window.__ksT1 > 0, null, { timeout: limit, polling: 200 }).then(() => 'ok'),
-    new Promise((res) => page.once('crash', () => res('crash'))),
-    // The card failed (out of memory, a stall: issue 21): what it says is the result.
-    page.waitForFunction(() => document.querySelector('[data-testid=file-card][data-status=failed] [data-testid=load-failure]')?.textContent, null, { timeout: limit, polling: 500 })
-      .then((h) => h.jsonValue()).then((t) => `the page said: ${String(t).trim()}`),
-  ]).catch((e) => `timeout: ${e.message.split('\n')[0]}`);
+  return watchLoad(page, crashed, (s) => s.t1 > 0, limit);
 }
 
 async function benchPage(file, url, workers = null) {
   const { pid, ctx, page, crashed: tabCrashed } = await openPage();
   try {
     // At most `workers` trace workers read the file (the page's test hook, docs/contracts.md).
-    if (workers != null) {
-      await page.addInitScript((p) => localStorage.setItem('kinetoscope-failure-test', p), JSON.stringify({ split: { workers } }));
+    if (workers != null || opts.pageHook) {
+      const plan = { ...opts.pageHook, ...(workers != null ? { split: { ...opts.pageHook?.split, workers } } : {}) };
+      await page.addInitScript((p) => localStorage.setItem('kinetoscope-failure-test', p), JSON.stringify(plan));
     }
     await page.goto(url, { waitUntil: 'load' });
     const input = page.locator('input[type=file]').first();
@@ -517,19 +580,31 @@ async function benchPage(file, url, workers = null) {
     const stop = sampler(pid);
     const threads = threadSampler(pid);
     await input.setInputFiles(file);
-    const r = await summaryShown(page, file);
-    const mem = stop();
+    const w = await summaryShown(page, file, tabCrashed);
+    const r = w.result;
+    const mem = stop.peek(); // the renderer's peak from the input to the summary (the tables' column)
     if (r !== 'ok' || tabCrashed()) {
+      stop();
       threads();
-      return { error: tabCrashed() || r === 'crash' ? 'tab crashed' : r, mem };
+      const outcome = tabCrashed() || r === 'crash' ? 'crashed' : /^the page said/.test(r) ? 'failed' : /^hung/.test(r) ? 'hung' : 'error';
+      return { error: outcome === 'crashed' ? 'tab crashed' : r, mem, outcome, saidAfterMs: w.saidAfterMs, stoppedAt: w.state?.progress };
     }
-    await page.waitForFunction(() => window.__ksT3 > 0, null, { timeout: 120000, polling: 100 }).catch(() => {});
+    // On to the complete Overview (the renderer's peak is sampled until then): a card that fails
+    // after the summary (out of heap in a view) or stops moving is this run's outcome too.
+    const w2 = await watchLoad(page, tabCrashed, (s) => s.t3 > 0, 600000 + fs.statSync(file).size / 2e4);
+    const memFull = stop(); // ... and on to the Overview complete
     const cpu = threads();
-    const { t0, t1, t2, t3, text, long, readWorkers } = await page.evaluate(() => ({ t0: window.__ksT0, t1: window.__ksT1, t2: window.__ksT2,
+    let after = w2.result === 'ok' ? null : tabCrashed() || w2.result === 'crash' ? 'tab crashed after the summary' : w2.result;
+    const { t0, t1, t2, t3, text, long, readWorkers, model } = await page.evaluate(() => ({ t0: window.__ksT0, t1: window.__ksT1, t2: window.__ksT2,
       t3: window.__ksT3, long: window.__ksLong, text: window.__ksEvents,
-      readWorkers: Number(document.querySelector('[data-testid="file-card"]')?.dataset.readWorkers) }));
+      readWorkers: Number(document.querySelector('[data-testid="file-card"]')?.dataset.readWorkers),
+      model: document.querySelector('[data-testid="file-card"]')?.dataset.model ?? '' }));
+    // The card is done but its model is not loaded: the worker was lost after the Overview (the rank
+    // summary taken then ran out of heap, say); the views will read the file again.
+    const lost = !after && model !== 'loaded' ? `the Overview shown, but the card's model is ${model || 'absent'} (its worker was lost after the Overview)` : '';
     return { seconds: (t1 - t0) / 1000, overview: t2 > 0 ? (t2 - t0) / 1000 : NaN, complete: t3 > 0 ? (t3 - t0) / 1000 : NaN,
-      longest: long.length ? Math.max(...long) : 0, longCount: long.length, mem, memNote: 'renderer RSS', events: numberIn(text), readWorkers, cpu, warmMs };
+      longest: long.length ? Math.max(...long) : 0, longCount: long.length, mem, memNote: 'renderer RSS', events: numberIn(text), readWorkers, cpu, warmMs, memFull,
+      outcome: after ? (/^the page said/.test(after) ? 'failed' : /^hung/.test(after) ? 'hung' : 'error') : lost ? 'lost' : 'opened', after: after || lost || null, saidAfterMs: w2.saidAfterMs };
   } catch (e) {
     return { error: tabCrashed() ? 'tab crashed' : e.message.split('\n')[0] };
   } finally {
@@ -559,7 +634,7 @@ async function benchUrl(file, url, traceUrl) {
     });
     const stop = sampler(pid);
     await page.goto(`${url}?url=${encodeURIComponent(traceUrl + path.basename(file))}`, { waitUntil: 'commit' });
-    const r = await summaryShown(page, file);
+    const { result: r } = await summaryShown(page, file, tabCrashed);
     const mem = stop();
     if (r !== 'ok' || tabCrashed()) return { error: tabCrashed() || r === 'crash' ? 'tab crashed' : r, mem };
     const { t1, text } = await page.evaluate(() => ({ t1: window.__ksT1, text: window.__ksEvents }));
@@ -761,6 +836,7 @@ async function main() {
       for (let i = 0; i < opts.runs; i++) {
         for (const [k, { kind, workers }] of kinds.entries()) {
           if (skip[k]) continue;
+          if ((kind === 'cli' || kind === 'native') && opts.cliRuns != null && i >= opts.cliRuns) continue;
           const results = resultsOf[k];
           let r;
           if (kind === 'native') r = await benchNative(file);
@@ -776,7 +852,10 @@ async function main() {
           log(`${size} ${kind}${workers ? ` (${workers} workers)` : ''} run ${i + 1}: ${r.error ? `FAILS (${r.error})` : `${r.seconds.toFixed(2)} s`}` +
             `${Number.isFinite(r.mem) ? `, ${fmtMB(r.mem)}${r.mem2 ? ` / ${fmtMB(r.mem2)}` : ''} ${r.memNote || ''}` : ''}` +
             `${Number.isFinite(r.events) ? `, ${r.events} events` : ''}` +
-            `${kind === 'page' ? (Number.isFinite(r.warmMs) ? `, workers warm ${(r.warmMs / 1000).toFixed(2)} s after the page loaded` : ', cold workers') : ''}`);
+            `${kind === 'page' ? (Number.isFinite(r.warmMs) ? `, workers warm ${(r.warmMs / 1000).toFixed(2)} s after the page loaded` : ', cold workers') : ''}` +
+            `${kind === 'page' ? `; outcome ${r.outcome}${Number.isFinite(r.overview) ? `, Overview drawn ${r.overview.toFixed(2)} s` : ''}` +
+              `${Number.isFinite(r.complete) ? `, complete ${r.complete.toFixed(2)} s` : ''}${Number.isFinite(r.memFull) ? `, renderer peak to complete ${fmtMB(r.memFull)}` : ''}` +
+              `${r.after ? ` (${r.after})` : ''}${Number.isFinite(r.saidAfterMs) ? `, said ${(r.saidAfterMs / 1000).toFixed(0)} s after the last movement` : ''}` : ''}`);
           results.push(r);
           if (r.error && i === 0 && (kind === 'baseline' || /missing/.test(r.error))) skip[k] = true; // deterministic failure
         }
@@ -816,11 +895,21 @@ async function main() {
           }
         }
         if (kind === 'page' && bytes >= 3 * 2 ** 30) {
-          checks.push(ok.length === results.length
+          checks.push(ok.length === results.length && ok.every((r) => r.outcome === 'opened')
             ? `${size} trace (${bytes} bytes) loads in the page: yes, ${ok.length}/${results.length} runs, no tab failure`
-            : `${size} trace (${bytes} bytes) loads in the page: NO (${row.error})`);
+            : `${size} trace (${bytes} bytes) loads in the page: NO (${row.error || 'a run did not complete the Overview'})`);
+        }
+        if (kind === 'page') {
+          // Each run's outcome (issue 21: a big load that stops must say so, run after run).
+          const n = (o) => results.filter((r) => r.outcome === o).length;
+          const said = results.filter((r) => r.outcome !== 'opened');
+          checks.push(`${size}: page runs: ${n('opened')} opened / ${n('failed')} failed with a sentence / ${n('hung')} hung` +
+            `${n('lost') ? ` / ${n('lost')} Overview shown, worker lost after it` : ''}${n('crashed') ? ` / ${n('crashed')} tab crashed` : ''}${n('error') ? ` / ${n('error')} other` : ''}` +
+            `${results.some((r) => Number.isFinite(r.memFull)) ? `; renderer peak to the Overview complete ${fmtMB(median(results.map((r) => r.memFull)))} (median)` : ''}` +
+            said.map((r) => `; run ${results.indexOf(r) + 1}: ${r.outcome}: ${(r.after ?? r.error).replace(/^hung: /, '')}${Number.isFinite(r.saidAfterMs) ? ` (said ${(r.saidAfterMs / 1000).toFixed(0)} s after the last movement)` : ''}`).join(''));
         }
       }
+      if (opts.deleteTraces && !opts.files?.length) { fs.rmSync(file, { force: true }); log(`deleted ${file}`); }
     }
     if (opts.only.includes('memory')) {
       for (const size of opts.sizes) {

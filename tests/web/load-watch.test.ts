@@ -65,6 +65,20 @@ describe('LoadWatch', () => {
     expect(stalls.length).toBe(1);
   });
 
+  it('bytes that stop between two looks: the stall is said within readStallMs of the last byte, not a look later', () => {
+    // Issue 21's goal: a stop said within 10 s. The last byte comes 400 ms after a look; the looks
+    // at 9.6 s and 10.6 s after it: the first, not the second, says it (it said 10.6 s before).
+    const { timers, stalls, w } = watch();
+    timers.advance(5_000);
+    w.progress({ bytesRead: 3 * GiB, totalBytes: 10 * GiB, decodedBytes: 3 * GiB });
+    timers.advance(400);
+    w.progress({ bytesRead: 3 * GiB + 4 * 2 ** 20, totalBytes: 10 * GiB, decodedBytes: 3 * GiB });
+    timers.advance(9_000); // the looks at 0.6 .. 8.6 s after the last byte
+    expect(stalls).toEqual([]);
+    timers.advance(1_000); // 10 s after it (readStallMs), the look at 9.6 s included
+    expect(stalls).toEqual([{ kind: 'read', bytesRead: 3 * GiB + 4 * 2 ** 20, totalBytes: 10 * GiB, stillMs: 9_600 }]);
+  });
+
   it('progress that moves again clears "nothing has come" and restarts the count', () => {
     const { timers, stalls, still, w } = watch();
     w.progress({ bytesRead: 5 * GiB, totalBytes: 10 * GiB, decodedBytes: 5 * GiB });
