@@ -149,7 +149,7 @@ describe('a worker that fails while computing the overview', () => {
 
 // Issue 21: a 10 GB load stopped at 55 % and said nothing, for minutes: the trace worker waited for
 // its reader's next chunk, answering every ping, so the worker watchdog saw it alive. The page's
-// load watch (web/src/lib/load-watch.ts) watches what the load delivers instead.
+// load watch (web/src/worker/load-watch.ts) watches what the load delivers instead.
 describe('a load whose bytes stop coming', () => {
   it('a reader that stops sending: the bar stops showing a time left, then one sentence; Retry loads it', async () => {
     // 24 MiB: more than the four 4 MB chunks the reader may send ahead, so bytes are left when it stops.

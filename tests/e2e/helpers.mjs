@@ -91,7 +91,7 @@ export function launch() {
 export async function openPage(browser, url, { cores } = {}) {
   const context = await browser.newContext();
   const page = await context.newPage();
-  // The page sizes its pool of trace workers from navigator.hardwareConcurrency (lib/worker-pool.ts):
+  // The page sizes its pool of trace workers from navigator.hardwareConcurrency (worker/worker-pool.ts):
   // `cores` pins it, for tests that need one worker (a queue) or several whatever the machine.
   if (cores != null) await page.addInitScript((n) => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n, configurable: true }), cores);
   const errors = [];

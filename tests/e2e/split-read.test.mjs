@@ -1,5 +1,5 @@
 // Issue 12 §2 in the page: one plain trace read by two trace workers at once (byte ranges, the
-// second worker's partial model sent as pieces to the first and merged; web/src/lib/split-read.ts)
+// second worker's partial model sent as pieces to the first and merged; web/src/worker/split-read.ts)
 // must show the numbers of `kinetoscope summary/overview --json` of the same file, say that two
 // workers read it (the card's data-read-workers), and still load with the same numbers when the
 // helper worker dies or stops answering (the first worker reads its range itself).

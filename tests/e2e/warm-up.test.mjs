@@ -1,4 +1,4 @@
-// The trace workers are started and readied while the page waits for a file (lib/worker-pool.ts
+// The trace workers are started and readied while the page waits for a file (worker/worker-pool.ts
 // warm, worker.ts warmUp): each compiles the module and runs the core over the bundled sample,
 // so that a first load parses with optimized code. What a user must get: the page says when its
 // workers are ready, the warm-up is not counted as a load, and a trace loaded after it gives the

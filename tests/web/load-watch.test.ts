@@ -2,9 +2,9 @@
 // worker, pieces merged, the phase), driven by a hand-wound clock. A trace worker that waits for its
 // reader or a helper answers every ping, so only what the load delivers tells that it stopped.
 import { describe, expect, it } from 'vitest';
-import { failureSentence, loadFailure, stallError } from '../../web/src/lib/failure';
-import { LoadWatch, type LoadStall, type LoadWatchOptions } from '../../web/src/lib/load-watch';
-import { parsePlan } from '../../web/src/lib/test-faults';
+import { failureSentence, loadFailure, stallError } from '../../web/src/worker/failure';
+import { LoadWatch, type LoadStall, type LoadWatchOptions } from '../../web/src/worker/load-watch';
+import { parsePlan } from '../../web/src/worker/test-faults';
 import { RemoteError, TraceClient, type Request, type Response } from '../../web/src/worker/protocol';
 import type { Timers } from '../../web/src/worker/watchdog';
 

@@ -1,4 +1,4 @@
-// One big file read by several trace workers (web/src/lib/split-read.ts) with fakes: how many
+// One big file read by several trace workers (web/src/worker/split-read.ts) with fakes: how many
 // workers and where the splits go, the helper's pieces crossing to the first worker in order with
 // back-pressure, and the first worker's fallbacks (a range refused, a helper lost before or during
 // its pieces) — the same protocol tests/golden/wasm_ranges_test.mjs drives on real heaps.
@@ -16,10 +16,10 @@ import {
   SPLIT_MIN_BYTES,
   SPLIT_WINDOW,
   type MergeTarget,
-} from '../../web/src/lib/split-read';
-import { parsePlan } from '../../web/src/lib/test-faults';
+} from '../../web/src/worker/split-read';
+import { parsePlan } from '../../web/src/worker/test-faults';
 import { readChunks } from '../../web/src/worker/feeder';
-import { WorkerPool, type Started } from '../../web/src/lib/worker-pool';
+import { WorkerPool, type Started } from '../../web/src/worker/worker-pool';
 import type { Port } from '../../web/src/worker/protocol';
 
 /** Two ends of a channel whose messages arrive on a later microtask, in order (a MessageChannel's way). */

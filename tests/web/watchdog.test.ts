@@ -1,8 +1,8 @@
 // Issue 12, "never a silent hang": the watchdog of one trace worker, its client and the pool,
 // driven by a fake worker and a hand-wound clock (no real time passes, so no timing races).
 import { describe, expect, it } from 'vitest';
-import { failureSentence, loadFailure, whileDoing } from '../../web/src/lib/failure';
-import { parsePlan } from '../../web/src/lib/test-faults';
+import { failureSentence, loadFailure, whileDoing } from '../../web/src/worker/failure';
+import { parsePlan } from '../../web/src/worker/test-faults';
 import type { Summary } from '../../web/src/lib/summary';
 import {
   RemoteError,
@@ -14,7 +14,7 @@ import {
   type Request,
   type Response,
 } from '../../web/src/worker/protocol';
-import { WorkerPool } from '../../web/src/lib/worker-pool';
+import { WorkerPool } from '../../web/src/worker/worker-pool';
 import type { WorkerLike } from '../../web/src/worker/supervisor';
 import { Watchdog, type Timers } from '../../web/src/worker/watchdog';
 

@@ -1,8 +1,8 @@
-// The page's pool of trace workers (web/src/lib/worker-pool.ts) with fake workers: how many, which
+// The page's pool of trace workers (web/src/worker/worker-pool.ts) with fake workers: how many, which
 // file goes to which, a dead worker's slot started afresh, and the policy of which full models are
 // kept, closed, read again and moved next to a Diff view's baseline.
 import { describe, expect, it } from 'vitest';
-import { KEEP_RECENT, keptModels, MAX_WORKERS, planModels, poolSize, WorkerPool, type ModelState, type Started } from '../../web/src/lib/worker-pool';
+import { KEEP_RECENT, keptModels, MAX_WORKERS, planModels, poolSize, WorkerPool, type ModelState, type Started } from '../../web/src/worker/worker-pool';
 import { WORKER_DIED, type Endpoint, type Request, type Response } from '../../web/src/worker/protocol';
 
 class FakeWorker implements Endpoint {

@@ -16,13 +16,13 @@ import type { Overview } from './lib/overview';
 import type { Summary } from './lib/summary';
 import { parseTraceName, planOpen, type TraceLabel } from './lib/trace-names';
 import { linkWithTraceUrl, sameOrigin, traceNameOf, traceUrlsOf } from './lib/trace-url';
-import { planModels, poolSize, WorkerPool, type PoolWorker, type Started } from './lib/worker-pool';
+import { planModels, poolSize, WorkerPool, type PoolWorker, type Started } from './worker/worker-pool';
 import { RunPage, workerOfFile, type DistributedRunner, type RunTrace } from './views/distributed-view';
 import type { TrimFn } from './views/timeline-view';
-import { failureSentence, loadFailure, stallError } from './lib/failure';
-import { splitSettings, takeFault, testLoadWatch, testWatchdog } from './lib/test-faults';
-import { DEFAULT_LOAD_WATCH, LoadWatch } from './lib/load-watch';
-import { rangeCount } from './lib/split-read';
+import { failureSentence, loadFailure, stallError } from './worker/failure';
+import { splitSettings, takeFault, testLoadWatch, testWatchdog } from './worker/test-faults';
+import { DEFAULT_LOAD_WATCH, LoadWatch } from './worker/load-watch';
+import { rangeCount } from './worker/split-read';
 import { ABORT, type Call, type LoadProgress, type LoadResult } from './worker/protocol';
 import { DEFAULT_WATCHDOG } from './worker/watchdog';
 
@@ -40,7 +40,7 @@ interface Running {
   received: number;
   /** Cancel or close was asked: a result that still comes is dropped. */
   cancelled: boolean;
-  /** A big plain file read by several workers: the helpers' calls (lib/split-read.ts). */
+  /** A big plain file read by several workers: the helpers' calls (worker/split-read.ts). */
   helpers: { worker: PoolWorker; callId: number; settled: boolean }[];
 }
 
@@ -75,7 +75,7 @@ function urlLabel(name: string): TraceLabel | null {
 /** The bundled sample trace (web/public/samples): the drop zone's "open the sample", and what the workers warm up on. */
 const SAMPLE_URL = './samples/rank-0.json.gz';
 
-/** A trace worker for the pool (lib/worker-pool.ts): the page's Worker, its death reported once. */
+/** A trace worker for the pool (worker/worker-pool.ts): the page's Worker, its death reported once. */
 function startWorker(): Started {
   const worker = new Worker(new URL('./worker/worker.ts', import.meta.url), { type: 'module' });
   return {
@@ -121,7 +121,7 @@ export function App() {
       else n.delete(key);
       return n;
     });
-  // How long nothing has moved in a load, by entry key, once it is 3 s or more (lib/load-watch.ts).
+  // How long nothing has moved in a load, by entry key, once it is 3 s or more (worker/load-watch.ts).
   const [still, setStillMap] = useState<ReadonlyMap<number, number>>(new Map());
   const setStill = (key: number, ms: number | null) =>
     setStillMap((m) => {
@@ -161,7 +161,7 @@ export function App() {
   const rereading = useRef(new Map<number, PoolWorker>());
   const entriesRef = useRef(entries);
   entriesRef.current = entries;
-  // The worker pool (lib/worker-pool.ts), made on first use. `poolUsed`: how many of its workers
+  // The worker pool (worker/worker-pool.ts), made on first use. `poolUsed`: how many of its workers
   // have loaded a file (shown as data-pool-used, for tests and the benchmark).
   const poolRef = useRef<WorkerPool | null>(null);
   const [poolUsed, setPoolUsed] = useState(0);
@@ -191,7 +191,7 @@ export function App() {
   };
 
   // A wasm trap (out of memory, an abort) in any call ends its worker: the answer says so and the
-  // worker's client hands it to the pool (lib/worker-pool.ts onFatal), whose onDeath above marks
+  // worker's client hands it to the pool (worker/worker-pool.ts onFatal), whose onDeath above marks
   // the traces it held. Their views learn their Session is gone meanwhile.
   const runQuery: RunQuery = useCallback(async (session, gen, q) => {
     const w = poolRef.current?.byId(gen);
@@ -391,7 +391,7 @@ export function App() {
 
   /**
    * A dropped or picked File into `run`'s worker. A plain one of SPLIT_MIN_BYTES or more is read
-   * by several workers when the pool has idle ones and nothing else waits (lib/split-read.ts):
+   * by several workers when the pool has idle ones and nothing else waits (worker/split-read.ts):
    * `run`'s worker reads the start and merges the helpers' ranges, which come worker to worker
    * on a MessageChannel each; a helper whose call fails (it died, trapped, stalled) is reported
    * to the first worker, which reads its range itself. Progress sums every worker's bytes.
@@ -418,7 +418,7 @@ export function App() {
         ...(first?.phase ? { phase: first.phase } : {}),
       });
     };
-    // The load as a whole (lib/load-watch.ts): bytes that stop while the file has more, or a merge
+    // The load as a whole (worker/load-watch.ts): bytes that stop while the file has more, or a merge
     // that waits for a part that never comes, are said on the card rather than waited on forever.
     let stalled: (e: Error) => void = () => {};
     const stall = new Promise<never>((_, reject) => (stalled = reject));
@@ -506,7 +506,7 @@ export function App() {
     setRereads((n) => n + 1);
     w.loads++;
     update(e.key, { reread: { error: null } });
-    // A re-read whose bytes stop coming fails with the same sentence's first part (lib/load-watch.ts).
+    // A re-read whose bytes stop coming fails with the same sentence's first part (worker/load-watch.ts).
     const watch = new LoadWatch({ ...DEFAULT_LOAD_WATCH, ...testLoadWatch() }, (s) => {
       const err = stallError(s, 1);
       w.client.abandon(call.id, { name: err.name, message: `${err.message}.`, failure: 'read-stall', phase: 'reading' });
@@ -620,7 +620,7 @@ export function App() {
   };
 
   // The trace workers start, and ready themselves on the bundled sample, while the page waits for
-  // a file (lib/worker-pool.ts warm): a first load then parses with optimized code. After the first
+  // a file (worker/worker-pool.ts warm): a first load then parses with optimized code. After the first
   // render, so that the page is drawn first.
   useEffect(() => {
     const t = setTimeout(() => pool().warm(new URL(SAMPLE_URL, document.baseURI).href, () => setWarm((n) => n + 1)));
@@ -728,7 +728,7 @@ export function App() {
     location.hash = '#' + formatPlace(p);
   };
 
-  // Which full models stay loaded (lib/worker-pool.ts): the trace shown and the experiment of its
+  // Which full models stay loaded (worker/worker-pool.ts): the trace shown and the experiment of its
   // Diff view are open; the KEEP_RECENT shown before them are kept too; every other trace's Session
   // is closed (its summary, overview and rank summary stay) and read again from its File when it
   // is shown. The Diff view needs both Sessions in one worker: the experiment is read into the

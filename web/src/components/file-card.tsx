@@ -11,7 +11,7 @@ import { StepSelect } from './step-select';
 import { TraceHeader } from './trace-header';
 import { useQuery, type Ask } from './use-query';
 import { formatPlace, parsePlace, stepIndexOf, stepNameOf, type Place, type TablePlace } from '../lib/deep-link';
-import { failureParts, type LoadFailure } from '../lib/failure';
+import { failureParts, type LoadFailure } from '../worker/failure';
 import type { Overview } from '../lib/overview';
 import type { Shortcut } from '../lib/shortcuts';
 import type { NavPlace, Status } from '../lib/run-tree';
@@ -56,7 +56,7 @@ export interface Entry {
   phase?: Phase;
   /**
    * The id of the load call: the worker keeps the file's Session (its full model) under it. Absent
-   * on a loaded trace whose model was closed to save memory (app.tsx, lib/worker-pool.ts): it is
+   * on a loaded trace whose model was closed to save memory (app.tsx, worker/worker-pool.ts): it is
    * read again from `file` when shown.
    */
   session?: number;
@@ -69,7 +69,7 @@ export interface Entry {
   reread?: { error: string | null };
   /**
    * Workers that read its first load: more than 1 for a big plain file read in byte ranges
-   * (lib/split-read.ts); `readMerged` of their ranges were merged (the first worker read the rest);
+   * (worker/split-read.ts); `readMerged` of their ranges were merged (the first worker read the rest);
    * `readAgain`: a helper was lost part-way through its pieces, so the file was read again in one range.
    */
   readWorkers?: number;

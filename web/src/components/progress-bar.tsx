@@ -10,7 +10,7 @@ interface Props {
   /** null: not known yet (a download before its answer, or without Content-Length). */
   totalBytes: number | null;
   /**
-   * How long nothing has moved (lib/load-watch.ts), or null: then no rate and no time left are
+   * How long nothing has moved (worker/load-watch.ts), or null: then no rate and no time left are
    * shown, since neither is true of a load that stopped.
    */
   stillMs?: number | null;

@@ -25,7 +25,7 @@ export interface SessionLike {
   prepare(n: number): number;
   commit(n: number): void;
   failed(): boolean;
-  /** A range's reader stopped at a split (lib/split-read.ts): the bytes after it are not its. */
+  /** A range's reader stopped at a split (worker/split-read.ts): the bytes after it are not its. */
   stopped?(): boolean;
 }
 
@@ -176,7 +176,7 @@ function within<T>(p: Promise<T>, ms: number): Promise<T | typeof STALLED> {
  * A plain file's read that does not settle within `stallMs` (READ_STALL_MS) is given up: the
  * stream is cancelled and the chunk read again from its first byte on `file.slice(off).stream()`
  * (its buffer went with the read that never came back). `onRestart(off)` hears of each. A gzip
- * stream cannot be entered part-way: the page's load watch says when one stops (lib/load-watch.ts).
+ * stream cannot be entered part-way: the page's load watch says when one stops (worker/load-watch.ts).
  *
  * Why BYOB and not slice().arrayBuffer() per chunk (what this did before): on a 503 MB file in
  * Chromium 156 the slices cost 1.2-1.7 CPU-seconds and 0.9 s, the BYOB stream 0.7 CPU-seconds

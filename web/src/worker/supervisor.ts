@@ -1,7 +1,7 @@
 // What ends a trace worker's usefulness (issue 12), as the errors its pending calls are failed
 // with: its wasm module out of memory, aborted or trapped (an error answer with a `failure`), the
 // worker itself dead (an `error` or `messageerror` event) or silent (the watchdog). The pool
-// (lib/worker-pool.ts) ends such a worker and fails every pending call with one of these, so
+// (worker/worker-pool.ts) ends such a worker and fails every pending call with one of these, so
 // nothing waits forever; the slot's next call starts a fresh worker.
 import { SESSION_GONE, WORKER_DIED, WORKER_STALLED, type Endpoint, type WireError } from './protocol';
 

@@ -20,7 +20,7 @@ import { checkMemoryEvents, parseMemoryAlive, parseMemoryCurve, parseMemoryDevic
 import { parseOperatorDetail, parseOperators, transferables } from '../lib/operators';
 import { parseGpuSummary, parseOverviewInfo, type GpuMetrics, type Overview, type StepBreakdown } from '../lib/overview';
 import type { Summary } from '../lib/summary';
-import { HelperPort, mergeRanges, PIECE_BYTES, PieceSource, planSplits, type MergeTarget } from '../lib/split-read';
+import { HelperPort, mergeRanges, PIECE_BYTES, PieceSource, planSplits, type MergeTarget } from './split-read';
 import { ChunkFeeder, InputError, LocalChunks, MAX_CHUNK, RemoteChunks, type ChunkSource } from './feeder';
 import {
   ABORT,

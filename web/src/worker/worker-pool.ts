@@ -20,8 +20,8 @@
 // the experiment of the Diff view shown) or among the KEEP_RECENT traces shown last. The others are
 // closed once their rank summary is taken, and read again from their File, with progress, when
 // they are shown again. So memory grows with the number of ranks by their summaries only.
-import { TraceClient, type ClientOptions, type Endpoint, type Warmed, type WireError } from '../worker/protocol';
-import { diedError, goneAfter, stalledError } from '../worker/supervisor';
+import { TraceClient, type ClientOptions, type Endpoint, type Warmed, type WireError } from './protocol';
+import { diedError, goneAfter, stalledError } from './supervisor';
 
 /** The most trace workers a page starts, whatever the machine's core count. */
 export const MAX_WORKERS = 4;
@@ -146,7 +146,7 @@ export class WorkerPool {
   }
 
   /**
-   * Up to `n` helpers for a file `first` reads with others (lib/split-read.ts): workers with no
+   * Up to `n` helpers for a file `first` reads with others (worker/split-read.ts): workers with no
    * load under way, `first` excepted, by slot, started if their slot is empty. The caller counts
    * their loads while they read.
    */

@@ -3,8 +3,8 @@
 // the files it names fail the way it says, once each (so that Retry then works), and may shorten
 // the watchdog. A link cannot set localStorage, so no one opens a page like this by following one;
 // without the key nothing here does anything.
-import type { TestFault } from '../worker/protocol';
-import type { WatchdogOptions } from '../worker/watchdog';
+import type { TestFault } from './protocol';
+import type { WatchdogOptions } from './watchdog';
 import type { LoadWatchOptions } from './load-watch';
 import { defaultSplitWorkers, SPLIT_MIN_BYTES, type SplitSettings } from './split-read';
 
@@ -13,7 +13,7 @@ export const KEY = 'kinetoscope-failure-test';
 interface Plan {
   faults: Map<string, TestFault>;
   watchdog?: Partial<WatchdogOptions>;
-  /** The load watch's limits (lib/load-watch.ts), shortened so that a test sees a stall said soon. */
+  /** The load watch's limits (worker/load-watch.ts), shortened so that a test sees a stall said soon. */
   loadWatch?: Partial<Pick<LoadWatchOptions, 'readStallMs' | 'waitStallMs' | 'stillMs'>>;
   /** One file read by several workers: a lower threshold, or at most this many workers. */
   split?: Partial<SplitSettings>;

@@ -19,7 +19,7 @@
 //
 // The pieces go worker to worker over the MessageChannel (transferred), never through the page:
 // the page's thread only forwards small messages, so it stays responsive.
-import type { Port } from '../worker/protocol';
+import type { Port } from './protocol';
 
 /** Files smaller than this are read by one worker: splitting costs a wasm start and a merge. */
 export const SPLIT_MIN_BYTES = 64 * 1024 * 1024;

@@ -1,7 +1,7 @@
 // What a card says when its trace's worker failed (issue 12, "never a silent hang"): in one
 // sentence, what happened (and while doing what), what is still shown, and what to do.
-import type { Failure } from '../worker/protocol';
-import { formatBytes } from './format';
+import type { Failure } from './protocol';
+import { formatBytes } from '../lib/format';
 import type { LoadStall } from './load-watch';
 
 export interface LoadFailure {
@@ -10,7 +10,7 @@ export interface LoadFailure {
   phase?: string;
   /** The worker's own words (e.g. "Aborted(OOM)"), for the title and a bug report. */
   detail: string;
-  /** A "read-stall": where the load stopped and how long nothing moved (lib/load-watch.ts). */
+  /** A "read-stall": where the load stopped and how long nothing moved (worker/load-watch.ts). */
   stall?: LoadStall;
   /** Workers that read the file (more than one: the card offers to open it with one). */
   workers?: number;

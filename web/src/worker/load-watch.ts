@@ -17,7 +17,7 @@
 //
 // `onStill(ms)` says for how long nothing has moved (null once something moves again), so the
 // progress bar stops showing a rate and a time left that are no longer true.
-import { realTimers, type Timers } from '../worker/watchdog';
+import { realTimers, type Timers } from './watchdog';
 
 export interface LoadWatchOptions {
   /**
