@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { DropZone } from './components/drop-zone';
 import { ErrorBoundary } from './components/error-boundary';
-import { FileCard, goneError, readLink, type Entry, type Link, type RunQuery, type Runner } from './components/file-card';
 import { ProgressBar } from './components/progress-bar';
 import { RunNav, type NavState } from './components/run-nav';
 import { ShortcutsHelp } from './components/shortcuts-help';
@@ -9,15 +8,17 @@ import { droppedFiles, type Dropped } from './lib/folder';
 import { fetchTrace } from './lib/fetch-trace';
 import { brokenDownloadNote } from './lib/format';
 import { onLaunchFiles } from './lib/launch-queue';
-import { formatPlace, type Place } from './lib/deep-link';
+import { formatPlace, readLink, type Link, type Place } from './lib/deep-link';
 import { buildRunTree, findByPlace, placeOf, traceOrder, type NavTrace } from './lib/run-tree';
 import { shortcutFor, takesText, type Shortcut } from './lib/shortcuts';
 import type { Overview } from './lib/overview';
 import type { Summary } from './lib/summary';
 import { parseTraceName, planOpen, type TraceLabel } from './lib/trace-names';
 import { linkWithTraceUrl, sameOrigin, traceNameOf, traceUrlsOf } from './lib/trace-url';
-import { planModels, poolSize, WorkerPool, type PoolWorker, type Started } from './worker/worker-pool';
+import { goneError, planModels, poolSize, WorkerPool, type PoolWorker, type Started } from './worker/worker-pool';
+import type { Entry } from './worker/entry';
 import { RunPage, workerOfFile, type DistributedRunner, type RunTrace } from './views/distributed-view';
+import { TracePage, type RunQuery, type Runner } from './views/trace-page';
 import type { TrimFn } from './views/timeline-view';
 import { failureSentence, loadFailure, stallError } from './worker/failure';
 import { splitSettings, takeFault, testLoadWatch, testWatchdog } from './worker/test-faults';
@@ -977,7 +978,7 @@ export function App() {
               .filter((e) => visited.has(e.key) || e.key === selected)
               .map((e) => (
                 <ErrorBoundary key={e.key}>
-                  <FileCard
+                  <TracePage
                     entry={e}
                     runner={runner}
                     onRemove={() => remove(e)}

@@ -200,3 +200,23 @@ export function stepNameOf(steps: readonly { name: string }[], step: string): st
   const i = Number(step);
   return Number.isInteger(i) && i >= 0 && i < steps.length ? steps[i].name : undefined;
 }
+
+/** A deep link's place, numbered so a card opens each link once; taken once a card opened it. */
+export interface Link {
+  seq: number;
+  place: Place;
+  taken: boolean;
+}
+
+let nextLinkSeq = 1;
+
+/** A new link number (a place opened from inside the page is numbered as a link is). */
+export function nextLinkNumber(): number {
+  return nextLinkSeq++;
+}
+
+/** The place in the page's hash; null when it names nothing (no hash, or nothing valid in it). */
+export function readLink(): Link | null {
+  const place = parsePlace(location.hash);
+  return Object.keys(place).length ? { seq: nextLinkNumber(), place, taken: false } : null;
+}

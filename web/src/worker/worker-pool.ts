@@ -20,7 +20,7 @@
 // the experiment of the Diff view shown) or among the KEEP_RECENT traces shown last. The others are
 // closed once their rank summary is taken, and read again from their File, with progress, when
 // they are shown again. So memory grows with the number of ranks by their summaries only.
-import { TraceClient, type ClientOptions, type Endpoint, type Warmed, type WireError } from './protocol';
+import { RemoteError, SESSION_GONE, TraceClient, type ClientOptions, type Endpoint, type Warmed, type WireError } from './protocol';
 import { diedError, goneAfter, stalledError } from './supervisor';
 
 /** The most trace workers a page starts, whatever the machine's core count. */
@@ -265,3 +265,7 @@ export function planModels(traces: readonly ModelState[], open: readonly number[
   }
   return { close, read };
 }
+
+/** What a call to a Session fails with once the pool restarted the worker that held it. */
+export const goneError = () =>
+  new RemoteError({ name: SESSION_GONE, message: 'The analysis worker restarted, so this file is no longer loaded.' });

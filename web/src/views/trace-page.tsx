@@ -3,79 +3,33 @@
 // (Overview, Operators, Kernels, Trace, Timeline) once the overview has come. It keeps the view,
 // the step and the tables' state while another trace is shown (it stays mounted, hidden), and
 // writes them into the page's hash as a deep link while it is the one shown.
-// The App (app.tsx) owns the entries, the loading queue and the worker; a card asks the worker
-// through the Runner it is given.
+// The app's loader (app/loader.ts) owns the entries, the loading queue and the workers; a trace page
+// asks the workers through the Runner it is given.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ErrorBoundary } from './error-boundary';
-import { StepSelect } from './step-select';
-import { TraceHeader } from './trace-header';
-import { useQuery, type Ask } from './use-query';
-import { formatPlace, parsePlace, stepIndexOf, stepNameOf, type Place, type TablePlace } from '../lib/deep-link';
-import { failureParts, type LoadFailure } from '../worker/failure';
+import { ErrorBoundary } from '../components/error-boundary';
+import { StepSelect } from '../components/step-select';
+import { TraceHeader } from '../components/trace-header';
+import { useQuery, type Ask } from '../components/use-query';
+import { formatPlace, nextLinkNumber, stepIndexOf, stepNameOf, type Link, type Place, type TablePlace } from '../lib/deep-link';
+import type { Entry } from '../worker/entry';
+import { failureParts } from '../worker/failure';
 import type { Overview } from '../lib/overview';
 import type { Shortcut } from '../lib/shortcuts';
-import type { NavPlace, Status } from '../lib/run-tree';
+import type { NavPlace } from '../lib/run-tree';
 import type { Summary } from '../lib/summary';
-import type { TraceLabel } from '../lib/trace-names';
 import { RemoteError, SESSION_GONE, type LoadProgress, type Phase, type Query, type QueryResult } from '../worker/protocol';
+import { goneError } from '../worker/worker-pool';
 import { progressStats } from '../lib/progress';
-import { KernelsView } from '../views/kernels-view';
-import { DiffView, type DiffTrace } from '../views/diff-view';
-import { ModuleView } from '../views/module-view';
-import { RangesView } from '../views/ranges-view';
-import { MemoryView } from '../views/memory-view';
+import { KernelsView } from './kernels-view';
+import { DiffView, type DiffTrace } from './diff-view';
+import { ModuleView } from './module-view';
+import { RangesView } from './ranges-view';
+import { MemoryView } from './memory-view';
 import type { MemoryDevices } from '../lib/memory';
-import { OperatorsView } from '../views/operators-view';
-import { OverviewView, VIEW_LABELS } from '../views/overview-view';
-import { TimelineView, type TimelineRequest, type TrimFn } from '../views/timeline-view';
-import { TraceError, TraceView } from '../views/trace-view';
-
-export interface Entry {
-  key: number;
-  /** The trace's bytes: the File dropped or picked, or a download's once its load has ended. */
-  file?: File;
-  /** Where a trace opened by URL is downloaded from. */
-  url?: string;
-  /** What the card shows: the File's name, or the URL's last path segment. */
-  name: string;
-  /** Bytes; null while a download's size is not known (no answer yet, or no Content-Length). */
-  size: number | null;
-  /** Said on the card beside the summary: a download that broke off part-way. */
-  note?: string;
-  /** Its run, worker and span when it came in a folder or is named as tb_plugin names traces. */
-  label?: TraceLabel | null;
-  status: Status;
-  summary?: Summary;
-  overview?: Overview | null;
-  error?: string;
-  /** Its worker failed while loading it (out of memory, an abort, dead, silent): said in a sentence. */
-  failure?: LoadFailure;
-  /** Loaded again with "Open with one worker": read in one range whatever its size. */
-  oneWorker?: boolean;
-  /** While loading, after reading: the part of the overview being computed. */
-  phase?: Phase;
-  /**
-   * The id of the load call: the worker keeps the file's Session (its full model) under it. Absent
-   * on a loaded trace whose model was closed to save memory (app.tsx, worker/worker-pool.ts): it is
-   * read again from `file` when shown.
-   */
-  session?: number;
-  /** The id of the pool's worker the Session lives in: once that worker ended, it is gone. */
-  gen?: number;
-  /** Its rank summary (the map step of its run's Distributed view), taken when it loaded. */
-  rank?: string | null;
-  rankError?: string;
-  /** The closed model is being read again (error: null), or that failed. */
-  reread?: { error: string | null };
-  /**
-   * Workers that read its first load: more than 1 for a big plain file read in byte ranges
-   * (worker/split-read.ts); `readMerged` of their ranges were merged (the first worker read the rest);
-   * `readAgain`: a helper was lost part-way through its pieces, so the file was read again in one range.
-   */
-  readWorkers?: number;
-  readMerged?: number;
-  readAgain?: boolean;
-}
+import { OperatorsView } from './operators-view';
+import { OverviewView, VIEW_LABELS } from './overview-view';
+import { TimelineView, type TimelineRequest, type TrimFn } from './timeline-view';
+import { TraceError, TraceView } from './trace-view';
 
 /** Asks the Session of load `session`, made in worker generation `gen`. */
 export type RunQuery = (session: number, gen: number, q: Query) => Promise<QueryResult>;
@@ -114,29 +68,11 @@ function OverviewPending({ phase }: { phase?: Phase }) {
   );
 }
 
-export const goneError = () =>
-  new RemoteError({ name: SESSION_GONE, message: 'The analysis worker restarted, so this file is no longer loaded.' });
-
-/** A deep link's place, numbered so a card opens each link once; taken once a card opened it. */
-export interface Link {
-  seq: number;
-  place: Place;
-  taken: boolean;
-}
-
-let nextLinkSeq = 1;
-
-/** The place in the page's hash; null when it names nothing (no hash, or nothing valid in it). */
-export function readLink(): Link | null {
-  const place = parsePlace(location.hash);
-  return Object.keys(place).length ? { seq: nextLinkSeq++, place, taken: false } : null;
-}
-
 const USE_EVENTS = ['pointerdown', 'keydown', 'focusin', 'input', 'change'];
 
 type Tab = 'overview' | 'operators' | 'kernels' | 'modules' | 'ranges' | 'trace' | 'memory' | 'timeline' | 'diff';
 
-export function FileCard({
+export function TracePage({
   entry,
   runner,
   onRemove,
@@ -374,7 +310,7 @@ export function FileCard({
     }
     if (p.step != null) setStep(stepIndexOf(steps, p.step));
     const view = p.view && p.view !== 'timeline' && tabs.includes(p.view) ? p.view : 'overview';
-    if (view === 'operators' || view === 'kernels' || view === 'memory') setLinked((l) => ({ ...l, [view]: { seq: nextLinkSeq++, place: p } }));
+    if (view === 'operators' || view === 'kernels' || view === 'memory') setLinked((l) => ({ ...l, [view]: { seq: nextLinkNumber(), place: p } }));
     show(view);
   };
 
