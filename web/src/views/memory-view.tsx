@@ -1,15 +1,15 @@
-import uPlot from 'uplot';
 import { Fragment } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { alpha, axisStyle, Chart, fitLabels, type ChartTheme } from '../components/chart';
 import { DataTable } from '../components/data-table';
+import { CURVE_HEIGHT, MemoryChart } from '../components/memory-chart';
 import { DetailPanel, rowFields, useSelectedRow } from '../components/detail-panel';
 import { sameQuery, useQuery, useQueryKeeping, type Ask } from '../components/use-query';
-import type { Column, SortState, TableModel } from '../lib/data-table';
+import type { SortState } from '../lib/data-table';
 import { knownSort, type TablePlace } from '../lib/deep-link';
 import { csvStem } from '../lib/download';
 import { formatCount } from '../lib/format';
-import { byteSplits, formatMemBytes, formatMemMs, linkRange, type MemoryCurve, type MemoryDevices, type MemoryEvents, type MemoryStats } from '../lib/memory';
+import { formatMemBytes, formatMemMs, linkRange, type MemoryCurve, type MemoryDevices, type MemoryEvents, type MemoryStats } from '../lib/memory';
+import { eventsModel, statsModel } from '../lib/memory-tables';
 import { framesOf } from '../lib/operators';
 import type { Step } from '../lib/overview';
 import { Frames } from './operators-view';
@@ -24,7 +24,6 @@ import './memory-view.css';
 // inclusive bounds; double-click or Reset returns to the whole trace (or the chosen step). The
 // device and the range are part of the page's link. Times are ms from the trace's time origin.
 
-const CURVE_HEIGHT = 260;
 const ALIVE_LIMIT = 200;
 
 export function MemoryView({
@@ -347,7 +346,7 @@ function CurvePanel({
           No memory total was recorded on {device} {win ? 'in this range' : ''}: there is no curve to draw.
         </p>
       ) : drawnCurve ? (
-        <CurveChart
+        <MemoryChart
           curve={drawnCurve}
           win={curve ? win : drawnWin.current}
           steps={steps}
@@ -372,197 +371,6 @@ function CurvePanel({
         tables follow), double-click to go back, click to list what is alive at that moment.
       </figcaption>
     </figure>
-  );
-}
-
-function CurveChart({
-  curve,
-  win,
-  steps,
-  originUs,
-  aliveAt,
-  onRange,
-  onAt,
-  onDrawn,
-}: {
-  curve: MemoryCurve;
-  win: Range | null;
-  steps: readonly Step[];
-  originUs: number;
-  aliveAt: number | null;
-  onRange: (r: Range | null) => void;
-  onAt: (us: number) => void;
-  onDrawn: () => void;
-}) {
-  const [readout, setReadout] = useState<number | null>(null);
-  const data = useMemo(() => {
-    const x = new Float64Array(curve.t.length);
-    for (let i = 0; i < x.length; i++) x[i] = curve.t[i] / 1000;
-    const hasReserved = curve.reserved.some((v) => Number.isFinite(v));
-    const reserved = Array.from(curve.reserved, (v) => (Number.isFinite(v) ? v : null));
-    return { aligned: (hasReserved ? [x, curve.allocated, reserved] : [x, curve.allocated]) as uPlot.AlignedData, hasReserved };
-  }, [curve]);
-  const peak = useMemo(() => {
-    let k = -1;
-    for (let i = 0; i < curve.allocated.length; i++) if (k < 0 || curve.allocated[i] > curve.allocated[k]) k = i;
-    return k;
-  }, [curve]);
-  // One uPlot per device and series layout: a new range's curve is handed to it (setData), which
-  // redraws without building the chart again; its hooks read the current curve through `latest`.
-  const latest = useRef({ onRange, onAt, aliveAt, curve, peak, win, aligned: data.aligned });
-  latest.current = { onRange, onAt, aliveAt, curve, peak, win, aligned: data.aligned };
-  const plot = useRef<uPlot | null>(null);
-  const shape = `${curve.device}|${data.hasReserved}`;
-  const first = useMemo(() => data.aligned, [shape]); // eslint-disable-line react-hooks/exhaustive-deps
-  useEffect(() => {
-    const u = plot.current;
-    if (u && u.data !== data.aligned && first !== data.aligned) u.setData(data.aligned);
-  }, [data.aligned, first]);
-  useEffect(() => {
-    plot.current?.redraw(false, false); // the alive marker moved
-  }, [aliveAt]);
-  const options = (_w: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => {
-    const reservedColor = t.muted;
-    return {
-      scales: {
-        // The whole trace starts at its time origin; a range is shown as selected.
-        x: {
-          time: false,
-          range: (_u, min, max) => {
-            const w = latest.current.win;
-            return w ? [w[0] / 1000, w[1] / 1000] : [Math.min(0, min), max > 0 ? max : 1];
-          },
-        },
-        y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.12 : 1] },
-      },
-      axes: [
-        { ...axisStyle(t), values: (_u, vals) => vals.map((v) => `${+v.toFixed(3)} ms`) },
-        {
-          ...axisStyle(t),
-          size: fitLabels(76),
-          splits: (_u, _i, _min, max) => byteSplits(max).ticks,
-          values: (_u, vals) => {
-            const { unit, name } = byteSplits(Math.max(...vals));
-            return vals.map((v) => `${+(v / unit).toFixed(2)} ${name}`);
-          },
-        },
-      ],
-      series: [
-        {},
-        { label: 'Allocated', stroke: t.accent, fill: alpha(t.accent, 0.18), width: 1.5, points: { show: false }, paths: uPlot.paths.stepped!({ align: 1 }) },
-        ...(data.hasReserved
-          ? [{ label: 'Reserved', stroke: reservedColor, width: 1, dash: [4, 3], points: { show: false }, paths: uPlot.paths.stepped!({ align: 1 }), spanGaps: true }]
-          : []),
-      ],
-      legend: { show: false },
-      cursor: { points: { show: false }, drag: { x: true, y: false, setScale: false }, y: false },
-      select: { show: true, left: 0, top: 0, width: 0, height: 0 },
-      hooks: {
-        setCursor: [(u) => setReadout(u.cursor.idx ?? null)],
-        setSelect: [
-          (u) => {
-            const s = u.select;
-            if (s.width < 3) return;
-            const a = u.posToVal(s.left, 'x') * 1000, b = u.posToVal(s.left + s.width, 'x') * 1000;
-            u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
-            latest.current.onRange([Math.max(0, a), b]);
-          },
-        ],
-        ready: [
-          (u) => {
-            plot.current = u;
-            // A chart made again (resize, scheme) starts from the data it was made with.
-            if (u.data !== latest.current.aligned) u.setData(latest.current.aligned);
-            let downX = 0;
-            u.over.addEventListener('mousedown', (e) => (downX = e.clientX));
-            u.over.addEventListener('click', (e) => {
-              if (Math.abs(e.clientX - downX) > 2) return; // that was a drag
-              const rect = u.over.getBoundingClientRect();
-              latest.current.onAt(u.posToVal(e.clientX - rect.left, 'x') * 1000);
-            });
-            u.over.addEventListener('dblclick', () => latest.current.onRange(null));
-          },
-        ],
-        draw: [
-          (u) => {
-            const ctx = u.ctx;
-            const { top, height, left, width } = u.bbox;
-            ctx.save();
-            ctx.beginPath();
-            ctx.rect(left, top, width, height);
-            ctx.clip();
-            // Step boundaries: a dashed line at each step's start (and the last one's end), named.
-            ctx.strokeStyle = alpha(t.muted, 0.7);
-            ctx.fillStyle = t.muted;
-            ctx.setLineDash([3, 4]);
-            ctx.lineWidth = 1;
-            ctx.font = `${Math.round(10 * devicePixelRatio)}px system-ui, sans-serif`;
-            ctx.textAlign = 'left'; // uPlot leaves the last axis' alignment set
-            ctx.textBaseline = 'alphabetic';
-            const marks = steps.map((s) => ({ x: (s.start_us - originUs) / 1000, label: s.name }));
-            if (steps.length) marks.push({ x: (steps[steps.length - 1].end_us - originUs) / 1000, label: '' });
-            let lastLabel = -Infinity;
-            for (const m of marks) {
-              const px = u.valToPos(m.x, 'x', true);
-              if (px < left || px > left + width) continue;
-              ctx.beginPath();
-              ctx.moveTo(px, top);
-              ctx.lineTo(px, top + height);
-              ctx.stroke();
-              if (m.label && px - lastLabel > 40 * devicePixelRatio) {
-                ctx.fillText(m.label, px + 3 * devicePixelRatio, top + 11 * devicePixelRatio);
-                lastLabel = px;
-              }
-            }
-            ctx.setLineDash([]);
-            // The alive list's moment.
-            if (latest.current.aliveAt != null) {
-              const px = u.valToPos(latest.current.aliveAt / 1000, 'x', true);
-              if (px >= left && px <= left + width) {
-                ctx.strokeStyle = alpha(t.fg, 0.55);
-                ctx.beginPath();
-                ctx.moveTo(px, top);
-                ctx.lineTo(px, top + height);
-                ctx.stroke();
-              }
-            }
-            // The peak, with its value.
-            const { peak, curve } = latest.current;
-            if (peak >= 0) {
-              const x = u.valToPos(curve.t[peak] / 1000, 'x', true), y = u.valToPos(curve.allocated[peak], 'y', true);
-              ctx.fillStyle = t.accent;
-              ctx.beginPath();
-              ctx.arc(x, y, 4 * devicePixelRatio, 0, Math.PI * 2);
-              ctx.fill();
-              const text = `peak ${formatMemBytes(curve.allocated[peak])}`;
-              ctx.font = `600 ${Math.round(11 * devicePixelRatio)}px system-ui, sans-serif`;
-              const w = ctx.measureText(text).width;
-              const tx = Math.min(Math.max(x - w / 2, left + 2), left + width - w - 2);
-              ctx.fillStyle = t.fg;
-              ctx.fillText(text, tx, Math.max(top + 12 * devicePixelRatio, y - 8 * devicePixelRatio));
-            }
-            ctx.restore();
-          },
-        ],
-        drawAxes: [() => onDrawn()],
-      },
-    };
-  };
-  const i = readout;
-  const text =
-    i != null && i < curve.t.length
-      ? `At ${formatMemMs(curve.t[i])}: allocated ${formatMemBytes(curve.allocated[i])}${Number.isFinite(curve.reserved[i]) ? `, reserved ${formatMemBytes(curve.reserved[i])}` : ''}`
-      : '';
-  return (
-    <div onMouseLeave={() => setReadout(null)} data-testid="memory-chart" data-peak={peak >= 0 ? curve.allocated[peak] : ''} data-peak-us={peak >= 0 ? curve.t[peak] : ''} data-t1={curve.t.length ? curve.t[curve.t.length - 1] : ''}>
-      <Chart options={options} data={first} height={CURVE_HEIGHT} label={`Memory allocated${data.hasReserved ? ' and reserved' : ''} over time on ${curve.device}`} />
-      <p class="mem-legend">
-        <span class="mem-key mem-key-alloc" /> Allocated {data.hasReserved && <><span class="mem-key mem-key-res" /> Reserved</>}
-        <span class="muted mem-readout" data-testid="memory-readout">
-          {text}
-        </span>
-      </p>
-    </div>
   );
 }
 
@@ -695,66 +503,6 @@ function AlivePanel({
 }
 
 // --- the two tables -------------------------------------------------------------------------------
-
-const bytesCol = (id: string, label: string, values: Float64Array, header?: string): Column => ({
-  id,
-  label,
-  header,
-  type: 'number',
-  unit: 'bytes',
-  width: 118,
-  value: (i) => values[i],
-  format: (v) => formatMemBytes(Number(v)),
-});
-const countCol = (id: string, label: string, values: Float64Array, header?: string): Column => ({
-  id,
-  label,
-  header,
-  type: 'number',
-  unit: 'count',
-  width: 100,
-  value: (i) => values[i],
-});
-const msCol = (id: string, label: string, values: Float64Array): Column => ({
-  id,
-  label,
-  type: 'number',
-  unit: 'us',
-  width: 130,
-  value: (i) => values[i],
-  format: (v) => (Number.isFinite(Number(v)) ? formatMemMs(Number(v)) : ''),
-});
-
-export function statsModel(s: MemoryStats): TableModel {
-  return {
-    rowCount: s.rowCount,
-    rowKey: (i) => s.name[i],
-    columns: [
-      { id: 'name', label: 'Operator', type: 'text', value: (i) => s.name[i], minWidth: 160 },
-      countCol('calls', 'Calls', s.calls),
-      bytesCol('size_increase', 'Size increase', s.sizeIncrease, 'Increase'),
-      bytesCol('self_size_increase', 'Self size increase', s.selfSizeIncrease, 'Self increase'),
-      countCol('allocation_count', 'Allocation count', s.allocationCount, 'Allocations'),
-      countCol('self_allocation_count', 'Self allocation count', s.selfAllocationCount, 'Self allocs'),
-      bytesCol('allocation_size', 'Allocation size', s.allocationSize, 'Alloc size'),
-      bytesCol('self_allocation_size', 'Self allocation size', s.selfAllocationSize, 'Self alloc size'),
-    ],
-  };
-}
-
-export function eventsModel(e: MemoryEvents): TableModel {
-  return {
-    rowCount: e.rowCount,
-    rowKey: (i) => i,
-    columns: [
-      { id: 'operator', label: 'Operator', type: 'text', value: (i) => e.names[e.op[i]] ?? '', minWidth: 160 },
-      bytesCol('size', 'Size', e.size),
-      msCol('alloc_us', 'Allocation time', e.allocUs),
-      msCol('release_us', 'Release time', e.releaseUs),
-      msCol('duration_us', 'Duration', e.durationUs),
-    ],
-  };
-}
 
 const STATS_SORT: SortState = { column: 'self_size_increase', dir: 'desc' };
 const EVENTS_SORT: SortState = { column: 'size', dir: 'desc' };
