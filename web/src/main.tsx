@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { App } from './app';
+import { App } from './app/app';
 import { ErrorBoundary } from './components/error-boundary';
 import { UpdatePrompt } from './components/update-prompt';
 import './styles.css';

@@ -1,31 +1,31 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { DropZone } from './components/drop-zone';
-import { ErrorBoundary } from './components/error-boundary';
-import { ProgressBar } from './components/progress-bar';
-import { RunNav, type NavState } from './components/run-nav';
-import { ShortcutsHelp } from './components/shortcuts-help';
-import { droppedFiles, type Dropped } from './lib/folder';
-import { fetchTrace } from './lib/fetch-trace';
-import { brokenDownloadNote } from './lib/format';
-import { onLaunchFiles } from './lib/launch-queue';
-import { formatPlace, readLink, type Link, type Place } from './lib/deep-link';
-import { buildRunTree, findByPlace, placeOf, traceOrder, type NavTrace } from './lib/run-tree';
-import { shortcutFor, takesText, type Shortcut } from './lib/shortcuts';
-import type { Overview } from './lib/overview';
-import type { Summary } from './lib/summary';
-import { parseTraceName, planOpen, type TraceLabel } from './lib/trace-names';
-import { linkWithTraceUrl, sameOrigin, traceNameOf, traceUrlsOf } from './lib/trace-url';
-import { goneError, planModels, poolSize, WorkerPool, type PoolWorker, type Started } from './worker/worker-pool';
-import type { Entry } from './worker/entry';
-import { RunPage, workerOfFile, type DistributedRunner, type RunTrace } from './views/distributed-view';
-import { TracePage, type RunQuery, type Runner } from './views/trace-page';
-import type { TrimFn } from './views/timeline-view';
-import { failureSentence, loadFailure, stallError } from './worker/failure';
-import { splitSettings, takeFault, testLoadWatch, testWatchdog } from './worker/test-faults';
-import { DEFAULT_LOAD_WATCH, LoadWatch } from './worker/load-watch';
-import { rangeCount } from './worker/split-read';
-import { ABORT, type Call, type LoadProgress, type LoadResult } from './worker/protocol';
-import { DEFAULT_WATCHDOG } from './worker/watchdog';
+import { DropZone } from '../components/drop-zone';
+import { ErrorBoundary } from '../components/error-boundary';
+import { ProgressBar } from '../components/progress-bar';
+import { RunNav, type NavState } from '../components/run-nav';
+import { ShortcutsHelp } from '../components/shortcuts-help';
+import { droppedFiles, type Dropped } from '../lib/folder';
+import { fetchTrace } from '../lib/fetch-trace';
+import { brokenDownloadNote } from '../lib/format';
+import { onLaunchFiles } from '../lib/launch-queue';
+import { formatPlace, readLink, type Link, type Place } from '../lib/deep-link';
+import { buildRunTree, findByPlace, placeOf, traceOrder, type NavTrace } from '../lib/run-tree';
+import { shortcutFor, takesText, type Shortcut } from '../lib/shortcuts';
+import type { Overview } from '../lib/overview';
+import type { Summary } from '../lib/summary';
+import { parseTraceName, planOpen, type TraceLabel } from '../lib/trace-names';
+import { linkWithTraceUrl, sameOrigin, traceNameOf, traceUrlsOf } from '../lib/trace-url';
+import { goneError, planModels, poolSize, WorkerPool, type PoolWorker, type Started } from '../worker/worker-pool';
+import type { Entry } from '../worker/entry';
+import { RunPage, workerOfFile, type DistributedRunner, type RunTrace } from '../views/distributed-view';
+import { TracePage, type RunQuery, type Runner } from '../views/trace-page';
+import type { TrimFn } from '../views/timeline-view';
+import { failureSentence, loadFailure, stallError } from '../worker/failure';
+import { splitSettings, takeFault, testLoadWatch, testWatchdog } from '../worker/test-faults';
+import { DEFAULT_LOAD_WATCH, LoadWatch } from '../worker/load-watch';
+import { rangeCount } from '../worker/split-read';
+import { ABORT, type Call, type LoadProgress, type LoadResult } from '../worker/protocol';
+import { DEFAULT_WATCHDOG } from '../worker/watchdog';
 
 
 let nextKey = 1;
@@ -78,7 +78,7 @@ const SAMPLE_URL = './samples/rank-0.json.gz';
 
 /** A trace worker for the pool (worker/worker-pool.ts): the page's Worker, its death reported once. */
 function startWorker(): Started {
-  const worker = new Worker(new URL('./worker/worker.ts', import.meta.url), { type: 'module' });
+  const worker = new Worker(new URL('../worker/worker.ts', import.meta.url), { type: 'module' });
   return {
     endpoint: worker,
     terminate: () => worker.terminate(),
