@@ -168,7 +168,6 @@ export function useLoader() {
     if (!w) throw goneError();
     return w.client.query(session, q).promise;
     // poolRef is a ref.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   // A trim reads the File again: it needs no Session, only a live worker.
@@ -177,7 +176,6 @@ export function useLoader() {
     const call = w.client.trim(file, startUs, endUs, onProgress);
     return { promise: call.promise, cancel: () => w.client.cancel(call.id) };
     // pool() reads refs only.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
   const runner = useMemo<Runner>(() => ({ query: runQuery, trim: runTrim }), [runQuery, runTrim]);
   // The run page's reduce: the rank summaries (taken when each trace loaded) in, the view out.
@@ -186,7 +184,6 @@ export function useLoader() {
       reduce: (ranks) => pool().any().client.distributed(ranks).promise,
     }),
     // pool() reads refs only.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
     [],
   );
 
@@ -591,6 +588,5 @@ export function useOpenModels(loader: Loader, selected: number | null, showingRu
     for (const r of plan.read) reread(byKey.get(r.key)!, p.byId(r.into) ?? p.forLoad());
     if (plan.close.length) setEntries((es) => es.map((e) => (plan.close.includes(e.key) ? { ...e, session: undefined, gen: undefined } : e)));
     // closeModel and reread read refs and set state only.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [entries, openKeys]);
 }

@@ -128,7 +128,6 @@ export function Chart({
     onReady?.(u);
     return () => u.destroy();
     // options is a new function each render: the chart is remade for new data, size or scheme.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [data, width, height, scheme]);
 
   return <div class="chart" ref={box} data-testid={testid} role="img" aria-label={label} />;

@@ -262,14 +262,12 @@ export function DataTable({
     // The table may sit below the fold of a long card: bring it on screen too.
     el.scrollIntoView?.({ block: 'nearest' });
     // Once, at mount: later selections come from clicks and keys, which scroll themselves.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   // What the table shows, for the page's deep link; the search counts once it filters the rows.
   useEffect(() => {
     onState?.({ sort, search: query, selected });
     // onState is the owner's callback, often a new function each render: the state is what counts.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [sort, query, selected]);
 
   // Esc in the card (app.tsx) clears the selection, which closes what shows the selected row.

@@ -52,7 +52,8 @@ export function MemoryChart({
   latest.current = { onRange, onAt, aliveAt, curve, peak, win, aligned: data.aligned };
   const plot = useRef<uPlot | null>(null);
   const shape = `${curve.device}|${data.hasReserved}`;
-  const first = useMemo(() => data.aligned, [shape]); // eslint-disable-line react-hooks/exhaustive-deps
+  // The data the chart is made with: made again only for a new device or series layout.
+  const first = useMemo(() => data.aligned, [shape]);
   useEffect(() => {
     const u = plot.current;
     if (u && u.data !== data.aligned && first !== data.aligned) u.setData(data.aligned);

@@ -72,7 +72,6 @@ export function RunNav({
     else if (top + ROW > el.scrollTop + el.clientHeight) el.scrollTop = top + ROW - el.clientHeight;
     setScrollTop(el.scrollTop);
     // Only when the selection or the rows change, not on every scroll.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [selected, rows]);
 
   const toggle = (id: string) =>

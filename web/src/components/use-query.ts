@@ -31,7 +31,6 @@ export function useQuery<W extends QueryWhat>(ask: Ask, q: QueryOf<W> | null): Q
       live = false;
     };
     // The question is compared by value (key), not by object identity.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, ask]);
   return state;
 }

@@ -215,7 +215,6 @@ function RunBody({
       live = false;
     };
     // readyKey stands for `ready`; runner is stable.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [readyKey, pending]);
 
   const views = state.kind === 'ready' ? state.views : [];

@@ -140,7 +140,7 @@ function MemoryDeviceView({
       ...(device !== fallback ? { device } : {}),
       ...(range ? { mem_from: String(+range[0].toFixed(3)), mem_to: String(+range[1].toFixed(3)) } : {}),
     });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // When the device or the range's bounds change; onPlace is the owner's callback, often new each render.
   }, [device, range?.[0], range?.[1]]);
 
   const tablesQ = { what: 'memory' as const, device, ...(win ? { fromUs: win[0], toUs: win[1] } : {}) };

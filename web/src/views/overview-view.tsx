@@ -337,7 +337,6 @@ function StepTable({ data, sel, onSel }: { data: StepBreakdown; sel: string; onS
       setScrollTop(el.scrollTop);
     }
     // Only when the choice changes (or the rows' height once measured), not on every scroll.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [idx, steps, rowHeight]);
 
   const win = visibleWindow(steps.length, rowHeight, scrollTop, viewport, STEP_OVERSCAN, headerHeight);

@@ -152,7 +152,6 @@ export function TimelineView({
       hs.cancel();
     };
     // deliver reads the current window through winRef; re-run only for a new origin or a retry.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [origin, attempt]);
 
   // A "Show in timeline" click while the tab is open: send that window.
@@ -163,7 +162,7 @@ export function TimelineView({
     pick(request.window);
     const w = frame.current?.contentWindow;
     if (link.state === 'ready' && w) void deliver(w, request.window, 'frame');
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Once per click (its seq), with the frame and link as they are then.
   }, [request?.seq]);
 
   useEffect(() => () => busy.current?.cancel(), []);

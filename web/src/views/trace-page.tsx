@@ -282,7 +282,6 @@ export function TracePage({
     used.current = true;
     onLinkTaken(link.seq);
     // Once per link, when the card has its views.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [link?.seq, analysed, presence.status, ranges.status]);
 
   /**
