@@ -270,7 +270,7 @@ export function DataTable({
     // onState is the owner's callback, often a new function each render: the state is what counts.
   }, [sort, query, selected]);
 
-  // Esc in the card (app.tsx) clears the selection, which closes what shows the selected row.
+  // Esc in the trace page (app/app.tsx) clears the selection, which closes what shows the selected row.
   useEffect(() => {
     const el = root.current;
     if (!el) return;

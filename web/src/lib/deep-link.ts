@@ -1,7 +1,8 @@
 // Deep links: the page's hash names a place in one trace (its run, worker and span, its file
 // name, the view, the step, and the view's table: grouping, sorting, search, selected row), so a
-// link opens the same place again once the same traces are loaded. Pure: app.tsx and the file
-// card read and write location.hash with these.
+// link opens the same place again once the same traces are loaded. Pure but for readLink (the
+// hash as it is now): the app's deep links (app/deep-links.ts) and the trace page
+// (views/trace-page.tsx) read and write location.hash with these.
 //
 // The hash is written like a query string, `#run=logs%2Frun1&worker=w0&span=2&file=w0.2.pt.trace.
 // json&view=operators&group=op%2Bshape&sort=host_total_us.asc&q=conv&row=aten%3A%3Aconv2d`, in a

@@ -20,7 +20,7 @@ export interface NavPlace {
   span: number;
 }
 
-/** What the navigator needs of an open trace (app.tsx's Entry has it all). */
+/** What the navigator needs of an open trace (worker/entry.ts's Entry has it all). */
 export interface NavTrace {
   key: number;
   name: string;

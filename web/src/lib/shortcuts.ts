@@ -1,7 +1,7 @@
 // Keyboard shortcuts: 1-9 switch the focused file's views, "/" focuses its table search, Esc
 // closes one thing at a time (the shortcut list, else the search box it is in, else the selected
 // table row of the file in use with the detail panel it shows), "?" lists the shortcuts.
-// Pure: which action a key press asks for; app.tsx carries it out.
+// Pure: which action a key press asks for; app/app.tsx carries it out.
 
 export type Shortcut =
   | { kind: 'view'; index: number } // 0-based position in the file's tabs

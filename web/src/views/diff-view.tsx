@@ -119,7 +119,7 @@ export function DiffView({
 }: {
   /**
    * Says which trace is the experiment (null: none), so the app keeps its model loaded in the
-   * baseline's worker (the core diffs two Sessions of one wasm module: app.tsx reads the
+   * baseline's worker (the core diffs two Sessions of one wasm module: app/loader.ts reads the
    * experiment into the baseline's worker, or moves it there).
    */
   onPair?: (experiment: number | null) => void;

@@ -1,7 +1,7 @@
 // The run page: what selecting a run in the navigator shows. Its Distributed view is reduced in
 // the core from one small summary per rank (the map step: each trace's rank summary, taken from
 // its Session in its own worker of the pool when it loaded, so the page needs no rank's full
-// model to show it; app.tsx, worker/worker-pool.ts), so the page shows exactly what
+// model to show it; app/loader.ts, worker/worker-pool.ts), so the page shows exactly what
 // `kinetoscope distributed --json` prints for the same files:
 // devices per worker, computation/communication overlap and wait time per worker as stacked
 // columns, the communication operations, step time per worker with the slowest rank, and the

@@ -33,7 +33,7 @@ export function loadFailure(e: unknown): LoadFailure | null {
 }
 
 /**
- * The error a load the page's watch found stalled fails with (app.tsx): its message is the
+ * The error a load the page's watch found stalled fails with (app/loader.ts): its message is the
  * sentence's first part, for the title and a bug report.
  */
 export function stallError(stall: LoadStall, workers: number): Error & { failure: Failure; phase: string; stall: LoadStall; workers: number } {

@@ -3,8 +3,8 @@
 // partial models into the first one's; this file is the page's coordination of it, free of wasm
 // and of Workers so that it is tested with fakes (tests/web/split-read.test.ts):
 //
-//   page (app.tsx)  how many workers (rangeCount), one MessageChannel per helper; the first worker
-//                   gets a `load` with the helpers' ports, each helper a `loadRange` with its port;
+//   page            how many workers (rangeCount; app/loader.ts), one MessageChannel per helper; the
+//                   first worker gets a `load` with the helpers' ports, each helper a `loadRange` with its port;
 //                   a helper whose call fails (it died, trapped, stalled: the pool's supervisor) is
 //                   reported to the first worker (`rangeLost`).
 //   first worker    reads small windows at size/k*i, proposes the splits (chooseSplits), sends each
