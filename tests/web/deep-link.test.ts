@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keyFromText, rowsModel } from '../../web/src/lib/data-table';
+import { keyFromText, rowsModel } from '../../web/src/lib/table-model';
 import {
   formatPlace,
   knownGroup,

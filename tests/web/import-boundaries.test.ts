@@ -46,9 +46,9 @@ describe('import boundaries', () => {
   });
 
   it('an import cycle fails, inside one layer too', T, async () => {
-    // lib/data-table.ts imports lib/format.ts: format importing data-table back closes a circle.
+    // lib/table-model.ts imports lib/format.ts: format importing table-model back closes a circle.
     // (A circle of `import type` only is erased by the compiler, and import/no-cycle skips it.)
-    const m = await broken('src/lib/format.ts', "import { rowsModel } from './data-table';\nexport const f = rowsModel;\n");
+    const m = await broken('src/lib/format.ts', "import { rowsModel } from './table-model';\nexport const f = rowsModel;\n");
     expect(m).toHaveLength(1);
     expect(m[0]).toMatch(/^import\/no-cycle: /);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allRows, cellText, defaultPrefs, filterRows, headerLabel, sortRows, toCsv, visibleColumns } from '../../web/src/lib/data-table';
+import { allRows, cellText, defaultPrefs, filterRows, headerLabel, sortRows, toCsv, visibleColumns } from '../../web/src/lib/table-model';
 import { TRI_NULL } from '../../web/src/lib/json-check';
 import {
   dimsOf,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allRows, filterRows, headerLabel, sortRows, toCsv } from '../../web/src/lib/data-table';
+import { allRows, filterRows, headerLabel, sortRows, toCsv } from '../../web/src/lib/table-model';
 import { TRI_NULL, uniqueKeys } from '../../web/src/lib/json-check';
 import {
   formatPctCell,

@@ -1,5 +1,5 @@
 import { useMemo } from 'preact/hooks';
-import { rowsModel, type Column } from '../lib/data-table';
+import { rowsModel, type Column } from '../lib/table-model';
 import { sortedCounts } from '../lib/summary';
 import { DataTable } from './data-table';
 

@@ -33,7 +33,7 @@ import {
   type RowKey,
   type SortState,
   type TableModel,
-} from '../lib/data-table';
+} from '../lib/table-model';
 import type { TableState } from '../lib/deep-link';
 import { downloadText } from '../lib/download';
 import { formatCount } from '../lib/format';

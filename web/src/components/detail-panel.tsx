@@ -1,6 +1,6 @@
 import type { ComponentChild, ComponentChildren } from 'preact';
 import { useMemo, useRef, useState } from 'preact/hooks';
-import { cellText, headerLabel, type RowKey, type TableModel } from '../lib/data-table';
+import { cellText, headerLabel, type RowKey, type TableModel } from '../lib/table-model';
 import './detail-panel.css';
 
 /**

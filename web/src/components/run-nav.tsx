@@ -4,7 +4,7 @@
 // files stays usable. The grouping and ordering are lib/run-tree.ts.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useResize } from './use-resize';
-import { visibleWindow } from '../lib/data-table';
+import { visibleWindow } from '../lib/table-model';
 import { formatCount } from '../lib/format';
 import { flattenRows, parentsOf, type NavRow, type RunNode, type Status } from '../lib/run-tree';
 import type { HealthRow } from '../lib/summary';

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { Ask } from './use-query';
-import type { SortState } from '../lib/data-table';
+import type { SortState } from '../lib/table-model';
 import { knownGroup, pendingTablePlace, tablePlace, type TablePlace, type TableState } from '../lib/deep-link';
 
 /**

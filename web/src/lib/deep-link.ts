@@ -11,7 +11,7 @@
 // view's first grouping and sorting, no search, no row). Reading never throws: unknown keys and
 // values that cannot be right are dropped, and whoever applies a place ignores columns and rows
 // the table does not have.
-import type { RowKey, SortState, TableModel } from './data-table';
+import type { RowKey, SortState, TableModel } from './table-model';
 
 export type LinkView = 'overview' | 'operators' | 'kernels' | 'modules' | 'ranges' | 'trace' | 'timeline' | 'memory' | 'diff';
 export const LINK_VIEWS: readonly LinkView[] = ['overview', 'operators', 'kernels', 'modules', 'ranges', 'trace', 'timeline', 'memory', 'diff'];

@@ -1,6 +1,6 @@
 // The Kernels view's data: Session.kernelsJson and kernelDetailJson, checked and turned into
 // columns in the worker (see operators.ts for why columns).
-import type { Column, TableModel } from './data-table';
+import type { Column, TableModel } from './table-model';
 import { Reader, TRI_NULL, uniqueKeys } from './json-check';
 import { pctColumn, tcColumn, usColumn } from './operators';
 import { OTHER_COLOR, PIE_COLORS } from './pie';

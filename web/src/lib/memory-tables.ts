@@ -1,6 +1,6 @@
-// The Memory view's two tables as table models (lib/data-table.ts): the statistics per operator
+// The Memory view's two tables as table models (lib/table-model.ts): the statistics per operator
 // and the allocation events, with bytes and times formatted as the view shows them.
-import type { Column, TableModel } from './data-table';
+import type { Column, TableModel } from './table-model';
 import { formatMemBytes, formatMemMs, type MemoryEvents, type MemoryStats } from './memory';
 
 const bytesCol = (id: string, label: string, values: Float64Array, header?: string): Column => ({

@@ -1,7 +1,7 @@
 // The Operators view's data: Session.operatorsJson / operatorDetailJson, checked and turned into
 // columns (typed arrays + string arrays) in the worker, so a 100k-row table crosses to the page as
 // a few transferred buffers instead of 100k objects, and the data table reads it in place.
-import type { Column, TableModel } from './data-table';
+import type { Column, TableModel } from './table-model';
 import { Reader, TRI_NULL, uniqueKeys } from './json-check';
 
 export type OpGroupBy = 'op' | 'op+shape' | 'op+stack';

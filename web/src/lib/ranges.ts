@@ -2,7 +2,7 @@
 // hands the table over as columns (Session.rangeColumns: a Float64Array per number, as
 // ks::range_columns() declares them), checked here in the worker and transferred to the page, which
 // reads them in place; no JSON text for the table. A row's kernels (small) come as JSON.
-import type { Column, NumberUnit, TableModel } from './data-table';
+import type { Column, NumberUnit, TableModel } from './table-model';
 import { CoreError, Reader, TRI_NULL } from './json-check';
 import { shortName } from './modules';
 import { formatPctCell, formatUsCell } from './operators';

@@ -10,7 +10,7 @@ import { axisStyle, Chart, fitLabels, type ChartTheme } from '../components/char
 import { DataTable } from '../components/data-table';
 import type { NavPlace, Status } from '../lib/run-tree';
 import { useQuery, type Ask } from '../components/use-query';
-import { rowsModel, type Column, type TableModel } from '../lib/data-table';
+import { rowsModel, type Column, type TableModel } from '../lib/table-model';
 import { knownSort, tablePlace, type TablePlace, type TableState } from '../lib/deep-link';
 import { bars, label, nodeAt, operatorRows, threadsText, trail, type DiffNode, type DiffRows } from '../lib/diff';
 import { formatDurationUs } from '../lib/format';

@@ -11,7 +11,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { alpha, axisStyle, Chart, fitLabels, type ChartTheme } from '../components/chart';
 import { DataTable } from '../components/data-table';
 import { barTicks } from '../lib/axis-size';
-import { rowsModel, type TableModel } from '../lib/data-table';
+import { rowsModel, type TableModel } from '../lib/table-model';
 import { csvStem } from '../lib/download';
 import { formatCount, formatDeviceMemory, formatDurationUs } from '../lib/format';
 import {

@@ -4,7 +4,7 @@ import { DetailList, DetailPanel, rowFields, useSelectedRow } from '../component
 import { PieChart } from '../components/pie-chart';
 import { useLinkedGroup, type TableViewProps } from '../components/use-linked-group';
 import { sameQuery, useQuery, type Ask } from '../components/use-query';
-import type { SortState, TableModel } from '../lib/data-table';
+import type { SortState, TableModel } from '../lib/table-model';
 import { knownSort, type TablePlace, type TableState } from '../lib/deep-link';
 import { csvStem } from '../lib/download';
 import { formatCount } from '../lib/format';

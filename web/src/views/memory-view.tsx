@@ -4,7 +4,7 @@ import { DataTable } from '../components/data-table';
 import { CURVE_HEIGHT, MemoryChart } from '../components/memory-chart';
 import { DetailPanel, rowFields, useSelectedRow } from '../components/detail-panel';
 import { sameQuery, useQuery, useQueryKeeping, type Ask } from '../components/use-query';
-import type { SortState } from '../lib/data-table';
+import type { SortState } from '../lib/table-model';
 import { knownSort, type TablePlace } from '../lib/deep-link';
 import { csvStem } from '../lib/download';
 import { formatCount } from '../lib/format';

@@ -10,7 +10,7 @@ import { DataTable } from '../components/data-table';
 import { FlameGraph } from '../components/flame-graph';
 import { useLinkedGroup, type TableViewProps } from '../components/use-linked-group';
 import { useQuery } from '../components/use-query';
-import type { Column, RowKey, SortState, TableModel } from '../lib/data-table';
+import type { Column, RowKey, SortState, TableModel } from '../lib/table-model';
 import { knownSort, type TableState } from '../lib/deep-link';
 import { csvStem } from '../lib/download';
 import { formatCount } from '../lib/format';

@@ -3,7 +3,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/ho
 import { useQuery, type Ask } from '../components/use-query';
 import { useResize } from '../components/use-resize';
 import { alpha, axisStyle, Chart, denseBars, fitLabels, type ChartTheme } from '../components/chart';
-import { scrollToShow, visibleWindow } from '../lib/data-table';
+import { scrollToShow, visibleWindow } from '../lib/table-model';
 import type { Place } from '../lib/deep-link';
 import { formatDeviceMemory } from '../lib/format';
 import {

@@ -11,7 +11,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { DataTable } from '../components/data-table';
 import { useLinkedGroup, type TableViewProps } from '../components/use-linked-group';
 import { useQuery } from '../components/use-query';
-import type { RowKey, SortState } from '../lib/data-table';
+import type { RowKey, SortState } from '../lib/table-model';
 import { knownSort } from '../lib/deep-link';
 import { csvStem } from '../lib/download';
 import { formatCount } from '../lib/format';

@@ -32,7 +32,7 @@ import {
   toCsv,
   visibleWindow,
   type TableModel,
-} from '../../web/src/lib/data-table';
+} from '../../web/src/lib/table-model';
 import { csvStem } from '../../web/src/lib/download';
 import { kernelColumns, parseKernels } from '../../web/src/lib/kernels';
 import { operatorColumns, parseOperators } from '../../web/src/lib/operators';
@@ -348,7 +348,7 @@ describe('remembered column settings', () => {
 });
 
 describe('tree tables', async () => {
-  const { treeRows, ancestorKeys, sortRows: sort, allRows: all } = await import('../../web/src/lib/data-table');
+  const { treeRows, ancestorKeys, sortRows: sort, allRows: all } = await import('../../web/src/lib/table-model');
   // Net > (Block > Linear), ReLU ; Conv (a second top row)
   const names = ['Net', 'Block', 'Linear', 'ReLU', 'Conv'];
   const total = [100, 50, 20, 10, 30];
