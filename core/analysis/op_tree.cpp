@@ -280,7 +280,6 @@ class Builder {
     t_.launches.reserve(count);  // tb_plugin's dummies (one per thread with a step) come later
     for (uint32_t i = 0; i < count; ++i) {
       Launch l;
-      l.index = i;
       l.device_begin = links.begin[i];  // its end: the next one's begin (launch_device_end)
       t_.launches.push_back(l);
     }
@@ -520,16 +519,17 @@ class Builder {
         }
         node.first_launch = prev;
         const bool propagate = node.type == NodeType::kOperator || node.cls == NodeClass::kUserRange;
-        int64_t host_self = node_host_total_ns(t_, m_, node);
+        int64_t host_self = node_host_total_ns(t_, m_, node), device_total = 0, device_self = 0;
         int64_t tc_self_ns = 0, tc_total_ns = 0;
         for (int32_t c = node.first_child; c >= 0; c = t_.nodes[size_t(c)].next_sibling) {
           const OpNode& child = t_.nodes[size_t(c)];
+          const Stats cs = stats_of(c);
           if (child.cls == NodeClass::kUserRange) {
             // Transparent: its children and launches count as this node's (a range's self
             // numbers are what it passes up: its launches' and those its inner ranges pass).
-            host_self -= node_host_total_ns(t_, m_, child) - child.host_self_ns;
-            node.device_total_ns += child.device_total_ns;
-            node.device_self_ns += child.device_self_ns;
+            host_self -= node_host_total_ns(t_, m_, child) - cs.host_self;
+            device_total += cs.device_total;
+            device_self += cs.device_self;
             if (child.has_tc) {
               tc_self_ns += tc_times.at(c).first;
               tc_total_ns += tc_times.at(c).second;
@@ -538,14 +538,14 @@ class Builder {
             continue;
           }
           host_self -= node_host_total_ns(t_, m_, child);
-          node.device_total_ns += child.device_total_ns;
+          device_total += cs.device_total;
           if (child.has_tc) tc_total_ns += tc_times.at(c).second;
           if (propagate) node.tc_eligible = tc_either(node.tc_eligible, child.tc_eligible);
-          if ((node.cls == NodeClass::kModule || node.cls == NodeClass::kPlModule) && child.is_operator) node.device_self_ns += child.device_total_ns;
+          if ((node.cls == NodeClass::kModule || node.cls == NodeClass::kPlModule) && child.is_operator) device_self += cs.device_total;
         }
         for (int32_t l = node.first_launch; l >= 0; l = t_.launches[size_t(l)].next) {
           const Launch& launch = t_.launches[size_t(l)];
-          if (const SliceRow* s = launch_slice(m_, launch)) host_self -= span_ns(s->ts_ns, s->dur_ns, tb_);
+          if (const SliceRow* s = launch_slice(t_, m_, launch)) host_self -= span_ns(s->ts_ns, s->dur_ns, tb_);
           // Σ duration of the launch's device work, and of its Tensor Core kernels.
           int64_t device_ns = 0, tc_ns = 0;
           for (uint32_t d = launch.device_begin, end = launch_device_end(t_, launch); d < end; ++d) {
@@ -555,13 +555,23 @@ class Builder {
             device_ns += span;
             if (ref.kind == EventKind::kKernel && tc(s.name) == TcState::kYes) tc_ns += span;
           }
-          node.device_total_ns += device_ns;
-          node.device_self_ns += device_ns;
+          device_total += device_ns;
+          device_self += device_ns;
           tc_self_ns += tc_ns;
           tc_total_ns += tc_ns;
           if (propagate && tc_ns > 0) node.tc_eligible = TcState::kYes;
         }
-        node.host_self_ns = node.type == NodeType::kRoot ? 0 : host_self;
+        if (node.type == NodeType::kRoot) host_self = 0;
+        auto fits = [](int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; };
+        if (fits(host_self) && fits(device_total) && fits(device_self)) {
+          node.host_self = int32_t(host_self);
+          node.device_total = int32_t(device_total);
+          node.device_self = int32_t(device_self);
+        } else {
+          node.wide = true;
+          wide_stats.emplace(n, Stats{host_self, device_total, device_self});
+          t_.wide.push_back({tc_key(node), host_self, device_total, device_self});
+        }
         if (tc_self_ns != 0 || tc_total_ns != 0) {
           node.has_tc = true;
           tc_times.emplace(n, std::pair{tc_self_ns, tc_total_ns});
@@ -571,6 +581,19 @@ class Builder {
     }
     std::sort(t_.tc.begin(), t_.tc.end(), [](const OpTree::TcTime& a, const OpTree::TcTime& b) { return a.key < b.key; });
     t_.tc.shrink_to_fit();
+    std::sort(t_.wide.begin(), t_.wide.end(), [](const OpTree::WideStats& a, const OpTree::WideStats& b) { return a.key < b.key; });
+    t_.wide.shrink_to_fit();
+  }
+
+  // A filled node's statistics (its children's, while their parent is filled).
+  struct Stats {
+    int64_t host_self, device_total, device_self;
+  };
+  std::unordered_map<int32_t, Stats> wide_stats;  // the `wide` nodes' (OpTree::wide by index)
+  Stats stats_of(int32_t n) const {
+    const OpNode& node = t_.nodes[size_t(n)];
+    if (node.wide) return wide_stats.at(n);
+    return {node.host_self, node.device_total, node.device_self};
   }
 
   struct Thread {
