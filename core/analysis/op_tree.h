@@ -73,6 +73,7 @@ struct OpNode {
   TcState tc_eligible : 3 = TcState::kNo;
   bool has_tc : 1 = false;  // Tensor Core time in this node or below it: see OpTree::tc
   bool wide : 1 = false;    // a statistic beyond int32: all three in OpTree::wide
+  bool dropped : 1 = false;  // started inside its parent but ended after it: not in the tree
 };
 static_assert(sizeof(OpNode) == 36, "issue 21: the node's size is measured (tests/core/op_tree_test.cpp)");
 
