@@ -413,15 +413,15 @@ class Builder {
         continue;
       }
       // Pre-order of the tree = nodes by (start, -end); a sweep keeps the open ranges.
-      std::vector<int32_t> pre;
-      preorder(th->second, pre);
+      Preorder pre(t_, th->second);
+      pre.next();  // the root
       std::vector<int32_t> open;
-      size_t p = 1;  // pre[0] is the root
       for (size_t k = i; k < j; ++k) {
         const int64_t ts = launch_row(uint32_t(loose[k])).ts_ns;
-        for (; p < pre.size() && start_of(pre[p]) <= ts; ++p) {
-          while (!open.empty() && end_of(open.back()) <= start_of(pre[p])) open.pop_back();
-          open.push_back(pre[p]);
+        for (; !pre.done() && start_of(pre.node()) <= ts; pre.next()) {
+          const int32_t n = pre.node();
+          while (!open.empty() && end_of(open.back()) <= start_of(n)) open.pop_back();
+          open.push_back(n);
         }
         while (!open.empty() && end_of(open.back()) <= ts) open.pop_back();
         if (open.empty()) {
@@ -436,18 +436,26 @@ class Builder {
     }
   }
 
-  void preorder(int32_t root, std::vector<int32_t>& out) const {
-    std::vector<int32_t> stack{root};
-    while (!stack.empty()) {
-      const int32_t n = stack.back();
-      stack.pop_back();
-      out.push_back(n);
-      // push children in reverse so the first child comes out first
-      const size_t mark = stack.size();
-      for (int32_t c = t_.nodes[size_t(n)].first_child; c >= 0; c = t_.nodes[size_t(c)].next_sibling) stack.push_back(c);
-      std::reverse(stack.begin() + std::ptrdiff_t(mark), stack.end());
+  // A tree's nodes in pre-order, one at a time: what is left to visit is each open level's next
+  // sibling (a list of every node of a thread, 4 bytes each, was the trees' peak: up to the
+  // whole tree's nodes, twice while it grew).
+  class Preorder {
+   public:
+    Preorder(const OpTree& t, int32_t root) : t_(t), stack_{root} {}
+    bool done() const { return stack_.empty(); }
+    int32_t node() const { return stack_.back(); }
+    void next() {
+      const OpNode& n = t_.nodes[size_t(stack_.back())];
+      const bool root = n.type == NodeType::kRoot;
+      stack_.pop_back();
+      if (!root && n.next_sibling >= 0) stack_.push_back(n.next_sibling);
+      if (n.first_child >= 0) stack_.push_back(n.first_child);
     }
-  }
+
+   private:
+    const OpTree& t_;
+    std::vector<int32_t> stack_;
+  };
 
   // tb_plugin: kernels whose launch is missing hang from the root of every thread that has a
   // ProfilerStep (once per such thread).
@@ -504,12 +512,23 @@ class Builder {
     // The self and subtree Tensor Core time of the nodes that have some, while their parent is
     // filled (children come first); few nodes have any, so a map, not 16 bytes for every node.
     std::unordered_map<int32_t, std::pair<int64_t, int64_t>> tc_times;
-    std::vector<int32_t> pre;
+    // Children before their parent: a post-order walk, each level's next child on a stack.
+    struct Frame {
+      int32_t node, next_child;
+    };
+    std::vector<Frame> stack;
     for (int32_t root : t_.roots) {
-      pre.clear();
-      preorder(root, pre);
-      for (auto it = pre.rbegin(); it != pre.rend(); ++it) {
-        const int32_t n = *it;
+      stack.push_back({root, t_.nodes[size_t(root)].first_child});
+      while (!stack.empty()) {
+        Frame& f = stack.back();
+        if (f.next_child >= 0) {
+          const int32_t c = f.next_child;
+          f.next_child = t_.nodes[size_t(c)].next_sibling;
+          stack.push_back({c, t_.nodes[size_t(c)].first_child});
+          continue;
+        }
+        const int32_t n = f.node;
+        stack.pop_back();
         OpNode& node = t_.nodes[size_t(n)];
         if (node.type == NodeType::kRoot && node.first_child >= 0) {
           int32_t last = node.first_child;
