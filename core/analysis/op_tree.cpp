@@ -316,13 +316,8 @@ class Builder {
       attach_by_time(loose, true);
       return;
     }
-    // Launches in time order, registered under their External id.
-    std::vector<int32_t> order(count);
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      const int64_t ta = launch_row(uint32_t(a)).ts_ns, tb = launch_row(uint32_t(b)).ts_ns;
-      return ta != tb ? ta < tb : a < b;
-    });
+    // Launches registered under their External id, then the rest in time order; the two lists
+    // are made one after the other, not held together (4 bytes a launch less at the trees' peak).
     std::vector<char> owned(count, 0);
     std::vector<int32_t> loose;  // for the enclosing-range fallback
     if (by_external_id) {
@@ -331,15 +326,15 @@ class Builder {
       std::vector<int32_t> by_id;
       auto id_of = [&](int32_t l) { return m_.id_value(launch_row(uint32_t(l)).external_id); };
       size_t registered = 0;
-      for (int32_t l : order) registered += id_of(l) != 0 && (id_of(l) != kNoId || tb_);
+      for (int32_t l = 0; l < int32_t(count); ++l) registered += id_of(l) != 0 && (id_of(l) != kNoId || tb_);
       by_id.reserve(registered);
-      for (int32_t l : order) {
+      for (int32_t l = 0; l < int32_t(count); ++l) {
         const int64_t id = id_of(l);
         if (id == 0) continue;  // "zero runtimes" go to their thread's root
         if (id == kNoId && !tb_) continue;
         by_id.push_back(l);
       }
-      // (id, time, index): the time order (`order`) within an id, sorted in place.
+      // (id, time, index): time order within an id.
       std::sort(by_id.begin(), by_id.end(), [&](int32_t a, int32_t b) {
         const int64_t ia = id_of(a), ib = id_of(b);
         if (ia != ib) return ia < ib;
@@ -368,6 +363,12 @@ class Builder {
         }
       }
     }
+    std::vector<int32_t> order(count);  // launches in time order
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      const int64_t ta = launch_row(uint32_t(a)).ts_ns, tb = launch_row(uint32_t(b)).ts_ns;
+      return ta != tb ? ta < tb : a < b;
+    });
     for (int32_t l : order) {
       if (owned[size_t(l)]) continue;
       const int64_t id = m_.id_value(launch_row(uint32_t(l)).external_id);
