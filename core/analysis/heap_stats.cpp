@@ -24,6 +24,14 @@ size_t heap_top() {
 #endif
 }
 
+size_t heap_free_chunks() {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+  return mallinfo2().ordblks;
+#else
+  return size_t(unsigned(mallinfo().ordblks));
+#endif
+}
+
 template <class T>
 static size_t cap_bytes(const std::vector<T>& v) {
   return v.capacity() * sizeof(T);
@@ -39,6 +47,7 @@ std::string heap_stats_json(const TraceModel& m, const OpTree* const* trees, siz
   w.begin_object();
   w.key("in_use").value(uint64_t(heap_in_use()));
   w.key("top").value(uint64_t(heap_top()));
+  w.key("free_chunks").value(uint64_t(heap_free_chunks()));
   w.key("events").value(m.event_count);
   w.key("tables").begin_object();
   const std::pair<const char*, size_t> tables[] = {

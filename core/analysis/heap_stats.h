@@ -17,10 +17,12 @@ size_t heap_in_use();
 // free top chunk): what the heap must hold at this moment, holes between the chunks included. The
 // wasm heap is at least this (plus its growth step); in_use tells how much of it is holes.
 size_t heap_top();
+// Free chunks below the top (mallinfo's ordblks): how many pieces the holes come in.
+size_t heap_free_chunks();
 
 size_t op_tree_bytes(const OpTree& t);
 
-// {"in_use": bytes, "top": bytes (heap_top), "events": n, "tables": {"cpu_ops": bytes, ...}, "strings": {"text": bytes,
+// {"in_use": bytes, "top": bytes (heap_top), "free_chunks": n, "events": n, "tables": {"cpu_ops": bytes, ...}, "strings": {"text": bytes,
 // "index": bytes, "count": n}, "model": total, "trees": [bytes of each tree given], "tree_parts":
 // [{"node_count", "nodes", "launches", "launched", "roots", "tc", "wide"} of each tree given, or null]}.
 std::string heap_stats_json(const TraceModel& m, const OpTree* const* trees, size_t tree_count);
