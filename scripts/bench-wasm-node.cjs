@@ -12,8 +12,9 @@
 //   (heap_stats: {load, overview, views}).
 // --phases: where the Overview's heap grows: for each part it reports (steps, step breakdown,
 //   GPU metrics, operator trees, ...) the heap when it began and the most bytes in use seen at
-//   the core's heartbeats inside it (phases: [{phase, heap_at_start, max_in_use}]; the heartbeat
-//   samples every 2^18 units of work, so a short-lived peak between two samples is missed).
+//   the core's heartbeats inside it, and the most the allocator's chunks spanned (max_top: in use
+//   plus the holes between, heap_top) (phases: [{phase, heap_at_start, max_in_use, max_top}]; the
+//   heartbeat samples every 2^18 units of work, so a short-lived peak between two samples is missed).
 // An abort in the Overview or the views (out of memory at 4 GB) is reported as `error` with
 // `wasm_heap_at_error_bytes`, beside what was measured before it.
 'use strict';
@@ -67,13 +68,17 @@ async function main() {
   const stats = withStats ? { load: JSON.parse(s.heapStatsJson()) } : null;
   const phases = [];
   if (withPhases) {
-    const inUse = () => JSON.parse(s.heapStatsJson()).in_use;
+    const heapNow = () => JSON.parse(s.heapStatsJson());
     s.setProgress((phase) => {
-      phases.push({ phase, heap_at_start: mod.HEAPU8.length, max_in_use: inUse() });
+      const h = heapNow();
+      phases.push({ phase, heap_at_start: mod.HEAPU8.length, max_in_use: h.in_use, max_top: h.top });
     });
     mod.setHeartbeat(() => {
       const p = phases[phases.length - 1];
-      if (p) p.max_in_use = Math.max(p.max_in_use, inUse());
+      if (!p) return;
+      const h = heapNow();
+      p.max_in_use = Math.max(p.max_in_use, h.in_use);
+      p.max_top = Math.max(p.max_top, h.top);
     });
     extra.phases = phases;
   }
@@ -88,7 +93,7 @@ async function main() {
     }
     if (withViews && !s.failed()) {
       const t2 = process.hrtime.bigint();
-      if (withPhases) phases.push({ phase: 'views', heap_at_start: mod.HEAPU8.length, max_in_use: 0 });
+      if (withPhases) phases.push({ phase: 'views', heap_at_start: mod.HEAPU8.length, max_in_use: 0, max_top: 0 });
       JSON.parse(s.operatorsJson('op', false, ''));
       JSON.parse(s.operatorsJson('op+shape', false, ''));
       JSON.parse(s.kernelsJson('name', false, ''));
@@ -105,7 +110,10 @@ async function main() {
     extra.wasm_heap_at_error_bytes = mod.HEAPU8.length;
   }
   if (stats) extra.heap_stats = stats;
-  if (withPhases && !extra.error) phases.push({ phase: 'end', heap_at_start: mod.HEAPU8.length, max_in_use: JSON.parse(s.heapStatsJson()).in_use });
+  if (withPhases && !extra.error) {
+    const h = JSON.parse(s.heapStatsJson());
+    phases.push({ phase: 'end', heap_at_start: mod.HEAPU8.length, max_in_use: h.in_use, max_top: h.top });
+  }
   if (!extra.error) s.delete();
   process.stdout.write(JSON.stringify({
     seconds, cpu_seconds: cpuSeconds, bytes, wasm_heap_bytes: heap,

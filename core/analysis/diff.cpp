@@ -56,8 +56,9 @@ DiffSide side_of(const Tree& tree, const std::vector<int32_t>& nodes) {
     const OpNode& n = tree.t.nodes[size_t(top)];
     const int64_t host_total_ns = node_host_total_ns(tree.t, tree.m, n);
     s.host_ns += host_total_ns;
-    s.device_ns += n.device_total_ns;
-    s.total_ns += n.device_total_ns ? n.device_total_ns : host_total_ns;
+    const int64_t device_total_ns = node_device_total_ns(tree.t, n);
+    s.device_ns += device_total_ns;
+    s.total_ns += device_total_ns ? device_total_ns : host_total_ns;
     // Post-order below (and including) the node, as tb_plugin collects operators (spec §5.3).
     stack.push_back({top, n.first_child});
     while (!stack.empty()) {
@@ -77,9 +78,9 @@ DiffSide side_of(const Tree& tree, const std::vector<int32_t>& nodes) {
       DiffAgg& a = s.aggs[it->second];
       ++a.calls;
       a.host_total_ns += node_host_total_ns(tree.t, tree.m, op);
-      a.device_total_ns += op.device_total_ns;
-      a.host_self_ns += op.host_self_ns;
-      a.device_self_ns += op.device_self_ns;
+      a.device_total_ns += node_device_total_ns(tree.t, op);
+      a.host_self_ns += node_host_self_ns(tree.t, op);
+      a.device_self_ns += node_device_self_ns(tree.t, op);
     }
   }
   return s;

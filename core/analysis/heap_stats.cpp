@@ -14,6 +14,24 @@ size_t heap_in_use() {
 #endif
 }
 
+size_t heap_top() {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+  const auto i = mallinfo2();
+  return i.arena - i.keepcost;
+#else
+  const auto i = mallinfo();
+  return size_t(unsigned(i.arena)) - size_t(unsigned(i.keepcost));
+#endif
+}
+
+size_t heap_free_chunks() {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+  return mallinfo2().ordblks;
+#else
+  return size_t(unsigned(mallinfo().ordblks));
+#endif
+}
+
 template <class T>
 static size_t cap_bytes(const std::vector<T>& v) {
   return v.capacity() * sizeof(T);
@@ -21,13 +39,15 @@ static size_t cap_bytes(const std::vector<T>& v) {
 
 size_t op_tree_bytes(const OpTree& t) {
   return t.nodes.bytes() + cap_bytes(t.roots) + cap_bytes(t.root_spans) + cap_bytes(t.launches) +
-         cap_bytes(t.launched) + cap_bytes(t.unlaunched) + cap_bytes(t.tc);
+         cap_bytes(t.launched) + cap_bytes(t.unlaunched) + cap_bytes(t.tc) + cap_bytes(t.wide);
 }
 
 std::string heap_stats_json(const TraceModel& m, const OpTree* const* trees, size_t tree_count) {
   JsonWriter w;
   w.begin_object();
   w.key("in_use").value(uint64_t(heap_in_use()));
+  w.key("top").value(uint64_t(heap_top()));
+  w.key("free_chunks").value(uint64_t(heap_free_chunks()));
   w.key("events").value(m.event_count);
   w.key("tables").begin_object();
   const std::pair<const char*, size_t> tables[] = {
@@ -69,6 +89,7 @@ std::string heap_stats_json(const TraceModel& m, const OpTree* const* trees, siz
     w.key("launched").value(uint64_t(cap_bytes(t->launched) + cap_bytes(t->unlaunched)));
     w.key("roots").value(uint64_t(cap_bytes(t->roots) + cap_bytes(t->root_spans)));
     w.key("tc").value(uint64_t(cap_bytes(t->tc)));
+    w.key("wide").value(uint64_t(cap_bytes(t->wide)));
     w.end_object();
   }
   w.end_array();

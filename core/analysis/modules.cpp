@@ -344,9 +344,9 @@ std::map<AggKey, Agg> aggregate(const OpTree& t, const TraceModel& m, NodeClass 
         for (int32_t c = node.first_child; c >= 0; c = t.nodes[size_t(c)].next_sibling)
           if (t.nodes[size_t(c)].is_operator) ++a.operators;
         a.host_total += node_slice(m, node).dur_ns;
-        a.host_self += node.host_self_ns;
-        a.device_total += node.device_total_ns;
-        a.device_self += node.device_self_ns;
+        a.host_self += node_host_self_ns(t, node);
+        a.device_total += node_device_total_ns(t, node);
+        a.device_self += node_device_self_ns(t, node);
       }
       for (int32_t c = node.first_child; c >= 0; c = t.nodes[size_t(c)].next_sibling) stack.push_back(c);
     }
@@ -474,9 +474,9 @@ class TreeBuilder {
       x.start = node_start_ns(t_, m_, o);
       x.end = node_end_ns(t_, m_, o);
       x.host_total = node_host_total_ns(t_, m_, o);
-      x.host_self = o.host_self_ns;
-      x.device_total = o.device_total_ns;
-      x.device_self = o.device_self_ns;
+      x.host_self = node_host_self_ns(t_, o);
+      x.device_total = node_device_total_ns(t_, o);
+      x.device_self = node_device_self_ns(t_, o);
       x.parent = par;
       if (x.kind == ViewNodeKind::kModule) {
         auto it = module_row_.find({strip_all(x.name, kModulePrefix), m_.python_functions[o.row].python_module_id});

@@ -43,8 +43,7 @@ class Builder {
     heartbeat(t_.nodes.size());
     link();
     heartbeat(t_.nodes.size() + t_.launches.size());
-    for (Thread& th : threads_) std::vector<int32_t>().swap(th.members_in_time_order);
-    std::vector<char>().swap(dropped_);
+    for (Thread& th : threads_) std::vector<int32_t>().swap(th.members);
     if (tb_) attach_unlaunched_kernels();
     collapse_duplicates();
     heartbeat(t_.nodes.size());
@@ -111,7 +110,7 @@ class Builder {
     counting_ = false;
     for (const auto& [tid, count] : counted_tids_) {
       thread_index_.emplace(tid, threads_.size());
-      threads_.push_back({tid, {}, -1, false, {}, INT64_MIN, true});
+      threads_.push_back({tid, {}, -1, false, INT64_MIN, true});
       threads_.back().members.reserve(count);
     }
     std::unordered_map<StringId, uint32_t>().swap(counted_tids_);
@@ -199,8 +198,6 @@ class Builder {
   // for every node cost 16 bytes a node at the build's peak).
   template <class Span>
   void nest_on(Span span) {
-    dropped_.assign(t_.nodes.size(), 0);
-    last_child_.assign(t_.nodes.size() + threads_.size(), -1);
     using T = decltype(span(0).first);
     for (Thread& th : threads_) {
       OpNode root;
@@ -210,52 +207,60 @@ class Builder {
       root.cls = NodeClass::kRoot;
       th.root = int32_t(t_.nodes.size());
       t_.nodes.push_back(root);
-      dropped_.push_back(0);
       t_.roots.push_back(th.root);
       thread_of_tid_[th.tid] = th.root;
 
-      // Members come in time order (linking keeps that); nesting wants (start, -end): only
-      // runs of equal start need sorting.
-      if (by_external_id_) th.members_in_time_order = th.members;
-      std::vector<int32_t>& order = th.members;
-      for (size_t i = 0; i < order.size();) {
-        const T start = span(order[i]).first;
-        size_t j = i + 1;
-        while (j < order.size() && span(order[j]).first == start) ++j;
-        if (j - i > 1)
-          std::stable_sort(order.begin() + std::ptrdiff_t(i), order.begin() + std::ptrdiff_t(j),
-                           [&](int32_t a, int32_t b) { return span(a).second > span(b).second; });
-        i = j;
-      }
+      // Members come in time order, which linking reads after; nesting wants (start, -end): only
+      // runs of equal start need sorting, each in a copy of its own (a copy of every thread's
+      // time order held 4 bytes a node through linking: 3.2 MB of the modern 480 MiB trace).
+      // A node's last child, while children are appended, is kept with it on the stack of open
+      // nodes (once closed, a node takes no more): not 4 bytes for every node.
       struct Open {
         int32_t node;
         T end;
+        int32_t last_child;
       };
       std::vector<Open> stack;  // open nodes under the root (which spans everything)
-      for (int32_t n : order) {
+      int32_t root_last = -1;
+      auto place = [&](int32_t n) {
         const auto [start, end] = span(n);
         while (!stack.empty() && start >= stack.back().end) stack.pop_back();
         // A user range overlapping a node in part gives way to it (OpTreeOptions::user_ranges).
         while (ranges_ && !stack.empty() && end > stack.back().end && is_user_range(stack.back().node) && !is_user_range(n))
           stack.pop_back();
         if (stack.empty() || end <= stack.back().end) {
-          append_child(stack.empty() ? th.root : stack.back().node, n);
-          stack.push_back({n, end});
+          if (stack.empty()) append_child(th.root, n, root_last);
+          else append_child(stack.back().node, n, stack.back().last_child);
+          stack.push_back({n, end, -1});
         } else {
-          dropped_[size_t(n)] = 1;  // starts inside its parent but ends after it
+          t_.nodes[size_t(n)].dropped = true;  // starts inside its parent but ends after it
           ++t_.stats.dropped_nodes;
         }
+      };
+      const std::vector<int32_t>& order = th.members;
+      std::vector<int32_t> run;
+      for (size_t i = 0; i < order.size();) {
+        const T start = span(order[i]).first;
+        size_t j = i + 1;
+        while (j < order.size() && span(order[j]).first == start) ++j;
+        if (j - i == 1) {
+          place(order[i]);
+        } else {
+          run.assign(order.begin() + std::ptrdiff_t(i), order.begin() + std::ptrdiff_t(j));
+          std::stable_sort(run.begin(), run.end(), [&](int32_t a, int32_t b) { return span(a).second > span(b).second; });
+          for (int32_t n : run) place(n);
+        }
+        i = j;
       }
-      std::vector<int32_t>().swap(order);  // nested: linking needs only the time order
+      if (!by_external_id_) std::vector<int32_t>().swap(th.members);  // linking by time needs no order
     }
   }
 
-  void append_child(int32_t parent, int32_t child) {
+  void append_child(int32_t parent, int32_t child, int32_t& last) {
     OpNode& p = t_.nodes[size_t(parent)];
     OpNode& c = t_.nodes[size_t(child)];
     c.parent = parent;
     c.next_sibling = -1;
-    int32_t& last = last_child_[size_t(parent)];
     if (last >= 0) t_.nodes[size_t(last)].next_sibling = child;
     else p.first_child = child;
     last = child;
@@ -280,7 +285,6 @@ class Builder {
     t_.launches.reserve(count);  // tb_plugin's dummies (one per thread with a step) come later
     for (uint32_t i = 0; i < count; ++i) {
       Launch l;
-      l.index = i;
       l.device_begin = links.begin[i];  // its end: the next one's begin (launch_device_end)
       t_.launches.push_back(l);
     }
@@ -312,13 +316,8 @@ class Builder {
       attach_by_time(loose, true);
       return;
     }
-    // Launches in time order, registered under their External id.
-    std::vector<int32_t> order(count);
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      const int64_t ta = launch_row(uint32_t(a)).ts_ns, tb = launch_row(uint32_t(b)).ts_ns;
-      return ta != tb ? ta < tb : a < b;
-    });
+    // Launches registered under their External id, then the rest in time order; the two lists
+    // are made one after the other, not held together (4 bytes a launch less at the trees' peak).
     std::vector<char> owned(count, 0);
     std::vector<int32_t> loose;  // for the enclosing-range fallback
     if (by_external_id) {
@@ -327,15 +326,15 @@ class Builder {
       std::vector<int32_t> by_id;
       auto id_of = [&](int32_t l) { return m_.id_value(launch_row(uint32_t(l)).external_id); };
       size_t registered = 0;
-      for (int32_t l : order) registered += id_of(l) != 0 && (id_of(l) != kNoId || tb_);
+      for (int32_t l = 0; l < int32_t(count); ++l) registered += id_of(l) != 0 && (id_of(l) != kNoId || tb_);
       by_id.reserve(registered);
-      for (int32_t l : order) {
+      for (int32_t l = 0; l < int32_t(count); ++l) {
         const int64_t id = id_of(l);
         if (id == 0) continue;  // "zero runtimes" go to their thread's root
         if (id == kNoId && !tb_) continue;
         by_id.push_back(l);
       }
-      // (id, time, index): the time order (`order`) within an id, sorted in place.
+      // (id, time, index): time order within an id.
       std::sort(by_id.begin(), by_id.end(), [&](int32_t a, int32_t b) {
         const int64_t ia = id_of(a), ib = id_of(b);
         if (ia != ib) return ia < ib;
@@ -346,7 +345,7 @@ class Builder {
       // Threads in first-appearance order, nodes in time order: the first node with an id takes
       // every launch registered under it.
       for (const Thread& th : threads_) {
-        for (int32_t n : th.members_in_time_order) {
+        for (int32_t n : th.members) {
           const int64_t id = node_external_id(n);
           auto lo = std::lower_bound(by_id.begin(), by_id.end(), id, [&](int32_t l, int64_t v) { return id_of(l) < v; });
           if (lo == by_id.end() || id_of(*lo) != id || taken[size_t(lo - by_id.begin())]) continue;
@@ -354,7 +353,7 @@ class Builder {
           for (auto it = lo; it != by_id.end() && id_of(*it) == id; ++it) {
             const int32_t l = *it;
             owned[size_t(l)] = 1;
-            if (dropped_[size_t(n)]) {
+            if (t_.nodes[size_t(n)].dropped) {
               if (!tb_) loose.push_back(l);  // its node overran its parent: place it by time
               continue;
             }
@@ -364,6 +363,12 @@ class Builder {
         }
       }
     }
+    std::vector<int32_t> order(count);  // launches in time order
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      const int64_t ta = launch_row(uint32_t(a)).ts_ns, tb = launch_row(uint32_t(b)).ts_ns;
+      return ta != tb ? ta < tb : a < b;
+    });
     for (int32_t l : order) {
       if (owned[size_t(l)]) continue;
       const int64_t id = m_.id_value(launch_row(uint32_t(l)).external_id);
@@ -409,15 +414,15 @@ class Builder {
         continue;
       }
       // Pre-order of the tree = nodes by (start, -end); a sweep keeps the open ranges.
-      std::vector<int32_t> pre;
-      preorder(th->second, pre);
+      Preorder pre(t_, th->second);
+      pre.next();  // the root
       std::vector<int32_t> open;
-      size_t p = 1;  // pre[0] is the root
       for (size_t k = i; k < j; ++k) {
         const int64_t ts = launch_row(uint32_t(loose[k])).ts_ns;
-        for (; p < pre.size() && start_of(pre[p]) <= ts; ++p) {
-          while (!open.empty() && end_of(open.back()) <= start_of(pre[p])) open.pop_back();
-          open.push_back(pre[p]);
+        for (; !pre.done() && start_of(pre.node()) <= ts; pre.next()) {
+          const int32_t n = pre.node();
+          while (!open.empty() && end_of(open.back()) <= start_of(n)) open.pop_back();
+          open.push_back(n);
         }
         while (!open.empty() && end_of(open.back()) <= ts) open.pop_back();
         if (open.empty()) {
@@ -432,18 +437,26 @@ class Builder {
     }
   }
 
-  void preorder(int32_t root, std::vector<int32_t>& out) const {
-    std::vector<int32_t> stack{root};
-    while (!stack.empty()) {
-      const int32_t n = stack.back();
-      stack.pop_back();
-      out.push_back(n);
-      // push children in reverse so the first child comes out first
-      const size_t mark = stack.size();
-      for (int32_t c = t_.nodes[size_t(n)].first_child; c >= 0; c = t_.nodes[size_t(c)].next_sibling) stack.push_back(c);
-      std::reverse(stack.begin() + std::ptrdiff_t(mark), stack.end());
+  // A tree's nodes in pre-order, one at a time: what is left to visit is each open level's next
+  // sibling (a list of every node of a thread, 4 bytes each, was the trees' peak: up to the
+  // whole tree's nodes, twice while it grew).
+  class Preorder {
+   public:
+    Preorder(const OpTree& t, int32_t root) : t_(t), stack_{root} {}
+    bool done() const { return stack_.empty(); }
+    int32_t node() const { return stack_.back(); }
+    void next() {
+      const OpNode& n = t_.nodes[size_t(stack_.back())];
+      const bool root = n.type == NodeType::kRoot;
+      stack_.pop_back();
+      if (!root && n.next_sibling >= 0) stack_.push_back(n.next_sibling);
+      if (n.first_child >= 0) stack_.push_back(n.first_child);
     }
-  }
+
+   private:
+    const OpTree& t_;
+    std::vector<int32_t> stack_;
+  };
 
   // tb_plugin: kernels whose launch is missing hang from the root of every thread that has a
   // ProfilerStep (once per such thread).
@@ -479,7 +492,6 @@ class Builder {
           const OpNode& child = t_.nodes[size_t(c)];
           if (node.type != NodeType::kOperator || child.type != NodeType::kOperator || node_slice(m_, node).name != node_slice(m_, child).name) break;
           node.first_child = child.first_child;
-          last_child_[size_t(n)] = last_child_[size_t(c)];
           for (int32_t g = node.first_child; g >= 0; g = t_.nodes[size_t(g)].next_sibling) t_.nodes[size_t(g)].parent = n;
           if (tb_ || node.first_launch < 0) {
             node.first_launch = child.first_launch;  // tb_plugin keeps the child's launches only
@@ -501,15 +513,29 @@ class Builder {
     // The self and subtree Tensor Core time of the nodes that have some, while their parent is
     // filled (children come first); few nodes have any, so a map, not 16 bytes for every node.
     std::unordered_map<int32_t, std::pair<int64_t, int64_t>> tc_times;
-    std::vector<int32_t> pre;
+    // Children before their parent: a post-order walk, each level's next child on a stack.
+    struct Frame {
+      int32_t node, next_child;
+    };
+    std::vector<Frame> stack;
     for (int32_t root : t_.roots) {
-      pre.clear();
-      preorder(root, pre);
-      for (auto it = pre.rbegin(); it != pre.rend(); ++it) {
-        const int32_t n = *it;
+      stack.push_back({root, t_.nodes[size_t(root)].first_child});
+      while (!stack.empty()) {
+        Frame& f = stack.back();
+        if (f.next_child >= 0) {
+          const int32_t c = f.next_child;
+          f.next_child = t_.nodes[size_t(c)].next_sibling;
+          stack.push_back({c, t_.nodes[size_t(c)].first_child});
+          continue;
+        }
+        const int32_t n = f.node;
+        stack.pop_back();
         OpNode& node = t_.nodes[size_t(n)];
-        if (node.type == NodeType::kRoot && node.first_child >= 0)
-          t_.root_spans[node.row] = {start_of(node.first_child), end_of(last_child_[size_t(n)])};
+        if (node.type == NodeType::kRoot && node.first_child >= 0) {
+          int32_t last = node.first_child;
+          while (t_.nodes[size_t(last)].next_sibling >= 0) last = t_.nodes[size_t(last)].next_sibling;
+          t_.root_spans[node.row] = {start_of(node.first_child), end_of(last)};
+        }
         // launches back into time order
         int32_t prev = -1;
         for (int32_t l = node.first_launch; l >= 0;) {
@@ -520,16 +546,17 @@ class Builder {
         }
         node.first_launch = prev;
         const bool propagate = node.type == NodeType::kOperator || node.cls == NodeClass::kUserRange;
-        int64_t host_self = node_host_total_ns(t_, m_, node);
+        int64_t host_self = node_host_total_ns(t_, m_, node), device_total = 0, device_self = 0;
         int64_t tc_self_ns = 0, tc_total_ns = 0;
         for (int32_t c = node.first_child; c >= 0; c = t_.nodes[size_t(c)].next_sibling) {
           const OpNode& child = t_.nodes[size_t(c)];
+          const Stats cs = stats_of(c);
           if (child.cls == NodeClass::kUserRange) {
             // Transparent: its children and launches count as this node's (a range's self
             // numbers are what it passes up: its launches' and those its inner ranges pass).
-            host_self -= node_host_total_ns(t_, m_, child) - child.host_self_ns;
-            node.device_total_ns += child.device_total_ns;
-            node.device_self_ns += child.device_self_ns;
+            host_self -= node_host_total_ns(t_, m_, child) - cs.host_self;
+            device_total += cs.device_total;
+            device_self += cs.device_self;
             if (child.has_tc) {
               tc_self_ns += tc_times.at(c).first;
               tc_total_ns += tc_times.at(c).second;
@@ -538,14 +565,14 @@ class Builder {
             continue;
           }
           host_self -= node_host_total_ns(t_, m_, child);
-          node.device_total_ns += child.device_total_ns;
+          device_total += cs.device_total;
           if (child.has_tc) tc_total_ns += tc_times.at(c).second;
           if (propagate) node.tc_eligible = tc_either(node.tc_eligible, child.tc_eligible);
-          if ((node.cls == NodeClass::kModule || node.cls == NodeClass::kPlModule) && child.is_operator) node.device_self_ns += child.device_total_ns;
+          if ((node.cls == NodeClass::kModule || node.cls == NodeClass::kPlModule) && child.is_operator) device_self += cs.device_total;
         }
         for (int32_t l = node.first_launch; l >= 0; l = t_.launches[size_t(l)].next) {
           const Launch& launch = t_.launches[size_t(l)];
-          if (const SliceRow* s = launch_slice(m_, launch)) host_self -= span_ns(s->ts_ns, s->dur_ns, tb_);
+          if (const SliceRow* s = launch_slice(t_, m_, launch)) host_self -= span_ns(s->ts_ns, s->dur_ns, tb_);
           // Σ duration of the launch's device work, and of its Tensor Core kernels.
           int64_t device_ns = 0, tc_ns = 0;
           for (uint32_t d = launch.device_begin, end = launch_device_end(t_, launch); d < end; ++d) {
@@ -555,13 +582,23 @@ class Builder {
             device_ns += span;
             if (ref.kind == EventKind::kKernel && tc(s.name) == TcState::kYes) tc_ns += span;
           }
-          node.device_total_ns += device_ns;
-          node.device_self_ns += device_ns;
+          device_total += device_ns;
+          device_self += device_ns;
           tc_self_ns += tc_ns;
           tc_total_ns += tc_ns;
           if (propagate && tc_ns > 0) node.tc_eligible = TcState::kYes;
         }
-        node.host_self_ns = node.type == NodeType::kRoot ? 0 : host_self;
+        if (node.type == NodeType::kRoot) host_self = 0;
+        auto fits = [](int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; };
+        if (fits(host_self) && fits(device_total) && fits(device_self)) {
+          node.host_self = int32_t(host_self);
+          node.device_total = int32_t(device_total);
+          node.device_self = int32_t(device_self);
+        } else {
+          node.wide = true;
+          wide_stats.emplace(n, Stats{host_self, device_total, device_self});
+          t_.wide.push_back({tc_key(node), host_self, device_total, device_self});
+        }
         if (tc_self_ns != 0 || tc_total_ns != 0) {
           node.has_tc = true;
           tc_times.emplace(n, std::pair{tc_self_ns, tc_total_ns});
@@ -571,14 +608,26 @@ class Builder {
     }
     std::sort(t_.tc.begin(), t_.tc.end(), [](const OpTree::TcTime& a, const OpTree::TcTime& b) { return a.key < b.key; });
     t_.tc.shrink_to_fit();
+    std::sort(t_.wide.begin(), t_.wide.end(), [](const OpTree::WideStats& a, const OpTree::WideStats& b) { return a.key < b.key; });
+    t_.wide.shrink_to_fit();
+  }
+
+  // A filled node's statistics (its children's, while their parent is filled).
+  struct Stats {
+    int64_t host_self, device_total, device_self;
+  };
+  std::unordered_map<int32_t, Stats> wide_stats;  // the `wide` nodes' (OpTree::wide by index)
+  Stats stats_of(int32_t n) const {
+    const OpNode& node = t_.nodes[size_t(n)];
+    if (node.wide) return wide_stats.at(n);
+    return {node.host_self, node.device_total, node.device_self};
   }
 
   struct Thread {
     StringId tid;
-    std::vector<int32_t> members;  // sorted by (start, -end) in nest()
+    std::vector<int32_t> members;  // in time order, (start, node); freed once linked
     int32_t root;
     bool has_step;
-    std::vector<int32_t> members_in_time_order;
     int64_t last_start;  // while the nodes are made: the last one's start,
     bool in_time_order;  // and whether they came in time order
   };
@@ -591,8 +640,6 @@ class Builder {
   const bool ranges_;
   OpTree t_;
   std::vector<Thread> threads_;
-  std::vector<char> dropped_;
-  std::vector<int32_t> last_child_;  // per node, while building
   std::unordered_map<StringId, int32_t> thread_of_tid_;
   bool by_external_id_ = false;  // launches reach nodes by External id (else by time only)
   bool counting_ = false;  // collect_rows only counts (collect_nodes' first walk)

@@ -50,14 +50,18 @@ enum class NodeType : uint8_t { kRoot, kOperator, kPython, kUserAnnotation, kPro
 enum class NodeClass : uint8_t { kRoot, kPlain, kProfilerStep, kDataLoader, kOptimizer, kModule, kPlModule, kPlProfile, kUserRange };
 
 // One node per operator call: a 10 GB trace has ~15 M of them, so the fields are ordered to pack
-// (48 bytes) and what only the build needs (each node's last child) lives in the builder. A node's
+// (36 bytes) and what only the build needs (each node's last child) lives in the builder. A node's
 // name, start, end and host total are its row's (node_slice, node_start_ns, node_end_ns,
 // node_host_total_ns), not repeated here (32 bytes a node, 11.4 B/event of the modern shape), and
 // its Tensor Core times are kept apart for the few nodes that have any (node_tc_self_ns,
 // node_tc_total_ns; 16 bytes a node, 5.7 B/event of the modern shape, when they were fields).
+// Its three statistics are 4 bytes each, read through node_host_self_ns, node_device_total_ns and
+// node_device_self_ns: a node with one beyond int32 (2.1 s: a root, a long step; a few per
+// trace) has `wide` set and all three in OpTree::wide, exact either way (issue 21: 12 bytes a
+// node, 9.5 MB of the modern 480 MiB trace's trees, when they were int64 fields).
 struct OpNode {
-  // Statistics (spec §5.2), ns.
-  int64_t host_self_ns = 0, device_total_ns = 0, device_self_ns = 0;
+  // Statistics (spec §5.2), ns; unless `wide` (then OpTree::wide holds them).
+  int32_t host_self = 0, device_total = 0, device_self = 0;
   uint32_t row = 0;  // source table row, the table is `kind`; a root: its index in OpTree::roots
   int32_t parent = -1, first_child = -1, next_sibling = -1;
   int32_t first_launch = -1;  // list through Launch::next
@@ -68,34 +72,25 @@ struct OpNode {
   // Could run on Tensor Cores: by name, or because a child is or a launch used them (spec §5.2).
   TcState tc_eligible : 3 = TcState::kNo;
   bool has_tc : 1 = false;  // Tensor Core time in this node or below it: see OpTree::tc
+  bool wide : 1 = false;    // a statistic beyond int32: all three in OpTree::wide
+  bool dropped : 1 = false;  // started inside its parent but ended after it: not in the tree
 };
-static_assert(sizeof(OpNode) == 48, "see above");
+static_assert(sizeof(OpNode) == 36, "issue 21: the node's size is measured (tests/core/op_tree_test.cpp)");
 
 // A launch attached to a node: a runtime call, a driver call, or (tb_plugin) the dummy launch
 // holding kernels whose launch was not recorded. Its start and duration are its row's
 // (launch_slice), and the time of its device work is summed into its node's statistics when they
-// are filled, not kept; its table is told by its index; its device work ends where the next
-// launch's begins (launch_device_end): 12 bytes, one per runtime call (40 with those two sums,
-// the kind and the end: 6.5 B/event of the modern shape).
-struct Launch {  // 12 bytes
-  static constexpr uint32_t kDummy = UINT32_MAX;
-  // A runtime row, or runtimes.size() + a driver row (link_launches' numbering); kDummy: tb_plugin's
-  // holder of unlaunched kernels.
-  uint32_t index = kDummy;
+// are filled, not kept; its row is told by its place in OpTree::launches (launch i is
+// link_launches' launch i: a runtime row, or runtimes.size() + a driver row; the dummies come
+// after them all, from LinkStats::launches on); its device work ends where the next launch's
+// begins (launch_device_end): 8 bytes, one per runtime call (40 with those two sums, the kind, the
+// end and the row: 6.5 B/event of the modern shape; 12 with the row, issue 21: 2.0 MB of the
+// modern 480 MiB trace).
+struct Launch {  // 8 bytes
   int32_t next = -1;
   uint32_t device_begin = 0;  // its device work: OpTree::launched[begin, launch_device_end)
-  // kRuntime, kDriver, or kOther for the dummy.
-  EventKind kind(const TraceModel& m) const {
-    return index == kDummy ? EventKind::kOther : index < m.runtimes.size() ? EventKind::kRuntime : EventKind::kDriver;
-  }
 };
-static_assert(sizeof(Launch) == 12, "see above");
-// The runtime or driver row of a launch (nullptr for the dummy).
-inline const SliceRow* launch_slice(const TraceModel& m, const Launch& l) {
-  if (l.index == Launch::kDummy) return nullptr;
-  if (l.index < m.runtimes.size()) return &m.runtimes[l.index];
-  return &m.drivers[l.index - m.runtimes.size()];
-}
+static_assert(sizeof(Launch) == 8, "issue 21: the launch's size is measured (tests/core/op_tree_test.cpp)");
 
 // The model row a node stands for (not for roots, which have none).
 inline const SliceRow& node_slice(const TraceModel& m, const OpNode& n) {
@@ -119,10 +114,13 @@ struct LinkStats {
 };
 
 struct OpTree {
-  // In blocks of 16,384 nodes (1 MB), not one vector: the Overview computes the steps, the
+  // In blocks of 4,096 nodes (144 KB), not one vector: the Overview computes the steps, the
   // breakdown and the GPU metrics first, and what they held for a moment leaves holes in the
   // heap (13 B/event of the modern shape) that blocks fill and one vector of 64 B/node could not.
-  ChunkedTable<OpNode> nodes;
+  // Reading leaves holes too (9 MB in 27 pieces after reading the modern 480 MiB trace): blocks
+  // of 16,384 nodes (576 KB) fitted fewer of them (issue 21: the heap with every view built
+  // 136.4 → 135.3 MB).
+  ChunkedTable<OpNode, 4096> nodes;
   std::vector<int32_t> roots;  // one CallTreeRoot per thread with host ranges, in first-appearance order
   // Per root (by its row): its first child's start and its last child's end; a root without
   // children spans everything (INT64_MIN, INT64_MAX).
@@ -138,6 +136,12 @@ struct OpTree {
     int64_t self_ns, total_ns;
   };
   std::vector<TcTime> tc;  // sorted by key
+  // The statistics of the nodes that have one beyond int32 (OpNode::wide), by tc_key.
+  struct WideStats {
+    uint64_t key;
+    int64_t host_self_ns, device_total_ns, device_self_ns;
+  };
+  std::vector<WideStats> wide;  // sorted by key
   LinkStats stats;
   bool tb_plugin = false;
   // Each operator's call stack from the python_function frames around it (call_stacks.h): a stack
@@ -149,9 +153,29 @@ struct OpTree {
 // begin; the last launch's and tb_plugin's holders' (which all hold the same kernels, the last
 // part of `launched`): its end.
 inline uint32_t launch_device_end(const OpTree& t, const Launch& l) {
-  if (l.index == Launch::kDummy) return uint32_t(t.launched.size());
   const size_t i = size_t(&l - t.launches.data());
+  if (i >= t.stats.launches) return uint32_t(t.launched.size());
   return i + 1 < t.launches.size() ? t.launches[i + 1].device_begin : uint32_t(t.launched.size());
+}
+
+// A launch's row index (`l` one of t.launches, numbered as by link_launches): its place, below
+// LinkStats::launches; kDummyLaunch for tb_plugin's holders of unlaunched kernels, after those.
+constexpr uint32_t kDummyLaunch = UINT32_MAX;
+inline uint32_t launch_index(const OpTree& t, const Launch& l) {
+  const size_t i = size_t(&l - t.launches.data());
+  return i < t.stats.launches ? uint32_t(i) : kDummyLaunch;
+}
+// kRuntime, kDriver, or kOther for the dummy.
+inline EventKind launch_kind(const OpTree& t, const TraceModel& m, const Launch& l) {
+  const uint32_t i = launch_index(t, l);
+  return i == kDummyLaunch ? EventKind::kOther : i < m.runtimes.size() ? EventKind::kRuntime : EventKind::kDriver;
+}
+// The runtime or driver row of a launch (nullptr for the dummy).
+inline const SliceRow* launch_slice(const OpTree& t, const TraceModel& m, const Launch& l) {
+  const uint32_t i = launch_index(t, l);
+  if (i == kDummyLaunch) return nullptr;
+  if (i < m.runtimes.size()) return &m.runtimes[i];
+  return &m.drivers[i - m.runtimes.size()];
 }
 
 // A node's key in OpTree::tc: its table and row (a root: its index in OpTree::roots).
@@ -177,6 +201,28 @@ inline int64_t node_tc_self_ns(const OpTree& t, const OpNode& n) {
 inline int64_t node_tc_total_ns(const OpTree& t, const OpNode& n) {
   const OpTree::TcTime* x = node_tc(t, n);
   return x ? x->total_ns : 0;
+}
+
+// A node's statistics (spec §5.2), ns: host self time, device total (its subtree's launches'
+// device work) and device self (its own launches'; a module's: its operators' device total).
+inline const OpTree::WideStats& node_wide(const OpTree& t, const OpNode& n) {
+  const uint64_t key = tc_key(n);
+  size_t lo = 0, hi = t.wide.size();
+  while (lo < hi) {
+    const size_t mid = (lo + hi) / 2;
+    if (t.wide[mid].key < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return t.wide[lo];  // `wide` nodes are always there
+}
+inline int64_t node_host_self_ns(const OpTree& t, const OpNode& n) {
+  return n.wide ? node_wide(t, n).host_self_ns : n.host_self;
+}
+inline int64_t node_device_total_ns(const OpTree& t, const OpNode& n) {
+  return n.wide ? node_wide(t, n).device_total_ns : n.device_total;
+}
+inline int64_t node_device_self_ns(const OpTree& t, const OpNode& n) {
+  return n.wide ? node_wide(t, n).device_self_ns : n.device_self;
 }
 
 OpTree build_op_tree(const TraceModel& m, const OpTreeOptions& options = {});

@@ -30,9 +30,9 @@ class ShapeReprs {
 void add_call(OperatorStats& s, const OpTree& t, const TraceModel& m, const OpNode& n) {
   ++s.calls;
   s.host_total_ns += node_host_total_ns(t, m, n);
-  s.host_self_ns += n.host_self_ns;
-  s.device_total_ns += n.device_total_ns;
-  s.device_self_ns += n.device_self_ns;
+  s.host_self_ns += node_host_self_ns(t, n);
+  s.device_total_ns += node_device_total_ns(t, n);
+  s.device_self_ns += node_device_self_ns(t, n);
   if (const OpTree::TcTime* tc = node_tc(t, n)) {
     s.tc_self_ns += tc->self_ns;
     s.tc_total_ns += tc->total_ns;

@@ -116,7 +116,7 @@ RangeTable range_table(const OpTree& t, const TraceModel& m, std::vector<std::pa
   };
   std::map<StringId, std::vector<LaunchAt>> launches;
   for (uint32_t l = 0; l < t.launches.size(); ++l) {
-    const SliceRow* s = launch_slice(m, t.launches[l]);
+    const SliceRow* s = launch_slice(t, m, t.launches[l]);
     if (!s || t.launches[l].device_begin == launch_device_end(t, t.launches[l])) continue;
     if (by_thread.count(s->tid)) launches[s->tid].push_back({s->ts_ns, l});
   }

@@ -64,8 +64,8 @@ StepAttribution attribute_steps(const OpTree& t, const TraceModel& m, const Step
   a.kernel.assign(m.kernels.size(), -1);
   // A launch no node took (its thread has no host ranges) counts by its own start...
   for (const Launch& l : t.launches) {
-    if (l.kind(m) == EventKind::kOther) continue;  // tb_plugin's holder of unlaunched kernels: below
-    const int32_t s = host.find(launch_slice(m, l)->ts_ns);
+    if (launch_kind(t, m, l) == EventKind::kOther) continue;  // tb_plugin's holder of unlaunched kernels: below
+    const int32_t s = host.find(launch_slice(t, m, l)->ts_ns);
     for_each_kernel_of(t, l, [&](uint32_t k) { a.kernel[k] = s; });
   }
   // ...the others by the node that made them, as the operator tables count their device time.
@@ -78,8 +78,8 @@ StepAttribution attribute_steps(const OpTree& t, const TraceModel& m, const Step
       const OpNode& node = t.nodes[size_t(n)];
       for (int32_t l = node.first_launch; l >= 0; l = t.launches[size_t(l)].next) {
         const Launch& launch = t.launches[size_t(l)];
-        if (launch.kind(m) == EventKind::kOther) continue;
-        const int32_t s = node.type == NodeType::kRoot ? host.find(launch_slice(m, launch)->ts_ns) : a.node[size_t(n)];
+        if (launch_kind(t, m, launch) == EventKind::kOther) continue;
+        const int32_t s = node.type == NodeType::kRoot ? host.find(launch_slice(t, m, launch)->ts_ns) : a.node[size_t(n)];
         for_each_kernel_of(t, launch, [&](uint32_t k) { a.kernel[k] = s; });
       }
       for (int32_t c = node.first_child; c >= 0; c = t.nodes[size_t(c)].next_sibling) stack.push_back(c);

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <iterator>
+#include <map>
 #include <vector>
 #include <string>
 
@@ -110,7 +111,8 @@ TEST_CASE("issue_12 operator nodes read their name, start, end and host total fr
   CHECK(ks::node_start_ns(t, m, o) == 1700000000000000001);
   CHECK(ks::node_end_ns(t, m, o) == 1700000005000000004);
   CHECK(ks::node_host_total_ns(t, m, o) == 5000000003);
-  CHECK(o.host_self_ns == 4000000003);
+  CHECK(ks::node_host_self_ns(t, o) == 4000000003);
+  CHECK(o.wide);  // beyond int32: kept in OpTree::wide
   // The root spans its children.
   CHECK(ks::node_start_ns(t, m, root) == 1700000000000000001);
   CHECK(ks::node_end_ns(t, m, root) == 1700000005000000004);
@@ -124,8 +126,8 @@ TEST_CASE("issue_12 operator nodes read their name, start, end and host total fr
     CHECK(g.stats.host_self_ns == 4000000003);
   }
   CHECK(seen);
-  CHECK(sizeof(ks::OpNode) == 48);
-  CHECK(sizeof(ks::Launch) == 12);
+  CHECK(sizeof(ks::OpNode) == 36);
+  CHECK(sizeof(ks::Launch) == 8);
 }
 
 // Issue 21 (headroom): the heap with the Overview, Operators and Kernels built, toward 0.25x of
@@ -212,4 +214,52 @@ TEST_CASE("issue_21 External ids and correlations of any 64-bit value read back 
     CHECK(b == std::vector<int64_t>(std::begin(ids), std::end(ids)));
     CHECK(m.id_value(m.runtimes[m.runtimes.size() - 1].external_id) == ks::kNoId);
   }
+}
+
+// Issue 21, third pass: a node's three statistics are 4 bytes each; one beyond int32 (2^31 ns =
+// 2.1 s) puts all three of that node in OpTree::wide. A 10 s operator launching a kernel of
+// exactly 2^31 ns, and a short one launching a kernel of 2^31 - 1 ns (the last value that fits),
+// as X events and as a B/E pair, read in chunks of 7 bytes and at once: every number exact, and
+// only the long operator and the root (4,294,967,295 ns of device time) kept wide.
+TEST_CASE("issue_21 operator statistics beyond int32 read back exactly from 36-byte nodes", "[issue_21]") {
+  const std::string big_x = R"({"ph":"X","cat":"cpu_op","name":"aten::big","pid":1,"tid":1,"ts":1000,"dur":10000000.001,"args":{"External id":1}},)";
+  const std::string big_be = R"({"ph":"B","cat":"cpu_op","name":"aten::big","pid":1,"tid":1,"ts":1000,"args":{"External id":1}},
+    {"ph":"E","cat":"cpu_op","name":"aten::big","pid":1,"tid":1,"ts":10001000.001},)";
+  const std::string rest = R"(
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":2000,"dur":5,"args":{"External id":1,"correlation":7}},
+    {"ph":"X","cat":"kernel","name":"k_long","pid":0,"tid":7,"ts":3000,"dur":2147483.648,"args":{"External id":1,"correlation":7,"device":0,"stream":7}},
+    {"ph":"X","cat":"cpu_op","name":"aten::small","pid":1,"tid":1,"ts":20000000,"dur":10,"args":{"External id":2}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20000001,"dur":5,"args":{"External id":2,"correlation":8}},
+    {"ph":"X","cat":"kernel","name":"k_fits","pid":0,"tid":7,"ts":20000010,"dur":2147483.647,"args":{"External id":2,"correlation":8,"device":0,"stream":7}}]})";
+  for (const std::string& big : {big_x, big_be}) {
+    for (size_t chunk : {size_t(7), size_t(1) << 20}) {
+      ks::TraceReader r;
+      kstest::feed_all(r, R"({"traceEvents":[)" + big + rest, chunk);
+      const ks::TraceModel& m = r.model();
+      const ks::OpTree t = ks::build_op_tree(m);
+      REQUIRE(t.roots.size() == 1);
+      CHECK(t.stats.by_external_id == 2);
+      std::map<std::string, ks::OperatorStats> ops;
+      for (const ks::OperatorGroup& g : ks::operator_table(t, m, ks::OpGroupBy::kName).rows) ops[std::string(m.strings.get(g.name))] = g.stats;
+      REQUIRE(ops.size() == 2);
+      CHECK(ops["aten::big"].host_total_ns == 10000000001);
+      CHECK(ops["aten::big"].host_self_ns == 9999995001);  // less its launch's 5 us
+      CHECK(ops["aten::big"].device_total_ns == 2147483648);
+      CHECK(ops["aten::big"].device_self_ns == 2147483648);
+      CHECK(ops["aten::small"].host_self_ns == 5000);
+      CHECK(ops["aten::small"].device_total_ns == 2147483647);
+      CHECK(ops["aten::small"].device_self_ns == 2147483647);
+      const ks::OpNode& root = t.nodes[size_t(t.roots[0])];
+      CHECK(ks::node_device_total_ns(t, root) == 4294967295);
+      CHECK(ks::node_host_self_ns(t, root) == 0);
+      // Only the two nodes beyond int32 are kept apart; the rest in their 4-byte fields.
+      size_t wide = 0;
+      for (size_t i = 0; i < t.nodes.size(); ++i) wide += t.nodes[i].wide;
+      CHECK(wide == 2);
+      CHECK(t.wide.size() == 2);
+      CHECK(root.wide);
+    }
+  }
+  static_assert(sizeof(ks::OpNode) == 36);
+  static_assert(sizeof(ks::Launch) == 8);
 }
