@@ -1,5 +1,5 @@
-// Issue 12 (never a silent hang): the core's heartbeat, the sign of life the wasm worker posts from
-// inside long computations so the page's watchdog can tell a busy worker from a dead one.
+// The core's heartbeat: the sign of life the wasm worker posts from inside long computations, so
+// that the page's watchdog can tell a busy worker from a dead one and never hangs silently.
 #include <catch2/catch.hpp>
 
 #include "core/analysis/op_tree.h"
@@ -28,7 +28,7 @@ struct Hooked {
 
 }  // namespace
 
-TEST_CASE("issue_12 heartbeat: the hook is called once per kBeatEvery units of work", "[heartbeat]") {
+TEST_CASE("heartbeat: the hook is called once per kBeatEvery units of work", "[heartbeat]") {
   Hooked h;
   const uint64_t every = ks::detail::kBeatEvery;
   // Drain whatever an earlier test left counted on this thread.
@@ -42,7 +42,7 @@ TEST_CASE("issue_12 heartbeat: the hook is called once per kBeatEvery units of w
   CHECK(h.beats == 2);
 }
 
-TEST_CASE("issue_12 heartbeat: without a hook nothing is called, and the core's results do not change", "[heartbeat]") {
+TEST_CASE("heartbeat: without a hook nothing is called, and the core's results do not change", "[heartbeat]") {
   kstest::LoadedFixture f("op-tree-linking.json");
   const ks::OpTree quiet = ks::build_op_tree(f.m(), {});
   int beats = 0;

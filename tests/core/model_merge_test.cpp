@@ -1,6 +1,6 @@
-// Issue 12 §2, "every core" for one file: a trace read in byte ranges by several readers, the
-// later ranges' partial models serialized and merged into the first, must give exactly the model
-// of the sequential read, whatever the split points: on element boundaries (merged), inside
+// One file read by every core: a trace read in byte ranges by several readers, the later ranges'
+// partial models serialized and merged into the first (model_merge.h), must give exactly the
+// model of the sequential read, whatever the split points: on element boundaries (merged), inside
 // strings, escapes, nested args, members before or after traceEvents (refused by the check:
 // the earlier reader reads on). Compared field by field (row_fields.h), with the string pool,
 // the counts, the health with its offsets, and the views' JSON.
@@ -192,7 +192,7 @@ uint64_t lcg(uint64_t& state) {
 
 }  // namespace
 
-TEST_CASE("issue_12: a split at every offset of every fixture gives the sequential model", "[parallel]") {
+TEST_CASE("a split at every offset of every fixture gives the sequential model", "[parallel]") {
   const auto files = fixtures();
   REQUIRE(files.size() > 40);
   int merged_total = 0;
@@ -217,7 +217,7 @@ TEST_CASE("issue_12: a split at every offset of every fixture gives the sequenti
   REQUIRE(merged_total > 500);
 }
 
-TEST_CASE("issue_12: 3 and 4 ranges, chunk and piece sizes, on the split-point fixtures", "[parallel]") {
+TEST_CASE("3 and 4 ranges, chunk and piece sizes, on the split-point fixtures", "[parallel]") {
   for (const char* name : {"split-points-in-strings-escapes-args.json", "split-points-bare-array.json",
                            "begin-end-pairs.json",
                            "modules-fwdbwd.json", "h800-fp8-deepseek-kernels.json",
@@ -254,7 +254,7 @@ TEST_CASE("issue_12: 3 and 4 ranges, chunk and piece sizes, on the split-point f
   }
 }
 
-TEST_CASE("issue_12: an input cut inside a top-level scalar gives the sequential model, read in ranges", "[parallel]") {
+TEST_CASE("an input cut inside a top-level scalar gives the sequential model, read in ranges", "[parallel]") {
   // The fuzzer's find (tests/fuzz/corpus/ranged-cut-in-top-level-scalar.bin; its first byte picks
   // the chunk size, 8): malformed events, then `], "dts":e` and the end. The last range's reader
   // had a chunk end inside the scalar `e`; its final scan, with no byte left, never closed it, so
@@ -268,7 +268,7 @@ TEST_CASE("issue_12: an input cut inside a top-level scalar gives the sequential
   REQUIRE(seq->model().health.get(ks::HealthReason::kTruncated).sample_offset == text.size());
 }
 
-TEST_CASE("issue_12: a B in one range closed by its E in the next, with the rows between", "[parallel]") {
+TEST_CASE("a B in one range closed by its E in the next, with the rows between", "[parallel]") {
   const std::string text = kstest::read_fixture("split-points-in-strings-escapes-args.json");
   const auto seq = read_sequential(text, 4 << 20);
   // Split between "inner span"'s B (in the first range) and its E (in the second).
@@ -281,7 +281,7 @@ TEST_CASE("issue_12: a B in one range closed by its E in the next, with the rows
   REQUIRE(par.reader->model().health.get(ks::HealthReason::kUnclosedBegin).count == 1);
 }
 
-TEST_CASE("issue_12: a proposal inside a string, an escape or nested args is refused and read on", "[parallel]") {
+TEST_CASE("a proposal inside a string, an escape or nested args is refused and read on", "[parallel]") {
   const std::string text = kstest::read_fixture("split-points-in-strings-escapes-args.json");
   const auto seq = read_sequential(text, 4 << 20);
   for (const char* inside : {"}, {\\\"not an event", "}, {\\\" \\\\", "{\"b\": [{\"c\"", "{\"d\": 2}", "}, {\\\"second",
@@ -296,7 +296,7 @@ TEST_CASE("issue_12: a proposal inside a string, an escape or nested args is ref
   }
 }
 
-TEST_CASE("issue_12: the merge refuses pieces of another start or root, and changes nothing", "[parallel]") {
+TEST_CASE("the merge refuses pieces of another start or root, and changes nothing", "[parallel]") {
   const std::string text = kstest::read_fixture("split-points-bare-array.json");
   std::vector<uint64_t> props;  // two real boundaries
   for (uint64_t p : proposals(text))
@@ -325,7 +325,7 @@ TEST_CASE("issue_12: the merge refuses pieces of another start or root, and chan
   REQUIRE(first.model().event_count > events);
 }
 
-TEST_CASE("issue_12: pieces stay within their size, unless one string is longer", "[parallel]") {
+TEST_CASE("pieces stay within their size, unless one string is longer", "[parallel]") {
   std::string text = "{\"traceEvents\": [";
   for (int i = 0; i < 2000; ++i) {
     if (i) text += ",\n";
@@ -352,7 +352,7 @@ TEST_CASE("issue_12: pieces stay within their size, unless one string is longer"
   require_same(*seq, *read_in_ranges(text, {split}, 8192, 4096).reader, true);
 }
 
-TEST_CASE("issue_12: every trace in ../shared read in 2, 3 and 4 ranges gives the sequential model", "[parallel]") {
+TEST_CASE("every trace in ../shared read in 2, 3 and 4 ranges gives the sequential model", "[parallel]") {
   const fs::path dir(kstest::repo_path("../shared/traces"));
   if (!fs::is_directory(dir)) {
     WARN("../shared/traces is absent: skipped");
@@ -408,7 +408,7 @@ TEST_CASE("issue_12: every trace in ../shared read in 2, 3 and 4 ranges gives th
 // (start_at, stop_at), so the bytes can be small: here the events of a bare array as they would
 // lie from kBase on, read by a first range [kBase, split) and a later one [split, end) merged into
 // it, against one reader of the whole. Runs natively and in wasm (kinetoscope_tests is built both ways).
-TEST_CASE("issue_12: ranges past 4 GiB keep exact offsets: the stop, the covered end, the merge's check, health samples",
+TEST_CASE("ranges past 4 GiB keep exact offsets: the stop, the covered end, the merge's check, health samples",
           "[parallel]") {
   const uint64_t kBase = 5'000'000'000ull + 7;  // past 2^32 (4,294,967,296), not a multiple of anything
   std::string text;

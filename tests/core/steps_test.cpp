@@ -1,4 +1,4 @@
-// Issue 12: the Overview's shortcuts give what tb_plugin's walks give. link_launches finds a
+// The shortcuts that keep the Overview fast on big traces give what tb_plugin's walks give. link_launches finds a
 // launch's device work by a table of correlation ids when every launch has an id of its own, and
 // find_steps looks each runtime's step up when no runtime starts exactly at a step's end; both
 // are compared with the walks they replace (LinkPath::kWalk, StepMatch::kWalk) on random traces
@@ -136,7 +136,7 @@ std::unique_ptr<ks::TraceReader> load(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("link_launches by a table of correlation ids gives the walk's links", "[issue12][steps]") {
+TEST_CASE("link_launches by a table of correlation ids gives the walk's links", "[steps]") {
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     INFO("seed " << seed);
     const auto r = load(random_trace(seed * 7919, {}));
@@ -153,7 +153,7 @@ TEST_CASE("link_launches by a table of correlation ids gives the walk's links", 
   }
 }
 
-TEST_CASE("link_launches: ids in stretches far apart get a paged table, with the walk's links", "[issue12][steps]") {
+TEST_CASE("link_launches: ids in stretches far apart get a paged table, with the walk's links", "[steps]") {
   Shape shape;
   shape.clustered = true;
   for (uint64_t seed = 1; seed <= 8; ++seed) {
@@ -168,7 +168,7 @@ TEST_CASE("link_launches: ids in stretches far apart get a paged table, with the
   }
 }
 
-TEST_CASE("link_launches: a shared correlation id leaves the links to the walk", "[issue12][steps]") {
+TEST_CASE("link_launches: a shared correlation id leaves the links to the walk", "[steps]") {
   Shape shape;
   shape.duplicate_ids = true;
   const auto r = load(random_trace(12345, shape));
@@ -178,7 +178,7 @@ TEST_CASE("link_launches: a shared correlation id leaves the links to the walk",
   require_same_links(ks::link_launches(r->model(), true), ks::link_launches(r->model(), true, ks::LinkPath::kWalk));
 }
 
-TEST_CASE("find_steps: each runtime's step looked up gives the walk's steps", "[issue12][steps]") {
+TEST_CASE("find_steps: each runtime's step looked up gives the walk's steps", "[steps]") {
   for (bool at_ends : {false, true}) {
     Shape shape;
     shape.starts_at_ends = at_ends;  // true: ties, so the walk runs either way
@@ -193,7 +193,7 @@ TEST_CASE("find_steps: each runtime's step looked up gives the walk's steps", "[
   }
 }
 
-TEST_CASE("the shortcuts agree with the walks on every fixture and on ../shared's traces", "[issue12][steps]") {
+TEST_CASE("the shortcuts agree with the walks on every fixture and on ../shared's traces", "[steps]") {
   namespace fs = std::filesystem;
   std::vector<fs::path> files;
   for (const auto& e : fs::recursive_directory_iterator(kstest::repo_path("tests/data")))

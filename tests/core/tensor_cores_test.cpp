@@ -1,7 +1,7 @@
-// Issue 9 §3-4: Tensor Cores on Hopper/FP8 and Matrix Cores on AMD, on two hand-made traces named
-// after what they hold (tests/data/README.md), with every share worked out by hand below; the
-// vendor, architecture and accelerator of devices and traces; the JSON the CLI and the page read.
-// The fixtures' kernel names are real ones; tensor_core_rules_test.cpp says where each was found.
+// Tensor Core shares on Hopper/FP8 and Matrix Core shares on AMD, on two hand-made traces named
+// after what they hold (tests/data/README.md), with every share worked out by hand below, and the
+// JSON the CLI and the page read them from. The fixtures' kernel names are real ones;
+// tensor_core_rules_test.cpp says where each was found.
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -40,15 +40,6 @@ std::map<std::string, TcState> eligibility(const ks::OperatorTable& t, const ks:
   return out;
 }
 
-ks::DeviceInfo device(const std::string& name, int major, int minor, int warp = -1) {
-  ks::DeviceInfo d;
-  d.name = name;
-  d.compute_major = major;
-  d.compute_minor = minor;
-  d.warp_size = warp;
-  return d;
-}
-
 }  // namespace
 
 // h800-fp8-deepseek-kernels.json, one step, kernels back to back on stream 7 (µs):
@@ -64,7 +55,7 @@ ks::DeviceInfo device(const std::string& name, int major, int minor, int warp = 
 //   at::native add                             20  no   op aten::add
 //   ncclDevKernel_AllReduce                    40  no   no operator: ProfilerStep#1 launched it
 // All kernels: 1000 µs, 690 on Tensor Cores, 60 unknown. Operator kernels: 960, 690, 60.
-TEST_CASE("issue 9: H800 FP8 step (DeepSeek-V3 kernels): Tensor Core shares by hand", "[issue_9]") {
+TEST_CASE("H800 FP8 step (DeepSeek-V3 kernels): Tensor Core shares by hand", "[tensor_cores]") {
   Loaded l("h800-fp8-deepseek-kernels.json");
   const ks::OpTree tree = ks::build_op_tree(l.m());
   const ks::TcShare all = ks::tc_kernel_share(l.m(), false);
@@ -131,7 +122,7 @@ TEST_CASE("issue 9: H800 FP8 step (DeepSeek-V3 kernels): Tensor Core shares by h
 // ATen add 50 no, Triton reduction 30 no and Triton template 40 unknown (CompiledFunction),
 // RCCL 120 no (nccl:all_reduce), rocclr fill 10 no. 1000 µs, 600 on Matrix Cores, 40 unknown;
 // tb_plugin's list knows none of them.
-TEST_CASE("issue 9: MI250 (ROCm) trace: Matrix Cores, gfx90a, RCCL", "[issue_9]") {
+TEST_CASE("MI250 (ROCm) trace: Matrix Cores, gfx90a, RCCL", "[tensor_cores]") {
   Loaded l("rocm-mi250-matrix-cores.json");
   const ks::TraceModel& m = l.m();
   REQUIRE(m.devices.size() == 1);
@@ -173,7 +164,7 @@ TEST_CASE("issue 9: MI250 (ROCm) trace: Matrix Cores, gfx90a, RCCL", "[issue_9]"
   CHECK(tb_json.find("\"compute_capability\":\"9.0\"") != std::string::npos);
 }
 
-TEST_CASE("issue 9: kernels JSON: three states with the rule, tb_plugin's booleans", "[issue_9]") {
+TEST_CASE("kernels JSON: three states with the rule, tb_plugin's booleans", "[tensor_cores]") {
   Loaded l("h800-fp8-deepseek-kernels.json");
   const std::string json =
       ks::kernel_table_json(ks::kernel_table(ks::build_op_tree(l.m()), l.m(), ks::KernelGroupBy::kName), l.m());
@@ -192,48 +183,3 @@ TEST_CASE("issue 9: kernels JSON: three states with the rule, tb_plugin's boolea
   CHECK(csv.find("triton_tem_fused_bmm_7,1,unknown,triton-template,60,") != std::string::npos);
 }
 
-TEST_CASE("issue 9: device vendor and architecture", "[issue_9]") {
-  CHECK(ks::device_arch(device("NVIDIA H800", 9, 0, 32)) == "sm_90");
-  CHECK(ks::device_arch(device("Tesla V100-SXM2-32GB", 7, 0)) == "sm_70");
-  CHECK(ks::device_arch(device("NVIDIA B200", 10, 0, 32)) == "sm_100");
-  CHECK(ks::compute_capability_text(device("NVIDIA H800", 9, 0, 32)) == "9.0");
-  CHECK(ks::device_arch(device("AMD Instinct MI300X VF", 9, 4, 64)) == "gfx942");
-  CHECK(ks::device_arch(device("AMD Instinct MI350X", 9, 5, 64)) == "gfx950");
-  CHECK(ks::device_arch(device("AMD Instinct MI210", 9, 0, 64)) == "gfx90a");
-  CHECK(ks::device_arch(device("AMD Instinct MI100", 9, 0, 64)) == "gfx908");
-  CHECK(ks::device_arch(device("", 9, 4, 64)) == "gfx942");  // no name, HIP's 9.4
-  CHECK(ks::device_arch(device("", 9, 0, 64)).empty());       // gfx900..gfx90a: cannot tell
-  ks::DeviceInfo named = device("", 9, 0, 64);
-  named.gcn_arch_name = "gfx90a:sramecc+:xnack-";
-  CHECK(ks::device_arch(named) == "gfx90a");
-  CHECK(ks::device_vendor(device("Test GPU", 7, 0)) == ks::Vendor::kUnknown);
-  CHECK(ks::vendor_name(ks::Vendor::kUnknown).empty());
-  // Matrix units: Volta on; CDNA from gfx908, RDNA3 on; not gfx906 (MI50)
-  CHECK(ks::has_matrix_units(device("Tesla V100-SXM2-32GB", 7, 0)));
-  CHECK_FALSE(ks::has_matrix_units(device("Tesla P100-PCIE-16GB", 6, 0)));
-  CHECK(ks::has_matrix_units(device("AMD Instinct MI250X / MI250", 9, 0, 64)));
-  CHECK_FALSE(ks::has_matrix_units(device("AMD Instinct MI50", 9, 0, 64)));
-  CHECK(ks::has_matrix_units(device("AMD Radeon RX 7900 XTX", 11, 0, 32)));
-}
-
-TEST_CASE("issue 9: the trace's accelerator", "[issue_9]") {
-  auto accelerator = [](const std::string& json) {
-    Loaded l(json, true);
-    return std::string(ks::accelerator_name(ks::trace_accelerator(l.m())));
-  };
-  const std::string op = R"({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":5})";
-  CHECK(accelerator(R"({"traceEvents":[)" + op + "]}") == "none");  // CPU-only
-  CHECK(accelerator(R"({"traceEvents":[)" + op +
-                    R"(,{"ph":"X","cat":"cuda_runtime","name":"hipLaunchKernel","pid":1,"tid":1,"ts":1,"dur":1}]})") ==
-        "amd");
-  CHECK(accelerator(R"({"traceEvents":[)" + op +
-                    R"(,{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1,"dur":1}]})") ==
-        "nvidia");
-  CHECK(accelerator(R"({"traceEvents":[)" + op +
-                    R"(,{"ph":"X","cat":"mtia_runtime","name":"mtiaLaunch","pid":1,"tid":1,"ts":1,"dur":1}]})") ==
-        "mtia");
-  CHECK(accelerator(R"({"roctracer_version":4.1,"traceEvents":[)" + op + "]}") == "amd");
-  CHECK(accelerator(R"({"traceEvents":[)" + op +
-                    R"(,{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":1,"args":{"device":0}}]})") ==
-        "unknown");
-}
