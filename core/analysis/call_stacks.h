@@ -1,4 +1,4 @@
-// Call stacks of operators (issue 22 §2). PyTorch 1.x wrote `with_stack=True` as each operator's
+// Call stacks of operators. PyTorch 1.x wrote `with_stack=True` as each operator's
 // "Call stack" arg ("a.py(12): f;b.py(3): g", innermost first), which is all tb_plugin reads.
 // PyTorch 2.x writes it as `python_function` events around the operators instead, and no
 // operator has the arg. Here each operator's stack is derived from the python_function frames

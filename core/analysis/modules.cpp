@@ -185,7 +185,7 @@ std::vector<HNode> python_hierarchy(const TraceModel& m) {
 // frame holding it on its thread. `Python parent id` is no guide on its own: a ModuleList's
 // blocks, called in a Python loop, can point at a frame outside any module (the training step)
 // while they run inside the model's frame, and tb_plugin's walk then makes a second root of the
-// model and puts the block's children at the top level (issue 22). The parent ids only order
+// model and puts the block's children at the top level. The parent ids only order
 // frames with the same span (the one whose chain of parents is shorter is the outer one).
 // Calls are merged into rows by their path of (name, module id): a module called twice by its
 // parent, or once per step, is one row.

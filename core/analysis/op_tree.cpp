@@ -7,7 +7,7 @@
 #include <unordered_map>
 
 #include "core/analysis/step_breakdown.h"
-#include "core/analysis/tensor_cores.h"
+#include "core/analysis/tensor_core_rules.h"
 #include "core/util/heartbeat.h"
 #include "core/util/sort_runs.h"
 

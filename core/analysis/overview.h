@@ -1,4 +1,4 @@
-// The Overview as the CLI contract writes it (issue 3): steps and their average breakdown, the
+// The Overview as the CLI contract writes it: steps and their average breakdown, the
 // GPU summary (with the Tensor Core share of operator kernels) and the recommendations.
 #pragma once
 #include <string>
@@ -35,8 +35,8 @@ std::string gpu_summary_text(const TraceModel& m, const GpuMetricsResult& gpus, 
 // The steps a filter chose, in order (the window gpu_metrics is computed over for one step).
 StepsResult chosen_steps(const StepsResult& steps, const StepFilter& filter);
 
-// The parts of the Overview computed after reading, in the order they are built (issue 12: on a
-// big trace they take as long as the reading, so the page reports them as progress, "operator
+// The parts of the Overview computed after reading, in the order they are built (on a big
+// trace they take as long as the reading, so the page reports them as progress, "operator
 // trees (4 of 5)", and its watchdog counts each report as a sign of life). Numbered from 1.
 enum class OverviewPhase : int { kSteps = 1, kBreakdown, kGpuMetrics, kOperatorTrees, kRecommendations };
 inline constexpr int kOverviewPhaseCount = 5;

@@ -1,4 +1,4 @@
-// The Ranges view (issue 22 §3; not in tb_plugin): the user's `record_function("name")` ranges
+// The Ranges view (not in tb_plugin): the user's `record_function("name")` ranges
 // (cat user_annotation) as a tree, with their calls, host time, and the device time of the work
 // launched inside them.
 //

@@ -379,4 +379,59 @@ TcState tc_eligible_op_since_tb_plugin(std::string_view name) {
   return TcState::kNo;
 }
 
+bool is_tc_kernel_name(std::string_view name) {
+  static constexpr std::array<std::string_view, 18> kMarkers = {
+      "h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "dgrad_1x1_stride_2x2",
+      "first_layer_wgrad_kernel", "conv1x1", "conv2d_c1_k1", "direct_group", "xmma_implicit_gemm",
+      "xmma_sparse_conv", "xmma_warp_specialized_implicit_gemm", "xmma_gemm", "xmma_sparse_gemm",
+      "c1688"};
+  return std::any_of(kMarkers.begin(), kMarkers.end(),
+                     [&](std::string_view m) { return name.find(m) != std::string_view::npos; });
+}
+
+bool is_tc_eligible_op_name(std::string_view name) {
+  static constexpr std::array<std::string_view, 45> kOps = {
+      "aten::_convolution", "aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::conv_tbc",
+      "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d",
+      "aten::convolution", "aten::cudnn_convolution", "aten::cudnn_convolution_transpose",
+      "aten::prelu", "aten::addmm", "aten::addmv", "aten::addr", "aten::matmul", "aten::mm",
+      "aten::mv", "aten::linear", "aten::addbmm", "aten::baddbmm", "aten::bmm",
+      "aten::chain_matmul", "aten::linalg_multi_dot", "aten::_thnn_fused_lstm_cell",
+      "aten::_thnn_fused_gru_cell", "aten::lstm_cell", "aten::gru_cell", "aten::rnn_tanh_cell",
+      "aten::rnn_relu_cell", "CudnnConvolutionBackward", "BmmBackward0",
+      "aten::cudnn_convolution_transpose_backward", "CudnnConvolutionTransposeBackward",
+      "MmBackward", "aten::cudnn_convolution_backward_weight", "aten::addmm_", "AddmvBackward",
+      "MvBackward", "aten::cudnn_convolution_transpose_backward_weight",
+      "aten::cudnn_convolution_transpose_backward_input", "AddmmBackward",
+      "aten::cudnn_convolution_backward_input", "AddbmmBackward",
+      "aten::cudnn_convolution_backward"};
+  return std::find(kOps.begin(), kOps.end(), name) != kOps.end();
+}
+
+TcState tc_eligible_op(std::string_view name, bool tb_plugin) {
+  if (is_tc_eligible_op_name(name)) return TcState::kYes;
+  return tb_plugin ? TcState::kNo : tc_eligible_op_since_tb_plugin(name);
+}
+
+TcState tc_either(TcState a, TcState b) {
+  if (a == TcState::kYes || b == TcState::kYes) return TcState::kYes;
+  if (a == TcState::kUnknown || b == TcState::kUnknown) return TcState::kUnknown;
+  return TcState::kNo;
+}
+
+const TcKernelNames::Known& TcKernelNames::classify(StringId name) {
+  if (name >= known_.size()) known_.resize(std::max<size_t>(strings_.size(), size_t(name) + 1));
+  Known& k = known_[name];
+  if (!k.set) {
+    k.set = true;
+    if (tb_) {
+      k.state = is_tc_kernel_name(strings_.get(name)) ? TcState::kYes : TcState::kNo;
+    } else {
+      k.rule = classify_tc_kernel(strings_.get(name));
+      k.state = k.rule->state;
+    }
+  }
+  return k;
+}
+
 }  // namespace ks

@@ -1,6 +1,7 @@
-// Tensor Cores (tb_plugin spec §10): which kernels use them and which operators could (by name),
-// and the shares of kernel time on them: over all kernels (Kernel view), per GPU over the kernels
-// operators launched (GPU summary), and the eligible operators' share (mixed-precision advice).
+// Tensor Cores (tb_plugin spec §10): the shares of kernel time on them — over all kernels (Kernel
+// view), per GPU over the kernels operators launched (GPU summary), and the eligible operators'
+// share (mixed-precision advice) — and what each share covers. Which kernel uses them and which
+// operator could is told by name in tensor_core_rules.h.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -32,41 +33,8 @@ std::string gpu_all_kernels_tc_scope(Accelerator a);
 std::string gpu_all_kernels_tc_step_scope(Accelerator a, std::string_view step);
 std::string eligible_tc_scope(Accelerator a);
 
-// tb_plugin's allowlist (--tb-plugin): the kernel's name contains one of the 2021 Tensor Core
-// markers (h884, hmma, xmma_gemm...).
-bool is_tc_kernel_name(std::string_view name);
-// tb_plugin's operator list (--tb-plugin): convolutions, matmuls, RNN cells, by exact name.
-bool is_tc_eligible_op_name(std::string_view name);
-
-// Eligibility of an operator by name: tb_plugin's list (yes/no), and in the default mode also
-// tc_eligible_op_since_tb_plugin (tensor_core_rules.h).
-TcState tc_eligible_op(std::string_view name, bool tb_plugin);
 // true, false, or null for unknown.
 void write_tc_state(JsonWriter& w, TcState s);
-
-// Eligibility of a node holding both: yes if either is, else unknown if either is, else no.
-TcState tc_either(TcState a, TcState b);
-
-// The Tensor Core state of kernels by interned name, each name classified once: by the rule
-// table (default), or by tb_plugin's allowlist (yes/no only, no rule).
-class TcKernelNames {
- public:
-  TcKernelNames(const StringPool& strings, bool tb_plugin) : strings_(strings), tb_(tb_plugin) {}
-  TcState operator()(StringId name) { return classify(name).state; }
-  // The rule that decided (null with tb_plugin's allowlist).
-  const TcRule* rule(StringId name) { return classify(name).rule; }
-
- private:
-  struct Known {
-    TcState state = TcState::kNo;
-    const TcRule* rule = nullptr;
-    bool set = false;
-  };
-  const Known& classify(StringId name);
-  const StringPool& strings_;
-  bool tb_;
-  std::vector<Known> known_;
-};
 
 // Kernel time on Tensor Cores, of unknown use, and in all: Σ dur.
 struct TcShare {

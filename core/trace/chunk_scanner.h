@@ -68,7 +68,7 @@ class ChunkScanner {
   // The buffer dropped its first n bytes.
   void shift(size_t n);
 
-  // Range reading (issue 12 §2, docs/contracts.md "One file, several workers"): a scanner that
+  // Range reading (docs/contracts.md "One file, several workers"): a scanner that
   // starts inside the events array, at the '{' of an element (what the earlier range's
   // scanner checks), with the root kind the file was seen to have. Call before the first scan.
   void start_in_events(RootKind root);

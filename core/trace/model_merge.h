@@ -1,6 +1,6 @@
-// One file read by several readers at once (issue 12 §2; docs/contracts.md "One file, several
-// workers"): the file is cut into byte ranges at proposed splits, each range is read by its
-// own TraceReader (TraceReader::start_at / stop_at), and each later range's partial model is
+// One file read by several readers at once (docs/contracts.md "One file, several workers"):
+// the file is cut into byte ranges at proposed splits, each range is read by its own
+// TraceReader (TraceReader::start_at / stop_at), and each later range's partial model is
 // merged into the earlier reader so that the result is exactly the model of one sequential
 // read: same rows in the same order, same string ids, same counts and health.
 //

@@ -45,7 +45,7 @@ class TraceReader {
   // Off: every event is read by simdjson (tests check the fast path changes nothing).
   void set_fast_path(bool on) { decoder_.set_fast_path(on); }
 
-  // ---- One file, several readers (issue 12 §2; docs/contracts.md "One file, several workers").
+  // ---- One file, several readers (docs/contracts.md "One file, several workers").
   // Range 0 is an ordinary reader; each later range's reader starts at a proposed split (the
   // '{' of an element inside the events array; model_merge.h proposes them) with the root kind
   // of the file (the first byte that is not a BOM or whitespace: '[' or '{'). Call start_at

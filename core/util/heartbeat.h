@@ -1,9 +1,10 @@
-// A sign of life from inside the core's long computations (issue 12, "never a silent hang").
-// The page's watchdog declares a worker stalled after a long silence, so a worker busy building
-// the operator trees of a 10 GB trace (minutes in wasm) must say something meanwhile. Long loops
-// count their work with heartbeat(n); every kBeatEvery units the hook set by the embedder is
-// called (the wasm module posts a progress message; natively there is none). Single-threaded use:
-// the count is per thread and the hook is meant for the wasm build, which has one thread.
+// A sign of life from inside the core's long computations, so that the page can tell a busy
+// worker from a hung one. The page's watchdog declares a worker stalled after a long silence, so
+// a worker busy building the operator trees of a 10 GB trace (minutes in wasm) must say something
+// meanwhile. Long loops count their work with heartbeat(n); every kBeatEvery units the hook set
+// by the embedder is called (the wasm module posts a progress message; natively there is none).
+// Single-threaded use: the count is per thread and the hook is meant for the wasm build, which
+// has one thread.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -229,31 +229,6 @@ TEST_CASE("collective args and python ids go to their own tables", "[quirks]") {
   CHECK(m.python_functions[0].python_module_id == 0);
 }
 
-TEST_CASE("chunked tables keep rows in place across blocks", "[model]") {
-  ks::ChunkedTable<int64_t, 4> t;
-  for (int64_t i = 0; i < 11; ++i) t.push_back(i * 3);
-  CHECK(t.size() == 11);
-  CHECK(t[0] == 0);
-  CHECK(t[4] == 12);
-  CHECK(t[10] == 30);
-  CHECK(t.bytes() == 3 * 4 * sizeof(int64_t));
-  int64_t sum = 0;
-  for (int64_t v : t) sum += v;
-  CHECK(sum == 3 * 55);
-}
-
-TEST_CASE("chunked tables: a small table holds its rows, not a whole block (issue 21)", "[model]") {
-  // The first block starts at 64 rows and doubles up to a full block, its rows moved each time.
-  ks::ChunkedTable<int64_t> t;
-  CHECK(t.bytes() == 0);
-  for (int64_t i = 0; i < 100; ++i) t.push_back(i * 7);
-  CHECK(t.bytes() == 128 * sizeof(int64_t));  // not 16,384 rows' worth
-  for (int64_t i = 0; i < 100; ++i) REQUIRE(t[size_t(i)] == i * 7);
-  for (int64_t i = 100; i < 16384 + 5; ++i) t.push_back(i * 7);
-  CHECK(t.bytes() == 2 * 16384 * sizeof(int64_t));  // the first block full size, then whole blocks
-  for (int64_t i = 0; i < 16384 + 5; ++i) REQUIRE(t[size_t(i)] == i * 7);
-}
-
 TEST_CASE("extra-brace-after-malformed-event: a neighbour never changes how an event reads", "[quirks]") {
   for (size_t chunk : {size_t(8), size_t(100000)}) {
     Loaded l("extra-brace-after-malformed-event.json", chunk);

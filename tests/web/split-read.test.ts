@@ -300,7 +300,7 @@ describe('the test hook', () => {
 // JavaScript numbers (exact to 2^53); checked here with a source of 10^10 bytes whose bytes are
 // made up as they are read (nothing that size is ever held), so no 10 GB file is needed. The
 // core's side past 4 GiB (start_at, stop_at, covered end, health offsets in 32-bit wasm) is
-// tests/core/issue_12_parallel_parse_test.cpp and tests/golden/wasm_ranges_test.mjs.
+// tests/core/model_merge_test.cpp and tests/golden/wasm_ranges_test.mjs.
 describe('offsets past 4 GiB', () => {
   const HEAD = '{"traceEvents": [\n';
   // One event per line, all of one length, so where each starts is known: HEAD + i * EVENT.length.

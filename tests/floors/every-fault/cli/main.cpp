@@ -1,0 +1,3 @@
+#include "cli/options.h"
+#include "core/analysis/op_tree.h"
+  #  include "wasm/bindings.h"

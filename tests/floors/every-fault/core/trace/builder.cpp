@@ -1,0 +1,2 @@
+#include "core/trace/model.h"
+#include "cli/options.h"

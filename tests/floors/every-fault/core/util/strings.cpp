@@ -1,0 +1,4 @@
+#include "core/util/bytes.h"
+
+// util reaching up into trace
+#include "core/trace/model.h"

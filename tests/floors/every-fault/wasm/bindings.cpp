@@ -1,0 +1,2 @@
+#include "wasm/bindings.h"
+#include "core/util/bytes.h"

@@ -1,0 +1,3 @@
+#include "core/analysis/op_tree.h"
+#include "core/analysis/rules.h"
+#include "core/util/bytes.h"

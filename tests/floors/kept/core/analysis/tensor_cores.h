@@ -1,0 +1,3 @@
+#pragma once
+#include "core/analysis/op_tree.h"
+#include "core/analysis/rules.h"

@@ -1,0 +1,1 @@
+#include "core/trace/model.h"

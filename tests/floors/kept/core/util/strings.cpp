@@ -1,0 +1,2 @@
+#include "core/util/bytes.h"
+#include "simdjson.h"

@@ -1,0 +1,2 @@
+#include "core/analysis/op_tree.h"
+#include "simdjson.h"
