@@ -70,7 +70,7 @@ const results = [];
   if (r.columns.tensor_core_pct[row('mixed_precision_matmuls/fp32_mm')] !== 0) diffs.push('fp32_mm: Tensor Core time');
   if (r.key.some((k) => k.startsWith('ProfilerStep#'))) diffs.push('a ProfilerStep row');
   // The Diff of the trace against itself pairs the user's ranges: forward, ..., fp8_scaled_mm.
-  const d = JSON.parse(a.diffJson(b, false, 'a', 'b'));
+  const d = JSON.parse(a.diffJson(b, 'a', 'b'));
   const names = [];
   const walk = (n) => (names.push(n.name), n.children.forEach(walk));
   walk(d.tree);

@@ -8,11 +8,12 @@
 // arrays, transferred) and small objects, already checked against the shapes the views expect.
 import type { DistributedView } from '../lib/distributed';
 import type { Diff } from '../lib/diff';
-import type { KernelDetail, KernelGroupBy, KernelTable } from '../lib/kernels';
+import type { WireAnswer } from '../lib/answer';
+import type { KernelDetail, KernelGroupBy } from '../lib/kernels';
 import type { ModulePresence, Modules, ModuleTree } from '../lib/modules';
 import type { RangeKernels, RangeTable } from '../lib/ranges';
 import type { MemoryAlive, MemoryCurve, MemoryDevices, MemoryEvents, MemoryStats } from '../lib/memory';
-import type { OperatorDetail, OperatorTable, OpGroupBy } from '../lib/operators';
+import type { OperatorDetail, OpGroupBy } from '../lib/operators';
 import type { GpuSummary, Overview } from '../lib/overview';
 import type { Summary } from '../lib/summary';
 import { Watchdog, type WatchdogOptions } from './watchdog';
@@ -127,9 +128,10 @@ export type Query =
   | { what: 'diff'; experiment: number; baselineName: string; experimentName: string; step?: string };
 
 export type QueryResult =
-  | { what: 'operators'; table: OperatorTable }
+  /** The core's answer as it is (lib/answer.ts openAnswer; lib/operators.ts operatorTable). */
+  | { what: 'operators'; answer: WireAnswer }
   | { what: 'operatorDetail'; detail: OperatorDetail }
-  | { what: 'kernels'; table: KernelTable }
+  | { what: 'kernels'; answer: WireAnswer }
   | { what: 'kernelDetail'; detail: KernelDetail }
   | { what: 'modulePresence'; presence: ModulePresence }
   | { what: 'modules'; modules: Modules }
