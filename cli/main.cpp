@@ -132,21 +132,6 @@ const char kUsage[] =
 using ks::base_name;
 using ks::load_trace;
 
-// Calls fn(file name, model) for each trace that loads; 1 if one did not (said on stderr), else 0.
-template <class F>
-int for_each_trace(const std::vector<std::string>& files, F&& fn) {
-  int status = 0;
-  for (const std::string& path : files) {
-    ks::TraceReader reader;
-    if (!load_trace(path, reader)) {
-      status = 1;
-      continue;
-    }
-    fn(base_name(path), reader.model());
-  }
-  return status;
-}
-
 // Calls fn(file name, session) for each trace that loads into a Session (tb_plugin mode when
 // `tb`); 1 if one did not (said on stderr), else 0.
 template <class F>
@@ -217,16 +202,16 @@ int run_step_views(const char* command, int argc, char** argv) {
     return 2;
   }
   int status = 0;
-  const int loaded = for_each_trace(files, [&](const std::string& name, const ks::TraceModel& m) {
-    const ks::StepsResult steps = ks::find_steps(m, options);
+  const int loaded = for_each_session(files, options.tb_plugin_gpu_annotations, [&](const std::string& name, const ks::Session& session) {
+    const ks::TraceModel& m = session.model();
+    const ks::StepsResult& steps = session.steps();
     if (gpus && step) {
       // One step: its window and the kernels it issued (step_scope.h), as the Overview's GPU
       // summary shows a chosen step.
-      const ks::OpTree tree = ks::build_op_tree(m, {options.tb_plugin_gpu_annotations});
-      const ks::StepAttribution attribution = ks::attribute_steps(tree, m, steps);
-      const std::optional<ks::StepFilter> filter = ks::step_filter(attribution, steps, *step);
-      if (!filter) {
-        std::fprintf(stderr, "%s: %s.\n", name.c_str(), ks::unknown_step_message(steps, *step).c_str());
+      std::optional<ks::StepFilter> filter;
+      std::string error;
+      if (!session.step_filter(*step, filter, error) || !filter) {
+        std::fprintf(stderr, "%s: %s.\n", name.c_str(), error.c_str());
         status = 1;
         return;
       }
@@ -240,7 +225,7 @@ int run_step_views(const char* command, int argc, char** argv) {
       return;
     }
     if (gpus) {
-      const ks::GpuMetricsResult g = ks::gpu_metrics(m, steps, options.tb_plugin_gpu_annotations);
+      const ks::GpuMetricsResult& g = session.gpus();
       if (json) {
         std::printf("%s\n", ks::gpu_metrics_json(g, name).c_str());
         return;
@@ -255,7 +240,7 @@ int run_step_views(const char* command, int argc, char** argv) {
       }
       return;
     }
-    const ks::StepBreakdown b = ks::step_breakdown(m, steps, options);
+    const ks::StepBreakdown& b = session.breakdown();
     if (json) {
       std::printf("%s\n", ks::step_breakdown_json(b, name).c_str());
       return;
@@ -544,9 +529,9 @@ int run_trim(int argc, char** argv) {
   }
   int64_t start_ns = 0, end_ns = 0;
   if (!step.empty()) {
-    ks::TraceReader reader;
-    if (!load_trace(path, reader)) return 1;
-    const ks::StepsResult steps = ks::find_steps(reader.model());
+    ks::Session session;
+    if (!load_trace(path, session.reader())) return 1;
+    const ks::StepsResult& steps = session.steps();
     const auto it = std::find_if(steps.steps.begin(), steps.steps.end(), [&](const ks::Step& s) { return s.name == step; });
     if (it == steps.steps.end()) {
       std::fprintf(stderr, "%s: %s.\n", base_name(path).c_str(), ks::unknown_step_message(steps, step).c_str());
@@ -597,8 +582,8 @@ int run_modules(int argc, char** argv) {
     return 2;
   }
   int status = 0;
-  const int loaded = for_each_trace(files, [&](const std::string& name, const ks::TraceModel& m) {
-    const ks::ModuleView v = ks::module_view(m, {tb});
+  const int loaded = for_each_session(files, tb, [&](const std::string& name, const ks::Session& session) {
+    const ks::ModuleView& v = session.modules();
     if (!v.error.empty()) {
       std::fprintf(stderr, "%s: %s\n", name.c_str(), v.error.c_str());
       status = 1;
