@@ -249,43 +249,6 @@ class Session {
   std::string moduleTreeJson(const std::string& tid) const {
     return ks::module_tree_json(s_.modules(), s_.model(), tid);
   }
-  // The Ranges view (core/analysis/ranges.h) as columns: {name, key, kind: string[], parent,
-  // depth: Int32Array, one Float64Array per ks::range_columns() entry under `columns` (NaN:
-  // none), calls, show_gpu, gpu_copies}; the whole trace (the step selector does not apply).
-  emscripten::val rangeColumns() const {
-    const ks::TraceModel& m = s_.model();
-    const ks::RangeTable t = ks::range_table(s_.tree(), m);
-    const size_t n = t.rows.size();
-    emscripten::val out = emscripten::val::object();
-    emscripten::val name = emscripten::val::array(), key = emscripten::val::array(), kind = emscripten::val::array();
-    std::vector<int32_t> parent(n), depth(n);
-    for (size_t i = 0; i < n; ++i) {
-      name.set(i, t.rows[i].name);
-      key.set(i, t.rows[i].key);
-      kind.set(i, std::string(ks::range_kind_name(t.rows[i].kind)));
-      parent[i] = t.rows[i].parent;
-      depth[i] = t.rows[i].depth;
-    }
-    auto i32 = [](const std::vector<int32_t>& v) {
-      return emscripten::val::global("Int32Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
-    };
-    emscripten::val columns = emscripten::val::object();
-    std::vector<double> values(n);
-    for (const ks::RangeColumn& c : ks::range_columns()) {
-      for (size_t i = 0; i < n; ++i) values[i] = c.value(t.rows[i], m.start_ns);
-      columns.set(c.name, emscripten::val::global("Float64Array").new_(emscripten::typed_memory_view(n, values.data())));
-    }
-    out.set("name", name);
-    out.set("key", key);
-    out.set("kind", kind);
-    out.set("parent", i32(parent));
-    out.set("depth", i32(depth));
-    out.set("columns", columns);
-    out.set("calls", double(t.calls));
-    out.set("show_gpu", t.has_gpu);
-    out.set("gpu_copies", t.has_gpu_copies);
-    return out;
-  }
   // The kernels launched in one Ranges row (its key), as `kinetoscope ranges --detail KEY --json`.
   std::string rangeKernelsJson(const std::string& key) const {
     bool found = false;
@@ -605,7 +568,6 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("modulePresenceJson", &Session::modulePresenceJson)
       .function("modulesJson", &Session::modulesJson)
       .function("moduleTreeJson", &Session::moduleTreeJson)
-      .function("rangeColumns", &Session::rangeColumns)
       .function("rangeKernelsJson", &Session::rangeKernelsJson)
       .function("distributedRankJson", &Session::distributedRankJson)
       .function("memoryDevicesJson", &Session::memoryDevicesJson)

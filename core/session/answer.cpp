@@ -153,16 +153,34 @@ std::string answer_json(const Answer& a) {
   std::vector<const AnswerColumn*> cols;
   for (const AnswerColumn& c : a.columns)
     if (c.spec->in_json) cols.push_back(&c);
+  const AnswerColumn* parent = a.schema->tree_parent.empty() ? nullptr : a.column(a.schema->tree_parent);
+  // A tree's rows are in pre-order: a row stays open (its "children" array too) until a row that
+  // is not its descendant comes.
+  std::vector<int32_t> open;
+  auto close_to = [&](int32_t p) {
+    while (!open.empty() && open.back() != p) {
+      w.end_array().end_object();
+      open.pop_back();
+    }
+  };
   for (size_t r = 0; r < a.rows; ++r) {
+    if (parent) close_to(parent->i32[r]);
     w.begin_object();
     for (const AnswerColumn* c : cols) {
       w.key(c->spec->name);
       write_cell(w, a, *c, r);
     }
-    w.end_object();
+    if (parent) {
+      w.key("children").begin_array();
+      open.push_back(int32_t(r));
+    } else {
+      w.end_object();
+    }
   }
+  close_to(-1);
   w.end_array();
-  out += "\"rows\":";
+  append_json_escaped(out, a.schema->rows_key);
+  out += ':';
   out += w.str();
   for (size_t i = a.rows_at; i < a.meta.size(); ++i) meta(i);
   out += '}';

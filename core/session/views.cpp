@@ -6,6 +6,7 @@ const std::vector<ViewDef>& views() {
   static const std::vector<ViewDef> list = {
       {&kOperatorsSchema, &operators_answer},
       {&kKernelsSchema, &kernels_answer},
+      {&kRangesSchema, &ranges_answer},
   };
   return list;
 }

@@ -32,5 +32,7 @@ Answer operator_table_answer(const OperatorTable& t, const TraceModel& m);
 extern const ViewSchema kKernelsSchema;
 Answer kernels_answer(const Session& s, QueryParamsRef params);
 Answer kernel_table_answer(const KernelTable& t, const TraceModel& m);
+extern const ViewSchema kRangesSchema;
+Answer ranges_answer(const Session& s, QueryParamsRef params);
 
 }  // namespace ks

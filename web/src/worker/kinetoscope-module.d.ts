@@ -54,8 +54,6 @@ declare module '*/generated/kinetoscope_web.mjs' {
     modulePresenceJson(): string;
     /** The Module view's tables, as `kinetoscope modules --json`. */
     modulesJson(): string;
-    /** The Ranges view as columns (lib/ranges.ts checks them); docs/contracts.md. */
-    rangeColumns(): Record<string, unknown>;
     /** The kernels launched in one Ranges row, as `kinetoscope ranges --detail KEY --json`. */
     rangeKernelsJson(key: string): string;
     /** One thread's tree for the Module view (tid "": the main thread); see docs/contracts.md. */

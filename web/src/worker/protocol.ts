@@ -11,7 +11,7 @@ import type { Diff } from '../lib/diff';
 import type { WireAnswer } from '../lib/answer';
 import type { KernelDetail, KernelGroupBy } from '../lib/kernels';
 import type { ModulePresence, Modules, ModuleTree } from '../lib/modules';
-import type { RangeKernels, RangeTable } from '../lib/ranges';
+import type { RangeKernels } from '../lib/ranges';
 import type { MemoryAlive, MemoryCurve, MemoryDevices, MemoryEvents, MemoryStats } from '../lib/memory';
 import type { OperatorDetail, OpGroupBy } from '../lib/operators';
 import type { GpuSummary, Overview } from '../lib/overview';
@@ -136,7 +136,7 @@ export type QueryResult =
   | { what: 'modulePresence'; presence: ModulePresence }
   | { what: 'modules'; modules: Modules }
   | { what: 'moduleTree'; tree: ModuleTree }
-  | { what: 'ranges'; ranges: RangeTable }
+  | { what: 'ranges'; answer: WireAnswer }
   | { what: 'rangeKernels'; kernels: RangeKernels }
   | { what: 'distributedRank'; summary: string }
   | { what: 'memoryDevices'; devices: MemoryDevices }

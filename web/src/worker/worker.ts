@@ -16,7 +16,7 @@ import { CoreError } from '../lib/json-check';
 import { parseDiff } from '../lib/diff';
 import { parseKernelDetail } from '../lib/kernels';
 import { parseModulePresence, parseModules, parseModuleTree } from '../lib/modules';
-import { checkRanges, parseRangeKernels } from '../lib/ranges';
+import { parseRangeKernels } from '../lib/ranges';
 import { checkMemoryEvents, parseMemoryAlive, parseMemoryCurve, parseMemoryDevices, parseMemoryStats } from '../lib/memory';
 import { parseOperatorDetail, transferables } from '../lib/operators';
 import { parseGpuSummary, parseOverviewInfo, type GpuMetrics, type Overview, type StepBreakdown } from '../lib/overview';
@@ -433,7 +433,7 @@ function answer(session: KinetoscopeSession, q: Query): QueryResult {
       return { what: 'moduleTree', tree: parseModuleTree(session.moduleTreeJson(q.tid)) };
     // The Ranges view is over the whole trace (as the Module view): `step` does not apply.
     case 'ranges':
-      return { what: 'ranges', ranges: checkRanges(session.rangeColumns()) };
+      return { what: 'ranges', answer: viewAnswer(session, 'ranges', {}) };
     case 'rangeKernels':
       return { what: 'rangeKernels', kernels: parseRangeKernels(session.rangeKernelsJson(q.key)) };
     case 'distributedRank':
