@@ -9,6 +9,7 @@
 #include "core/analysis/diff.h"
 #include "core/analysis/step_breakdown.h"
 #include "core/analysis/steps.h"
+#include "core/session/session.h"
 
 namespace ks {
 
@@ -45,25 +46,20 @@ int run_diff_command(int argc, char** argv, const char* usage) {
   if (!known) return fail("--metric " + metric + " is not one of " + names);
   if (gate && json) return fail("--fail-if-slower prints one line, not JSON");
 
-  TraceReader base, exp;
-  if (!load_trace(files[0], base) || !load_trace(files[1], exp)) return 1;
+  // Each side a Session (core/session/session.h): its steps' breakdown for the gate, its Diff
+  // trees (with the user's record_function ranges, not with tb_plugin) for the view.
+  Session base({tb}), exp({tb});
+  if (!load_trace(files[0], base.reader()) || !load_trace(files[1], exp.reader())) return 1;
   const std::string base_file = base_name(files[0]), exp_file = base_name(files[1]);
   if (gate) {
-    StepOptions options;
-    options.tb_plugin_gpu_annotations = tb;
-    const StepBreakdown a = step_breakdown(base.model(), find_steps(base.model(), options), options);
-    const StepBreakdown b = step_breakdown(exp.model(), find_steps(exp.model(), options), options);
     double from = 0, to = 0;
-    diff_metric_ns(a, metric, from);
-    diff_metric_ns(b, metric, to);
+    diff_metric_ns(base.breakdown(), metric, from);
+    diff_metric_ns(exp.breakdown(), metric, to);
     bool slower = false;
     std::printf("%s\n", diff_gate_line(metric, from, to, pct, slower).c_str());
     return slower ? 3 : 0;
   }
-  // The user's record_function ranges are matched too (OpTreeOptions::user_ranges; not with tb_plugin).
-  const OpTreeOptions o{.tb_plugin = tb, .user_ranges = true};
-  const OpTree ta = build_op_tree(base.model(), o), tb_tree = build_op_tree(exp.model(), o);
-  const DiffResult d = diff_trees(ta, base.model(), tb_tree, exp.model(), tb);
+  const DiffResult d = diff_trees(base.diff_tree(), base.model(), exp.diff_tree(), exp.model(), tb);
   if (json) std::printf("%s\n", diff_json(d, base_file, exp_file).c_str());
   else std::fputs(diff_text(d, base_file, exp_file).c_str(), stdout);
   if (!d.compared) {

@@ -22,6 +22,7 @@
 #include "core/analysis/step_scope.h"
 #include "core/analysis/summary.h"
 #include "core/analysis/tensor_cores.h"
+#include "core/session/session.h"
 #include "core/trace/trace_trimmer.h"
 #include "core/util/format_pct.h"
 
@@ -131,17 +132,18 @@ const char kUsage[] =
 using ks::base_name;
 using ks::load_trace;
 
-// Calls fn(file name, model) for each trace that loads; 1 if one did not (said on stderr), else 0.
+// Calls fn(file name, session) for each trace that loads into a Session (tb_plugin mode when
+// `tb`); 1 if one did not (said on stderr), else 0.
 template <class F>
-int for_each_trace(const std::vector<std::string>& files, F&& fn) {
+int for_each_session(const std::vector<std::string>& files, bool tb, F&& fn) {
   int status = 0;
   for (const std::string& path : files) {
-    ks::TraceReader reader;
-    if (!load_trace(path, reader)) {
+    ks::Session session({tb});
+    if (!load_trace(path, session.reader())) {
       status = 1;
       continue;
     }
-    fn(base_name(path), reader.model());
+    fn(base_name(path), session);
   }
   return status;
 }
@@ -200,16 +202,16 @@ int run_step_views(const char* command, int argc, char** argv) {
     return 2;
   }
   int status = 0;
-  const int loaded = for_each_trace(files, [&](const std::string& name, const ks::TraceModel& m) {
-    const ks::StepsResult steps = ks::find_steps(m, options);
+  const int loaded = for_each_session(files, options.tb_plugin_gpu_annotations, [&](const std::string& name, const ks::Session& session) {
+    const ks::TraceModel& m = session.model();
+    const ks::StepsResult& steps = session.steps();
     if (gpus && step) {
       // One step: its window and the kernels it issued (step_scope.h), as the Overview's GPU
       // summary shows a chosen step.
-      const ks::OpTree tree = ks::build_op_tree(m, {options.tb_plugin_gpu_annotations});
-      const ks::StepAttribution attribution = ks::attribute_steps(tree, m, steps);
-      const std::optional<ks::StepFilter> filter = ks::step_filter(attribution, steps, *step);
-      if (!filter) {
-        std::fprintf(stderr, "%s: %s.\n", name.c_str(), ks::unknown_step_message(steps, *step).c_str());
+      std::optional<ks::StepFilter> filter;
+      std::string error;
+      if (!session.step_filter(*step, filter, error) || !filter) {
+        std::fprintf(stderr, "%s: %s.\n", name.c_str(), error.c_str());
         status = 1;
         return;
       }
@@ -223,7 +225,7 @@ int run_step_views(const char* command, int argc, char** argv) {
       return;
     }
     if (gpus) {
-      const ks::GpuMetricsResult g = ks::gpu_metrics(m, steps, options.tb_plugin_gpu_annotations);
+      const ks::GpuMetricsResult& g = session.gpus();
       if (json) {
         std::printf("%s\n", ks::gpu_metrics_json(g, name).c_str());
         return;
@@ -238,7 +240,7 @@ int run_step_views(const char* command, int argc, char** argv) {
       }
       return;
     }
-    const ks::StepBreakdown b = ks::step_breakdown(m, steps, options);
+    const ks::StepBreakdown& b = session.breakdown();
     if (json) {
       std::printf("%s\n", ks::step_breakdown_json(b, name).c_str());
       return;
@@ -335,6 +337,51 @@ void print_kernel_detail(const std::string& name, const ks::TraceModel& m, const
   }
 }
 
+// The operator table as text, read from its answer's columns.
+void print_operators(const std::string& name, const ks::Answer& a, const std::string& step) {
+  std::printf("%s: %zu operator group%s%s%s (us)\n", name.c_str(), a.rows, a.rows == 1 ? "" : "s",
+              step.empty() ? "" : " in step ", step.c_str());
+  std::printf("  %10s %14s %14s %14s %14s  %s\n", "calls", "device self", "device total", "host self", "host total", "name");
+  const ks::AnswerColumn& names = *a.column("name");
+  const ks::AnswerColumn& shapes = *a.column("input_shape");
+  const ks::AnswerColumn* stacks = a.column("call_stack");
+  const auto& calls = a.column("calls")->f64;
+  const auto& dself = a.column("device_self_us")->f64;
+  const auto& dtotal = a.column("device_total_us")->f64;
+  const auto& hself = a.column("host_self_us")->f64;
+  const auto& htotal = a.column("host_total_us")->f64;
+  for (size_t r = 0; r < a.rows; ++r) {
+    const bool shape = shapes.str[r] != ks::kNullString && !a.strings[shapes.str[r]].empty();
+    std::printf("  %10llu %14.1f %14.1f %14.1f %14.1f  %s%s%s\n", (unsigned long long)calls[r], dself[r], dtotal[r], hself[r],
+                htotal[r], a.strings[names.str[r]].c_str(), shape ? " " : "", shape ? a.strings[shapes.str[r]].c_str() : "");
+    if (!stacks) continue;
+    const std::string& frames = a.strings[stacks->str[r]];
+    if (frames.empty()) std::printf("      (no call stack)\n");
+    else print_frames(frames);
+  }
+}
+
+// The kernel table as text, read from its answer's columns.
+void print_kernels(const std::string& name, const ks::Answer& a, const std::string& step) {
+  std::printf("%s: %zu kernel group%s%s%s (us)\n", name.c_str(), a.rows, a.rows == 1 ? "" : "s", step.empty() ? "" : " in step ",
+              step.c_str());
+  std::printf("  %10s %14s %12s %12s %12s %3s  %s\n", "calls", "total", "mean", "min", "max", "TC", "name");
+  const ks::AnswerColumn& names = *a.column("name");
+  const ks::AnswerColumn& ops = *a.column("operator");
+  const auto& tc = a.column("tensor_cores")->u8;
+  const auto& calls = a.column("calls")->f64;
+  const auto& total = a.column("total_us")->f64;
+  const auto& mean = a.column("mean_us")->f64;
+  const auto& min = a.column("min_us")->f64;
+  const auto& max = a.column("max_us")->f64;
+  for (size_t r = 0; r < a.rows; ++r) {
+    const bool op = ops.str[r] != ks::kNullString && !a.strings[ops.str[r]].empty();
+    std::printf("  %10llu %14.1f %12.2f %12.1f %12.1f %3s  %s%s%s\n", (unsigned long long)calls[r], total[r], mean[r], min[r],
+                max[r], tc[r] == ks::kTriYes ? "yes" : tc[r] == ks::kTriNo ? "no" : "?", a.strings[names.str[r]].c_str(),
+                op ? " <- " : "", op ? a.strings[ops.str[r]].c_str() : "");
+  }
+}
+
 // overview, operators, kernels: the views read from the operator trees.
 int run_tree_views(const std::string& command, int argc, char** argv) {
   bool json = false, csv = false, tb = false;
@@ -398,19 +445,17 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
   kernel_key.group_by = kernel_group;
   kernel_key.name = detail;
   int status = 0;
-  const int loaded = for_each_trace(files, [&](const std::string& name, const ks::TraceModel& m) {
-    const ks::OpTree tree = ks::build_op_tree(m, {tb});
-    ks::StepOptions options;
-    options.tb_plugin_gpu_annotations = tb;
+  const int loaded = for_each_session(files, tb, [&](const std::string& name, const ks::Session& session) {
+    const ks::TraceModel& m = session.model();
     if (command == "overview") {
-      const ks::StepsResult steps = ks::find_steps(m, options);
-      const ks::StepBreakdown b = ks::step_breakdown(m, steps, options);
-      const ks::GpuMetricsResult g = ks::gpu_metrics(m, steps, tb);
-      const std::string out = ks::overview_json({m, b, g, tree, tb}, name);
+      const ks::OverviewInputs in = session.overview_inputs();
+      const std::string out = ks::overview_json(in, name);
       if (json) {
         std::printf("%s\n", out.c_str());
         return;
       }
+      const ks::StepBreakdown& b = in.steps;
+      const ks::GpuMetricsResult& g = in.gpus;
       std::printf("%s: %zu step%s, average %.1f us; %zu GPU%s\n", name.c_str(), b.steps.size(),
                   b.steps.size() == 1 ? "" : "s", b.average_total_ns / 1e3, g.gpus.size(), g.gpus.size() == 1 ? "" : "s");
       const ks::TcShare share = ks::tc_kernel_share(m, tb);
@@ -418,25 +463,36 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
         std::printf("  %s: %s of all kernel time, %s unknown\n",
                     std::string(ks::matrix_units_term(ks::trace_accelerator(m))).c_str(),
                     ks::format_pct(*share.ratio() * 100).c_str(), ks::format_pct(*share.unknown_ratio() * 100).c_str());
-      for (const ks::Recommendation& r : ks::recommendations({m, b, g, tree, tb}))
-        std::printf("  - %s\n", r.text.c_str());
+      for (const ks::Recommendation& r : ks::recommendations(in)) std::printf("  - %s\n", r.text.c_str());
       return;
     }
-    // One step's work (step_scope.h), found among the steps `kinetoscope steps` lists.
-    std::optional<ks::StepAttribution> attribution;
-    std::optional<ks::StepFilter> filter;
-    if (has_step) {
-      const ks::StepsResult steps = ks::find_steps(m, options);
-      attribution = ks::attribute_steps(tree, m, steps);
-      filter = ks::step_filter(*attribution, steps, step);
-      if (!filter) {
-        std::fprintf(stderr, "%s: %s.\n", name.c_str(), ks::unknown_step_message(steps, step).c_str());
+    if (!has_detail) {
+      // The tables: the Session's answer, printed as JSON, CSV or text.
+      ks::QueryParams params{{"group_by", group_by}};
+      if (has_step) params["step"] = step;
+      const ks::Answer a = session.query(command, params);
+      if (!a.error.empty()) {
+        std::fprintf(stderr, "%s: %s.\n", name.c_str(), a.error.c_str());
         status = 1;
         return;
       }
+      if (json) std::printf("%s\n", ks::answer_json(a).c_str());
+      else if (csv) std::fputs(ks::answer_csv(a).c_str(), stdout);
+      else if (command == "operators") print_operators(name, a, has_step ? step : "");
+      else print_kernels(name, a, has_step ? step : "");
+      return;
+    }
+    // One step's work (step_scope.h), found among the steps `kinetoscope steps` lists.
+    std::optional<ks::StepFilter> filter;
+    std::string step_error;
+    if (!session.step_filter(has_step ? step : "", filter, step_error)) {
+      std::fprintf(stderr, "%s: %s.\n", name.c_str(), step_error.c_str());
+      status = 1;
+      return;
     }
     const ks::StepFilter* in_step = filter ? &*filter : nullptr;
-    if (command == "operators" && has_detail) {
+    const ks::OpTree& tree = session.tree();
+    if (command == "operators") {
       const auto kernels = ks::operator_kernels(tree, m, op_group, detail, input_shape, in_step);
       const auto stacks = ks::operator_stacks(tree, m, op_group, detail, input_shape, in_step);
       const auto stackless = ks::operator_stackless_calls(tree, m, op_group, detail, input_shape, in_step);
@@ -444,46 +500,9 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
       else print_operator_detail(name, m, detail, input_shape, step, kernels, stacks, stackless);
       return;
     }
-    if (command == "operators") {
-      const ks::OperatorTable t = ks::operator_table(tree, m, op_group, in_step);
-      if (json) std::printf("%s\n", ks::operator_table_json(t, m).c_str());
-      else if (csv) std::fputs(ks::operator_table_csv(t, m).c_str(), stdout);
-      else {
-        std::printf("%s: %zu operator group%s%s%s (us)\n", name.c_str(), t.rows.size(), t.rows.size() == 1 ? "" : "s",
-                    has_step ? " in step " : "", step.c_str());
-        std::printf("  %10s %14s %14s %14s %14s  %s\n", "calls", "device self", "device total", "host self",
-                    "host total", "name");
-        for (const ks::OperatorGroup& g : t.rows) {
-          std::printf("  %10llu %14.1f %14.1f %14.1f %14.1f  %s%s%s\n", (unsigned long long)g.stats.calls,
-                      g.stats.device_self_ns / 1e3, g.stats.device_total_ns / 1e3, g.stats.host_self_ns / 1e3,
-                      g.stats.host_total_ns / 1e3, std::string(m.strings.get(g.name)).c_str(),
-                      g.input_shape.empty() ? "" : " ", g.input_shape.c_str());
-          if (op_group != ks::OpGroupBy::kNameAndStack) continue;
-          if (g.call_stack.empty()) std::printf("      (no call stack)\n");
-          else print_frames(g.call_stack);
-        }
-      }
-      return;
-    }
-    if (has_detail) {
-      const ks::KernelDetail d = ks::kernel_detail(tree, m, kernel_key, in_step);
-      if (json) std::printf("%s\n", ks::kernel_detail_json(d, kernel_key, m).c_str());
-      else print_kernel_detail(name, m, kernel_key, step, d);
-      return;
-    }
-    const ks::KernelTable t = ks::kernel_table(tree, m, kernel_group, in_step);
-    if (json) std::printf("%s\n", ks::kernel_table_json(t, m).c_str());
-    else if (csv) std::fputs(ks::kernel_table_csv(t, m).c_str(), stdout);
-    else {
-      std::printf("%s: %zu kernel group%s%s%s (us)\n", name.c_str(), t.rows.size(), t.rows.size() == 1 ? "" : "s",
-                  has_step ? " in step " : "", step.c_str());
-      std::printf("  %10s %14s %12s %12s %12s %3s  %s\n", "calls", "total", "mean", "min", "max", "TC", "name");
-      for (const ks::KernelGroup& g : t.rows)
-        std::printf("  %10llu %14.1f %12.2f %12.1f %12.1f %3s  %s%s%s\n", (unsigned long long)g.calls, g.total_ns / 1e3,
-                    g.mean_ns() / 1e3, g.min_ns / 1e3, g.max_ns / 1e3,
-                    g.tensor_cores == ks::TcState::kYes ? "yes" : g.tensor_cores == ks::TcState::kNo ? "no" : "?",
-                    std::string(m.strings.get(g.name)).c_str(), g.op.empty() ? "" : " <- ", g.op.c_str());
-    }
+    const ks::KernelDetail d = ks::kernel_detail(tree, m, kernel_key, in_step);
+    if (json) std::printf("%s\n", ks::kernel_detail_json(d, kernel_key, m).c_str());
+    else print_kernel_detail(name, m, kernel_key, step, d);
   });
   return loaded | status;
 }
@@ -510,9 +529,9 @@ int run_trim(int argc, char** argv) {
   }
   int64_t start_ns = 0, end_ns = 0;
   if (!step.empty()) {
-    ks::TraceReader reader;
-    if (!load_trace(path, reader)) return 1;
-    const ks::StepsResult steps = ks::find_steps(reader.model());
+    ks::Session session;
+    if (!load_trace(path, session.reader())) return 1;
+    const ks::StepsResult& steps = session.steps();
     const auto it = std::find_if(steps.steps.begin(), steps.steps.end(), [&](const ks::Step& s) { return s.name == step; });
     if (it == steps.steps.end()) {
       std::fprintf(stderr, "%s: %s.\n", base_name(path).c_str(), ks::unknown_step_message(steps, step).c_str());
@@ -563,8 +582,8 @@ int run_modules(int argc, char** argv) {
     return 2;
   }
   int status = 0;
-  const int loaded = for_each_trace(files, [&](const std::string& name, const ks::TraceModel& m) {
-    const ks::ModuleView v = ks::module_view(m, {tb});
+  const int loaded = for_each_session(files, tb, [&](const std::string& name, const ks::Session& session) {
+    const ks::ModuleView& v = session.modules();
     if (!v.error.empty()) {
       std::fprintf(stderr, "%s: %s\n", name.c_str(), v.error.c_str());
       status = 1;

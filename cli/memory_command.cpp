@@ -9,6 +9,7 @@
 #include "cli/file_source.h"
 #include "core/analysis/memory.h"
 #include "core/analysis/op_tree.h"
+#include "core/session/session.h"
 #include "core/util/csv_writer.h"
 
 namespace {
@@ -82,17 +83,17 @@ int run_memory(int argc, char** argv) {
   int status = 0;
   for (const std::string& path : files) {
     const std::string name = file_name(path);
-    ks::TraceReader reader;
-    const std::string open_problem = ks::read_file_into(path, reader);
-    const std::string error = open_problem.empty() ? reader.error() : open_problem;
+    ks::Session session({tb});
+    const std::string open_problem = ks::read_file_into(path, session.reader());
+    const std::string error = open_problem.empty() ? session.reader().error() : open_problem;
     if (!error.empty()) {
       std::fprintf(stderr, "%s: %s\n", name.c_str(), error.c_str());
       status = 1;
       continue;
     }
-    const ks::TraceModel& m = reader.model();
-    const ks::OpTree tree = ks::build_op_tree(m, {tb});
-    const ks::MemoryIndex x = ks::build_memory_index(m, tree, {tb});
+    const ks::TraceModel& m = session.model();
+    const ks::OpTree& tree = session.tree();
+    const ks::MemoryIndex& x = session.memory();
     int d = -1;
     if (!device.empty()) {
       d = ks::memory_device_index(x, device);

@@ -1,6 +1,7 @@
 // `kinetoscope ranges`: the Ranges view (core/analysis/ranges.h), the user's record_function
 // ranges as a tree, of each trace as JSON, CSV or text. Kept apart from main.cpp so the command
 // reads top to bottom.
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -8,6 +9,8 @@
 #include "cli/file_source.h"
 #include "core/analysis/op_tree.h"
 #include "core/analysis/ranges.h"
+#include "core/session/session.h"
+#include "core/util/json_writer.h"
 
 extern const char* const kRangesUsage =
     "       kinetoscope ranges [--json|--csv] TRACE...\n"
@@ -37,14 +40,14 @@ int run_ranges(int argc, char** argv) {
   if (has_detail && csv) return usage("--detail prints JSON (--json) or text, not CSV");
   int status = 0;
   for (const std::string& path : files) {
-    ks::TraceReader reader;
-    if (!ks::load_trace(path, reader)) {
+    ks::Session session;
+    if (!ks::load_trace(path, session.reader())) {
       status = 1;
       continue;
     }
     const std::string name = ks::base_name(path);
-    const ks::TraceModel& m = reader.model();
-    const ks::OpTree tree = ks::build_op_tree(m);
+    const ks::TraceModel& m = session.model();
+    const ks::OpTree& tree = session.tree();
     if (has_detail) {
       bool found = false;
       const std::vector<ks::RangeKernel> k = ks::range_kernels(tree, m, detail, found);
@@ -63,34 +66,42 @@ int run_ranges(int argc, char** argv) {
                     r.tensor_cores == ks::TcState::kYes ? "yes" : r.tensor_cores == ks::TcState::kNo ? "no" : "?", r.name.c_str());
       continue;
     }
-    const ks::RangeTable t = ks::range_table(tree, m);
+    // The table: the Session's answer, printed as JSON (with the file's name first), CSV or text.
+    const ks::Answer a = session.query("ranges", {});
     if (json) {
-      std::printf("%s\n", ks::range_table_json(t, m, name).c_str());
+      std::string file = "{\"file\":";
+      ks::append_json_escaped(file, name);
+      const std::string body = ks::answer_json(a);
+      std::printf("%s,%s\n", file.c_str(), body.c_str() + 1);
       continue;
     }
     if (csv) {
-      std::fputs(ks::range_table_csv(t, m).c_str(), stdout);
+      std::fputs(ks::answer_csv(a).c_str(), stdout);
       continue;
     }
-    if (t.rows.empty()) {
+    if (a.rows == 0) {
       std::printf("%s: no user ranges (wrap code in torch.profiler.record_function(\"name\") to see it here)\n", name.c_str());
       continue;
     }
-    std::printf("%s: %zu range%s, %llu calls (us; device: launched on the range's thread; GPU range: its\n"
+    const std::string calls = a.meta[0].second;  // "calls": a whole number
+    std::printf("%s: %zu range%s, %s calls (us; device: launched on the range's thread; GPU range: its\n"
                 "  gpu_user_annotation copy and the device work inside it)\n",
-                name.c_str(), t.rows.size(), t.rows.size() == 1 ? "" : "s", (unsigned long long)t.calls);
+                name.c_str(), a.rows, a.rows == 1 ? "" : "s", calls.c_str());
     std::printf("  %7s %12s %12s %12s %12s %7s %12s %12s  %s\n", "calls", "host", "host self", "device", "device self",
                 "TC %", "GPU range", "GPU r. dev", "range");
-    for (const ks::RangeRow& r : t.rows) {
+    auto col = [&](const char* c) -> const std::vector<double>& { return a.column(c)->f64; };
+    const ks::AnswerColumn& names = *a.column("name");
+    const std::vector<int32_t>& depth = a.column("depth")->i32;
+    for (size_t r = 0; r < a.rows; ++r) {
       char tc[16] = "-", span[24] = "-", work[24] = "-";
-      if (r.kernel_total_ns > 0) std::snprintf(tc, sizeof tc, "%.1f", ks::range_tc_pct(r));
-      if (r.gpu_copies) {
-        std::snprintf(span, sizeof span, "%.1f", r.gpu_span_ns / 1e3);
-        std::snprintf(work, sizeof work, "%.1f", r.gpu_work_ns / 1e3);
+      if (!std::isnan(col("tensor_core_pct")[r])) std::snprintf(tc, sizeof tc, "%.1f", col("tensor_core_pct")[r]);
+      if (!std::isnan(col("gpu_range_us")[r])) {
+        std::snprintf(span, sizeof span, "%.1f", col("gpu_range_us")[r]);
+        std::snprintf(work, sizeof work, "%.1f", col("gpu_range_device_us")[r]);
       }
-      std::printf("  %7llu %12.1f %12.1f %12.1f %12.1f %7s %12s %12s  %*s%s\n", (unsigned long long)r.calls,
-                  r.host_total_ns / 1e3, r.host_self_ns / 1e3, r.device_total_ns / 1e3, r.device_self_ns / 1e3, tc, span,
-                  work, r.depth * 2, "", r.name.c_str());
+      std::printf("  %7llu %12.1f %12.1f %12.1f %12.1f %7s %12s %12s  %*s%s\n", (unsigned long long)col("calls")[r],
+                  col("host_us")[r], col("self_host_us")[r], col("device_us")[r], col("self_device_us")[r], tc, span, work,
+                  depth[r] * 2, "", a.strings[names.str[r]].c_str());
     }
   }
   return status;

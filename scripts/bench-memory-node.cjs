@@ -36,19 +36,19 @@ async function main() {
   }
   s.finish();
   const summary = JSON.parse(s.summaryJson());
-  s.overviewJson(false);
+  s.overviewJson();
   const heapBefore = mod.HEAPU8.length;
   let t0 = process.hrtime.bigint();
-  const devices = JSON.parse(s.memoryDevicesJson(false));
+  const devices = JSON.parse(s.memoryDevicesJson());
   const buildMs = ms(t0);
   const heapAfter = mod.HEAPU8.length;
-  const indexBytes = s.memoryIndexBytes(false);
+  const indexBytes = s.memoryIndexBytes();
   const out = { file: path.basename(file), events: summary.events, memory_events: summary.kinds.memory, build_ms: buildMs,
     index_bytes: indexBytes, heap_growth_bytes: heapAfter - heapBefore, devices: devices.devices.length };
   const dev = devices.default_device;
   if (dev) {
     t0 = process.hrtime.bigint();
-    const whole = JSON.parse(s.memoryCurveJson(dev, NaN, NaN, COLUMNS, false));
+    const whole = JSON.parse(s.memoryCurveJson(dev, NaN, NaN, COLUMNS));
     out.curve_whole_ms = ms(t0);
     out.curve_whole_points = whole.points.length;
     const end = whole.points.length ? whole.points[whole.points.length - 1][0] : 0;
@@ -56,12 +56,12 @@ async function main() {
     for (const f of [0.1, 0.3, 0.5, 0.7, 0.85]) {
       const a = end * f, b = a + end / 10;
       t0 = process.hrtime.bigint();
-      const z = JSON.parse(s.memoryCurveJson(dev, a, b, COLUMNS, false));
+      const z = JSON.parse(s.memoryCurveJson(dev, a, b, COLUMNS));
       curve.push(ms(t0));
       out.curve_zoom_points = z.points.length;
       t0 = process.hrtime.bigint();
-      s.memoryStatsJson(dev, a, b, false);
-      s.memoryEvents(dev, a, b, false);
+      s.memoryStatsJson(dev, a, b);
+      s.memoryEvents(dev, a, b);
       tables.push(ms(t0));
     }
     out.curve_zoom_ms = median(curve);

@@ -86,7 +86,7 @@ async function main() {
   const measureViews = () => {
     if (withOverview && !s.failed()) {
       const t1 = process.hrtime.bigint();
-      JSON.parse(s.overviewJson(false));
+      JSON.parse(s.overviewJson());
       extra.overview_seconds = Number(process.hrtime.bigint() - t1) / 1e9;
       extra.wasm_heap_after_overview_bytes = mod.HEAPU8.length;
       if (stats) stats.overview = JSON.parse(s.heapStatsJson());
@@ -94,10 +94,10 @@ async function main() {
     if (withViews && !s.failed()) {
       const t2 = process.hrtime.bigint();
       if (withPhases) phases.push({ phase: 'views', heap_at_start: mod.HEAPU8.length, max_in_use: 0, max_top: 0 });
-      JSON.parse(s.operatorsJson('op', false, ''));
-      JSON.parse(s.operatorsJson('op+shape', false, ''));
-      JSON.parse(s.kernelsJson('name', false, ''));
-      JSON.parse(s.kernelsJson('props', false, ''));
+      s.query('operators', { group_by: 'op' });
+      s.query('operators', { group_by: 'op+shape' });
+      s.query('kernels', { group_by: 'name' });
+      s.query('kernels', { group_by: 'props' });
       extra.views_seconds = Number(process.hrtime.bigint() - t2) / 1e9;
       extra.wasm_heap_after_views_bytes = mod.HEAPU8.length;
       if (stats) stats.views = JSON.parse(s.heapStatsJson());

@@ -1,5 +1,7 @@
-// The Embind layer: a Session wraps one TraceReader. Only conversion lives here; the worker
-// copies chunk bytes straight into the reader's buffer (prepare returns a heap offset).
+// The Embind layer: a Session wraps one ks::Session (core/session/session.h: the trace, its
+// analysis graph and caches). Only conversion lives here; the worker copies chunk bytes straight
+// into the reader's buffer (prepare returns a heap offset). Views on the one answer shape are
+// query(view, params); the others still have a call of their own each, until they move there.
 #include <emscripten/bind.h>
 
 #include <cmath>
@@ -24,7 +26,9 @@
 #include "core/analysis/step_breakdown.h"
 #include "core/analysis/step_scope.h"
 #include "core/analysis/summary.h"
+#include "core/session/session.h"
 #include "core/trace/model_columns.h"
+#include "core/util/json_writer.h"
 #include "core/trace/model_merge.h"
 #include "core/trace/trace_reader.h"
 #include "core/trace/trace_trimmer.h"
@@ -34,33 +38,36 @@ namespace {
 
 class Session {
  public:
+  Session() = default;
+  // tbPlugin: link and count as tb_plugin does (docs/compatibility.md), for the Session's life.
+  explicit Session(bool tbPlugin) : s_(ks::SessionOptions{tbPlugin}) {}
   // Heap offset where n bytes may be written (HEAPU8 may have grown: re-read it).
-  double prepare(double n) { return static_cast<double>(reinterpret_cast<uintptr_t>(reader_.prepare(static_cast<size_t>(n)))); }
-  void commit(double n) { reader_.commit(static_cast<size_t>(n)); }
-  void finish() { reader_.finish(); }
+  double prepare(double n) { return static_cast<double>(reinterpret_cast<uintptr_t>(s_.reader().prepare(static_cast<size_t>(n)))); }
+  void commit(double n) { s_.reader().commit(static_cast<size_t>(n)); }
+  void finish() { s_.reader().finish(); }
   // The stream around the JSON failed part-way (gzip corrupt or cut off, or a read error).
   void inputError(bool gzip) {
-    reader_.note_input_error(gzip ? ks::TraceReader::InputError::kGzip : ks::TraceReader::InputError::kRead);
+    s_.reader().note_input_error(gzip ? ks::TraceReader::InputError::kGzip : ks::TraceReader::InputError::kRead);
   }
-  bool failed() const { return reader_.failed(); }
-  std::string error() const { return reader_.error(); }
+  bool failed() const { return s_.reader().failed(); }
+  std::string error() const { return s_.reader().error(); }
 
   // One file, several workers (core/trace/model_merge.h; docs/contracts.md "One file, several
   // workers"): a later range's Session starts at a split; the earlier one stops at the first
   // split it confirms; the later one's partial model crosses as pieces merged into the earlier.
-  void startAt(double offset, bool rootIsArray) { reader_.start_at(uint64_t(offset), rootIsArray); }
+  void startAt(double offset, bool rootIsArray) { s_.reader().start_at(uint64_t(offset), rootIsArray); }
   void stopAt(const emscripten::val& offsets) {
     std::vector<uint64_t> v;
     const unsigned n = offsets.isArray() ? offsets["length"].as<unsigned>() : 0;
     for (unsigned i = 0; i < n; ++i) v.push_back(uint64_t(offsets[i].as<double>()));
-    reader_.stop_at(std::move(v));
+    s_.reader().stop_at(std::move(v));
   }
-  bool stopped() const { return reader_.stopped(); }
-  double coveredEnd() const { return double(reader_.covered_end()); }
-  void readOn() { reader_.read_on(); }
+  bool stopped() const { return s_.reader().stopped(); }
+  double coveredEnd() const { return double(s_.reader().covered_end()); }
+  void readOn() { s_.reader().read_on(); }
   // A finished partial Session's next piece, a Uint8Array copy; null once all were given.
   emscripten::val nextPiece(double maxBytes) {
-    if (!writer_) writer_ = std::make_unique<ks::PartialWriter>(reader_);
+    if (!writer_) writer_ = std::make_unique<ks::PartialWriter>(s_.reader());
     if (!writer_->next(piece_, size_t(maxBytes))) return emscripten::val::null();
     return emscripten::val::global("Uint8Array").new_(
         emscripten::typed_memory_view(piece_.size(), reinterpret_cast<const uint8_t*>(piece_.data())));
@@ -72,7 +79,7 @@ class Session {
     return static_cast<double>(reinterpret_cast<uintptr_t>(piece_.data()));
   }
   std::string mergeCommit(double n) {
-    if (!merger_) merger_ = std::make_unique<ks::PartialMerger>(reader_);
+    if (!merger_) merger_ = std::make_unique<ks::PartialMerger>(s_.reader());
     const bool ok = merger_->add(piece_.data(), std::min(size_t(n), piece_.size()));
     const std::string state = merger_->done() ? "done" : merger_->refused() ? "refused" : ok ? "merging" : "broken";
     if (merger_->done() || !ok) merger_.reset();  // the next range gets a merger of its own
@@ -80,24 +87,25 @@ class Session {
     return state;
   }
 
-  std::string summaryJson() const { return ks::summary_json(reader_.model(), "", reader_.error()); }
+  std::string summaryJson() const { return ks::summary_json(s_.model(), "", s_.reader().error()); }
   // Steps and the step-time breakdown (the JSON of `kinetoscope steps --json`).
-  std::string stepBreakdownJson(bool tbPlugin) const { return ks::step_breakdown_json(breakdown(tbPlugin), ""); }
+  std::string stepBreakdownJson() const { return ks::step_breakdown_json(s_.breakdown(), ""); }
   // GPU metrics over the steps (the JSON of `kinetoscope gpus --json`).
-  std::string gpuMetricsJson(bool tbPlugin) const { return ks::gpu_metrics_json(gpus(tbPlugin), ""); }
+  std::string gpuMetricsJson() const { return ks::gpu_metrics_json(s_.gpus(), ""); }
   // The GPU summary of one step ("": all steps), as `kinetoscope gpus --step N --json`: the step's
   // window and the kernels it issued (overview.h gpu_summary_json).
-  std::string gpuSummaryJson(const std::string& step, bool tbPlugin) const {
-    if (step.empty()) return ks::gpu_summary_json(reader_.model(), gpus(tbPlugin), nullptr, tbPlugin, "");
-    return in_step(tbPlugin, step, [&](const ks::StepFilter* s) {
-      return ks::gpu_summary_json(reader_.model(), ks::gpu_metrics(reader_.model(), ks::chosen_steps(steps(tbPlugin), *s)), s,
-                                  tbPlugin, "");
+  std::string gpuSummaryJson(const std::string& step) const {
+    if (step.empty()) return ks::gpu_summary_json(s_.model(), s_.gpus(), nullptr, s_.tb_plugin(), "");
+    return in_step(step, [&](const ks::StepFilter* s) {
+      return ks::gpu_summary_json(s_.model(), ks::gpu_metrics(s_.model(), ks::chosen_steps(s_.steps(), *s)), s,
+                                  s_.tb_plugin(), "");
     });
   }
   // The Overview of `kinetoscope overview --json`: steps, average, GPU summary, recommendations.
-  std::string overviewJson(bool tbPlugin) const {
-    const ks::OverviewInputs in{reader_.model(), breakdown(tbPlugin), gpus(tbPlugin), tree(tbPlugin), tbPlugin};
-    report(ks::OverviewPhase::kRecommendations);
+  std::string overviewJson() const {
+    const ks::OverviewInputs in = s_.overview_inputs();
+    s_.report(ks::overview_phase_name(ks::OverviewPhase::kRecommendations), int(ks::OverviewPhase::kRecommendations),
+              ks::kOverviewPhaseCount);
     return ks::overview_json(in, "");
   }
   // Progress of what is computed after reading (issue 12): fn(phase, index, count) is called
@@ -105,7 +113,11 @@ class Session {
   // only other views need (module trees, memory index, step attribution) with index 0, count 0.
   // A part already built is not reported again. The worker posts each report to the page, where
   // it is the card's progress and the watchdog's sign of life. undefined: no reports.
-  void setProgress(emscripten::val fn) { progress_ = std::move(fn); }
+  void setProgress(emscripten::val fn) {
+    progress_ = std::move(fn);
+    if (progress_.isUndefined()) s_.set_progress(nullptr);
+    else s_.set_progress([this](std::string_view part, int index, int count) { progress_(std::string(part), index, count); });
+  }
   // Test hook (docs/contracts.md, "Failure paths and their test hooks"): fails the way the core
   // fails for real, so that the page's handling of it can be tested. "abort": abort(), which
   // Emscripten turns into a RuntimeError "Aborted()"; "oom": allocates (untouched) 256 MB blocks
@@ -120,49 +132,85 @@ class Session {
       }
     }
   }
-  // The operator table ("op" or "op+shape"), as `kinetoscope operators --json [--step step]`
-  // (step "": all steps).
-  std::string operatorsJson(const std::string& groupBy, bool tbPlugin, const std::string& step) const {
-    ks::OpGroupBy g;
-    if (!ks::parse_op_group_by(groupBy, g)) return bad_group_by(groupBy);
-    return in_step(tbPlugin, step, [&](const ks::StepFilter* s) {
-      return ks::operator_table_json(ks::operator_table(tree(tbPlugin), reader_.model(), g, s), reader_.model());
-    });
+  // A view's answer (core/session/views.h; docs/contracts.md "Session and answers"), for the
+  // worker to transfer as it is: {view, rowCount, columns: {name: typed array (a copy)}, absent:
+  // [column names without values], stringBytes: Uint8Array (the answer's strings in UTF-8, each
+  // followed by a 0 byte), stringEnds: Uint32Array (where each 0 is), stringCount, meta: JSON text of the small metadata object, error: ""
+  // or one sentence}. `params`: an object of strings ({group_by: "op", step: "2"}).
+  emscripten::val query(const std::string& view, const emscripten::val& params) const {
+    const ks::Answer a = s_.query(view, to_params(params));
+    emscripten::val out = emscripten::val::object();
+    out.set("view", view);
+    out.set("error", a.error);
+    out.set("rowCount", double(a.error.empty() ? a.rows : 0));
+    emscripten::val columns = emscripten::val::object(), absent = emscripten::val::array();
+    unsigned absent_count = 0;
+    for (const ks::AnswerColumn& c : a.columns) {
+      const std::string name(c.spec->name);
+      if (!c.present) absent.set(absent_count++, name);
+      const std::string array(ks::column_type_array(c.spec->type));
+      switch (c.spec->type) {
+        case ks::ColumnType::kF64:
+        case ks::ColumnType::kCount: columns.set(name, typed(array, c.f64)); break;
+        case ks::ColumnType::kI32:
+        case ks::ColumnType::kI32x3: columns.set(name, typed(array, c.i32)); break;
+        case ks::ColumnType::kString: columns.set(name, typed(array, c.str)); break;
+        case ks::ColumnType::kTri:
+        case ks::ColumnType::kBool: columns.set(name, typed(array, c.u8)); break;
+      }
+    }
+    out.set("columns", columns);
+    out.set("absent", absent);
+    std::string bytes;
+    std::vector<uint32_t> ends;
+    ends.reserve(a.strings.size());
+    for (const std::string& str : a.strings) {
+      bytes.append(str).push_back('\0');
+      ends.push_back(uint32_t(bytes.size() - 1));
+    }
+    out.set("stringEnds", typed("Uint32Array", ends));
+    out.set("stringBytes", emscripten::val::global("Uint8Array").new_(
+                               emscripten::typed_memory_view(bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data()))));
+    out.set("stringCount", double(a.strings.size()));
+    std::string meta = "{";
+    for (const auto& [key, value] : a.meta) {
+      if (meta.size() > 1) meta += ',';
+      ks::append_json_escaped(meta, key);
+      meta += ':' + value;
+    }
+    out.set("meta", meta + "}");
+    return out;
+  }
+  // The same answer as the CLI's --json text (tests compare the two).
+  std::string queryJson(const std::string& view, const emscripten::val& params) const {
+    return ks::answer_json(s_.query(view, to_params(params)));
   }
   // One operator group's calls split by call stack (inputShape: the row's input_shape, or "").
   std::string operatorStacksJson(const std::string& groupBy, const std::string& name, const std::string& inputShape,
-                                 bool tbPlugin, const std::string& step) const {
+                                 const std::string& step) const {
     ks::OpGroupBy g;
     if (!ks::parse_op_group_by(groupBy, g)) return bad_group_by(groupBy);
-    return in_step(tbPlugin, step, [&](const ks::StepFilter* s) {
-      return ks::operator_stacks_json(ks::operator_stacks(tree(tbPlugin), reader_.model(), g, name, inputShape, s));
+    return in_step(step, [&](const ks::StepFilter* s) {
+      return ks::operator_stacks_json(ks::operator_stacks(s_.tree(), s_.model(), g, name, inputShape, s));
     });
   }
   // One operator group's kernels and call stacks, as `kinetoscope operators --detail NAME --json`.
   std::string operatorDetailJson(const std::string& groupBy, const std::string& name, const std::string& inputShape,
-                                 bool tbPlugin, const std::string& step) const {
+                                 const std::string& step) const {
     ks::OpGroupBy g;
     if (!ks::parse_op_group_by(groupBy, g)) return bad_group_by(groupBy);
-    return in_step(tbPlugin, step, [&](const ks::StepFilter* s) {
-      const ks::OpTree& t = tree(tbPlugin);
-      return ks::operator_detail_json(ks::operator_kernels(t, reader_.model(), g, name, inputShape, s),
-                                      ks::operator_stacks(t, reader_.model(), g, name, inputShape, s),
-                                      ks::operator_stackless_calls(t, reader_.model(), g, name, inputShape, s), t, reader_.model());
-    });
-  }
-  // The kernel table ("name" or "props"), as `kinetoscope kernels --json [--step step]`.
-  std::string kernelsJson(const std::string& groupBy, bool tbPlugin, const std::string& step) const {
-    ks::KernelGroupBy g;
-    if (!ks::parse_kernel_group_by(groupBy, g)) return bad_group_by(groupBy);
-    return in_step(tbPlugin, step, [&](const ks::StepFilter* s) {
-      return ks::kernel_table_json(ks::kernel_table(tree(tbPlugin), reader_.model(), g, s), reader_.model());
+    return in_step(step, [&](const ks::StepFilter* s) {
+      const ks::OpTree& t = s_.tree();
+      return ks::operator_detail_json(ks::operator_kernels(t, s_.model(), g, name, inputShape, s),
+                                      ks::operator_stacks(t, s_.model(), g, name, inputShape, s),
+                                      ks::operator_stackless_calls(t, s_.model(), g, name, inputShape, s), t, s_.model());
     });
   }
   // One kernel table row's detail, as `kinetoscope kernels --detail NAME --json`. A "props" row is
   // named by its operator and props = [grid x, y, z, block x, y, z, registers, shared memory]
   // (0 where the row has none); a "name" row ignores both.
   std::string kernelDetailJson(const std::string& groupBy, const std::string& name, const std::string& op,
-                               const emscripten::val& props, bool tbPlugin, const std::string& step) const {
+                               const emscripten::val& props, const std::string& step) const {
     ks::KernelKey key;
     if (!ks::parse_kernel_group_by(groupBy, key.group_by)) return bad_group_by(groupBy);
     key.name = name;
@@ -176,100 +224,63 @@ class Session {
       key.registers_per_thread = v[6];
       key.shared_memory = v[7];
     }
-    return in_step(tbPlugin, step, [&](const ks::StepFilter* s) {
-      return ks::kernel_detail_json(ks::kernel_detail(tree(tbPlugin), reader_.model(), key, s), key, reader_.model());
+    return in_step(step, [&](const ks::StepFilter* s) {
+      return ks::kernel_detail_json(ks::kernel_detail(s_.tree(), s_.model(), key, s), key, s_.model());
     });
   }
   // The Diff view with this trace as the baseline and `experiment` (another Session of the same
   // worker) as the experiment, as `kinetoscope diff --json` with the names given.
-  std::string diffJson(const Session& experiment, bool tbPlugin, const std::string& baselineName,
+  std::string diffJson(const Session& experiment, const std::string& baselineName,
                        const std::string& experimentName) const {
-    const ks::DiffResult d = ks::diff_trees(diff_tree(tbPlugin), reader_.model(), experiment.diff_tree(tbPlugin),
-                                            experiment.reader_.model(), tbPlugin);
+    const ks::DiffResult d = ks::diff_trees(s_.diff_tree(), s_.model(), experiment.s_.diff_tree(),
+                                            experiment.s_.model(), s_.tb_plugin());
     return ks::diff_json(d, baselineName, experimentName);
   }
   // Whether the Module view has anything to show: {"modules": bool, "lightning": bool} (cheap).
   std::string modulePresenceJson() const {
-    const ks::ModulePresence p = ks::module_presence(reader_.model());
+    const ks::ModulePresence p = ks::module_presence(s_.model());
     ks::JsonWriter w;
     w.begin_object().key("modules").value(p.modules).key("lightning").value(p.lightning).end_object();
     return w.take();
   }
   // The Module view's tables, as `kinetoscope modules --json`.
-  std::string modulesJson(bool tbPlugin) const { return ks::module_view_json(modules(tbPlugin), ""); }
+  std::string modulesJson() const { return ks::module_view_json(s_.modules(), ""); }
   // One thread's tree for the flame graph and the operator tree (tid "": the main thread).
-  std::string moduleTreeJson(bool tbPlugin, const std::string& tid) const {
-    return ks::module_tree_json(modules(tbPlugin), reader_.model(), tid);
-  }
-  // The Ranges view (core/analysis/ranges.h) as columns: {name, key, kind: string[], parent,
-  // depth: Int32Array, one Float64Array per ks::range_columns() entry under `columns` (NaN:
-  // none), calls, show_gpu, gpu_copies}; the whole trace (the step selector does not apply).
-  emscripten::val rangeColumns() const {
-    const ks::TraceModel& m = reader_.model();
-    const ks::RangeTable t = ks::range_table(tree(false), m);
-    const size_t n = t.rows.size();
-    emscripten::val out = emscripten::val::object();
-    emscripten::val name = emscripten::val::array(), key = emscripten::val::array(), kind = emscripten::val::array();
-    std::vector<int32_t> parent(n), depth(n);
-    for (size_t i = 0; i < n; ++i) {
-      name.set(i, t.rows[i].name);
-      key.set(i, t.rows[i].key);
-      kind.set(i, std::string(ks::range_kind_name(t.rows[i].kind)));
-      parent[i] = t.rows[i].parent;
-      depth[i] = t.rows[i].depth;
-    }
-    auto i32 = [](const std::vector<int32_t>& v) {
-      return emscripten::val::global("Int32Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
-    };
-    emscripten::val columns = emscripten::val::object();
-    std::vector<double> values(n);
-    for (const ks::RangeColumn& c : ks::range_columns()) {
-      for (size_t i = 0; i < n; ++i) values[i] = c.value(t.rows[i], m.start_ns);
-      columns.set(c.name, emscripten::val::global("Float64Array").new_(emscripten::typed_memory_view(n, values.data())));
-    }
-    out.set("name", name);
-    out.set("key", key);
-    out.set("kind", kind);
-    out.set("parent", i32(parent));
-    out.set("depth", i32(depth));
-    out.set("columns", columns);
-    out.set("calls", double(t.calls));
-    out.set("show_gpu", t.has_gpu);
-    out.set("gpu_copies", t.has_gpu_copies);
-    return out;
+  std::string moduleTreeJson(const std::string& tid) const {
+    return ks::module_tree_json(s_.modules(), s_.model(), tid);
   }
   // The kernels launched in one Ranges row (its key), as `kinetoscope ranges --detail KEY --json`.
   std::string rangeKernelsJson(const std::string& key) const {
     bool found = false;
-    const std::vector<ks::RangeKernel> k = ks::range_kernels(tree(false), reader_.model(), key, found);
+    const std::vector<ks::RangeKernel> k = ks::range_kernels(s_.tree(), s_.model(), key, found);
     if (!found) return error_json("no range " + key);
     return ks::range_kernels_json(k, key, "");
   }
   // This trace's part of a run's Distributed view (the map step): its rank summary as JSON, for
   // reduceDistributedJson. `worker` and `span` name it in the run ("default" without a span).
-  std::string distributedRankJson(const std::string& worker, const std::string& span, bool tbPlugin) const {
-    return ks::rank_summary_json(ks::distributed_rank(reader_.model(), worker, span, tbPlugin));
+  std::string distributedRankJson(const std::string& worker, const std::string& span) const {
+    return ks::rank_summary_json(ks::distributed_rank(s_.model(), worker, span, s_.tb_plugin()));
   }
   // --- Memory view (core/analysis/memory.h). device: a label ("GPU0"); fromUs/toUs: the window
   // in µs from the origin, NaN for an open side. -----------------------------------------------
   // {"origin_us", "default_device", "devices": [...]}: the whole trace's devices and peaks.
-  std::string memoryDevicesJson(bool tbPlugin) const { return ks::memory_devices_json(memory(tbPlugin)); }
+  std::string memoryDevicesJson() const { return ks::memory_devices_json(s_.memory()); }
   // The statistics table of one device in the window, as `kinetoscope memory --json` stats rows,
   // with that device's entry of "devices" (peaks inside the window).
-  std::string memoryStatsJson(const std::string& device, double fromUs, double toUs, bool tbPlugin) const {
-    const ks::MemoryIndex& x = memory(tbPlugin);
+  std::string memoryStatsJson(const std::string& device, double fromUs, double toUs) const {
+    const ks::MemoryIndex& x = s_.memory();
     const int d = ks::memory_device_index(x, device);
     if (d < 0) return error_json(no_device(x, device));
     const ks::MemoryWindow w = ks::memory_window_us(x, fromUs, toUs);
-    return ks::memory_stats_json(x, tree(tbPlugin), reader_.model(), w, d);
+    return ks::memory_stats_json(x, s_.tree(), s_.model(), w, d);
   }
   // The events table of one device in the window, as columns: {names: string[], op: Uint32Array
   // (index into names), size: Float64Array (bytes), alloc_us, release_us, duration_us:
   // Float64Array (NaN: blank), stacks: string[], stack: Uint32Array (index into stacks; 0: "")}.
-  emscripten::val memoryEvents(const std::string& device, double fromUs, double toUs, bool tbPlugin) const {
-    const ks::MemoryIndex& x = memory(tbPlugin);
-    const ks::OpTree& t = tree(tbPlugin);
-    const ks::TraceModel& m = reader_.model();
+  emscripten::val memoryEvents(const std::string& device, double fromUs, double toUs) const {
+    const ks::MemoryIndex& x = s_.memory();
+    const ks::OpTree& t = s_.tree();
+    const ks::TraceModel& m = s_.model();
     emscripten::val out = emscripten::val::object();
     const int d = ks::memory_device_index(x, device);
     if (d < 0) {
@@ -338,28 +349,28 @@ class Session {
     return out;
   }
   // The curve of one device for `columns` pixel columns over the window (min/max per column).
-  std::string memoryCurveJson(const std::string& device, double fromUs, double toUs, double columns, bool tbPlugin) const {
-    const ks::MemoryIndex& x = memory(tbPlugin);
+  std::string memoryCurveJson(const std::string& device, double fromUs, double toUs, double columns) const {
+    const ks::MemoryIndex& x = s_.memory();
     const int d = ks::memory_device_index(x, device);
     if (d < 0) return error_json(no_device(x, device));
-    return ks::memory_curve_json(x, reader_.model(), d, ks::memory_window_us(x, fromUs, toUs), int(columns));
+    return ks::memory_curve_json(x, s_.model(), d, ks::memory_window_us(x, fromUs, toUs), int(columns));
   }
   // The allocations of one device alive at atUs (µs from the origin), largest first (`limit` rows).
-  std::string memoryAliveJson(const std::string& device, double atUs, double limit, bool tbPlugin) const {
-    const ks::MemoryIndex& x = memory(tbPlugin);
+  std::string memoryAliveJson(const std::string& device, double atUs, double limit) const {
+    const ks::MemoryIndex& x = s_.memory();
     const int d = ks::memory_device_index(x, device);
     if (d < 0) return error_json(no_device(x, device));
     const ks::MemoryWindow at = ks::memory_window_us(x, atUs, atUs);
-    return ks::memory_alive_json(x, tree(tbPlugin), reader_.model(), d, at.from_ns, size_t(limit));
+    return ks::memory_alive_json(x, s_.tree(), s_.model(), d, at.from_ns, size_t(limit));
   }
   // Bytes the memory index holds (for the benchmark), building it if needed.
-  double memoryIndexBytes(bool tbPlugin) const { return static_cast<double>(ks::memory_index_bytes(memory(tbPlugin))); }
-  double bytesRead() const { return static_cast<double>(reader_.model().bytes_read); }
-  double eventCount() const { return static_cast<double>(reader_.model().event_count); }
+  double memoryIndexBytes() const { return static_cast<double>(ks::memory_index_bytes(s_.memory())); }
+  double bytesRead() const { return static_cast<double>(s_.model().bytes_read); }
+  double eventCount() const { return static_cast<double>(s_.model().event_count); }
   // One model table as {column name: typed array} (copies, so they survive memory growth).
   emscripten::val columns(const std::string& kind) const {
     emscripten::val out = emscripten::val::object();
-    for (const ks::Column& c : ks::table_columns(reader_.model(), kind)) {
+    for (const ks::Column& c : ks::table_columns(s_.model(), kind)) {
       switch (c.type) {
         case ks::Column::Type::kF64:
           out.set(c.name, emscripten::val::global("Float64Array").new_(emscripten::typed_memory_view(c.f64.size(), c.f64.data())));
@@ -376,7 +387,7 @@ class Session {
   }
   // The string table from id `from` on (ids in u32 columns index it); call again for new ones.
   emscripten::val strings(double from) const {
-    const ks::StringPool& sp = reader_.model().strings;
+    const ks::StringPool& sp = s_.model().strings;
     emscripten::val out = emscripten::val::array();
     for (size_t i = static_cast<size_t>(from), k = 0; i < sp.size(); ++i, ++k) {
       const std::string_view s = sp.get(static_cast<ks::StringId>(i));
@@ -385,95 +396,17 @@ class Session {
     return out;
   }
   // Trace start in ns (column times are relative to it), split to stay exact in doubles.
-  double startNsHigh() const { return static_cast<double>(reader_.model().start_ns / 1000000000); }
-  double startNsLow() const { return static_cast<double>(reader_.model().start_ns % 1000000000); }
-  double bufferCapacity() const { return static_cast<double>(reader_.buffer_capacity()); }
+  double startNsHigh() const { return static_cast<double>(s_.model().start_ns / 1000000000); }
+  double startNsLow() const { return static_cast<double>(s_.model().start_ns % 1000000000); }
+  double bufferCapacity() const { return static_cast<double>(s_.reader().buffer_capacity()); }
   // Where the heap goes (for scripts/bench-wasm-node.cjs): model tables, strings, the trees built
   // so far ([default, tb_plugin]; null: not built), and the allocator's bytes in use.
   std::string heapStatsJson() const {
-    const ks::OpTree* trees[2] = {trees_[0] ? &*trees_[0] : nullptr, trees_[1] ? &*trees_[1] : nullptr};
-    return ks::heap_stats_json(reader_.model(), trees, 2);
+    const ks::OpTree* trees[2] = {s_.tb_plugin() ? nullptr : s_.tree_if_built(), s_.tb_plugin() ? s_.tree_if_built() : nullptr};
+    return ks::heap_stats_json(s_.model(), trees, 2);
   }
 
  private:
-  // The steps feed every Overview number and cost a sort of all GPU work: found once per
-  // reading of ProfilerStep (the model no longer changes after finish()).
-  const ks::StepsResult& steps(bool tbPlugin) const {
-    std::optional<ks::StepsResult>& cached = steps_[tbPlugin ? 1 : 0];
-    if (!cached || !reader_.finished()) {
-      report(ks::OverviewPhase::kSteps);
-      ks::StepOptions options;
-      options.tb_plugin_gpu_annotations = tbPlugin;
-      cached = ks::find_steps(reader_.model(), options);
-    }
-    return *cached;
-  }
-
-  // The breakdown and GPU metrics feed both the Overview's first part and its summary JSON.
-  const ks::StepBreakdown& breakdown(bool tbPlugin) const {
-    std::optional<ks::StepBreakdown>& cached = breakdowns_[tbPlugin ? 1 : 0];
-    if (!cached || !reader_.finished()) {
-      const ks::StepsResult& found = steps(tbPlugin);
-      report(ks::OverviewPhase::kBreakdown);
-      ks::StepOptions options;
-      options.tb_plugin_gpu_annotations = tbPlugin;
-      cached = ks::step_breakdown(reader_.model(), found, options);
-    }
-    return *cached;
-  }
-  const ks::GpuMetricsResult& gpus(bool tbPlugin) const {
-    std::optional<ks::GpuMetricsResult>& cached = gpus_[tbPlugin ? 1 : 0];
-    if (!cached || !reader_.finished()) {
-      const ks::StepsResult& found = steps(tbPlugin);
-      report(ks::OverviewPhase::kGpuMetrics);
-      cached = ks::gpu_metrics(reader_.model(), found, tbPlugin);
-    }
-    return *cached;
-  }
-
-  // The operator trees feed the Operator and Kernel views and the Tensor Core numbers: built once.
-  const ks::OpTree& tree(bool tbPlugin) const {
-    std::optional<ks::OpTree>& cached = trees_[tbPlugin ? 1 : 0];
-    if (!cached || !reader_.finished()) {
-      report(ks::OverviewPhase::kOperatorTrees);
-      cached = ks::build_op_tree(reader_.model(), {tbPlugin});
-    }
-    return *cached;
-  }
-
-  // The Diff view's trees hold the user's record_function ranges (OpTreeOptions::user_ranges):
-  // a trace without any uses the operator trees, one with some builds them once more, while the
-  // Diff view is asked for (not with tb_plugin, whose trees leave them out).
-  const ks::OpTree& diff_tree(bool tbPlugin) const {
-    if (tbPlugin || !ks::has_user_ranges(reader_.model())) return tree(tbPlugin);
-    if (!diff_tree_ || !reader_.finished()) {
-      report("diff trees");
-      ks::OpTreeOptions o;
-      o.user_ranges = true;
-      diff_tree_ = ks::build_op_tree(reader_.model(), o);
-    }
-    return *diff_tree_;
-  }
-
-  // The Module view builds its own trees (Lightning ranges, backward regrouping): once.
-  const ks::ModuleView& modules(bool tbPlugin) const {
-    std::optional<ks::ModuleView>& cached = modules_[tbPlugin ? 1 : 0];
-    if (!cached || !reader_.finished()) {
-      report("module trees");
-      cached = ks::module_view(reader_.model(), {tbPlugin});
-    }
-    return *cached;
-  }
-  // The memory records attributed to operators: built once per tree.
-  const ks::MemoryIndex& memory(bool tbPlugin) const {
-    std::optional<ks::MemoryIndex>& cached = memories_[tbPlugin ? 1 : 0];
-    if (!cached || !reader_.finished()) {
-      const ks::OpTree& t = tree(tbPlugin);
-      report("memory index");
-      cached = ks::build_memory_index(reader_.model(), t, {tbPlugin});
-    }
-    return *cached;
-  }
   static std::string no_device(const ks::MemoryIndex& x, const std::string& device) {
     if (x.devices.empty()) return "This trace has no memory events (record it with profile_memory=True).";
     std::string list;
@@ -481,25 +414,30 @@ class Session {
     return "no device " + device + " (the devices are " + list + ")";
   }
 
-  // Which step issued each operator and kernel: found once per tree, then any step is a filter.
-  const ks::StepAttribution& attribution(bool tbPlugin) const {
-    std::optional<ks::StepAttribution>& cached = attributions_[tbPlugin ? 1 : 0];
-    if (!cached || !reader_.finished()) {
-      const ks::OpTree& t = tree(tbPlugin);
-      const ks::StepsResult& found = steps(tbPlugin);
-      report("step attribution");
-      cached = ks::attribute_steps(t, reader_.model(), found);
-    }
-    return *cached;
-  }
-
   // f(filter of step `step`, or null for "": all steps); a step the trace lacks answers an error.
   template <class F>
-  std::string in_step(bool tbPlugin, const std::string& step, F&& f) const {
-    if (step.empty()) return f(nullptr);
-    const std::optional<ks::StepFilter> filter = ks::step_filter(attribution(tbPlugin), steps(tbPlugin), step);
-    if (!filter) return error_json(ks::unknown_step_message(steps(tbPlugin), step));
-    return f(&*filter);
+  std::string in_step(const std::string& step, F&& f) const {
+    std::optional<ks::StepFilter> filter;
+    std::string error;
+    if (!s_.step_filter(step, filter, error)) return error_json(error);
+    return f(filter ? &*filter : nullptr);
+  }
+
+  template <class T>
+  static emscripten::val typed(const std::string& array, const std::vector<T>& v) {
+    return emscripten::val::global(array.c_str()).new_(emscripten::typed_memory_view(v.size(), v.data()));
+  }
+  static ks::QueryParams to_params(const emscripten::val& params) {
+    ks::QueryParams out;
+    if (params.isNull() || params.isUndefined() || params.typeOf().as<std::string>() != "object") return out;
+    const emscripten::val keys = emscripten::val::global("Object").call<emscripten::val>("keys", params);
+    const unsigned n = keys["length"].as<unsigned>();
+    for (unsigned i = 0; i < n; ++i) {
+      const std::string k = keys[i].as<std::string>();
+      const emscripten::val v = params[k];
+      if (v.isString()) out[k] = v.as<std::string>();
+    }
+    return out;
   }
 
   static std::string error_json(const std::string& message) {
@@ -509,26 +447,11 @@ class Session {
   }
   static std::string bad_group_by(const std::string& g) { return error_json("unknown group_by: " + g); }
 
-  void report(ks::OverviewPhase phase) const {
-    if (!progress_.isUndefined()) progress_(std::string(ks::overview_phase_name(phase)), int(phase), ks::kOverviewPhaseCount);
-  }
-  void report(const char* part) const {
-    if (!progress_.isUndefined()) progress_(std::string(part), 0, 0);
-  }
-
-  ks::TraceReader reader_;
+  ks::Session s_;
   std::unique_ptr<ks::PartialWriter> writer_;
   std::unique_ptr<ks::PartialMerger> merger_;
   std::string piece_;
   emscripten::val progress_ = emscripten::val::undefined();
-  mutable std::optional<ks::StepsResult> steps_[2];
-  mutable std::optional<ks::OpTree> trees_[2];
-  mutable std::optional<ks::OpTree> diff_tree_;
-  mutable std::optional<ks::ModuleView> modules_[2];
-  mutable std::optional<ks::StepAttribution> attributions_[2];
-  mutable std::optional<ks::StepBreakdown> breakdowns_[2];
-  mutable std::optional<ks::GpuMetricsResult> gpus_[2];
-  mutable std::optional<ks::MemoryIndex> memories_[2];
 };
 
 // A time window of a trace as a smaller, valid trace (for the timeline). The window is given in
@@ -617,6 +540,7 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
 
   emscripten::class_<Session>("Session")
       .constructor<>()
+      .constructor<bool>()
       .function("prepare", &Session::prepare)
       .function("commit", &Session::commit)
       .function("finish", &Session::finish)
@@ -636,15 +560,14 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("gpuMetricsJson", &Session::gpuMetricsJson)
       .function("gpuSummaryJson", &Session::gpuSummaryJson)
       .function("overviewJson", &Session::overviewJson)
-      .function("operatorsJson", &Session::operatorsJson)
+      .function("query", &Session::query)
+      .function("queryJson", &Session::queryJson)
       .function("operatorStacksJson", &Session::operatorStacksJson)
       .function("operatorDetailJson", &Session::operatorDetailJson)
-      .function("kernelsJson", &Session::kernelsJson)
       .function("kernelDetailJson", &Session::kernelDetailJson)
       .function("modulePresenceJson", &Session::modulePresenceJson)
       .function("modulesJson", &Session::modulesJson)
       .function("moduleTreeJson", &Session::moduleTreeJson)
-      .function("rangeColumns", &Session::rangeColumns)
       .function("rangeKernelsJson", &Session::rangeKernelsJson)
       .function("distributedRankJson", &Session::distributedRankJson)
       .function("memoryDevicesJson", &Session::memoryDevicesJson)

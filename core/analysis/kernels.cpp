@@ -7,7 +7,6 @@
 #include <unordered_map>
 
 #include "core/analysis/gpu_metrics.h"
-#include "core/util/csv_writer.h"
 #include "core/util/json_writer.h"
 
 namespace ks {
@@ -37,11 +36,6 @@ double KernelGroup::occupancy_pct() const {
 }
 
 namespace {
-
-std::string dims_text(const std::array<int32_t, 3>& d) {
-  if (!recorded(d)) return "";
-  return "[" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + "]";
-}
 
 // Whether some kernel recorded blocks per SM / occupancy: the table then has the column.
 void recorded_values(const TraceModel& m, bool tb_plugin, bool& blocks_per_sm, bool& occupancy) {
@@ -220,93 +214,6 @@ KernelDetail kernel_detail(const OpTree& t, const TraceModel& m, const KernelKey
   sort_by_total(d.launches);
   sort_by_total(d.stacks);
   return d;
-}
-
-std::string kernel_table_json(const KernelTable& table, const TraceModel& m) {
-  JsonWriter w;
-  const bool props = table.group_by == KernelGroupBy::kProps;
-  auto dims = [&](const std::array<int32_t, 3>& d) {
-    if (props) write_dims(w, d);
-    else w.null();
-  };
-  w.begin_object();
-  w.key("group_by").value(props ? "props" : "name");
-  w.key("rows").begin_array();
-  for (const KernelGroup& g : table.rows) {
-    w.begin_object();
-    w.key("name").value(m.strings.get(g.name));
-    w.key("operator");
-    if (props) w.value(g.op); else w.null();
-    w.key("grid");
-    dims(g.grid);
-    w.key("block");
-    dims(g.block);
-    w.key("registers_per_thread");
-    if (props) w.value(g.registers_per_thread); else w.null();
-    w.key("shared_memory");
-    if (props) w.value(g.shared_memory); else w.null();
-    w.key("calls").value(g.calls);
-    w.key("tensor_cores");
-    write_tc_state(w, g.tensor_cores);
-    w.key("tensor_cores_rule");
-    if (g.tc_rule) w.value(tc_rule_text(*g.tc_rule)); else w.null();
-    w.key("op_tc_eligible");
-    if (props) write_tc_state(w, g.op_tc_eligible); else w.null();
-    w.key("total_us").value(double(g.total_ns) / 1e3);
-    w.key("mean_us").value(g.mean_ns() / 1e3);
-    w.key("min_us").value(double(g.min_ns) / 1e3);
-    w.key("max_us").value(double(g.max_ns) / 1e3);
-    w.key("blocks_per_sm");
-    if (table.has_blocks_per_sm) w.value(g.blocks_per_sm()); else w.null();
-    w.key("occupancy_pct");
-    if (table.has_occupancy && !std::isnan(g.occupancy_pct())) w.value(g.occupancy_pct()); else w.null();
-    w.end_object();
-  }
-  w.end_array();
-  w.key("tensor_cores");
-  if (m.kernels.size() == 0) {
-    w.null();
-  } else {
-    w.begin_object();
-    w.key("tc_us").value(double(table.tensor_cores.tc_ns) / 1e3);
-    w.key("unknown_us").value(double(table.tensor_cores.unknown_ns) / 1e3);
-    w.key("total_us").value(double(table.tensor_cores.total_ns) / 1e3);
-    w.key("term").value(matrix_units_term(table.accelerator));
-    w.key("scope").value(table.step.empty() ? kernel_tc_scope(table.accelerator) : kernel_tc_step_scope(table.accelerator, table.step));
-    w.end_object();
-  }
-  w.end_object();
-  return w.take();
-}
-
-std::string kernel_table_csv(const KernelTable& table, const TraceModel& m) {
-  CsvWriter c;
-  const bool props = table.group_by == KernelGroupBy::kProps;
-  c.field("name");
-  if (props) c.field("operator").field("grid").field("block").field("registers_per_thread").field("shared_memory");
-  c.field("calls").field("tensor_cores");
-  if (props) c.field("op_tc_eligible");
-  c.field("tensor_cores_rule");
-  c.field("total_us").field("mean_us").field("min_us").field("max_us");
-  if (table.has_blocks_per_sm) c.field("blocks_per_sm");
-  if (table.has_occupancy) c.field("occupancy_pct");
-  c.end_row();
-  for (const KernelGroup& g : table.rows) {
-    c.field(m.strings.get(g.name));
-    if (props) {
-      c.field(g.op).field(dims_text(g.grid)).field(dims_text(g.block));
-      c.field(int64_t(g.registers_per_thread)).field(int64_t(g.shared_memory));
-    }
-    c.field(g.calls).field(tc_state_word(g.tensor_cores));
-    if (props) c.field(tc_state_word(g.op_tc_eligible));
-    c.field(g.tc_rule ? std::string_view(g.tc_rule->id) : std::string_view());
-    c.field(double(g.total_ns) / 1e3).field(g.mean_ns() / 1e3).field(double(g.min_ns) / 1e3).field(double(g.max_ns) / 1e3);
-    if (table.has_blocks_per_sm) c.field(g.blocks_per_sm());
-    if (table.has_occupancy && !std::isnan(g.occupancy_pct())) c.field(g.occupancy_pct());
-    else if (table.has_occupancy) c.field(std::string_view());
-    c.end_row();
-  }
-  return c.take();
 }
 
 }  // namespace ks

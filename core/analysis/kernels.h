@@ -90,12 +90,7 @@ struct KernelDetail {
 KernelDetail kernel_detail(const OpTree& t, const TraceModel& m, const KernelKey& key, const StepFilter* step = nullptr);
 
 
-// {"group_by", "rows": [{"name", "operator", "grid", "block", "registers_per_thread",
-// "shared_memory", "calls", "tensor_cores" (true, false, null: unknown), "tensor_cores_rule",
-// "op_tc_eligible", "total_us", "mean_us", "min_us", "max_us", "blocks_per_sm", "occupancy_pct"}],
-// "tensor_cores": {"tc_us", "unknown_us", "total_us", "term", "scope"} | null}
-std::string kernel_table_json(const KernelTable& table, const TraceModel& m);
-std::string kernel_table_csv(const KernelTable& table, const TraceModel& m);
+// The table's --json, --csv and columns: its answer (core/session/views/kernels.cpp).
 // {"name", "calls", "total_us", "mean_us", "min_us", "max_us", "operators": [{"name", "calls",
 // "total_us"}], "launches": [{"grid", "block", "registers_per_thread", "shared_memory",
 // "blocks_per_sm", "occupancy_pct", "calls", "total_us"}], "stacks": [{"operator", "call_stack",

@@ -5,7 +5,6 @@
 
 #include "core/analysis/step_breakdown.h"
 #include "core/analysis/tensor_cores.h"
-#include "core/util/csv_writer.h"
 #include "core/util/json_writer.h"
 
 namespace ks {
@@ -179,64 +178,6 @@ std::vector<OperatorKernel> operator_kernels(const OpTree& t, const TraceModel& 
   });
   std::stable_sort(out.begin(), out.end(), [](const OperatorKernel& a, const OperatorKernel& b) { return a.total_ns > b.total_ns; });
   return out;
-}
-
-std::string operator_table_json(const OperatorTable& table, const TraceModel& m) {
-  JsonWriter w;
-  w.begin_object();
-  w.key("group_by").value(group_by_word(table.group_by));
-  w.key("show_gpu").value(table.show_gpu);
-  w.key("rows").begin_array();
-  for (const OperatorGroup& g : table.rows) {
-    w.begin_object();
-    w.key("name").value(m.strings.get(g.name));
-    w.key("input_shape");
-    if (table.group_by == OpGroupBy::kNameAndShape) w.value(g.input_shape);
-    else w.null();
-    if (table.group_by == OpGroupBy::kNameAndStack) w.key("call_stack").value(g.call_stack);
-    write_stats(w, g.stats);
-    w.key("tc_eligible");
-    write_tc_state(w, g.tc_eligible);
-    w.key("tc_self_pct").value(g.stats.tc_self_ratio() * 100);
-    w.key("tc_total_pct").value(g.stats.tc_total_ratio() * 100);
-    w.key("has_call_stack").value(g.has_call_stack);
-    w.end_object();
-  }
-  w.end_array();
-  const LinkStats& l = table.linking;
-  w.key("linking").begin_object();
-  w.key("launches").value(l.launches);
-  w.key("by_external_id").value(l.by_external_id);
-  w.key("by_enclosing_op").value(l.by_enclosing_op);
-  w.key("to_thread_root").value(l.to_thread_root);
-  w.key("unattached").value(l.unattached);
-  w.key("dropped_ranges").value(l.dropped_nodes);
-  w.key("unlaunched_kernels").value(l.unlaunched_kernels);
-  w.key("external_ids_are_correlations").value(l.external_ids_are_correlations);
-  w.end_object();
-  w.end_object();
-  return w.take();
-}
-
-std::string operator_table_csv(const OperatorTable& table, const TraceModel& m) {
-  CsvWriter c;
-  const bool shape = table.group_by == OpGroupBy::kNameAndShape;
-  const bool stack = table.group_by == OpGroupBy::kNameAndStack;
-  c.field("name");
-  if (shape) c.field("input_shape");
-  if (stack) c.field("call_stack");
-  c.field("calls").field("host_self_us").field("host_total_us").field("device_self_us").field("device_total_us");
-  c.field("tc_eligible").field("tc_self_pct").field("tc_total_pct").end_row();
-  for (const OperatorGroup& g : table.rows) {
-    c.field(m.strings.get(g.name));
-    if (shape) c.field(g.input_shape);
-    if (stack) c.field(g.call_stack);
-    c.field(g.stats.calls).field(double(g.stats.host_self_ns) / 1e3).field(double(g.stats.host_total_ns) / 1e3);
-    c.field(double(g.stats.device_self_ns) / 1e3).field(double(g.stats.device_total_ns) / 1e3);
-    c.field(tc_state_word(g.tc_eligible)).field(g.stats.tc_self_ratio() * 100).field(g.stats.tc_total_ratio() * 100);
-    c.end_row();
-  }
-  return c.take();
 }
 
 namespace {

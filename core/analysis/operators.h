@@ -77,15 +77,9 @@ std::vector<OperatorKernel> operator_kernels(const OpTree& t, const TraceModel& 
                                              std::string_view name, std::string_view input_shape,
                                              const StepFilter* step = nullptr);
 
-// {"group_by", "show_gpu", "rows": [{"name", "input_shape", ("call_stack": op+stack only), "calls", "host_self_us", "host_total_us",
-// "device_self_us", "device_total_us", "tc_eligible" (true, false, null: unknown), "tc_self_pct",
-// "tc_total_pct", "has_call_stack"}],
-// "linking": {"launches", "by_external_id", "by_enclosing_op", "to_thread_root", "unattached",
-// "dropped_ranges", "unlaunched_kernels", "external_ids_are_correlations"}}
-std::string operator_table_json(const OperatorTable& table, const TraceModel& m);
-// The same rows as CSV (header line first).
-std::string operator_table_csv(const OperatorTable& table, const TraceModel& m);
-// {"rows": [{"call_stack", "calls", ... as above without name/shape/eligibility}]}
+// The table's --json, --csv and columns: its answer (core/session/views/operators.cpp).
+// {"rows": [{"call_stack", "calls", "host_self_us", "host_total_us", "device_self_us",
+// "device_total_us", "tc_self_pct", "tc_total_pct"}]}
 std::string operator_stacks_json(const std::vector<StackGroup>& stacks);
 // One group's detail: {"kernels": [{"name", "calls", "total_us", "tensor_cores" (true, false, null:
 // unknown)}], "stacks": [rows of operator_stacks_json], "stack_source": "python_function" (derived

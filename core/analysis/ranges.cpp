@@ -7,7 +7,6 @@
 
 #include "core/analysis/step_breakdown.h"
 #include "core/analysis/tensor_cores.h"
-#include "core/util/csv_writer.h"
 #include "core/util/json_writer.h"
 
 namespace ks {
@@ -308,62 +307,6 @@ const std::vector<RangeColumn>& range_columns() {
        [](const RangeRow& r, int64_t s) { return us_of(r.first_end_ns - s); }},
   };
   return columns;
-}
-
-std::string range_table_json(const RangeTable& t, const TraceModel& m, const std::string& file) {
-  JsonWriter w;
-  w.begin_object();
-  w.key("file").value(file);
-  w.key("calls").value(t.calls);
-  w.key("show_gpu").value(t.has_gpu);
-  w.key("gpu_copies").value(t.has_gpu_copies);
-  w.key("ranges").begin_array();
-  // Rows are in pre-order: a node stays open until a row that is not its descendant comes.
-  std::vector<int32_t> open;
-  auto close_to = [&](int32_t parent) {
-    while (!open.empty() && open.back() != parent) {
-      w.end_array().end_object();
-      open.pop_back();
-    }
-  };
-  for (size_t i = 0; i < t.rows.size(); ++i) {
-    const RangeRow& r = t.rows[i];
-    close_to(r.parent);
-    w.begin_object();
-    w.key("name").value(r.name);
-    w.key("kind").value(range_kind_name(r.kind));
-    for (const RangeColumn& c : range_columns()) {
-      const double v = c.value(r, m.start_ns);
-      w.key(c.name);
-      if (std::isnan(v)) w.null();
-      else if (std::string_view(c.unit) == "count") w.value(uint64_t(v));
-      else w.value(v);
-    }
-    w.key("children").begin_array();
-    open.push_back(int32_t(i));
-  }
-  close_to(-1);
-  w.end_array();
-  w.end_object();
-  return w.take();
-}
-
-std::string range_table_csv(const RangeTable& t, const TraceModel& m) {
-  CsvWriter c;
-  for (const char* h : {"path", "name", "kind", "depth"}) c.field(h);
-  for (const RangeColumn& col : range_columns()) c.field(col.name);
-  c.end_row();
-  for (const RangeRow& r : t.rows) {
-    c.field(r.key).field(r.name).field(range_kind_name(r.kind)).field(int64_t(r.depth));
-    for (const RangeColumn& col : range_columns()) {
-      const double v = col.value(r, m.start_ns);
-      if (std::isnan(v)) c.field(std::string_view());
-      else if (std::string_view(col.unit) == "count") c.field(uint64_t(v));
-      else c.field(v);
-    }
-    c.end_row();
-  }
-  return c.take();
 }
 
 }  // namespace ks

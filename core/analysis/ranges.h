@@ -83,8 +83,8 @@ std::string range_kernels_json(const std::vector<RangeKernel>& k, std::string_vi
 // Tensor Core share of a row's kernel time, %; negative when it launched no kernel.
 double range_tc_pct(const RangeRow& r);
 
-// A row's numbers, declared once: the JSON, the CSV and the page's columns (wasm) are written
-// from this list, in its order. `value` is NaN where the JSON has null.
+// A row's numbers, declared once: the Ranges view's schema (core/session/views/ranges.cpp) takes
+// its columns from this list, in its order. `value` is NaN where the JSON has null.
 struct RangeColumn {
   const char* name;  // JSON key, CSV header, wasm column
   const char* unit;  // "count", "us" or "percent"
@@ -93,13 +93,8 @@ struct RangeColumn {
 };
 const std::vector<RangeColumn>& range_columns();
 
-// `kinetoscope ranges --json`: {"file", "calls", "gpu_copies", "ranges": [NODE...]} with NODE =
-// {"name", "kind", "calls", "host_us", "self_host_us", "device_us", "self_device_us",
-//  "tensor_core_pct" (null: no kernel), "gpu_ranges", "gpu_range_us", "gpu_range_device_us" (null
-//  without a GPU-side copy), "first_start_us", "first_end_us" (µs from the trace start),
-//  "children": [NODE...]}; docs/contracts.md.
-std::string range_table_json(const RangeTable& t, const TraceModel& m, const std::string& file);
-// `kinetoscope ranges --csv`: one row per tree row, with its path.
-std::string range_table_csv(const RangeTable& t, const TraceModel& m);
+// The table's --json (a tree: {"file", "calls", "show_gpu", "gpu_copies", "ranges": [{"name",
+// "kind", the columns above..., "children": [...]}]}), --csv (one row per tree row, with its path)
+// and the page's columns: its answer (core/session/views/ranges.cpp; docs/contracts.md).
 
 }  // namespace ks

@@ -15,6 +15,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "core/session/views.h"
 #include "core/analysis/gpu_metrics.h"
 #include "core/analysis/kernels.h"
 #include "core/analysis/op_tree.h"
@@ -120,8 +121,8 @@ std::string views_json(const TraceModel& m) {
   const ks::StepBreakdown b = ks::step_breakdown(m, steps, {});
   const ks::GpuMetricsResult g = ks::gpu_metrics(m, steps);
   std::string out = ks::overview_json({m, b, g, tree, false}, "f");
-  out += ks::operator_table_json(ks::operator_table(tree, m, ks::OpGroupBy::kName, nullptr), m);
-  out += ks::kernel_table_json(ks::kernel_table(tree, m, ks::KernelGroupBy::kName, nullptr), m);
+  out += ks::answer_json(ks::operator_table_answer(ks::operator_table(tree, m, ks::OpGroupBy::kName, nullptr), m));
+  out += ks::answer_json(ks::kernel_table_answer(ks::kernel_table(tree, m, ks::KernelGroupBy::kName, nullptr), m));
   return out;
 }
 

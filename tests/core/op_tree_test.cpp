@@ -8,6 +8,7 @@
 
 #include <map>
 
+#include "core/session/views.h"
 #include "core/analysis/kernels.h"
 #include "core/analysis/operators.h"
 #include "core/analysis/tensor_cores.h"
@@ -187,8 +188,8 @@ TEST_CASE("python_repr_of_json prints input shapes as tb_plugin does", "[operato
 
 TEST_CASE("CSV of the tables quotes names holding commas and quotes", "[operators]") {
   Loaded l("op-tree-linking.json");
-  const auto csv = ks::operator_table_csv(
-      ks::operator_table(ks::build_op_tree(l.m()), l.m(), ks::OpGroupBy::kNameAndShape), l.m());
+  const auto csv = ks::answer_csv(ks::operator_table_answer(
+      ks::operator_table(ks::build_op_tree(l.m()), l.m(), ks::OpGroupBy::kNameAndShape), l.m()));
   CHECK(csv.rfind("name,input_shape,calls,host_self_us,host_total_us,device_self_us,device_total_us,tc_eligible,", 0) == 0);
   CHECK(csv.find("aten::linear,\"[[8, 16], [4, 16], [4]]\",1,10,50,0,30,yes,0,66.6666") != std::string::npos);
 }

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "core/session/session.h"
 #include "core/analysis/diff.h"
 #include "core/analysis/operators.h"
 #include "core/analysis/ranges.h"
@@ -98,9 +99,10 @@ TEST_CASE("user-ranges-nested: a range's kernels", "[ranges]") {
 }
 
 TEST_CASE("ranges: JSON nests the rows as children", "[ranges]") {
-  kstest::LoadedFixture l("user-ranges-nested.json");
-  const ks::RangeTable t = ks::range_table(ks::build_op_tree(l.m()), l.m());
-  const std::string j = ks::range_table_json(t, l.m(), "f.json");
+  ks::Session s;
+  kstest::feed_all(s.reader(), kstest::read_fixture("user-ranges-nested.json"), 7);
+  const std::string j = ks::answer_json(s.query("ranges", {}));
+  CHECK(j.rfind(R"({"calls":6,"show_gpu":true,"gpu_copies":true,"ranges":[)", 0) == 0);
   CHECK(j.find(R"("ranges":[{"name":"outer","kind":"range","calls":3,"host_us":170,"self_host_us":110,"device_us":64,)") != std::string::npos);
   CHECK(j.find(R"("children":[{"name":"inner",)") != std::string::npos);
   CHECK(j.find(R"("children":[]}]},{"name":"prefetch",)") != std::string::npos);

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "core/session/views.h"
 #include "core/analysis/accelerator.h"
 #include "core/analysis/kernels.h"
 #include "core/analysis/operators.h"
@@ -167,19 +168,19 @@ TEST_CASE("MI250 (ROCm) trace: Matrix Cores, gfx90a, RCCL", "[tensor_cores]") {
 TEST_CASE("kernels JSON: three states with the rule, tb_plugin's booleans", "[tensor_cores]") {
   Loaded l("h800-fp8-deepseek-kernels.json");
   const std::string json =
-      ks::kernel_table_json(ks::kernel_table(ks::build_op_tree(l.m()), l.m(), ks::KernelGroupBy::kName), l.m());
+      ks::answer_json(ks::kernel_table_answer(ks::kernel_table(ks::build_op_tree(l.m()), l.m(), ks::KernelGroupBy::kName), l.m()));
   CHECK(json.find("\"name\":\"triton_tem_fused_bmm_7\",\"operator\":null,\"grid\":null,\"block\":null,"
                   "\"registers_per_thread\":null,\"shared_memory\":null,\"calls\":1,\"tensor_cores\":null,"
                   "\"tensor_cores_rule\":\"triton_tem_*: Inductor's Triton matmul/conv templates") != std::string::npos);
   CHECK(json.find("\"tensor_cores\":{\"tc_us\":690,\"unknown_us\":60,\"total_us\":1000,\"term\":\"Tensor Cores\",\"scope\":")
         != std::string::npos);
   const std::string tb =
-      ks::kernel_table_json(ks::kernel_table(ks::build_op_tree(l.m(), {true}), l.m(), ks::KernelGroupBy::kName), l.m());
+      ks::answer_json(ks::kernel_table_answer(ks::kernel_table(ks::build_op_tree(l.m(), {true}), l.m(), ks::KernelGroupBy::kName), l.m()));
   CHECK(tb.find("\"calls\":1,\"tensor_cores\":false,\"tensor_cores_rule\":null") != std::string::npos);
   CHECK(tb.find("\"tensor_cores\":null") == std::string::npos);
   CHECK(tb.find("\"tc_us\":40,\"unknown_us\":0,\"total_us\":1000") != std::string::npos);
   const std::string csv =
-      ks::kernel_table_csv(ks::kernel_table(ks::build_op_tree(l.m()), l.m(), ks::KernelGroupBy::kName), l.m());
+      ks::answer_csv(ks::kernel_table_answer(ks::kernel_table(ks::build_op_tree(l.m()), l.m(), ks::KernelGroupBy::kName), l.m()));
   CHECK(csv.find("triton_tem_fused_bmm_7,1,unknown,triton-template,60,") != std::string::npos);
 }
 

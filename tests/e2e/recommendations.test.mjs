@@ -172,14 +172,19 @@ describe('a trap in a query', () => {
       const c = card(name);
       await page.click('[data-testid=open-sample]');
       assert.equal(await settled(page, name), 'done');
-      // Make the trace worker's next JSON.parse throw what a wasm trap throws.
+      // Make the trace worker's next table query throw what a wasm trap throws, from inside the
+      // core's call: Session.query reads its parameters through Object.keys (the answer itself
+      // crosses as typed arrays, with no JSON.parse left to break).
       const worker = page.workers().find((w) => /\/worker[-.][^/]*\.js/.test(w.url()));
       assert.ok(worker, `the trace worker among ${page.workers().map((w) => w.url())}`);
       await worker.evaluate(() => {
-        const parse = JSON.parse;
-        JSON.parse = (...a) => {
-          JSON.parse = parse;
-          throw new WebAssembly.RuntimeError('simulated trap');
+        const keys = Object.keys;
+        Object.keys = (o) => {
+          if (o && typeof o === 'object' && 'group_by' in o) {
+            Object.keys = keys;
+            throw new WebAssembly.RuntimeError('simulated trap');
+          }
+          return keys(o);
         };
       });
       const closed = new Promise((resolve) => worker.once('close', resolve));

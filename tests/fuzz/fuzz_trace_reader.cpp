@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/session/views.h"
 #include "core/analysis/kernels.h"
 #include "core/analysis/memory.h"
 #include "core/analysis/operators.h"
@@ -41,9 +42,9 @@ std::string load(const uint8_t* data, size_t size, size_t chunk, bool& failed, b
     const ks::GpuMetricsResult g = ks::gpu_metrics(m, steps);
     const ks::OpTree tree = ks::build_op_tree(m, {tb});
     out += ks::overview_json({m, b, g, tree, tb}, "f");
-    out += ks::operator_table_json(ks::operator_table(tree, m, ks::OpGroupBy::kNameAndShape), m);
-    out += ks::kernel_table_json(ks::kernel_table(tree, m, ks::KernelGroupBy::kProps), m);
-    out += ks::kernel_table_csv(ks::kernel_table(tree, m, ks::KernelGroupBy::kName), m);
+    out += ks::answer_json(ks::operator_table_answer(ks::operator_table(tree, m, ks::OpGroupBy::kNameAndShape), m));
+    out += ks::answer_json(ks::kernel_table_answer(ks::kernel_table(tree, m, ks::KernelGroupBy::kProps), m));
+    out += ks::answer_csv(ks::kernel_table_answer(ks::kernel_table(tree, m, ks::KernelGroupBy::kName), m));
     // The Memory view: tables of the whole trace and of a window, the drawn curve, the alive list.
     const ks::MemoryIndex x = ks::build_memory_index(m, tree, {tb});
     out += ks::memory_json(x, tree, m, {}, -1, "f");

@@ -27,7 +27,7 @@ function feedFrom(mod, s, bytes, from) {
 }
 
 function views(s) {
-  return [s.summaryJson(), s.overviewJson(false), s.operatorsJson('op', false, ''), s.kernelsJson('name', false, '')];
+  return [s.summaryJson(), s.overviewJson(), s.queryJson('operators', {}), s.queryJson('kernels', {})];
 }
 
 function splitsOf(bytes, ranges) {

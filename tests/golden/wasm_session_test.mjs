@@ -105,36 +105,40 @@ for (const file of files.slice(0, 12)) {
     const s = new mod.Session();
     feedAll(s, bytes, 4 << 20);
     const mine = {
-      steps: JSON.parse(s.stepBreakdownJson(false)), gpus: JSON.parse(s.gpuMetricsJson(false)),
-      overview: JSON.parse(s.overviewJson(false)),
-      'operators op+shape': JSON.parse(s.operatorsJson('op+shape', false, '')),
-      'kernels props': JSON.parse(s.kernelsJson('props', false, '')),
-      'kernels name --tb-plugin': JSON.parse(s.kernelsJson('name', true, '')),
+      steps: JSON.parse(s.stepBreakdownJson()), gpus: JSON.parse(s.gpuMetricsJson()),
+      overview: JSON.parse(s.overviewJson()),
+      'operators op+shape': JSON.parse(s.queryJson('operators', { group_by: 'op+shape' })),
+      'kernels props': JSON.parse(s.queryJson('kernels', { group_by: 'props' })),
     };
-    const badGroup = JSON.parse(s.operatorsJson('shape', false, ''));
+    // tb_plugin's mode is the Session's, for its life: a second one reads the trace that way.
+    const tb = new mod.Session(true);
+    feedAll(tb, bytes, 4 << 20);
+    mine['kernels name --tb-plugin'] = JSON.parse(tb.queryJson('kernels', {}));
+    tb.delete();
+    const badGroup = JSON.parse(s.queryJson('operators', { group_by: 'shape' }));
     // One step's tables and a row's details: the same as `--step N` and `--detail NAME`.
     const step = mine.steps.steps[mine.steps.steps.length - 1]?.name;
     const perStep = []; // [CLI arguments, the Session's answer]
     if (step != null) {
-      const ops = JSON.parse(s.operatorsJson('op', false, step));
-      const kernels = JSON.parse(s.kernelsJson('props', false, step));
+      const ops = JSON.parse(s.queryJson('operators', { step }));
+      const kernels = JSON.parse(s.queryJson('kernels', { group_by: 'props', step }));
       perStep.push([['operators', '--step', step], ops], [['kernels', '--group-by', 'props', '--step', step], kernels]);
       const k = kernels.rows[0];
       if (k) {
         const props = [...(k.grid ?? [0, 0, 0]), ...(k.block ?? [0, 0, 0]), k.registers_per_thread, k.shared_memory];
         perStep.push(
-          [['kernels', '--detail', k.name, '--step', step], JSON.parse(s.kernelDetailJson('name', k.name, '', [], false, step))],
+          [['kernels', '--detail', k.name, '--step', step], JSON.parse(s.kernelDetailJson('name', k.name, '', [], step))],
           [
             ['kernels', '--detail', k.name, '--group-by', 'props', '--operator', k.operator, '--grid', props.slice(0, 3).join(','),
               '--block', props.slice(3, 6).join(','), '--registers', String(props[6]), '--shared-memory', String(props[7])],
-            JSON.parse(s.kernelDetailJson('props', k.name, k.operator, props, false, '')),
+            JSON.parse(s.kernelDetailJson('props', k.name, k.operator, props, '')),
           ],
         );
       }
       const o = ops.rows[0];
-      if (o) perStep.push([['operators', '--detail', o.name, '--step', step], JSON.parse(s.operatorDetailJson('op', o.name, '', false, step))]);
+      if (o) perStep.push([['operators', '--detail', o.name, '--step', step], JSON.parse(s.operatorDetailJson('op', o.name, '', step))]);
     }
-    const badStep = JSON.parse(s.kernelsJson('name', false, 'no-such-step'));
+    const badStep = JSON.parse(s.queryJson('kernels', { step: 'no-such-step' }));
     s.delete();
     const diffs = [];
     if (!mine.steps.steps.length) diffs.push('no steps');
@@ -185,9 +189,12 @@ for (const file of files.slice(0, 12)) {
     feedAll(s, readBytes(file), 997);
     const diffs = [];
     const presence = JSON.parse(s.modulePresenceJson());
-    const mine = [JSON.parse(s.modulesJson(false)), JSON.parse(s.modulesJson(true))];
-    const tree = JSON.parse(s.moduleTreeJson(false, ''));
-    const bad = JSON.parse(s.moduleTreeJson(false, 'no-such-thread'));
+    const tb = new mod.Session(true);
+    feedAll(tb, readBytes(file), 997);
+    const mine = [JSON.parse(s.modulesJson()), JSON.parse(tb.modulesJson())];
+    tb.delete();
+    const tree = JSON.parse(s.moduleTreeJson(''));
+    const bad = JSON.parse(s.moduleTreeJson('no-such-thread'));
     s.delete();
     const has = mine[0].rows.length > 0 || mine[0].lightning !== null;
     if (presence.modules !== mine[0].rows.length > 0 || presence.lightning !== (mine[0].lightning !== null)) diffs.push(`presence ${JSON.stringify(presence)}`);
@@ -212,9 +219,9 @@ for (const file of files.slice(0, 12)) {
   const diffs = [];
   for (const tb of [false, true]) {
     const ranks = fs.readdirSync(run).sort().map((f) => {
-      const s = new mod.Session();
+      const s = new mod.Session(tb);
       feedAll(s, readBytes(path.join(run, f)), 1 << 20);
-      const out = s.distributedRankJson(f.replace(/\.pt\.trace\.json$/, ''), 'default', tb);
+      const out = s.distributedRankJson(f.replace(/\.pt\.trace\.json$/, ''), 'default');
       s.delete();
       return out;
     });
@@ -240,7 +247,7 @@ for (const file of files.slice(0, 12)) {
     const s = new mod.Session();
     feedAll(s, readBytes(file), 1 << 20);
     const diffs = [];
-    const devices = JSON.parse(s.memoryDevicesJson(false));
+    const devices = JSON.parse(s.memoryDevicesJson());
     const whole = JSON.parse(execFileSync(cli, ['memory', '--json', file], { encoding: 'utf8', maxBuffer: 1 << 28 }));
     if (JSON.stringify(devices.devices) !== JSON.stringify(whole.devices)) diffs.push('devices differ');
     const end = Math.max(...whole.devices.map((d) => d.peak_us ?? 0)) * 1.5;
@@ -248,9 +255,9 @@ for (const file of files.slice(0, 12)) {
       const native = Number.isNaN(from) ? whole
         : JSON.parse(execFileSync(cli, ['memory', '--json', '--from-us', String(from), '--to-us', String(to), file], { encoding: 'utf8', maxBuffer: 1 << 28 }));
       for (const d of whole.devices.map((x) => x.device)) {
-        const stats = JSON.parse(s.memoryStatsJson(d, from, to, false));
+        const stats = JSON.parse(s.memoryStatsJson(d, from, to));
         if (JSON.stringify(stats.rows) !== JSON.stringify(native.stats[d])) diffs.push(`${d} ${from}..${to}: statistics differ`);
-        const ev = s.memoryEvents(d, from, to, false);
+        const ev = s.memoryEvents(d, from, to);
         const rows = Array.from(ev.op, (op, i) => ({ operator: ev.names[op], size_bytes: ev.size[i],
           alloc_us: Number.isNaN(ev.alloc_us[i]) ? null : ev.alloc_us[i], release_us: Number.isNaN(ev.release_us[i]) ? null : ev.release_us[i] }));
         const want = native.events[d].map((e) => ({ operator: e.operator, size_bytes: e.size_bytes, alloc_us: e.alloc_us, release_us: e.release_us }));
@@ -260,7 +267,7 @@ for (const file of files.slice(0, 12)) {
         }
       }
     }
-    if (!/no device GPU9/.test(JSON.parse(s.memoryStatsJson('GPU9', NaN, NaN, false)).error ?? '')) diffs.push('unknown device not refused');
+    if (!/no device GPU9/.test(JSON.parse(s.memoryStatsJson('GPU9', NaN, NaN)).error ?? '')) diffs.push('unknown device not refused');
     s.delete();
     results.push({ name: `wasm memory = native ${path.basename(file)}`, diffs });
   }
@@ -275,15 +282,14 @@ for (const file of files.slice(0, 12)) {
   const pairs = [['tests/data/diff-baseline.json', 'tests/data/diff-experiment.json'].map((f) => path.resolve(f))];
   if (fs.existsSync(resnet)) pairs.push(fs.readdirSync(resnet).sort().map((f) => path.join(resnet, f)));
   for (const pair of pairs) {
-    const [a, b] = pair.map((f) => {
-      const s = new mod.Session();
+    const [a, b, aTb, bTb] = [...pair, ...pair].map((f, i) => {
+      const s = new mod.Session(i >= 2);
       feedAll(s, readBytes(f), 65521);
       return s;
     });
     const names = pair.map((f) => path.basename(f));
-    const mine = [JSON.parse(a.diffJson(b, false, ...names)), JSON.parse(a.diffJson(b, true, ...names))];
-    a.delete();
-    b.delete();
+    const mine = [JSON.parse(a.diffJson(b, ...names)), JSON.parse(aTb.diffJson(bTb, ...names))];
+    for (const s of [a, b, aTb, bTb]) s.delete();
     const diffs = [];
     if (!mine[0].tree) diffs.push(`no tree: ${mine[0].error}`);
     if (fs.existsSync(cli)) {
@@ -316,12 +322,12 @@ for (const file of files.slice(0, 12)) {
   s.setProgress((phase, index, count) => seen.push(`${index}/${count} ${phase}`));
   let beats = 0;
   mod.setHeartbeat(() => beats++);
-  s.stepBreakdownJson(false);
-  s.gpuMetricsJson(false);
-  s.overviewJson(false);
-  s.overviewJson(false);
-  s.operatorsJson('op', false, '');
-  s.modulesJson(false);
+  s.stepBreakdownJson();
+  s.gpuMetricsJson();
+  s.overviewJson();
+  s.overviewJson();
+  s.queryJson('operators', {});
+  s.modulesJson();
   mod.setHeartbeat(undefined);
   s.delete();
   const want = ['1/5 steps', '2/5 step breakdown', '3/5 GPU metrics', '4/5 operator trees', '5/5 recommendations', '5/5 recommendations', '0/0 module trees'];

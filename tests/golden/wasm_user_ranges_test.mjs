@@ -1,5 +1,5 @@
-// The Ranges view as the page's worker gets it (Session.rangeColumns: typed-array columns, no JSON
-// text), and the Diff's user-range anchors, through the wasm module in Node: the hand-made
+// The Ranges view as the page's worker gets it (Session.query('ranges'): typed-array columns and
+// the strings as UTF-8, no JSON text), and the Diff's user-range anchors, through the wasm module in Node: the hand-made
 // user-ranges-nested.json's numbers (tests/data/README.md) and the GPT trace recorded on an H200.
 // usage: node tests/golden/wasm_user_ranges_test.mjs build/wasm/kinetoscope_node.js
 import { createRequire } from 'node:module';
@@ -23,12 +23,21 @@ function session(file) {
   return s;
 }
 
+// The answer's columns, its string columns read through its strings (as lib/answer.ts does).
+function ranges(s) {
+  const a = s.query('ranges', {});
+  if (a.error) throw new Error(a.error);
+  const strings = new TextDecoder().decode(a.stringBytes).split('\0').slice(0, a.stringCount);
+  const str = (ids) => Array.from(ids, (i) => strings[i]);
+  return { key: str(a.columns.key), parent: a.columns.parent, columns: a.columns, ...JSON.parse(a.meta) };
+}
+
 const COLUMNS = ['calls', 'host_us', 'self_host_us', 'device_us', 'self_device_us', 'tensor_core_pct', 'gpu_ranges', 'gpu_range_us', 'gpu_range_device_us', 'first_start_us', 'first_end_us'];
 const results = [];
 {
   const diffs = [];
   const s = session(path.join(repo, 'tests/data/user-ranges-nested.json'));
-  const r = s.rangeColumns();
+  const r = ranges(s);
   if (!Array.isArray(r.key) || r.key.join() !== 'outer,outer/inner,prefetch') diffs.push(`keys ${r.key}`);
   if (!(r.parent instanceof Int32Array) || [...r.parent].join() !== '-1,0,-1') diffs.push(`parent ${r.parent}`);
   for (const c of COLUMNS) if (!(r.columns[c] instanceof Float64Array) || r.columns[c].length !== 3) diffs.push(`column ${c}: ${r.columns[c]}`);
@@ -53,14 +62,14 @@ const results = [];
   if (k.kernels.length !== 2 || k.kernels[0].total_us !== 50 || k.kernels[0].tensor_cores !== true) diffs.push(`kernels ${JSON.stringify(k)}`);
   if (!JSON.parse(s.rangeKernelsJson('nowhere')).error) diffs.push('an unknown key should answer {error}');
   s.delete();
-  results.push({ name: 'wasm rangeColumns: user-ranges-nested.json (hand-computed)', diffs });
+  results.push({ name: 'wasm ranges answer: user-ranges-nested.json (hand-computed)', diffs });
 }
 {
   const diffs = [];
   const dir = path.join(repo, 'tests/data/h200_pt211/gpt_modulelist');
   const file = path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith('.json.gz')));
   const a = session(file), b = session(file);
-  const r = a.rangeColumns();
+  const r = ranges(a);
   const row = (key) => r.key.indexOf(key);
   for (const m of ['fp8_scaled_mm', 'bf16_mm', 'tf32_mm', 'fp32_mm']) {
     const i = row(`mixed_precision_matmuls/${m}`);
@@ -70,7 +79,7 @@ const results = [];
   if (r.columns.tensor_core_pct[row('mixed_precision_matmuls/fp32_mm')] !== 0) diffs.push('fp32_mm: Tensor Core time');
   if (r.key.some((k) => k.startsWith('ProfilerStep#'))) diffs.push('a ProfilerStep row');
   // The Diff of the trace against itself pairs the user's ranges: forward, ..., fp8_scaled_mm.
-  const d = JSON.parse(a.diffJson(b, false, 'a', 'b'));
+  const d = JSON.parse(a.diffJson(b, 'a', 'b'));
   const names = [];
   const walk = (n) => (names.push(n.name), n.children.forEach(walk));
   walk(d.tree);
@@ -78,6 +87,6 @@ const results = [];
     if (!names.includes(want)) diffs.push(`diff has no ${want} node`);
   a.delete();
   b.delete();
-  results.push({ name: 'wasm rangeColumns and diffJson: h200_pt211/gpt_modulelist', diffs });
+  results.push({ name: 'wasm ranges answer and diffJson: h200_pt211/gpt_modulelist', diffs });
 }
 report(results, 0);

@@ -8,7 +8,7 @@ import {
   operatorKey,
   operatorPieColumns,
   operatorsModel,
-  parseOperators,
+  operatorTable,
   parseOperatorDetail,
   parseOperatorStacks,
   recordedStacks,
@@ -16,8 +16,13 @@ import {
   transferables,
 } from '../../web/src/lib/operators';
 import { CoreError } from '../../web/src/lib/json-check';
+import { decodeStrings, openAnswer } from '../../web/src/lib/answer';
+import { answerOf, wireOf } from './answer-fixture';
 
-// Hand-written in exactly the shape of Session.operatorsJson (see the brief / docs/contracts.md).
+const parseOperators = (json: string) => operatorTable(answerOf('operators', JSON.parse(json)));
+
+// Hand-written in exactly the shape of `kinetoscope operators --json` (docs/contracts.md), made the
+// core's answer (typed columns, each string once) by answerOf.
 const gpuJson = JSON.stringify({
   group_by: 'op',
   show_gpu: true,
@@ -37,7 +42,7 @@ const shapeJson = JSON.stringify({
   ],
 });
 
-describe('parseOperators', () => {
+describe('operatorTable', () => {
   it('reads every field into columns, null as NaN / unknown', () => {
     const t = parseOperators(gpuJson);
     expect(t.groupBy).toBe('op');
@@ -60,17 +65,17 @@ describe('parseOperators', () => {
     expect(new Set(t.keys).size).toBe(2);
   });
 
-  it('rejects a wrong shape with the path of the bad field', () => {
-    const bad = JSON.parse(gpuJson);
-    bad.rows[1].calls = '10';
-    expect(() => parseOperators(JSON.stringify(bad))).toThrow(/operatorsJson: rows\[1\]\.calls should be a number, got "10"/);
-    expect(() => parseOperators(JSON.stringify({ ...JSON.parse(gpuJson), group_by: 'kernel' }))).toThrow(/group_by should be one of op, op\+shape/);
-    expect(() => parseOperators(JSON.stringify({ group_by: 'op', show_gpu: true }))).toThrow(/rows should be an array, got undefined/);
-    expect(() => parseOperators('[1]')).toThrow(/\(root\) should be an object/);
-    expect(() => parseOperators('{"rows":')).toThrow(/should be JSON/);
-    const noName = JSON.parse(gpuJson);
-    noName.rows[0].name = null;
-    expect(() => parseOperators(JSON.stringify(noName))).toThrow(/rows\[0\]\.name should be a string, got null/);
+  it('opens the wire answer: strings decoded once, the core\'s error as a CoreError', () => {
+    const a = answerOf('operators', JSON.parse(gpuJson));
+    const opened = openAnswer('operators', wireOf(a));
+    expect(opened.strings).toEqual(a.strings);
+    expect(opened.meta.group_by).toBe('op');
+    expect(operatorTable(opened).name).toEqual(['aten::conv2d', 'aten::add_', 'aten::mm, "q"']);
+    expect(() => openAnswer('operators', wireOf(a, 'no step 9 (the steps are 1, 2)'))).toThrow(CoreError);
+    expect(() => openAnswer('kernels', wireOf(a))).toThrow(/expected the kernels view's answer, got operators'/);
+    // A name holding a 0 byte (\u0000 in the trace) keeps it, and the strings after it stay in place.
+    const zero = { ...a, strings: ['a\u0000b', 'c'] };
+    expect(decodeStrings(wireOf(zero).stringBytes, wireOf(zero).stringEnds, 2)).toEqual(['a\u0000b', 'c']);
   });
 
   it('makes repeated keys unique so selection never lands on two rows', () => {

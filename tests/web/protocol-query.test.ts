@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseOperatorDetail, parseOperators } from '../../web/src/lib/operators';
+import { parseOperatorDetail } from '../../web/src/lib/operators';
 import { RemoteError, SESSION_GONE, TraceClient, type Endpoint, type Request, type Response } from '../../web/src/worker/protocol';
 
 class FakeWorker implements Endpoint {
@@ -16,7 +16,9 @@ class FakeWorker implements Endpoint {
   }
 }
 
-const table = parseOperators('{"group_by":"op","show_gpu":false,"rows":[]}');
+import { answerOf, wireOf } from './answer-fixture';
+
+const answer = wireOf(answerOf('operators', { group_by: 'op', show_gpu: false, rows: [] }));
 const detail = parseOperatorDetail('{"kernels":[],"stacks":[]}');
 
 describe('TraceClient queries', () => {
@@ -30,8 +32,8 @@ describe('TraceClient queries', () => {
       { kind: 'query', id: b.id, session: 7, query: { what: 'operatorDetail', groupBy: 'op', name: 'aten::mm', inputShape: '', step: '5' } },
     ]);
     w.reply({ kind: 'answer', id: b.id, result: { what: 'operatorDetail', detail } });
-    w.reply({ kind: 'answer', id: a.id, result: { what: 'operators', table } });
-    expect((await a.promise).table).toBe(table);
+    w.reply({ kind: 'answer', id: a.id, result: { what: 'operators', answer } });
+    expect((await a.promise).answer).toBe(answer);
     expect((await b.promise).detail).toBe(detail);
     expect(c.inFlight).toBe(0);
   });
@@ -40,7 +42,7 @@ describe('TraceClient queries', () => {
     const w = new FakeWorker();
     const c = new TraceClient(w);
     const a = c.query(1, { what: 'kernels', groupBy: 'name' });
-    w.reply({ kind: 'answer', id: a.id, result: { what: 'operators', table } });
+    w.reply({ kind: 'answer', id: a.id, result: { what: 'operators', answer } });
     await expect(a.promise).rejects.toMatchObject({ name: 'ProtocolError' });
     const b = c.query(2, { what: 'kernels', groupBy: 'props' });
     w.reply({ kind: 'error', id: b.id, error: { name: SESSION_GONE, message: 'gone' } });

@@ -1,9 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import { checkRanges, parseRangeKernels, RANGE_COLUMNS, rangesModel } from '../../web/src/lib/ranges';
+import type { Answer } from '../../web/src/generated/views';
+import { openAnswer } from '../../web/src/lib/answer';
+import { CoreError } from '../../web/src/lib/json-check';
+import { parseRangeKernels, RANGE_COLUMNS, rangesModel, rangeTable } from '../../web/src/lib/ranges';
+import { wireOf } from './answer-fixture';
 
-// Session.rangeColumns() of tests/data/user-ranges-nested.json, as the wasm module answers it
-// (tests/golden/wasm_user_ranges_test.mjs checks the module itself).
-function answer(): Record<string, unknown> {
+type Cols = { name: string[]; key: string[]; kind: string[]; parent: Int32Array; depth: Int32Array; columns: Record<string, Float64Array>; calls: number; show_gpu: boolean; gpu_copies: boolean };
+
+/** The columns as the core's answer holds them (strings once, in its string table). */
+function toAnswer(v: Cols): Answer<'ranges'> {
+  const strings: string[] = [];
+  const id = (x: string) => (strings.includes(x) ? strings.indexOf(x) : strings.push(x) - 1);
+  const str = (a: string[]) => Uint32Array.from(a, id);
+  return {
+    view: 'ranges',
+    rowCount: v.name.length,
+    columns: { name: str(v.name), key: str(v.key), kind: str(v.kind), parent: v.parent, depth: v.depth, ...v.columns } as Answer<'ranges'>['columns'],
+    absent: [],
+    strings,
+    meta: { calls: v.calls, show_gpu: v.show_gpu, gpu_copies: v.gpu_copies },
+  };
+}
+const checkRanges = (v: Cols) => rangeTable(toAnswer(v));
+
+// The Ranges answer of tests/data/user-ranges-nested.json (tests/golden/wasm_user_ranges_test.mjs
+// checks the module itself).
+function answer(): Cols {
   const col = (a: number[]) => new Float64Array(a);
   return {
     name: ['outer', 'inner', 'prefetch'],
@@ -40,17 +62,12 @@ describe('ranges view data', () => {
     expect(t.gpuCopies).toBe(true);
   });
 
-  it('refuses a missing or mistyped column, and a core error comes through as it is', () => {
-    const a = answer();
-    delete (a.columns as Record<string, unknown>).gpu_range_us;
-    expect(() => checkRanges(a)).toThrow(/gpu_range_us should be a Float64Array/);
-    const b = answer();
-    (b.columns as Record<string, unknown>).calls = [3, 2, 1];
-    expect(() => checkRanges(b)).toThrow(/calls should be a Float64Array/);
-    const c = answer();
-    c.kind = ['range', 'range', 'module'];
-    expect(() => checkRanges(c)).toThrow(/unknown kind module/);
-    expect(() => checkRanges({ error: 'no session' })).toThrow('no session');
+  it('comes through the wire answer as it is; a core error as a CoreError', () => {
+    const a = toAnswer(answer());
+    const t = rangeTable(openAnswer('ranges', wireOf(a)));
+    expect(t.key).toEqual(['outer', 'outer/inner', 'prefetch']);
+    expect(t.calls).toBe(6);
+    expect(() => openAnswer('ranges', wireOf(a, 'no session'))).toThrow(CoreError);
   });
 
   it('a parent after its child is cut off (the tree cannot loop)', () => {

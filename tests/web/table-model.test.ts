@@ -34,8 +34,12 @@ import {
   type TableModel,
 } from '../../web/src/lib/table-model';
 import { csvStem } from '../../web/src/lib/download';
-import { kernelColumns, parseKernels } from '../../web/src/lib/kernels';
-import { operatorColumns, parseOperators } from '../../web/src/lib/operators';
+import { kernelColumns, kernelTable } from '../../web/src/lib/kernels';
+import { operatorColumns, operatorTable } from '../../web/src/lib/operators';
+import { answerOf } from './answer-fixture';
+
+const parseKernels = (json: string) => kernelTable(answerOf('kernels', JSON.parse(json)));
+const parseOperators = (json: string) => operatorTable(answerOf('operators', JSON.parse(json)));
 
 // Source rows 0..5; ties on `dur` (rows 1, 3, 5) and a missing value (row 4) on purpose.
 type R = { id: number; name: string; dur: number };
@@ -273,7 +277,7 @@ describe('column widths', () => {
       JSON.stringify({
         group_by: groupBy,
         rows: [{ name: 'k', operator: groupBy === 'props' ? 'aten::mm' : null, grid: null, block: null, registers_per_thread: 0, shared_memory: 0, calls: 1, tensor_cores: true, op_tc_eligible: null, total_us: 1, mean_us: 1, min_us: 1, max_us: 1, blocks_per_sm: 1, occupancy_pct: 1 }],
-        tensor_cores: { tc_us: 1, total_us: 1 },
+        tensor_cores: { tc_us: 1, unknown_us: 0, total_us: 1, term: 'Tensor Cores', scope: '' },
       });
     const o = (groupBy: string) =>
       JSON.stringify({ group_by: groupBy, show_gpu: true, rows: [{ name: 'a', input_shape: groupBy === 'op' ? null : '[]', calls: 1, host_self_us: 1, host_total_us: 1, device_self_us: 1, device_total_us: 1, tc_eligible: true, tc_self_pct: 0, tc_total_pct: 0, has_call_stack: false }] });

@@ -1,5 +1,8 @@
-// The Kernels view's data: Session.kernelsJson and kernelDetailJson, checked and turned into
-// columns in the worker (see operators.ts for why columns).
+// The Kernels view's data: the table is the core's answer (Session.query('kernels'), its columns
+// transferred as they are, see operators.ts); the detail is still Session.kernelDetailJson,
+// checked and turned into columns in the worker.
+import { NULL_I32, type Answer } from '../generated/views';
+import { stringColumn } from './answer';
 import type { Column, TableModel } from './table-model';
 import { Reader, TRI_NULL, uniqueKeys } from './json-check';
 import { pctColumn, tcColumn, usColumn } from './operators';
@@ -38,8 +41,7 @@ export interface KernelTable {
   hasOccupancy: boolean;
   /**
    * Kernel time on Tensor Cores, of unknown use, and in all (of the step when the table is one
-   * step's); null when the trace has no kernels. From a core without three states: unknownUs 0,
-   * term "Tensor Cores", scope null.
+   * step's); null when the trace has no kernels.
    */
   tensorCoreTime: TensorCoreTime | null;
 }
@@ -54,77 +56,60 @@ export interface TensorCoreTime {
   scope: string | null;
 }
 
-function dims(v: number[] | null): string | null {
-  return v ? `[${v.join(', ')}]` : null;
-}
-
 export function kernelKey(t: KernelTable, i: number): string {
   if (t.groupBy === 'name') return t.name[i];
   const f = (v: number) => (Number.isNaN(v) ? '' : String(v));
   return [t.name[i], t.operator[i] ?? '', t.grid[i] ?? '', t.block[i] ?? '', f(t.registersPerThread[i]), f(t.sharedMemory[i])].join(' ');
 }
 
-export function parseKernels(json: string): KernelTable {
-  const root = Reader.parse('kernelsJson', json);
-  const groupBy = root.oneOf('group_by', KERNEL_GROUP_BYS);
-  const rows = root.field('rows').items();
-  const n = rows.length;
+function dims(v: number[] | null): string | null {
+  return v ? `[${v.join(', ')}]` : null;
+}
+
+/** "[3136, 1, 1]" of row i of an i32x3 column; null when not recorded (or in "name" grouping). */
+function dimsText(v: Int32Array, i: number): string | null {
+  return v[3 * i] === NULL_I32 ? null : `[${v[3 * i]}, ${v[3 * i + 1]}, ${v[3 * i + 2]}]`;
+}
+
+/** An i32 column as numbers, NaN where the core has none. */
+function i32Numbers(v: Int32Array): Float64Array {
+  const out = new Float64Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = v[i] === NULL_I32 ? NaN : v[i];
+  return out;
+}
+
+/**
+ * The table from the core's answer (Session.query('kernels')): its number columns are the
+ * answer's own buffers, its string columns read through the answer's strings.
+ */
+export function kernelTable(a: Answer<'kernels'>): KernelTable {
+  const c = a.columns;
+  const n = a.rowCount;
+  const tc = a.meta.tensor_cores;
   const t: KernelTable = {
-    groupBy,
+    groupBy: a.meta.group_by,
     rowCount: n,
     keys: [],
-    name: new Array(n),
-    operator: new Array(n),
-    grid: new Array(n),
-    block: new Array(n),
-    registersPerThread: new Float64Array(n),
-    sharedMemory: new Float64Array(n),
-    calls: new Float64Array(n),
-    tensorCores: new Uint8Array(n),
-    tensorCoresRule: new Array(n),
-    opTcEligible: new Uint8Array(n),
-    totalUs: new Float64Array(n),
-    meanUs: new Float64Array(n),
-    minUs: new Float64Array(n),
-    maxUs: new Float64Array(n),
-    blocksPerSm: new Float64Array(n),
-    occupancyPct: new Float64Array(n),
-    hasBlocksPerSm: false,
-    hasOccupancy: false,
-    tensorCoreTime: null,
+    name: stringColumn(c.name, a.strings) as string[],
+    operator: stringColumn(c.operator, a.strings),
+    grid: Array.from({ length: n }, (_, i) => dimsText(c.grid, i)),
+    block: Array.from({ length: n }, (_, i) => dimsText(c.block, i)),
+    registersPerThread: i32Numbers(c.registers_per_thread),
+    sharedMemory: i32Numbers(c.shared_memory),
+    calls: c.calls,
+    tensorCores: c.tensor_cores,
+    tensorCoresRule: stringColumn(c.tensor_cores_rule, a.strings),
+    opTcEligible: c.op_tc_eligible,
+    totalUs: c.total_us,
+    meanUs: c.mean_us,
+    minUs: c.min_us,
+    maxUs: c.max_us,
+    blocksPerSm: c.blocks_per_sm,
+    occupancyPct: c.occupancy_pct,
+    hasBlocksPerSm: c.blocks_per_sm.some((v) => !Number.isNaN(v)),
+    hasOccupancy: c.occupancy_pct.some((v) => !Number.isNaN(v)),
+    tensorCoreTime: tc && { tcUs: tc.tc_us, unknownUs: tc.unknown_us, totalUs: tc.total_us, term: tc.term || 'Tensor Cores', scope: tc.scope },
   };
-  for (let i = 0; i < n; i++) {
-    const r = rows[i].object();
-    t.name[i] = r.str('name');
-    t.operator[i] = r.strOrNull('operator');
-    t.grid[i] = dims(r.tupleOrNull('grid', 3));
-    t.block[i] = dims(r.tupleOrNull('block', 3));
-    t.registersPerThread[i] = r.numOrNaN('registers_per_thread');
-    t.sharedMemory[i] = r.numOrNaN('shared_memory');
-    t.calls[i] = r.num('calls');
-    t.tensorCores[i] = r.tri('tensor_cores');
-    t.tensorCoresRule[i] = r.has('tensor_cores_rule') ? r.strOrNull('tensor_cores_rule') : null;
-    t.opTcEligible[i] = r.tri('op_tc_eligible');
-    t.totalUs[i] = r.num('total_us');
-    t.meanUs[i] = r.num('mean_us');
-    t.minUs[i] = r.num('min_us');
-    t.maxUs[i] = r.num('max_us');
-    t.blocksPerSm[i] = r.numOrNaN('blocks_per_sm');
-    t.occupancyPct[i] = r.numOrNaN('occupancy_pct');
-    if (!Number.isNaN(t.blocksPerSm[i])) t.hasBlocksPerSm = true;
-    if (!Number.isNaN(t.occupancyPct[i])) t.hasOccupancy = true;
-  }
-  const tc = root.field('tensor_cores');
-  if (!tc.isNull()) {
-    tc.object();
-    t.tensorCoreTime = {
-      tcUs: tc.num('tc_us'),
-      unknownUs: tc.has('unknown_us') ? tc.num('unknown_us') : 0,
-      totalUs: tc.num('total_us'),
-      term: (tc.has('term') ? tc.strOrNull('term') : null) || 'Tensor Cores',
-      scope: tc.has('scope') ? tc.strOrNull('scope') : null,
-    };
-  }
   t.keys = uniqueKeys(Array.from({ length: n }, (_, i) => kernelKey(t, i)));
   return t;
 }

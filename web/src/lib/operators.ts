@@ -1,6 +1,8 @@
-// The Operators view's data: Session.operatorsJson / operatorDetailJson, checked and turned into
-// columns (typed arrays + string arrays) in the worker, so a 100k-row table crosses to the page as
-// a few transferred buffers instead of 100k objects, and the data table reads it in place.
+// The Operators view's data: the table is the core's answer (Session.query('operators'), its
+// columns transferred from the worker as they are: no JSON, no copy), read in place by the data
+// table; the detail is still Session.operatorDetailJson, checked and made columns in the worker.
+import type { Answer } from '../generated/views';
+import { stringColumn } from './answer';
 import type { Column, TableModel } from './table-model';
 import { Reader, TRI_NULL, uniqueKeys } from './json-check';
 
@@ -29,6 +31,7 @@ export interface OperatorTable {
   tcTotalPct: Float64Array;
   /** 1 yes, 0 no, TRI_NULL unknown (a compiled region: what it runs does not show). */
   tcEligible: Uint8Array;
+  /** 1: some call of the group has a call stack. */
   hasCallStack: Uint8Array;
 }
 
@@ -50,45 +53,32 @@ export function stackLine(stack: string): string {
   return f.length ? f.join(' ← ') : '(no call stack)';
 }
 
-export function parseOperators(json: string): OperatorTable {
-  const root = Reader.parse('operatorsJson', json);
-  const groupBy = root.oneOf('group_by', OP_GROUP_BYS);
-  const showGpu = root.bool('show_gpu');
-  const rows = root.field('rows').items();
-  const n = rows.length;
+/**
+ * The table from the core's answer (Session.query('operators')): its number columns are the
+ * answer's own buffers, its string columns read through the answer's strings.
+ */
+export function operatorTable(a: Answer<'operators'>): OperatorTable {
+  const c = a.columns;
+  const n = a.rowCount;
+  const groupBy = a.meta.group_by;
   const t: OperatorTable = {
     groupBy,
-    showGpu,
+    showGpu: a.meta.show_gpu,
     rowCount: n,
     keys: [],
-    name: new Array(n),
-    inputShape: new Array(n),
-    callStack: new Array(n),
-    calls: new Float64Array(n),
-    hostSelfUs: new Float64Array(n),
-    hostTotalUs: new Float64Array(n),
-    deviceSelfUs: new Float64Array(n),
-    deviceTotalUs: new Float64Array(n),
-    tcSelfPct: new Float64Array(n),
-    tcTotalPct: new Float64Array(n),
-    tcEligible: new Uint8Array(n),
-    hasCallStack: new Uint8Array(n),
+    name: stringColumn(c.name, a.strings) as string[],
+    inputShape: stringColumn(c.input_shape, a.strings),
+    callStack: c.call_stack ? stringColumn(c.call_stack, a.strings) : new Array<string | null>(n).fill(null),
+    calls: c.calls,
+    hostSelfUs: c.host_self_us,
+    hostTotalUs: c.host_total_us,
+    deviceSelfUs: c.device_self_us,
+    deviceTotalUs: c.device_total_us,
+    tcSelfPct: c.tc_self_pct,
+    tcTotalPct: c.tc_total_pct,
+    tcEligible: c.tc_eligible,
+    hasCallStack: c.has_call_stack,
   };
-  for (let i = 0; i < n; i++) {
-    const r = rows[i].object();
-    t.name[i] = r.str('name');
-    t.inputShape[i] = r.strOrNull('input_shape');
-    t.callStack[i] = groupBy === 'op+stack' ? r.str('call_stack') : null;
-    t.calls[i] = r.num('calls');
-    t.hostSelfUs[i] = r.num('host_self_us');
-    t.hostTotalUs[i] = r.num('host_total_us');
-    t.deviceSelfUs[i] = r.numOrNaN('device_self_us');
-    t.deviceTotalUs[i] = r.numOrNaN('device_total_us');
-    t.tcEligible[i] = r.tri('tc_eligible');
-    t.tcSelfPct[i] = r.numOrNaN('tc_self_pct');
-    t.tcTotalPct[i] = r.numOrNaN('tc_total_pct');
-    t.hasCallStack[i] = r.has('has_call_stack') ? r.tri('has_call_stack') : TRI_NULL;
-  }
   t.keys = uniqueKeys(t.name.map((nm, i) => operatorKey(nm, groupBy === 'op' ? null : groupKeyOf(t, i))));
   return t;
 }

@@ -1,15 +1,16 @@
-// The Ranges view's data (issue 22 §3): the user's record_function ranges as a tree. The core
-// hands the table over as columns (Session.rangeColumns: a Float64Array per number, as
-// ks::range_columns() declares them), checked here in the worker and transferred to the page, which
-// reads them in place; no JSON text for the table. A row's kernels (small) come as JSON.
+// The Ranges view's data (issue 22 §3): the user's record_function ranges as a tree. The table is
+// the core's answer (Session.query('ranges'): its columns as ks::range_columns() declares them,
+// transferred from the worker as they are), read in place; a row's kernels (small) come as JSON.
+import type { Answer } from '../generated/views';
+import { stringColumn } from './answer';
 import type { Column, NumberUnit, TableModel } from './table-model';
-import { CoreError, Reader, TRI_NULL } from './json-check';
+import { Reader, TRI_NULL } from './json-check';
 import { shortName } from './modules';
 import { formatPctCell, formatUsCell } from './operators';
 
 /**
- * The number columns, declared once: each is checked in the core's answer under its core name
- * (ks::range_columns(), the JSON keys of `kinetoscope ranges --json`), then shown with this label,
+ * The number columns as the page shows them: each read from the core's answer under its core name
+ * (ks::range_columns(), the JSON keys of `kinetoscope ranges --json`), shown with this label,
  * unit and hover text. `hideWithoutGpu`: only with device work; `copies`: only when the trace has
  * GPU-side copies.
  */
@@ -88,45 +89,28 @@ export interface RangeTable {
   gpuCopies: boolean;
 }
 
-/** Checks Session.rangeColumns' answer (a core error comes as {error}). */
-export function checkRanges(v: Record<string, unknown>): RangeTable {
-  if (typeof v.error === 'string') throw new CoreError(v.error);
-  const strs = (k: string): string[] => {
-    const a = v[k];
-    if (!Array.isArray(a) || a.some((x) => typeof x !== 'string')) throw new Error(`rangeColumns: ${k} should be strings`);
-    return a as string[];
-  };
-  const i32 = (k: string): Int32Array => {
-    if (!(v[k] instanceof Int32Array)) throw new Error(`rangeColumns: ${k} should be an Int32Array`);
-    return v[k] as Int32Array;
-  };
-  const name = strs('name');
-  const n = name.length;
-  const cols = v.columns as Record<string, unknown> | undefined;
-  if (!cols || typeof cols !== 'object') throw new Error('rangeColumns: no columns');
+/**
+ * The table from the core's answer (Session.query('ranges')): its number columns are the
+ * answer's own buffers, its string columns read through the answer's strings.
+ */
+export function rangeTable(a: Answer<'ranges'>): RangeTable {
+  const c = a.columns;
   const values = {} as Record<RangeColumnId, Float64Array>;
-  for (const c of RANGE_COLUMNS) {
-    const a = cols[c.id];
-    if (!(a instanceof Float64Array) || a.length !== n) throw new Error(`rangeColumns: ${c.id} should be a Float64Array of ${n}`);
-    values[c.id] = a;
-  }
-  const kind = strs('kind');
-  for (const k of kind) if (!RANGE_KINDS.includes(k as RangeKind)) throw new Error(`rangeColumns: unknown kind ${k}`);
+  for (const col of RANGE_COLUMNS) values[col.id] = c[col.id];
   const t: RangeTable = {
-    rowCount: n,
-    name,
-    key: strs('key'),
-    kind: kind as RangeKind[],
-    parent: i32('parent'),
-    depth: i32('depth'),
+    rowCount: a.rowCount,
+    name: stringColumn(c.name, a.strings) as string[],
+    key: stringColumn(c.key, a.strings) as string[],
+    kind: stringColumn(c.kind, a.strings) as RangeKind[],
+    parent: c.parent,
+    depth: c.depth,
     values,
-    calls: Number(v.calls),
-    showGpu: v.show_gpu === true,
-    gpuCopies: v.gpu_copies === true,
+    calls: a.meta.calls,
+    showGpu: a.meta.show_gpu,
+    gpuCopies: a.meta.gpu_copies,
   };
-  if (t.key.length !== n || t.kind.length !== n || t.parent.length !== n || t.depth.length !== n) throw new Error('rangeColumns: columns of different lengths');
   // A parent must come before its child (pre-order): anything else would loop the tree.
-  for (let i = 0; i < n; i++) if (!(t.parent[i] < i)) t.parent[i] = -1;
+  for (let i = 0; i < t.rowCount; i++) if (!(t.parent[i] < i)) t.parent[i] = -1;
   return t;
 }
 

@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'preact/hooks';
 import { DataTable } from '../components/data-table';
+import { openAnswer, type WireAnswer } from '../lib/answer';
 import { DetailList, DetailPanel, rowFields, useSelectedRow } from '../components/detail-panel';
 import { PieChart } from '../components/pie-chart';
 import { useLinkedGroup, type TableViewProps } from '../components/use-linked-group';
@@ -12,6 +13,7 @@ import {
   kernelDetailKey,
   KERNEL_GROUP_BYS,
   kernelsModel,
+  kernelTable,
   NO_OCCUPANCY_WHY,
   NO_OPERATOR,
   NO_OPERATOR_WHY,
@@ -56,7 +58,7 @@ export function KernelsView({ ask, fileName, toolbar, link, onPlace, step = null
       {shown && (
         <KernelsBody
           key={groupBy}
-          table={shown.data.table}
+          answer={shown.data.answer}
           step={shownStep}
           stale={!fresh}
           ask={ask}
@@ -72,7 +74,7 @@ export function KernelsView({ ask, fileName, toolbar, link, onPlace, step = null
 const KERNEL_SORT: SortState = { column: 'total_us', dir: 'desc' };
 
 function KernelsBody({
-  table,
+  answer,
   step,
   stale,
   ask,
@@ -80,7 +82,8 @@ function KernelsBody({
   start,
   onState,
 }: {
-  table: KernelTable;
+  /** The core's answer (lib/answer.ts), read in place as the table's columns. */
+  answer: WireAnswer;
   step: string | null;
   stale: boolean;
   ask: Ask;
@@ -89,6 +92,7 @@ function KernelsBody({
   start?: TablePlace;
   onState: (s: TableState) => void;
 }) {
+  const table = useMemo(() => kernelTable(openAnswer('kernels', answer)), [answer]);
   const model = useMemo(() => kernelsModel(table), [table]);
   const { row, selected, onSelect, box, close } = useSelectedRow(table.keys);
   const [text, setText] = useState(String(DEFAULT_TOP_N));

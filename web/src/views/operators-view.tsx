@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'preact/hooks';
 import { DataTable } from '../components/data-table';
+import { openAnswer, type WireAnswer } from '../lib/answer';
 import { DetailList, DetailPanel, rowFields, useSelectedRow } from '../components/detail-panel';
 import { PieChart } from '../components/pie-chart';
 import { useLinkedGroup, type TableViewProps } from '../components/use-linked-group';
@@ -13,6 +14,7 @@ import {
   groupKeyOf,
   operatorPieColumns,
   operatorsModel,
+  operatorTable,
   OP_GROUP_BYS,
   recordedStacks,
   tcText,
@@ -58,7 +60,7 @@ export function OperatorsView({ ask, fileName, toolbar, link, onPlace, step = nu
       {shown && (
         <OperatorsBody
           key={groupBy}
-          table={shown.data.table}
+          answer={shown.data.answer}
           step={shownStep}
           stale={!fresh}
           ask={ask}
@@ -72,7 +74,7 @@ export function OperatorsView({ ask, fileName, toolbar, link, onPlace, step = nu
 }
 
 function OperatorsBody({
-  table,
+  answer,
   step,
   stale,
   ask,
@@ -80,7 +82,8 @@ function OperatorsBody({
   start,
   onState,
 }: {
-  table: OperatorTable;
+  /** The core's answer (lib/answer.ts), read in place as the table's columns. */
+  answer: WireAnswer;
   /** The step this table counts (null: all). */
   step: string | null;
   /** A table of another step is being computed: this one is shown meanwhile. */
@@ -91,6 +94,7 @@ function OperatorsBody({
   start?: TablePlace;
   onState: (s: TableState, defaultSort: SortState) => void;
 }) {
+  const table = useMemo(() => operatorTable(openAnswer('operators', answer)), [answer]);
   const model = useMemo(() => operatorsModel(table), [table]);
   const defaultSort: SortState = { column: table.showGpu ? 'device_self_us' : 'host_self_us', dir: 'desc' };
   const { row, selected, onSelect, box, close } = useSelectedRow(table.keys);

@@ -15,8 +15,9 @@ import type { RowKey, SortState } from '../lib/table-model';
 import { knownSort } from '../lib/deep-link';
 import { csvStem } from '../lib/download';
 import { formatCount } from '../lib/format';
+import { openAnswer } from '../lib/answer';
 import { formatUsCell, tcText } from '../lib/operators';
-import { rangesModel, type RangeTable } from '../lib/ranges';
+import { rangesModel, rangeTable, type RangeTable } from '../lib/ranges';
 import { QueryStatus } from './view-status';
 import './ranges-view.css';
 
@@ -32,14 +33,16 @@ export interface RangesViewProps extends TableViewProps {
 export function RangesView({ ask, fileName, link, onPlace, onShowRange }: RangesViewProps) {
   const state = useQuery(ask, { what: 'ranges' });
   const { start, report } = useLinkedGroup(GROUPS, link, onPlace);
-  if (state.status !== 'ready') {
+  const answer = state.status === 'ready' ? state.data.answer : null;
+  const table = useMemo(() => (answer ? rangeTable(openAnswer('ranges', answer)) : null), [answer]);
+  if (!table) {
     return (
       <section class="view" data-testid="ranges-view" aria-label="Ranges">
         <QueryStatus state={state} stem="ranges" what="Ranges view" loading="Finding the record_function ranges…" />
       </section>
     );
   }
-  const t = state.data.ranges;
+  const t = table;
   if (!t.rowCount) {
     return (
       <section class="view" data-testid="ranges-view" aria-label="Ranges">

@@ -149,7 +149,7 @@ export function TracePage({
   // The Ranges tab shows when the trace has record_function ranges of the user's (ProfilerStep
   // is the step, not one): asked once the analysis is in (a small table beside the trees).
   const ranges = useQuery(ask, analysed ? { what: 'ranges' } : null);
-  if (ranges.status === 'ready' && ranges.data.ranges.rowCount > 0) tabs.push('ranges');
+  if (ranges.status === 'ready' && ranges.data.answer.rowCount > 0) tabs.push('ranges');
   tabs.push('trace');
   // Always there: without [memory] events it says how to record them.
   tabs.push('memory');

@@ -1,6 +1,23 @@
 // Types of the Emscripten ES module built from wasm/ (see docs/contracts.md). The module itself is
 // copied into src/generated/ by scripts/build and is not checked in.
 declare module '*/generated/kinetoscope_web.mjs' {
+  /** A view's answer as Session.query gives it (docs/contracts.md "Session and answers"). */
+  export interface KinetoscopeAnswer {
+    view: string;
+    /** "" or the core's sentence (an unknown step, a bad parameter). */
+    error: string;
+    rowCount: number;
+    columns: Record<string, Float64Array | Int32Array | Uint32Array | Uint8Array>;
+    /** The columns without a value in this answer (their cells are null). */
+    absent: string[];
+    /** The answer's strings in UTF-8, each followed by a 0 byte. */
+    stringBytes: Uint8Array;
+    /** Where each string's 0 byte is. */
+    stringEnds: Uint32Array;
+    stringCount: number;
+    /** The metadata object as JSON (a few fields; never rows). */
+    meta: string;
+  }
   export interface KinetoscopeSession {
     prepare(n: number): number;
     commit(n: number): void;
@@ -10,55 +27,53 @@ declare module '*/generated/kinetoscope_web.mjs' {
     inputError(gzip: boolean): void;
     summaryJson(): string;
     /** Steps and their time breakdown, as `kinetoscope steps --json` (true: as tb_plugin counts). */
-    stepBreakdownJson(tbPlugin: boolean): string;
+    stepBreakdownJson(): string;
     /** GPU utilization, est. SM efficiency and occupancy, timeline, as `kinetoscope gpus --json`. */
-    gpuMetricsJson(tbPlugin: boolean): string;
+    gpuMetricsJson(): string;
     /** The GPU summary of one step ("": all steps), as `kinetoscope gpus --step N --json`. */
-    gpuSummaryJson(step: string, tbPlugin: boolean): string;
+    gpuSummaryJson(step: string): string;
     /** Steps, average, GPUs (with tensor_core_pct) and recommendations, as `kinetoscope overview --json`. */
-    overviewJson(tbPlugin: boolean): string;
+    overviewJson(): string;
     /**
-     * The operator table, as `kinetoscope operators --json --group-by op|op+shape [--step step]`;
-     * step "": all steps. A step the trace lacks answers {"error": "no step …"}.
+     * A view's answer (core/session/views.h; lib/answer.ts WireAnswer): typed column copies, the
+     * strings as UTF-8 bytes, the metadata as a small JSON text; `error` the core's sentence.
      */
-    operatorsJson(groupBy: string, tbPlugin: boolean, step: string): string;
+    query(view: string, params: Record<string, string>): KinetoscopeAnswer;
+    /** The same answer as the CLI's --json text. */
+    queryJson(view: string, params: Record<string, string>): string;
     /** One operator group split by call stack ("" input shape in "op" grouping). */
-    operatorStacksJson(groupBy: string, name: string, inputShape: string, tbPlugin: boolean, step: string): string;
+    operatorStacksJson(groupBy: string, name: string, inputShape: string, step: string): string;
     /** One operator group's kernels and call stacks, as `kinetoscope operators --detail NAME --json`. */
-    operatorDetailJson(groupBy: string, name: string, inputShape: string, tbPlugin: boolean, step: string): string;
-    /** The kernel table, as `kinetoscope kernels --json --group-by name|props [--step step]`. */
-    kernelsJson(groupBy: string, tbPlugin: boolean, step: string): string;
+    operatorDetailJson(groupBy: string, name: string, inputShape: string, step: string): string;
     /**
      * One kernel row's detail, as `kinetoscope kernels --detail NAME --json`: a "props" row is named
      * by its operator and props = [grid x, y, z, block x, y, z, registers, shared memory].
      */
-    kernelDetailJson(groupBy: string, name: string, operator: string, props: number[], tbPlugin: boolean, step: string): string;
+    kernelDetailJson(groupBy: string, name: string, operator: string, props: number[], step: string): string;
     /** {"modules": bool, "lightning": bool}: whether the Module view has anything to show. */
     modulePresenceJson(): string;
     /** The Module view's tables, as `kinetoscope modules --json`. */
-    modulesJson(tbPlugin: boolean): string;
-    /** The Ranges view as columns (lib/ranges.ts checks them); docs/contracts.md. */
-    rangeColumns(): Record<string, unknown>;
+    modulesJson(): string;
     /** The kernels launched in one Ranges row, as `kinetoscope ranges --detail KEY --json`. */
     rangeKernelsJson(key: string): string;
     /** One thread's tree for the Module view (tid "": the main thread); see docs/contracts.md. */
-    moduleTreeJson(tbPlugin: boolean, tid: string): string;
+    moduleTreeJson(tid: string): string;
     /** This trace's rank summary for a run's Distributed view (JSON; `span`: "default" or 1..n). */
-    distributedRankJson(worker: string, span: string, tbPlugin: boolean): string;
+    distributedRankJson(worker: string, span: string): string;
     /** Memory view (docs/contracts.md): the devices and their peaks over the whole trace. */
-    memoryDevicesJson(tbPlugin: boolean): string;
+    memoryDevicesJson(): string;
     /** One device's statistics in [fromUs, toUs] (µs from the origin; NaN: open side). */
-    memoryStatsJson(device: string, fromUs: number, toUs: number, tbPlugin: boolean): string;
+    memoryStatsJson(device: string, fromUs: number, toUs: number): string;
     /** One device's events in the window as columns, or {error}. */
-    memoryEvents(device: string, fromUs: number, toUs: number, tbPlugin: boolean): Record<string, unknown>;
+    memoryEvents(device: string, fromUs: number, toUs: number): Record<string, unknown>;
     /** One device's curve down-sampled to `columns` pixel columns of the window. */
-    memoryCurveJson(device: string, fromUs: number, toUs: number, columns: number, tbPlugin: boolean): string;
+    memoryCurveJson(device: string, fromUs: number, toUs: number, columns: number): string;
     /** The allocations of one device alive at atUs, largest first (at most `limit`). */
-    memoryAliveJson(device: string, atUs: number, limit: number, tbPlugin: boolean): string;
+    memoryAliveJson(device: string, atUs: number, limit: number): string;
     /** Bytes the memory index holds (benchmark). */
-    memoryIndexBytes(tbPlugin: boolean): number;
+    memoryIndexBytes(): number;
     /** The Diff view, this Session the baseline (as `kinetoscope diff --json`). */
-    diffJson(experiment: KinetoscopeSession, tbPlugin: boolean, baselineName: string, experimentName: string): string;
+    diffJson(experiment: KinetoscopeSession, baselineName: string, experimentName: string): string;
     error(): string;
     /** One model table as columns (see docs/contracts.md): typed arrays, string ids index strings(). */
     columns(kind: string): Record<string, Float64Array | Int32Array | Uint32Array>;
@@ -109,7 +124,8 @@ declare module '*/generated/kinetoscope_web.mjs' {
   }
   export interface KinetoscopeModule {
     HEAPU8: Uint8Array;
-    Session: new () => KinetoscopeSession;
+    /** tbPlugin: link and count as tb_plugin does, for the Session's life (the page never asks). */
+    Session: new (tbPlugin?: boolean) => KinetoscopeSession;
     /** Absent from cores built before the Timeline view. */
     Trimmer?: new (startUs: number, endUs: number) => KinetoscopeTrimmer;
     /** Rank summaries to the Distributed view, one JSON object per span and line (absent from older cores). */

@@ -8,11 +8,12 @@
 // arrays, transferred) and small objects, already checked against the shapes the views expect.
 import type { DistributedView } from '../lib/distributed';
 import type { Diff } from '../lib/diff';
-import type { KernelDetail, KernelGroupBy, KernelTable } from '../lib/kernels';
+import type { WireAnswer } from '../lib/answer';
+import type { KernelDetail, KernelGroupBy } from '../lib/kernels';
 import type { ModulePresence, Modules, ModuleTree } from '../lib/modules';
-import type { RangeKernels, RangeTable } from '../lib/ranges';
+import type { RangeKernels } from '../lib/ranges';
 import type { MemoryAlive, MemoryCurve, MemoryDevices, MemoryEvents, MemoryStats } from '../lib/memory';
-import type { OperatorDetail, OperatorTable, OpGroupBy } from '../lib/operators';
+import type { OperatorDetail, OpGroupBy } from '../lib/operators';
 import type { GpuSummary, Overview } from '../lib/overview';
 import type { Summary } from '../lib/summary';
 import { Watchdog, type WatchdogOptions } from './watchdog';
@@ -44,7 +45,7 @@ export interface Phase {
  * aborted ("abort", Emscripten's Aborted()) or trapped ("trap", any other WebAssembly
  * RuntimeError), so it and every Session in it are gone; or the worker itself died ("died": an
  * error event, or a message that could not be read) or stopped answering ("stalled": the
- * watchdog). lib/failure.ts says each in a sentence.
+ * watchdog). worker/failure.ts says each in a sentence.
  */
 export type Failure = 'oom' | 'abort' | 'trap' | 'died' | 'stalled' | 'read-stall';
 
@@ -69,7 +70,7 @@ export interface TestFault {
   kind: 'oom' | 'abort' | 'hang' | 'throw' | 'stall';
   phase?: string;
   /**
-   * "helper": the fault is for the first helper worker of a file read by several (lib/split-read.ts),
+   * "helper": the fault is for the first helper worker of a file read by several (worker/split-read.ts),
    * fired once it has read its range, before it sends its pieces; with `phase` "pieces", once it
    * has sent its first piece (lost part-way: the first worker holds a half-merged model).
    */
@@ -127,14 +128,15 @@ export type Query =
   | { what: 'diff'; experiment: number; baselineName: string; experimentName: string; step?: string };
 
 export type QueryResult =
-  | { what: 'operators'; table: OperatorTable }
+  /** The core's answer as it is (lib/answer.ts openAnswer; lib/operators.ts operatorTable). */
+  | { what: 'operators'; answer: WireAnswer }
   | { what: 'operatorDetail'; detail: OperatorDetail }
-  | { what: 'kernels'; table: KernelTable }
+  | { what: 'kernels'; answer: WireAnswer }
   | { what: 'kernelDetail'; detail: KernelDetail }
   | { what: 'modulePresence'; presence: ModulePresence }
   | { what: 'modules'; modules: Modules }
   | { what: 'moduleTree'; tree: ModuleTree }
-  | { what: 'ranges'; ranges: RangeTable }
+  | { what: 'ranges'; answer: WireAnswer }
   | { what: 'rangeKernels'; kernels: RangeKernels }
   | { what: 'distributedRank'; summary: string }
   | { what: 'memoryDevices'; devices: MemoryDevices }
@@ -150,7 +152,7 @@ export type ResultOf<W extends QueryWhat> = Extract<QueryResult, { what: W }>;
 
 export type Request =
   /**
-   * `ranges`: a big plain file read by several workers (lib/split-read.ts): one port per helper
+   * `ranges`: a big plain file read by several workers (worker/split-read.ts): one port per helper
    * worker (transferred), this worker reading the start and merging the helpers' ranges.
    */
   | { kind: 'load'; id: number; file: File; fault?: TestFault; ranges?: MessagePort[] }
@@ -315,7 +317,7 @@ export interface LoadResult {
   read?: ReadWorkers;
 }
 
-/** How a file given helpers was read (lib/split-read.ts). */
+/** How a file given helpers was read (worker/split-read.ts). */
 export interface ReadWorkers {
   /** Workers that read a range of it (1 + helpers given a range). */
   workers: number;
@@ -412,7 +414,7 @@ export class TraceClient {
     return { id, promise };
   }
 
-  /** A helper's range of `file` (lib/split-read.ts): the first worker's load tells it which on `port`. */
+  /** A helper's range of `file` (worker/split-read.ts): the first worker's load tells it which on `port`. */
   loadRange(file: File, port: MessagePort, onProgress?: (p: LoadProgress) => void, fault?: TestFault): Call<RangeDone> {
     const id = this.nextId++;
     const promise = new Promise<RangeDone>((resolve, reject) => {
@@ -517,7 +519,7 @@ export class TraceClient {
   }
 
   /**
-   * Gives up call `target` here (the page's load watch found it stalled: lib/load-watch.ts): its
+   * Gives up call `target` here (the page's load watch found it stalled: worker/load-watch.ts): its
    * promise rejects with `error` now, and the worker is asked to cancel it (its reader is ended,
    * its helpers told to stop). Whatever the worker still answers for it is dropped.
    */

@@ -11,13 +11,14 @@ import wasmUrl from '../generated/kinetoscope_web.wasm?url';
 import { isGzip } from '../lib/gzip';
 import { Throttle } from '../lib/progress';
 import { parseDistributed } from '../lib/distributed';
+import type { WireAnswer } from '../lib/answer';
 import { CoreError } from '../lib/json-check';
 import { parseDiff } from '../lib/diff';
-import { parseKernelDetail, parseKernels } from '../lib/kernels';
+import { parseKernelDetail } from '../lib/kernels';
 import { parseModulePresence, parseModules, parseModuleTree } from '../lib/modules';
-import { checkRanges, parseRangeKernels } from '../lib/ranges';
+import { parseRangeKernels } from '../lib/ranges';
 import { checkMemoryEvents, parseMemoryAlive, parseMemoryCurve, parseMemoryDevices, parseMemoryStats } from '../lib/memory';
-import { parseOperatorDetail, parseOperators, transferables } from '../lib/operators';
+import { parseOperatorDetail, transferables } from '../lib/operators';
 import { parseGpuSummary, parseOverviewInfo, type GpuMetrics, type Overview, type StepBreakdown } from '../lib/overview';
 import type { Summary } from '../lib/summary';
 import { HelperPort, mergeRanges, PIECE_BYTES, PieceSource, planSplits, type MergeTarget } from './split-read';
@@ -75,7 +76,7 @@ interface Job {
   source: ChunkSource | null;
   /** A failure test's fault for this load (docs/contracts.md); never set otherwise. */
   fault?: TestFault;
-  /** A file read by several workers, the first's side: one per helper (lib/split-read.ts). */
+  /** A file read by several workers, the first's side: one per helper (worker/split-read.ts). */
   helpers?: PieceSource[];
   /** A helper's side of such a read. */
   helperPort?: HelperPort;
@@ -319,9 +320,9 @@ async function warmUp(sampleUrl: string, job: Job): Promise<Warmed> {
       new ChunkFeeder(mod, session).feed(bytes);
       session.finish();
       if ((JSON.parse(session.summaryJson()) as Summary).ok) {
-        session.stepBreakdownJson(false);
-        session.gpuMetricsJson(false);
-        session.overviewJson?.(false);
+        session.stepBreakdownJson();
+        session.gpuMetricsJson();
+        session.overviewJson?.();
       }
     } finally {
       session.delete();
@@ -399,6 +400,16 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
 });
 
 /**
+ * A view's answer from the core as it is (lib/answer.ts): its column buffers are transferred to
+ * the page untouched. A step the trace does not have comes back as the core's sentence (a CoreError).
+ */
+function viewAnswer(session: KinetoscopeSession, view: string, params: Record<string, string>): WireAnswer {
+  const a = session.query(view, params);
+  if (a.error) throw new CoreError(a.error);
+  return a;
+}
+
+/**
  * One query against a Session: the core writes a small JSON text, checked and made columns here.
  * A step the trace does not have comes back as the core's sentence (a CoreError).
  */
@@ -406,48 +417,48 @@ function answer(session: KinetoscopeSession, q: Query): QueryResult {
   const step = ('step' in q ? q.step : undefined) ?? '';
   switch (q.what) {
     case 'operators':
-      return { what: 'operators', table: parseOperators(session.operatorsJson(q.groupBy, false, step)) };
+      return { what: 'operators', answer: viewAnswer(session, 'operators', { group_by: q.groupBy, step }) };
     case 'operatorDetail':
-      return { what: 'operatorDetail', detail: parseOperatorDetail(session.operatorDetailJson(q.groupBy, q.name, q.inputShape, false, step)) };
+      return { what: 'operatorDetail', detail: parseOperatorDetail(session.operatorDetailJson(q.groupBy, q.name, q.inputShape, step)) };
     case 'kernels':
-      return { what: 'kernels', table: parseKernels(session.kernelsJson(q.groupBy, false, step)) };
+      return { what: 'kernels', answer: viewAnswer(session, 'kernels', { group_by: q.groupBy, step }) };
     case 'kernelDetail':
-      return { what: 'kernelDetail', detail: parseKernelDetail(session.kernelDetailJson(q.groupBy, q.name, q.operator, q.props, false, step)) };
+      return { what: 'kernelDetail', detail: parseKernelDetail(session.kernelDetailJson(q.groupBy, q.name, q.operator, q.props, step)) };
     // The Module view is over the whole trace (as tb_plugin's): `step` does not apply.
     case 'modulePresence':
       return { what: 'modulePresence', presence: parseModulePresence(session.modulePresenceJson()) };
     case 'modules':
-      return { what: 'modules', modules: parseModules(session.modulesJson(false)) };
+      return { what: 'modules', modules: parseModules(session.modulesJson()) };
     case 'moduleTree':
-      return { what: 'moduleTree', tree: parseModuleTree(session.moduleTreeJson(false, q.tid)) };
+      return { what: 'moduleTree', tree: parseModuleTree(session.moduleTreeJson(q.tid)) };
     // The Ranges view is over the whole trace (as the Module view): `step` does not apply.
     case 'ranges':
-      return { what: 'ranges', ranges: checkRanges(session.rangeColumns()) };
+      return { what: 'ranges', answer: viewAnswer(session, 'ranges', {}) };
     case 'rangeKernels':
       return { what: 'rangeKernels', kernels: parseRangeKernels(session.rangeKernelsJson(q.key)) };
     case 'distributedRank':
-      return { what: 'distributedRank', summary: session.distributedRankJson(q.worker, q.span, false) };
+      return { what: 'distributedRank', summary: session.distributedRankJson(q.worker, q.span) };
     case 'memoryDevices':
-      return { what: 'memoryDevices', devices: parseMemoryDevices(session.memoryDevicesJson(false)) };
+      return { what: 'memoryDevices', devices: parseMemoryDevices(session.memoryDevicesJson()) };
     case 'gpuSummary':
-      return { what: 'gpuSummary', summary: parseGpuSummary(session.gpuSummaryJson(step, false)) };
+      return { what: 'gpuSummary', summary: parseGpuSummary(session.gpuSummaryJson(step)) };
     case 'memory': {
       const from = q.fromUs ?? NaN, to = q.toUs ?? NaN;
       return {
         what: 'memory',
-        stats: parseMemoryStats(session.memoryStatsJson(q.device, from, to, false)),
-        events: checkMemoryEvents(session.memoryEvents(q.device, from, to, false)),
+        stats: parseMemoryStats(session.memoryStatsJson(q.device, from, to)),
+        events: checkMemoryEvents(session.memoryEvents(q.device, from, to)),
       };
     }
     case 'memoryCurve':
-      return { what: 'memoryCurve', curve: parseMemoryCurve(session.memoryCurveJson(q.device, q.fromUs ?? NaN, q.toUs ?? NaN, q.columns, false)) };
+      return { what: 'memoryCurve', curve: parseMemoryCurve(session.memoryCurveJson(q.device, q.fromUs ?? NaN, q.toUs ?? NaN, q.columns)) };
     case 'memoryAlive':
-      return { what: 'memoryAlive', alive: parseMemoryAlive(session.memoryAliveJson(q.device, q.atUs, q.limit, false)) };
+      return { what: 'memoryAlive', alive: parseMemoryAlive(session.memoryAliveJson(q.device, q.atUs, q.limit)) };
     // Two traces' operator trees, whole (as tb_plugin's Diff view): `step` does not apply.
     case 'diff': {
       const experiment = sessions.get(q.experiment);
       if (!experiment) throw Object.assign(new Error('The experiment trace is no longer loaded in the analysis worker.'), { name: SESSION_GONE });
-      return { what: 'diff', diff: parseDiff(session.diffJson(experiment, false, q.baselineName, q.experimentName)) };
+      return { what: 'diff', diff: parseDiff(session.diffJson(experiment, q.baselineName, q.experimentName)) };
     }
   }
 }
@@ -546,7 +557,7 @@ async function feedAll(source: ChunkSource, feeder: ChunkFeeder, job: Job, onChu
  * The load's answer, and its Session when the input is a trace (the caller keeps or frees it).
  * A download's answer also holds its bytes as received, as a File: the page has no other copy.
  * With helpers (job.helpers: a big plain File read by several workers) this worker reads the
- * start of the file and merges the helpers' ranges (lib/split-read.ts), reading on itself where a
+ * start of the file and merges the helpers' ranges (worker/split-read.ts), reading on itself where a
  * range is refused or its helper lost, and the whole file again if a helper was lost part-way.
  */
 async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ result: LoadResult; session: KinetoscopeSession | null }> {
@@ -680,7 +691,7 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
 }
 
 /**
- * A helper's range of a file read by several workers (lib/split-read.ts): waits for the range the
+ * A helper's range of a file read by several workers (worker/split-read.ts): waits for the range the
  * first worker assigns, reads it (its own reader worker on File.slice(start)) into a partial
  * Session that stops at the next split, then sends it as pieces, as fast as the first worker
  * merges them, and deletes it. A failure test's helper fault fires once the range is read, or with
@@ -793,8 +804,8 @@ function overviewOf(session: KinetoscopeSession, early?: (o: Overview) => void):
   let steps: StepBreakdown;
   let gpus: GpuMetrics;
   try {
-    steps = JSON.parse(session.stepBreakdownJson(false)) as StepBreakdown;
-    gpus = JSON.parse(session.gpuMetricsJson(false)) as GpuMetrics;
+    steps = JSON.parse(session.stepBreakdownJson()) as StepBreakdown;
+    gpus = JSON.parse(session.gpuMetricsJson()) as GpuMetrics;
   } catch (e) {
     // A trap leaves the module unusable: let it fail the load (and restart the module).
     if (isTrap(e) || e instanceof TestDeath) throw e;
@@ -803,7 +814,7 @@ function overviewOf(session: KinetoscopeSession, early?: (o: Overview) => void):
   early?.({ steps, gpus, info: null });
   try {
     // Tensor Core share and recommendations; a core built before overviewJson just has none.
-    const info = typeof session.overviewJson === 'function' ? parseOverviewInfo(session.overviewJson(false)) : null;
+    const info = typeof session.overviewJson === 'function' ? parseOverviewInfo(session.overviewJson()) : null;
     return { steps, gpus, info };
   } catch (e) {
     if (isTrap(e) || e instanceof TestDeath) throw e;

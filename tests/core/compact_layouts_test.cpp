@@ -1,4 +1,5 @@
-// Issue 12 §4 (bytes per event): the compact layouts keep every value exactly.
+// The model's and the operator tree's compact layouts (interned flow ids, 36-byte operator nodes
+// with a side table for wide values, 64-bit ids) keep every value exactly.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -24,7 +25,7 @@ const ks::Column& col(const std::vector<ks::Column>& cols, const std::string& na
 
 }  // namespace
 
-TEST_CASE("issue_12 flow ids: numbers inline, other texts interned, equal texts equal ids", "[issue_12]") {
+TEST_CASE("flow ids: numbers inline, other texts interned, equal texts equal ids", "[compact_layouts]") {
   ks::StringPool sp;
   CHECK(ks::flow_id(sp, "0") == 0u);
   CHECK(ks::flow_id(sp, "42") == 42u);
@@ -40,7 +41,7 @@ TEST_CASE("issue_12 flow ids: numbers inline, other texts interned, equal texts 
   CHECK(ks::flow_id(sp, "042") != ks::flow_id(sp, "42"));
 }
 
-TEST_CASE("issue_12 flow ids from a trace: a number and the same digits as a string are one flow", "[issue_12]") {
+TEST_CASE("flow ids from a trace: a number and the same digits as a string are one flow", "[compact_layouts]") {
   const std::string trace = R"({"traceEvents":[
     {"ph":"s","cat":"fwdbwd","name":"fwdbwd","id":7,"pid":1,"tid":1,"ts":10},
     {"ph":"f","cat":"fwdbwd","name":"fwdbwd","id":"7","pid":1,"tid":2,"ts":20,"bp":"e"},
@@ -69,7 +70,7 @@ TEST_CASE("issue_12 flow ids from a trace: a number and the same digits as a str
   CHECK(sizeof(ks::FlowRow) == 24);
 }
 
-TEST_CASE("issue_12 sequence numbers and forward thread ids beyond 32 bits read back exactly", "[issue_12]") {
+TEST_CASE("sequence numbers and forward thread ids beyond 32 bits read back exactly", "[compact_layouts]") {
   const std::string trace = R"({"traceEvents":[
     {"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":10,"dur":5,"args":{"Sequence number":5,"Fwd thread id":1}},
     {"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":20,"dur":5,"args":{"Sequence number":8589934592,"Fwd thread id":-2147483647}},
@@ -92,7 +93,7 @@ TEST_CASE("issue_12 sequence numbers and forward thread ids beyond 32 bits read 
   CHECK(col(ann, "sequence_number").f64[0] == -2147483648.0);
 }
 
-TEST_CASE("issue_12 operator nodes read their name, start, end and host total from the row, exactly beyond 32 bits", "[issue_12]") {
+TEST_CASE("operator nodes read their name, start, end and host total from the row, exactly beyond 32 bits", "[compact_layouts]") {
   // A 5 s operator (5e9 ns > 2^32) with a 1 s child, at ns timestamps near 1.7e18: the nodes no
   // longer keep these values, so the tree and the Operators view must read them back exact.
   const std::string trace = R"({"traceEvents":[
@@ -133,7 +134,7 @@ TEST_CASE("issue_12 operator nodes read their name, start, end and host total fr
 // Issue 21 (headroom): the heap with the Overview, Operators and Kernels built, toward 0.25x of
 // the file. The rows' sizes are measured, not only asserted: a field added back to a row, ac2g
 // flows kept again or a small table given a whole block fails here.
-TEST_CASE("issue_21 the model's bytes per row, measured from the tables' capacities", "[issue_21]") {
+TEST_CASE("the model's bytes per row, measured from the tables' capacities", "[compact_layouts]") {
   std::string t = R"({"traceEvents":[)";
   auto ev = [&](const std::string& e) { t += e + ",\n"; };
   for (int i = 0; i < 20000; ++i) {
@@ -183,7 +184,7 @@ TEST_CASE("issue_21 the model's bytes per row, measured from the tables' capacit
                 sizeof(ks::MemcpyRow) == 64 && sizeof(ks::FlowRow) == 24);
 }
 
-TEST_CASE("issue_21 External ids and correlations of any 64-bit value read back exactly", "[issue_21]") {
+TEST_CASE("External ids and correlations of any 64-bit value read back exactly", "[compact_layouts]") {
   // 4 bytes a row: below 2^31 as the number, others as the text of the value (none seen in real
   // traces, so exact rather than small).
   const int64_t ids[] = {0, 5, 2147483647, 2147483648, 4294967296, -1, -2147483648, 9007199254740993};  // the last: 2^53 + 1, not a double
@@ -221,7 +222,7 @@ TEST_CASE("issue_21 External ids and correlations of any 64-bit value read back 
 // exactly 2^31 ns, and a short one launching a kernel of 2^31 - 1 ns (the last value that fits),
 // as X events and as a B/E pair, read in chunks of 7 bytes and at once: every number exact, and
 // only the long operator and the root (4,294,967,295 ns of device time) kept wide.
-TEST_CASE("issue_21 operator statistics beyond int32 read back exactly from 36-byte nodes", "[issue_21]") {
+TEST_CASE("operator statistics beyond int32 read back exactly from 36-byte nodes", "[compact_layouts]") {
   const std::string big_x = R"({"ph":"X","cat":"cpu_op","name":"aten::big","pid":1,"tid":1,"ts":1000,"dur":10000000.001,"args":{"External id":1}},)";
   const std::string big_be = R"({"ph":"B","cat":"cpu_op","name":"aten::big","pid":1,"tid":1,"ts":1000,"args":{"External id":1}},
     {"ph":"E","cat":"cpu_op","name":"aten::big","pid":1,"tid":1,"ts":10001000.001},)";

@@ -1,0 +1,113 @@
+#include "core/session/session.h"
+
+#include "core/session/views.h"
+
+namespace ks {
+
+std::string_view param(const QueryParams& p, std::string_view name, std::string_view fallback) {
+  const auto it = p.find(name);
+  return it == p.end() ? fallback : std::string_view(it->second);
+}
+
+void Session::report(OverviewPhase phase) const {
+  if (progress_) progress_(overview_phase_name(phase), int(phase), kOverviewPhaseCount);
+}
+
+// A node is kept once reading is finished; a partial model (a view asked for while reading)
+// builds it anew each time, since the model still grows.
+template <class T, class F>
+const T& Session::cached(std::optional<T>& slot, F&& build) const {
+  if (!slot || !reader_.finished()) slot = build();
+  return *slot;
+}
+
+const StepsResult& Session::steps() const {
+  return cached(steps_, [&] {
+    report(OverviewPhase::kSteps);
+    StepOptions o;
+    o.tb_plugin_gpu_annotations = options_.tb_plugin;
+    return find_steps(model(), o);
+  });
+}
+
+const StepBreakdown& Session::breakdown() const {
+  return cached(breakdown_, [&] {
+    const StepsResult& found = steps();
+    report(OverviewPhase::kBreakdown);
+    StepOptions o;
+    o.tb_plugin_gpu_annotations = options_.tb_plugin;
+    return step_breakdown(model(), found, o);
+  });
+}
+
+const GpuMetricsResult& Session::gpus() const {
+  return cached(gpus_, [&] {
+    const StepsResult& found = steps();
+    report(OverviewPhase::kGpuMetrics);
+    return gpu_metrics(model(), found, options_.tb_plugin);
+  });
+}
+
+const OpTree& Session::tree() const {
+  return cached(tree_, [&] {
+    report(OverviewPhase::kOperatorTrees);
+    return build_op_tree(model(), {options_.tb_plugin});
+  });
+}
+
+const OpTree& Session::diff_tree() const {
+  if (options_.tb_plugin || !has_user_ranges(model())) return tree();
+  return cached(diff_tree_, [&] {
+    report("diff trees");
+    OpTreeOptions o;
+    o.user_ranges = true;
+    return build_op_tree(model(), o);
+  });
+}
+
+const ModuleView& Session::modules() const {
+  return cached(modules_, [&] {
+    report("module trees");
+    return module_view(model(), {options_.tb_plugin});
+  });
+}
+
+const MemoryIndex& Session::memory() const {
+  return cached(memory_, [&] {
+    const OpTree& t = tree();
+    report("memory index");
+    return build_memory_index(model(), t, {options_.tb_plugin});
+  });
+}
+
+const StepAttribution& Session::attribution() const {
+  return cached(attribution_, [&] {
+    const OpTree& t = tree();
+    const StepsResult& found = steps();
+    report("step attribution");
+    return attribute_steps(t, model(), found);
+  });
+}
+
+OverviewInputs Session::overview_inputs() const {
+  return {model(), breakdown(), gpus(), tree(), options_.tb_plugin};
+}
+
+bool Session::step_filter(std::string_view step, std::optional<StepFilter>& out, std::string& error) const {
+  out.reset();
+  if (step.empty()) return true;
+  out = ks::step_filter(attribution(), steps(), step);
+  if (out) return true;
+  error = unknown_step_message(steps(), step);
+  return false;
+}
+
+Answer Session::query(std::string_view view, const QueryParams& params) const {
+  for (const ViewDef& v : views())
+    if (v.schema->view == view) return v.answer(*this, params);
+  Answer a;
+  a.error = "unknown view: " + std::string(view);
+  return a;
+}
+
+}  // namespace ks

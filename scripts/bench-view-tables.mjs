@@ -1,0 +1,163 @@
+// The Operators and Kernels tables' path in the page (issue 23): from a view opened (tab clicked,
+// grouping changed) to its rows drawn, and the bytes the answers carry across the worker boundary,
+// for one or two builds of the site in the same run, their runs taking turns.
+//   node scripts/bench-view-tables.mjs [--file TRACE] [--runs N] [--before DIST] [--after DIST]
+// TRACE: by default /tmp/h21-heap2/modern-480M.json. DIST: a built site (web/dist by default for
+// --after; --before e.g. a build of the previous commit). Each run: a fresh page, the file given,
+// the Overview complete (the operator trees are built then, so what is timed is the table's own
+// path: the query, the worker, the transfer, the page's model and the first rows painted), then
+//   ops        Operators tab clicked → its first rows painted
+//   ops_shape  its grouping set to "op+shape" → the new table's rows painted
+//   kernels    Kernels tab clicked → rows painted
+//   kern_props its grouping set to "props" → rows painted
+// Bytes: per query answer, the typed arrays' byteLength plus each string's length (1 byte a
+// character for Latin-1 text, 2 otherwise, as V8's structured clone writes them), summed over
+// what the worker posts for these four. Prints a markdown table of medians.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { chromium } = createRequire(path.join(root, 'web', 'package.json'))('playwright-core');
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const file = path.resolve(opt('--file', '/tmp/h21-heap2/modern-480M.json'));
+const runs = Number(opt('--runs', '3'));
+const sides = [];
+if (opt('--before')) sides.push({ name: 'before', dist: path.resolve(opt('--before')) });
+sides.push({ name: 'after', dist: path.resolve(opt('--after', path.join(root, 'web', 'dist'))) });
+const log = (m) => process.stderr.write(`[bench-view-tables] ${m}\n`);
+const median = (xs) => {
+  const v = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  return v.length ? (v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2) : NaN;
+};
+
+async function serve(dir) {
+  const p = spawn('python3', [path.join(root, 'scripts', 'static-server.py'), dir, '--port', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise((resolve, reject) => {
+    let buf = '';
+    p.stdout.on('data', (d) => {
+      buf += d;
+      const m = /serving (http:\S+)/.exec(buf);
+      if (m) resolve(m[1]);
+    });
+    p.on('exit', (c) => reject(new Error(`static server exited ${c}`)));
+  });
+  return { url, stop: () => p.kill() };
+}
+
+// In the page before its scripts: every Worker's answers to the table queries are weighed.
+function weighAnswers() {
+  const weigh = (v, seen) => {
+    if (v == null || typeof v !== 'object') {
+      if (typeof v === 'string') return /^[\x00-\xff]*$/.test(v) ? v.length : 2 * v.length;
+      return typeof v === 'number' ? 8 : 1;
+    }
+    if (ArrayBuffer.isView(v)) return v.byteLength;
+    if (seen.has(v)) return 0;
+    seen.add(v);
+    let n = 0;
+    for (const x of Array.isArray(v) ? v : Object.values(v)) n += weigh(x, seen);
+    return n;
+  };
+  window.__ksAnswerBytes = {};
+  const W = window.Worker;
+  window.Worker = class extends W {
+    constructor(...a) {
+      super(...a);
+      this.addEventListener('message', (e) => {
+        const what = e.data?.kind === 'answer' ? e.data.result?.what : null;
+        if (what === 'operators' || what === 'kernels') window.__ksAnswerBytes[what] = (window.__ksAnswerBytes[what] ?? 0) + weigh(e.data.result, new Set());
+      });
+    }
+  };
+}
+
+// From an action in the page (a click on [data-testid=ID], or a select's value set) to the first
+// frame painted with every selector of `done` present. (The page's CSP allows no eval: the
+// action is data, not code.)
+async function timed(page, act, done) {
+  return page.evaluate(
+    async ([act, done]) => {
+      const frame = () => new Promise((r) => requestAnimationFrame(() => r(performance.now())));
+      const el = document.querySelector(`[data-testid="${act.testid}"]`);
+      const t0 = performance.now();
+      if (act.value == null) el.click();
+      else {
+        el.value = act.value;
+        el.dispatchEvent(new Event('change', { bubbles: true }));
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+      }
+      for (;;) {
+        const t = await frame();
+        if (done.every((sel) => document.querySelector(sel))) return t - t0;
+        if (t - t0 > 120000) return NaN;
+      }
+    },
+    [act, done],
+  );
+}
+
+async function one(browser, url) {
+  const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  try {
+    const page = await ctx.newPage();
+    await page.addInitScript(weighAnswers);
+    await page.goto(url, { waitUntil: 'load' });
+    await page.locator('input[type=file]').first().setInputFiles(file);
+    await page.waitForSelector('[data-testid=file-card][data-status=done] [data-testid="tab-kernels"]', { timeout: 600000 });
+    await page.waitForFunction(() => !document.querySelector('[data-testid=overview-pending]'), null, { timeout: 600000, polling: 200 });
+    const r = {};
+    r.ops = await timed(page, { testid: 'tab-operators' }, ['[data-testid="op-row"]']);
+    r.ops_shape = await timed(page, { testid: 'op-group-by', value: 'op+shape' }, ['[data-testid="op-header-input_shape"]', '[data-testid="op-row"]']);
+    r.kernels = await timed(page, { testid: 'tab-kernels' }, ['[data-testid="kernel-row"]']);
+    r.kern_props = await timed(page, { testid: 'kernel-group-by', value: 'props' }, ['[data-testid="kernel-header-operator"]', '[data-testid="kernel-row"]']);
+    const bytes = await page.evaluate(() => window.__ksAnswerBytes);
+    r.bytes_ops = bytes.operators ?? NaN;
+    r.bytes_kernels = bytes.kernels ?? NaN;
+    return r;
+  } finally {
+    await ctx.close();
+  }
+}
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const servers = [];
+try {
+  for (const s of sides) {
+    if (!fs.existsSync(path.join(s.dist, 'index.html'))) throw new Error(`${s.dist}/index.html is missing`);
+    const srv = await serve(s.dist);
+    servers.push(srv);
+    s.url = srv.url;
+    s.results = [];
+  }
+  for (let i = 0; i < runs; i++) {
+    for (const s of sides) {
+      const r = await one(browser, s.url);
+      log(`${s.name} run ${i + 1}: ${JSON.stringify(r)}`);
+      s.results.push(r);
+    }
+  }
+} finally {
+  for (const srv of servers) srv.stop();
+  await browser.close();
+}
+const keys = ['ops', 'ops_shape', 'kernels', 'kern_props', 'bytes_ops', 'bytes_kernels'];
+const head = ['build', 'Operators tab → rows (ms)', 'op+shape → rows (ms)', 'Kernels tab → rows (ms)', 'props → rows (ms)', 'Operators answers (MB)', 'Kernels answers (MB)'];
+console.log(`${path.basename(file)} (${(fs.statSync(file).size / 2 ** 20).toFixed(0)} MiB), medians of ${runs} runs, the builds in turns\n`);
+console.log(`| ${head.join(' | ')} |`);
+console.log(`|${head.map(() => '---').join('|')}|`);
+for (const s of sides) {
+  const m = keys.map((k) => median(s.results.map((r) => r[k])));
+  console.log(`| ${s.name} (${path.relative(root, s.dist) || s.dist}) | ${m.slice(0, 4).map((x) => x.toFixed(0)).join(' | ')} | ${m.slice(4).map((x) => (x / 1e6).toFixed(2)).join(' | ')} |`);
+}

@@ -1,0 +1,79 @@
+// A view's answer built from rows written by hand in the shape of its --json (docs/contracts.md),
+// as the core builds it: typed columns by the generated schema, each string once.
+import { KERNELS_COLUMNS, NULL_I32, NULL_STRING, OPERATORS_COLUMNS, RANGES_COLUMNS, TRI_UNKNOWN, type Answer, type ColumnSpec, type ViewName } from '../../web/src/generated/views';
+import type { WireAnswer } from '../../web/src/lib/answer';
+
+const SCHEMAS: Record<ViewName, readonly ColumnSpec[]> = { operators: OPERATORS_COLUMNS, kernels: KERNELS_COLUMNS, ranges: RANGES_COLUMNS };
+
+type Row = Record<string, unknown>;
+
+export function answerOf<V extends ViewName>(view: V, json: { rows: Row[] } & Record<string, unknown>): Answer<V> {
+  const { rows, ...meta } = json;
+  const strings: string[] = [];
+  const ids = new Map<string, number>();
+  const intern = (s: string) => {
+    if (!ids.has(s)) {
+      ids.set(s, strings.length);
+      strings.push(s);
+    }
+    return ids.get(s)!;
+  };
+  const columns: Record<string, ArrayBufferView> = {};
+  const absent: string[] = [];
+  const n = rows.length;
+  for (const spec of SCHEMAS[view]) {
+    if (n > 0 && !(spec.name in rows[0]) && spec.optional) continue; // a grouping's own column
+    if (n > 0 && rows.every((r) => r[spec.name] == null)) absent.push(spec.name);
+    const v = (i: number) => rows[i][spec.name];
+    switch (spec.type) {
+      case 'f64':
+      case 'count':
+        columns[spec.name] = Float64Array.from({ length: n }, (_, i) => (v(i) == null ? NaN : (v(i) as number)));
+        break;
+      case 'i32':
+        columns[spec.name] = Int32Array.from({ length: n }, (_, i) => (v(i) == null ? NULL_I32 : (v(i) as number)));
+        break;
+      case 'i32x3': {
+        const out = new Int32Array(3 * n);
+        for (let i = 0; i < n; i++) out.set((v(i) as number[] | null) ?? [NULL_I32, 0, 0], 3 * i);
+        columns[spec.name] = out;
+        break;
+      }
+      case 'string':
+        columns[spec.name] = Uint32Array.from({ length: n }, (_, i) => (v(i) == null ? NULL_STRING : intern(v(i) as string)));
+        break;
+      case 'tri':
+        columns[spec.name] = Uint8Array.from({ length: n }, (_, i) => (v(i) == null ? TRI_UNKNOWN : v(i) ? 1 : 0));
+        break;
+      case 'bool':
+        columns[spec.name] = Uint8Array.from({ length: n }, (_, i) => (v(i) ? 1 : 0));
+        break;
+    }
+  }
+  return { view, rowCount: n, columns: columns as unknown as Answer<V>['columns'], absent, strings, meta: meta as unknown as Answer<V>['meta'] };
+}
+
+/** The same answer as the wasm Session.query gives it (strings as UTF-8, each followed by a 0). */
+export function wireOf<V extends ViewName>(a: Answer<V>, error = ''): WireAnswer {
+  const enc = new TextEncoder();
+  const parts = a.strings.map((s) => enc.encode(s));
+  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length + 1, 0));
+  const ends = new Uint32Array(parts.length);
+  let at = 0;
+  parts.forEach((p, i) => {
+    bytes.set(p, at);
+    at += p.length;
+    ends[i] = at++;
+  });
+  return {
+    view: a.view,
+    error,
+    rowCount: a.rowCount,
+    columns: a.columns as unknown as WireAnswer['columns'],
+    absent: a.absent,
+    stringBytes: bytes,
+    stringEnds: ends,
+    stringCount: a.strings.length,
+    meta: JSON.stringify(a.meta),
+  };
+}
