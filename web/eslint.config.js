@@ -1,5 +1,5 @@
-// The web app's floors, checked by `npm run lint` (scripts/test runs it): five layers, each
-// importing only those below it — lib (pure models and formatting: no preact, no worker) →
+// The web app's floors, checked by `npm run lint` (scripts/test runs it): five layers above the
+// generated view types, each importing only those below it — lib (pure models and formatting: no preact, no worker) →
 // worker (the trace workers, their protocol and pool, the load's plumbing) → components →
 // views → app (the page, its loader, deep links and run page; main.tsx) — and no import cycle.
 // TypeScript is read by Babel's parser: typescript-eslint needs the TypeScript compiler's JS API,
@@ -12,8 +12,11 @@ const here = import.meta.dirname;
 
 /** The layers from the bottom up: each may import those before it, never those after. */
 export const LAYERS = [
+  // The views' types kinetoscope_schema generates from the core's schemas: types only, the ground.
+  { name: 'generated types', paths: ['./src/generated/views.ts'] },
   { name: 'lib', paths: ['./src/lib'] },
-  { name: 'worker', paths: ['./src/worker', './src/generated'] },
+  // The wasm module scripts/build copies in: only the trace worker loads it.
+  { name: 'worker', paths: ['./src/worker', './src/generated/kinetoscope_web.mjs', './src/generated/kinetoscope_web.wasm'] },
   { name: 'components', paths: ['./src/components'] },
   { name: 'views', paths: ['./src/views'] },
   { name: 'app', paths: ['./src/app', './src/main.tsx'] },

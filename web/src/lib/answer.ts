@@ -2,12 +2,26 @@
 // its strings, and a small metadata object. The worker hands the page the wasm Session.query
 // result as it is (`WireAnswer`), its buffers transferred, not copied; the page opens it here:
 // the strings decoded in one pass, the metadata read. No row is ever JSON.
-import type { KinetoscopeAnswer } from '../generated/kinetoscope_web.mjs';
 import type { Answer, ViewName } from '../generated/views';
 import { CoreError } from './json-check';
 
-/** The answer as the wasm Session.query gives it and the worker passes it on. */
-export type WireAnswer = KinetoscopeAnswer;
+/** The answer as the wasm Session.query gives it and the worker passes it on (docs/contracts.md "Session and answers"). */
+export interface WireAnswer {
+  view: string;
+  /** "" or the core's sentence (an unknown step, a bad parameter). */
+  error: string;
+  rowCount: number;
+  columns: Record<string, Float64Array | Int32Array | Uint32Array | Uint8Array>;
+  /** The columns without a value in this answer (their cells are null). */
+  absent: string[];
+  /** The answer's strings in UTF-8, each followed by a 0 byte. */
+  stringBytes: Uint8Array;
+  /** Where each string's 0 byte is. */
+  stringEnds: Uint32Array;
+  stringCount: number;
+  /** The metadata object as JSON (a few fields; never rows). */
+  meta: string;
+}
 
 /** The buffers of a wire answer, to transfer them from the worker. */
 export function answerTransferables(w: WireAnswer): ArrayBuffer[] {

@@ -499,10 +499,12 @@ function newReader(): Worker {
  * for a worker to start (~30 ms). Forgotten if it fails to start. The promise settles once its
  * script runs (its 'ready'), fails, or READER_READY_MS have passed: a warm-up is done only then,
  * so a page that is left once warm does not abort the script's request (a test counts that as a
- * request that failed; a user loses nothing).
+ * request that failed; a user loses nothing). The cap is only for a script that neither runs nor
+ * fails: generous, since on a loaded machine a module worker's start took more than 5 s (the
+ * warm-up's reply waits for it; nothing else does).
  */
 let spareReader: Worker | null = null;
-const READER_READY_MS = 5000;
+const READER_READY_MS = 60_000;
 
 function startSpareReader(): Promise<void> {
   if (spareReader) return Promise.resolve();
