@@ -217,7 +217,7 @@ export function tensorCoreParts(tc: Pick<TensorCoreTime, 'tcUs' | 'unknownUs' | 
   ].filter((p) => p.value > 0);
 }
 
-// --- a row's detail (Session.kernelDetailJson) ----------------------------------------------
+// --- a row's detail (the kernel_detail, kernel_operators and kernel_launches answers) ------------
 
 /** The question for the detail of row i: its name, and in "props" grouping its operator and properties. */
 export function kernelDetailKey(t: KernelTable, i: number): { groupBy: KernelGroupBy; name: string; operator: string; props: number[] } {
