@@ -292,48 +292,62 @@ void print_frames(std::string_view frames) {
   }
 }
 
-void print_operator_detail(const std::string& name, const ks::TraceModel& m, const std::string& op, const std::string& shape,
-                           const std::string& step, const std::vector<ks::OperatorKernel>& kernels,
-                           const std::vector<ks::StackGroup>& stacks, const ks::StacklessCalls& stackless) {
+void print_operator_detail(const std::string& name, const std::string& op, const std::string& shape, const std::string& step,
+                           const ks::Answer& stacks, const ks::Answer& kernels) {
   std::printf("%s: operator %s%s%s%s%s\n", name.c_str(), op.c_str(), shape.empty() ? "" : " ", shape.c_str(),
               step.empty() ? "" : ", step ", step.c_str());
   std::printf("  kernels it launched (us):\n  %10s %14s  %s\n", "calls", "total", "kernel");
-  for (const ks::OperatorKernel& k : kernels)
-    std::printf("  %10llu %14.1f  %s\n", (unsigned long long)k.calls, k.total_ns / 1e3, std::string(m.strings.get(k.name)).c_str());
+  const ks::AnswerColumn& kname = *kernels.column("name");
+  for (size_t r = 0; r < kernels.rows; ++r)
+    std::printf("  %10llu %14.1f  %s\n", (unsigned long long)kernels.column("calls")->f64[r], kernels.column("total_us")->f64[r],
+                kernels.strings[kname.str[r]].c_str());
   std::printf("  call stacks (us):\n");
-  for (const ks::StackGroup& s : stacks) {
-    std::printf("  %llu calls, device self %.1f, host self %.1f:\n", (unsigned long long)s.stats.calls,
-                s.stats.device_self_ns / 1e3, s.stats.host_self_ns / 1e3);
-    print_frames(s.call_stack);
+  const ks::AnswerColumn& frames = *stacks.column("call_stack");
+  for (size_t r = 0; r < stacks.rows; ++r) {
+    std::printf("  %llu calls, device self %.1f, host self %.1f:\n", (unsigned long long)stacks.column("calls")->f64[r],
+                stacks.column("device_self_us")->f64[r], stacks.column("host_self_us")->f64[r]);
+    print_frames(stacks.strings[frames.str[r]]);
   }
-  for (size_t r = 1; r < stackless.calls.size(); ++r)
-    if (stackless.calls[r])
-      std::printf("  %llu call%s without one: %s\n", (unsigned long long)stackless.calls[r], stackless.calls[r] == 1 ? "" : "s",
-                  ks::no_stack_text(ks::NoStackReason(r)));
+  // The calls without one, by why (call_stacks.h's reasons, as the answer's no_stack lists them).
+  const std::string_view no_stack = ks::answer_meta(stacks, "no_stack");
+  for (size_t r = 1; r <= size_t(ks::NoStackReason::kAutograd); ++r) {
+    const ks::NoStackReason why = ks::NoStackReason(r);
+    const size_t at = no_stack.find("\"reason\":\"" + std::string(ks::no_stack_word(why)) + "\"");
+    const size_t calls_at = at == std::string_view::npos ? at : no_stack.find("\"calls\":", at);
+    if (calls_at == std::string_view::npos) continue;
+    const unsigned long long calls = std::strtoull(std::string(no_stack.substr(calls_at + 8, 24)).c_str(), nullptr, 10);
+    std::printf("  %llu call%s without one: %s\n", calls, calls == 1 ? "" : "s", ks::no_stack_text(why));
+  }
 }
 
-void print_kernel_detail(const std::string& name, const ks::TraceModel& m, const ks::KernelKey& key, const std::string& step,
-                         const ks::KernelDetail& d) {
+void print_kernel_detail(const std::string& name, const ks::KernelKey& key, const std::string& step, const ks::Answer& stacks,
+                         const ks::Answer& operators, const ks::Answer& launches) {
+  auto meta = [&](const char* k) { return ks::answer_meta_number(stacks, k); };
+  const bool found = ks::answer_meta(stacks, "mean_us") != "null";
   std::printf("%s: kernel %s%s%s%s%s: %llu calls, total %.1f us", name.c_str(), key.name.c_str(),
               key.group_by == ks::KernelGroupBy::kProps ? " <- " : "", key.op.c_str(), step.empty() ? "" : ", step ",
-              step.c_str(), (unsigned long long)d.total.calls, d.total.total_ns / 1e3);
-  if (d.found) std::printf(", mean %.2f, min %.1f, max %.1f", d.total.mean_ns() / 1e3, d.total.min_ns / 1e3, d.total.max_ns / 1e3);
+              step.c_str(), (unsigned long long)meta("calls"), meta("total_us"));
+  if (found) std::printf(", mean %.2f, min %.1f, max %.1f", meta("mean_us"), meta("min_us"), meta("max_us"));
   std::printf("\n  launched by (us):\n  %10s %14s  %s\n", "calls", "total", "operator");
-  for (const ks::KernelGroup& g : d.operators)
-    std::printf("  %10llu %14.1f  %s\n", (unsigned long long)g.calls, g.total_ns / 1e3, g.op.c_str());
+  for (size_t r = 0; r < operators.rows; ++r)
+    std::printf("  %10llu %14.1f  %s\n", (unsigned long long)operators.column("calls")->f64[r], operators.column("total_us")->f64[r],
+                operators.strings[operators.column("name")->str[r]].c_str());
   std::printf("  launch properties (us):\n  %10s %14s  %-16s %-16s %10s %14s\n", "calls", "total", "grid", "block",
               "registers", "shared memory");
-  auto dims = [](const std::array<int32_t, 3>& v) {
-    return v[0] || v[1] || v[2] ? "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + "]"
+  auto dims = [](const int32_t* v) {
+    return v[0] != ks::kNullI32 ? "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + "]"
                                 : std::string("-");
   };
-  for (const ks::KernelGroup& g : d.launches)
-    std::printf("  %10llu %14.1f  %-16s %-16s %10d %14d\n", (unsigned long long)g.calls, g.total_ns / 1e3, dims(g.grid).c_str(),
-                dims(g.block).c_str(), g.registers_per_thread, g.shared_memory);
+  for (size_t r = 0; r < launches.rows; ++r)
+    std::printf("  %10llu %14.1f  %-16s %-16s %10d %14d\n", (unsigned long long)launches.column("calls")->f64[r],
+                launches.column("total_us")->f64[r], dims(&launches.column("grid")->i32[3 * r]).c_str(),
+                dims(&launches.column("block")->i32[3 * r]).c_str(), launches.column("registers_per_thread")->i32[r],
+                launches.column("shared_memory")->i32[r]);
   std::printf("  call stacks of the launching operators (us):\n");
-  for (const ks::KernelStack& s : d.stacks) {
-    std::printf("  %s: %llu calls, %.1f\n", s.op.c_str(), (unsigned long long)s.calls, s.total_ns / 1e3);
-    print_frames(s.call_stack);
+  for (size_t r = 0; r < stacks.rows; ++r) {
+    std::printf("  %s: %llu calls, %.1f\n", stacks.strings[stacks.column("operator")->str[r]].c_str(),
+                (unsigned long long)stacks.column("calls")->f64[r], stacks.column("total_us")->f64[r]);
+    print_frames(stacks.strings[stacks.column("call_stack")->str[r]]);
   }
 }
 
@@ -482,27 +496,35 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
       else print_kernels(name, a, has_step ? step : "");
       return;
     }
-    // One step's work (step_scope.h), found among the steps `kinetoscope steps` lists.
-    std::optional<ks::StepFilter> filter;
-    std::string step_error;
-    if (!session.step_filter(has_step ? step : "", filter, step_error)) {
-      std::fprintf(stderr, "%s: %s.\n", name.c_str(), step_error.c_str());
+    // A row's detail: the Session's answers (the row's lists are views of their own), printed as
+    // one JSON object or as text.
+    ks::QueryParams params{{"group_by", group_by}, {"name", detail}};
+    if (has_step) params["step"] = step;
+    if (command == "operators") {
+      if (has_shape) params["input_shape"] = input_shape;
+    } else if (kernel_group == ks::KernelGroupBy::kProps) {
+      auto dims = [](const std::array<int32_t, 3>& d) {
+        return std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]);
+      };
+      params["operator"] = kernel_key.op;
+      params["grid"] = dims(kernel_key.grid);
+      params["block"] = dims(kernel_key.block);
+      params["registers"] = std::to_string(kernel_key.registers_per_thread);
+      params["shared_memory"] = std::to_string(kernel_key.shared_memory);
+    }
+    const bool ops = command == "operators";
+    const ks::Answer a = session.query(ops ? "operator_detail" : "kernel_detail", params);
+    const ks::Answer b = session.query(ops ? "operator_kernels" : "kernel_operators", params);
+    const ks::Answer c = ops ? ks::Answer() : session.query("kernel_launches", params);
+    for (const ks::Answer* x : {&a, &b, &c}) {
+      if (x->error.empty()) continue;
+      std::fprintf(stderr, "%s: %s.\n", name.c_str(), x->error.c_str());
       status = 1;
       return;
     }
-    const ks::StepFilter* in_step = filter ? &*filter : nullptr;
-    const ks::OpTree& tree = session.tree();
-    if (command == "operators") {
-      const auto kernels = ks::operator_kernels(tree, m, op_group, detail, input_shape, in_step);
-      const auto stacks = ks::operator_stacks(tree, m, op_group, detail, input_shape, in_step);
-      const auto stackless = ks::operator_stackless_calls(tree, m, op_group, detail, input_shape, in_step);
-      if (json) std::printf("%s\n", ks::operator_detail_json(kernels, stacks, stackless, tree, m).c_str());
-      else print_operator_detail(name, m, detail, input_shape, step, kernels, stacks, stackless);
-      return;
-    }
-    const ks::KernelDetail d = ks::kernel_detail(tree, m, kernel_key, in_step);
-    if (json) std::printf("%s\n", ks::kernel_detail_json(d, kernel_key, m).c_str());
-    else print_kernel_detail(name, m, kernel_key, step, d);
+    if (json) std::printf("%s\n", (ops ? ks::answer_json(a, {&b}) : ks::answer_json(a, {&b, &c})).c_str());
+    else if (ops) print_operator_detail(name, detail, input_shape, step, a, b);
+    else print_kernel_detail(name, kernel_key, step, a, b, c);
   });
   return loaded | status;
 }
@@ -583,39 +605,53 @@ int run_modules(int argc, char** argv) {
   }
   int status = 0;
   const int loaded = for_each_session(files, tb, [&](const std::string& name, const ks::Session& session) {
-    const ks::ModuleView& v = session.modules();
-    if (!v.error.empty()) {
-      std::fprintf(stderr, "%s: %s\n", name.c_str(), v.error.c_str());
+    // The two tables are the Session's answers (the modules view, table modules or lightning).
+    const ks::Answer mods = session.query("modules", {{"table", "modules"}});
+    const ks::Answer pl = session.query("modules", {{"table", "lightning"}});
+    const std::string_view error = ks::answer_meta(mods, "error");
+    const bool has_modules = ks::answer_meta(mods, "has_modules") == "true";
+    const bool has_lightning = ks::answer_meta(mods, "has_lightning") == "true";
+    if (error != "null") {
+      std::fprintf(stderr, "%s: %s\n", name.c_str(), ks::answer_meta_string(mods, "error").c_str());
       status = 1;
     }
     if (json) {
-      std::printf("%s\n", ks::module_view_json(v, name).c_str());
+      std::string out = "{\"file\":";
+      ks::append_json_escaped(out, name);
+      out += ",\"rows\":" + ks::answer_rows_json(mods);
+      out += ",\"lightning\":" + (has_lightning ? ks::answer_rows_json(pl) : std::string("null"));
+      out += ",\"backward\":" + std::string(ks::answer_meta(mods, "backward"));
+      out += ",\"error\":" + std::string(error) + "}";
+      std::printf("%s\n", out.c_str());
       return;
     }
     if (csv) {
-      std::fputs(ks::module_view_csv(v).c_str(), stdout);
+      std::fputs((ks::answer_csv(mods) + ks::answer_csv(pl, false)).c_str(), stdout);
       return;
     }
-    auto table = [&](const ks::ModuleTable& t, const char* what) {
-      std::printf("%s: %zu %s row%s (us)\n", name.c_str(), t.rows.size(), what, t.rows.size() == 1 ? "" : "s");
-      if (t.rows.empty()) return;
+    auto table = [&](const ks::Answer& t, const char* what) {
+      std::printf("%s: %zu %s row%s (us)\n", name.c_str(), t.rows, what, t.rows == 1 ? "" : "s");
+      if (!t.rows) return;
       std::printf("  %8s %9s %14s %14s %14s %14s  %s\n", "calls", "operators", "host total", "host self", "device total",
                   "device self", "module");
-      for (const ks::ModuleRow& r : t.rows)
-        std::printf("  %8llu %9llu %14.1f %14.1f %14.1f %14.1f  %*s%s\n", (unsigned long long)r.occurrences,
-                    (unsigned long long)r.operators, r.host_total_ns / 1e3, r.host_self_ns / 1e3, r.device_total_ns / 1e3,
-                    r.device_self_ns / 1e3, r.depth * 2, "", r.name.c_str());
+      auto col = [&](const char* c) -> const std::vector<double>& { return t.column(c)->f64; };
+      for (size_t r = 0; r < t.rows; ++r)
+        std::printf("  %8llu %9llu %14.1f %14.1f %14.1f %14.1f  %*s%s\n", (unsigned long long)col("occurrences")[r],
+                    (unsigned long long)col("operators")[r], col("host_total_us")[r], col("host_self_us")[r],
+                    col("device_total_us")[r], col("device_self_us")[r], t.column("depth")->i32[r] * 2, "",
+                    t.strings[t.column("name")->str[r]].c_str());
     };
-    if (!v.has_modules && !v.has_lightning) {
+    if (!has_modules && !has_lightning) {
       std::printf("%s: no module information (record with torch.profiler.profile(with_modules=True) or with_stack=True;\n"
                   "  PyTorch Lightning's PyTorchProfiler adds [pl][module] ranges)\n", name.c_str());
       return;
     }
-    if (v.has_modules) table(v.modules, "module");
-    if (v.has_lightning) table(v.lightning, "Lightning module");
-    if (v.backward_flows)
-      std::printf("%s: %llu fwdbwd flows, %llu backward passes regrouped under modules\n", name.c_str(),
-                  (unsigned long long)v.backward_flows, (unsigned long long)v.backward_regrouped);
+    if (has_modules) table(mods, "module");
+    if (has_lightning) table(pl, "Lightning module");
+    auto count = [&](const char* field) { return (unsigned long long)ks::answer_meta_number(mods, "backward", field); };
+    if (count("flows"))
+      std::printf("%s: %llu fwdbwd flows, %llu backward passes regrouped under modules\n", name.c_str(), count("flows"),
+                  count("regrouped"));
   });
   return loaded | status;
 }

@@ -7,8 +7,6 @@
 #include <vector>
 
 #include "cli/file_source.h"
-#include "core/analysis/op_tree.h"
-#include "core/analysis/ranges.h"
 #include "core/session/session.h"
 #include "core/util/json_writer.h"
 
@@ -46,24 +44,25 @@ int run_ranges(int argc, char** argv) {
       continue;
     }
     const std::string name = ks::base_name(path);
-    const ks::TraceModel& m = session.model();
-    const ks::OpTree& tree = session.tree();
     if (has_detail) {
-      bool found = false;
-      const std::vector<ks::RangeKernel> k = ks::range_kernels(tree, m, detail, found);
-      if (!found) {
-        std::fprintf(stderr, "%s: no range %s (a path as `kinetoscope ranges --csv` lists it)\n", name.c_str(), detail.c_str());
+      // The row's kernels: the Session's answer (range_kernels), with the file's name first.
+      const ks::Answer k = session.query("range_kernels", {{"key", detail}});
+      if (!k.error.empty()) {
+        std::fprintf(stderr, "%s: %s (a path as `kinetoscope ranges --csv` lists it)\n", name.c_str(), k.error.c_str());
         status = 1;
         continue;
       }
       if (json) {
-        std::printf("%s\n", ks::range_kernels_json(k, detail, name).c_str());
+        std::string file = "{\"file\":";
+        ks::append_json_escaped(file, name);
+        std::printf("%s,%s\n", file.c_str(), ks::answer_json(k).c_str() + 1);
         continue;
       }
       std::printf("%s: kernels launched in %s (us)\n  %7s %12s %5s  %s\n", name.c_str(), detail.c_str(), "calls", "total", "TC", "kernel");
-      for (const ks::RangeKernel& r : k)
-        std::printf("  %7llu %12.1f %5s  %s\n", (unsigned long long)r.calls, r.total_ns / 1e3,
-                    r.tensor_cores == ks::TcState::kYes ? "yes" : r.tensor_cores == ks::TcState::kNo ? "no" : "?", r.name.c_str());
+      const std::vector<uint8_t>& tc = k.column("tensor_cores")->u8;
+      for (size_t r = 0; r < k.rows; ++r)
+        std::printf("  %7llu %12.1f %5s  %s\n", (unsigned long long)k.column("calls")->f64[r], k.column("total_us")->f64[r],
+                    tc[r] == ks::kTriYes ? "yes" : tc[r] == ks::kTriNo ? "no" : "?", k.strings[k.column("name")->str[r]].c_str());
       continue;
     }
     // The table: the Session's answer, printed as JSON (with the file's name first), CSV or text.

@@ -10,9 +10,11 @@
 //   ops_shape  its grouping set to "op+shape" → the new table's rows painted
 //   kernels    Kernels tab clicked → rows painted
 //   kern_props its grouping set to "props" → rows painted
+//   op_detail  back on Operators (op+shape), its first row clicked → its kernels listed
+//   kern_detail back on Kernels (props), its first row clicked → its launching operators listed
 // Bytes: per query answer, the typed arrays' byteLength plus each string's length (1 byte a
 // character for Latin-1 text, 2 otherwise, as V8's structured clone writes them), summed over
-// what the worker posts for these four. Prints a markdown table of medians.
+// what the worker posts for these four (and for the two details). Prints a markdown table of medians.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -73,7 +75,8 @@ function weighAnswers() {
       super(...a);
       this.addEventListener('message', (e) => {
         const what = e.data?.kind === 'answer' ? e.data.result?.what : null;
-        if (what === 'operators' || what === 'kernels') window.__ksAnswerBytes[what] = (window.__ksAnswerBytes[what] ?? 0) + weigh(e.data.result, new Set());
+        if (what === 'operators' || what === 'kernels' || what === 'operatorDetail' || what === 'kernelDetail')
+          window.__ksAnswerBytes[what] = (window.__ksAnswerBytes[what] ?? 0) + weigh(e.data.result, new Set());
       });
     }
   };
@@ -118,9 +121,14 @@ async function one(browser, url) {
     r.ops_shape = await timed(page, { testid: 'op-group-by', value: 'op+shape' }, ['[data-testid="op-header-input_shape"]', '[data-testid="op-row"]']);
     r.kernels = await timed(page, { testid: 'tab-kernels' }, ['[data-testid="kernel-row"]']);
     r.kern_props = await timed(page, { testid: 'kernel-group-by', value: 'props' }, ['[data-testid="kernel-header-operator"]', '[data-testid="kernel-row"]']);
+    await timed(page, { testid: 'tab-operators' }, ['[data-testid="op-row"]']);
+    r.op_detail = await timed(page, { testid: 'op-row' }, ['[data-testid="op-detail-kernels"], [data-testid="op-detail-kernels-empty"]']);
+    await timed(page, { testid: 'tab-kernels' }, ['[data-testid="kernel-row"]']);
+    r.kern_detail = await timed(page, { testid: 'kernel-row' }, ['[data-testid="kernel-detail-operators"], [data-testid="kernel-detail-operators-empty"]']);
     const bytes = await page.evaluate(() => window.__ksAnswerBytes);
     r.bytes_ops = bytes.operators ?? NaN;
     r.bytes_kernels = bytes.kernels ?? NaN;
+    r.bytes_details = (bytes.operatorDetail ?? NaN) + (bytes.kernelDetail ?? NaN);
     return r;
   } finally {
     await ctx.close();
@@ -152,12 +160,13 @@ try {
   for (const srv of servers) srv.stop();
   await browser.close();
 }
-const keys = ['ops', 'ops_shape', 'kernels', 'kern_props', 'bytes_ops', 'bytes_kernels'];
-const head = ['build', 'Operators tab → rows (ms)', 'op+shape → rows (ms)', 'Kernels tab → rows (ms)', 'props → rows (ms)', 'Operators answers (MB)', 'Kernels answers (MB)'];
+const keys = ['ops', 'ops_shape', 'kernels', 'kern_props', 'op_detail', 'kern_detail', 'bytes_ops', 'bytes_kernels', 'bytes_details'];
+const head = ['build', 'Operators tab → rows (ms)', 'op+shape → rows (ms)', 'Kernels tab → rows (ms)', 'props → rows (ms)', 'operator row → detail (ms)',
+  'kernel row → detail (ms)', 'Operators answers (MB)', 'Kernels answers (MB)', 'the two details (KB)'];
 console.log(`${path.basename(file)} (${(fs.statSync(file).size / 2 ** 20).toFixed(0)} MiB), medians of ${runs} runs, the builds in turns\n`);
 console.log(`| ${head.join(' | ')} |`);
 console.log(`|${head.map(() => '---').join('|')}|`);
 for (const s of sides) {
   const m = keys.map((k) => median(s.results.map((r) => r[k])));
-  console.log(`| ${s.name} (${path.relative(root, s.dist) || s.dist}) | ${m.slice(0, 4).map((x) => x.toFixed(0)).join(' | ')} | ${m.slice(4).map((x) => (x / 1e6).toFixed(2)).join(' | ')} |`);
+  console.log(`| ${s.name} (${path.relative(root, s.dist) || s.dist}) | ${m.slice(0, 6).map((x) => x.toFixed(0)).join(' | ')} | ${m.slice(6, 8).map((x) => (x / 1e6).toFixed(2)).join(' | ')} | ${(m[8] / 1e3).toFixed(1)} |`);
 }

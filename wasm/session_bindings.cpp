@@ -17,12 +17,8 @@
 #include "core/analysis/diff.h"
 #include "core/analysis/gpu_metrics.h"
 #include "core/analysis/heap_stats.h"
-#include "core/analysis/kernels.h"
-#include "core/analysis/modules.h"
 #include "core/analysis/memory.h"
-#include "core/analysis/operators.h"
 #include "core/analysis/overview.h"
-#include "core/analysis/ranges.h"
 #include "core/analysis/step_breakdown.h"
 #include "core/analysis/step_scope.h"
 #include "core/analysis/summary.h"
@@ -185,49 +181,6 @@ class Session {
   std::string queryJson(const std::string& view, const emscripten::val& params) const {
     return ks::answer_json(s_.query(view, to_params(params)));
   }
-  // One operator group's calls split by call stack (inputShape: the row's input_shape, or "").
-  std::string operatorStacksJson(const std::string& groupBy, const std::string& name, const std::string& inputShape,
-                                 const std::string& step) const {
-    ks::OpGroupBy g;
-    if (!ks::parse_op_group_by(groupBy, g)) return bad_group_by(groupBy);
-    return in_step(step, [&](const ks::StepFilter* s) {
-      return ks::operator_stacks_json(ks::operator_stacks(s_.tree(), s_.model(), g, name, inputShape, s));
-    });
-  }
-  // One operator group's kernels and call stacks, as `kinetoscope operators --detail NAME --json`.
-  std::string operatorDetailJson(const std::string& groupBy, const std::string& name, const std::string& inputShape,
-                                 const std::string& step) const {
-    ks::OpGroupBy g;
-    if (!ks::parse_op_group_by(groupBy, g)) return bad_group_by(groupBy);
-    return in_step(step, [&](const ks::StepFilter* s) {
-      const ks::OpTree& t = s_.tree();
-      return ks::operator_detail_json(ks::operator_kernels(t, s_.model(), g, name, inputShape, s),
-                                      ks::operator_stacks(t, s_.model(), g, name, inputShape, s),
-                                      ks::operator_stackless_calls(t, s_.model(), g, name, inputShape, s), t, s_.model());
-    });
-  }
-  // One kernel table row's detail, as `kinetoscope kernels --detail NAME --json`. A "props" row is
-  // named by its operator and props = [grid x, y, z, block x, y, z, registers, shared memory]
-  // (0 where the row has none); a "name" row ignores both.
-  std::string kernelDetailJson(const std::string& groupBy, const std::string& name, const std::string& op,
-                               const emscripten::val& props, const std::string& step) const {
-    ks::KernelKey key;
-    if (!ks::parse_kernel_group_by(groupBy, key.group_by)) return bad_group_by(groupBy);
-    key.name = name;
-    if (key.group_by == ks::KernelGroupBy::kProps) {
-      key.op = op;
-      int32_t v[8] = {};
-      const unsigned n = props.isArray() ? props["length"].as<unsigned>() : 0;
-      for (unsigned i = 0; i < 8 && i < n; ++i) v[i] = props[i].as<int32_t>();
-      key.grid = {{v[0], v[1], v[2]}};
-      key.block = {{v[3], v[4], v[5]}};
-      key.registers_per_thread = v[6];
-      key.shared_memory = v[7];
-    }
-    return in_step(step, [&](const ks::StepFilter* s) {
-      return ks::kernel_detail_json(ks::kernel_detail(s_.tree(), s_.model(), key, s), key, s_.model());
-    });
-  }
   // The Diff view with this trace as the baseline and `experiment` (another Session of the same
   // worker) as the experiment, as `kinetoscope diff --json` with the names given.
   std::string diffJson(const Session& experiment, const std::string& baselineName,
@@ -235,26 +188,6 @@ class Session {
     const ks::DiffResult d = ks::diff_trees(s_.diff_tree(), s_.model(), experiment.s_.diff_tree(),
                                             experiment.s_.model(), s_.tb_plugin());
     return ks::diff_json(d, baselineName, experimentName);
-  }
-  // Whether the Module view has anything to show: {"modules": bool, "lightning": bool} (cheap).
-  std::string modulePresenceJson() const {
-    const ks::ModulePresence p = ks::module_presence(s_.model());
-    ks::JsonWriter w;
-    w.begin_object().key("modules").value(p.modules).key("lightning").value(p.lightning).end_object();
-    return w.take();
-  }
-  // The Module view's tables, as `kinetoscope modules --json`.
-  std::string modulesJson() const { return ks::module_view_json(s_.modules(), ""); }
-  // One thread's tree for the flame graph and the operator tree (tid "": the main thread).
-  std::string moduleTreeJson(const std::string& tid) const {
-    return ks::module_tree_json(s_.modules(), s_.model(), tid);
-  }
-  // The kernels launched in one Ranges row (its key), as `kinetoscope ranges --detail KEY --json`.
-  std::string rangeKernelsJson(const std::string& key) const {
-    bool found = false;
-    const std::vector<ks::RangeKernel> k = ks::range_kernels(s_.tree(), s_.model(), key, found);
-    if (!found) return error_json("no range " + key);
-    return ks::range_kernels_json(k, key, "");
   }
   // This trace's part of a run's Distributed view (the map step): its rank summary as JSON, for
   // reduceDistributedJson. `worker` and `span` name it in the run ("default" without a span).
@@ -445,7 +378,6 @@ class Session {
     w.begin_object().key("error").value(message).end_object();
     return w.take();
   }
-  static std::string bad_group_by(const std::string& g) { return error_json("unknown group_by: " + g); }
 
   ks::Session s_;
   std::unique_ptr<ks::PartialWriter> writer_;
@@ -562,13 +494,6 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("overviewJson", &Session::overviewJson)
       .function("query", &Session::query)
       .function("queryJson", &Session::queryJson)
-      .function("operatorStacksJson", &Session::operatorStacksJson)
-      .function("operatorDetailJson", &Session::operatorDetailJson)
-      .function("kernelDetailJson", &Session::kernelDetailJson)
-      .function("modulePresenceJson", &Session::modulePresenceJson)
-      .function("modulesJson", &Session::modulesJson)
-      .function("moduleTreeJson", &Session::moduleTreeJson)
-      .function("rangeKernelsJson", &Session::rangeKernelsJson)
       .function("distributedRankJson", &Session::distributedRankJson)
       .function("memoryDevicesJson", &Session::memoryDevicesJson)
       .function("memoryStatsJson", &Session::memoryStatsJson)

@@ -7,7 +7,6 @@
 #include <unordered_map>
 
 #include "core/analysis/gpu_metrics.h"
-#include "core/util/json_writer.h"
 
 namespace ks {
 
@@ -24,8 +23,6 @@ void add_kernel(KernelGroup& g, const KernelRow& k, int64_t d, bool tb_plugin) {
   if (tb_plugin || !std::isnan(o)) g.occupancy_ns += d;
   g.missing_occupancy_as_zero = tb_plugin;
 }
-
-bool recorded(const std::array<int32_t, 3>& dims) { return dims[0] || dims[1] || dims[2]; }
 
 }  // namespace
 
@@ -79,14 +76,6 @@ StackKey call_stack_of(const OpTree& t, const TraceModel& m, int32_t node) {
   const OpNode& n = t.nodes[size_t(node)];
   if (n.type == NodeType::kRoot) return 0;
   return row_stack(t.stacks, m, n.kind, n.row);
-}
-
-void write_dims(JsonWriter& w, const std::array<int32_t, 3>& d) {
-  if (!recorded(d)) {
-    w.null();
-    return;
-  }
-  w.begin_array().value(d[0]).value(d[1]).value(d[2]).end_array();
 }
 
 template <class T>
@@ -218,72 +207,3 @@ KernelDetail kernel_detail(const OpTree& t, const TraceModel& m, const KernelKey
 
 }  // namespace ks
 
-namespace ks {
-
-std::string kernel_detail_json(const KernelDetail& d, const KernelKey& key, const TraceModel& /*m: the stacks are text already*/) {
-  JsonWriter w;
-  const bool props = key.group_by == KernelGroupBy::kProps;
-  auto optional_us = [&](bool has, double ns) {
-    if (has) w.value(ns / 1e3);
-    else w.null();
-  };
-  auto weighted = [&](const KernelGroup& g) {
-    w.key("blocks_per_sm");
-    if (d.has_blocks_per_sm && g.calls) w.value(g.blocks_per_sm()); else w.null();
-    w.key("occupancy_pct");
-    if (d.has_occupancy && g.calls && !std::isnan(g.occupancy_pct())) w.value(g.occupancy_pct()); else w.null();
-  };
-  w.begin_object();
-  w.key("group_by").value(props ? "props" : "name");
-  w.key("name").value(key.name);
-  w.key("operator");
-  if (props) w.value(key.op); else w.null();
-  w.key("calls").value(d.total.calls);
-  w.key("total_us").value(double(d.total.total_ns) / 1e3);
-  w.key("mean_us");
-  optional_us(d.found, d.total.mean_ns());
-  w.key("min_us");
-  optional_us(d.found, double(d.total.min_ns));
-  w.key("max_us");
-  optional_us(d.found, double(d.total.max_ns));
-  weighted(d.total);
-  w.key("operators").begin_array();
-  for (const KernelGroup& g : d.operators) {
-    w.begin_object();
-    w.key("name").value(g.op);
-    w.key("calls").value(g.calls);
-    w.key("total_us").value(double(g.total_ns) / 1e3);
-    w.end_object();
-  }
-  w.end_array();
-  w.key("launches").begin_array();
-  for (const KernelGroup& g : d.launches) {
-    w.begin_object();
-    w.key("grid");
-    write_dims(w, g.grid);
-    w.key("block");
-    write_dims(w, g.block);
-    w.key("registers_per_thread").value(g.registers_per_thread);
-    w.key("shared_memory").value(g.shared_memory);
-    weighted(g);
-    w.key("calls").value(g.calls);
-    w.key("total_us").value(double(g.total_ns) / 1e3);
-    w.end_object();
-  }
-  w.end_array();
-  w.key("stacks").begin_array();
-  for (const KernelStack& s : d.stacks) {
-    w.begin_object();
-    w.key("operator").value(s.op);
-    w.key("call_stack").value(s.call_stack);
-    w.key("calls").value(s.calls);
-    w.key("total_us").value(double(s.total_ns) / 1e3);
-    w.end_object();
-  }
-  w.end_array();
-  w.key("stacks_from_python_frames").value(d.stacks_derived);
-  w.end_object();
-  return w.take();
-}
-
-}  // namespace ks

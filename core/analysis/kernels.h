@@ -90,11 +90,7 @@ struct KernelDetail {
 KernelDetail kernel_detail(const OpTree& t, const TraceModel& m, const KernelKey& key, const StepFilter* step = nullptr);
 
 
-// The table's --json, --csv and columns: its answer (core/session/views/kernels.cpp).
-// {"name", "calls", "total_us", "mean_us", "min_us", "max_us", "operators": [{"name", "calls",
-// "total_us"}], "launches": [{"grid", "block", "registers_per_thread", "shared_memory",
-// "blocks_per_sm", "occupancy_pct", "calls", "total_us"}], "stacks": [{"operator", "call_stack",
-// "calls", "total_us"}], "stacks_from_python_frames"}; min/max/mean null when found is false.
-std::string kernel_detail_json(const KernelDetail& d, const KernelKey& key, const TraceModel& m);
+// The table's and a row's detail's --json, --csv and columns: their answers
+// (core/session/views/kernels.cpp, kernel_detail.cpp).
 
 }  // namespace ks

@@ -8,9 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/util/csv_writer.h"
 #include "core/util/heartbeat.h"
-#include "core/util/json_writer.h"
 
 namespace ks {
 
@@ -814,39 +812,6 @@ class TreeBuilder {
   int32_t main_ = -1;
 };
 
-void write_rows(JsonWriter& w, const ModuleTable& t) {
-  w.begin_array();
-  for (const ModuleRow& r : t.rows) {
-    w.begin_object();
-    w.key("name").value(r.name);
-    w.key("path").value(r.path);
-    w.key("key").value(r.key);
-    w.key("id").value(r.module_id);
-    w.key("depth").value(r.depth);
-    w.key("parent").value(r.parent);
-    w.key("occurrences").value(r.occurrences);
-    w.key("operators").value(r.operators);
-    w.key("host_total_us").value(double(r.host_total_ns) / 1e3);
-    w.key("host_self_us").value(double(r.host_self_ns) / 1e3);
-    w.key("device_total_us").value(double(r.device_total_ns) / 1e3);
-    w.key("device_self_us").value(double(r.device_self_ns) / 1e3);
-    w.key("backward_host_us").value(double(r.backward_host_ns) / 1e3);
-    w.key("backward_device_us").value(double(r.backward_device_ns) / 1e3);
-    w.key("in_trees").value(r.in_trees);
-    w.end_object();
-  }
-  w.end_array();
-}
-
-void csv_rows(CsvWriter& c, const ModuleTable& t, const char* table) {
-  for (const ModuleRow& r : t.rows) {
-    c.field(table).field(r.name).field(r.path).field(r.module_id).field(int64_t(r.depth)).field(r.occurrences).field(r.operators);
-    c.field(double(r.host_total_ns) / 1e3).field(double(r.host_self_ns) / 1e3);
-    c.field(double(r.device_total_ns) / 1e3).field(double(r.device_self_ns) / 1e3);
-    c.field(double(r.backward_host_ns) / 1e3).field(double(r.backward_device_ns) / 1e3).end_row();
-  }
-}
-
 }  // namespace
 
 const char* view_node_kind_name(ViewNodeKind k) {
@@ -924,88 +889,6 @@ ModuleView module_view(const TraceModel& m, const ModuleOptions& options) {
   // The page's trees: with the Lightning ranges when there are any, so they show in the flame graph.
   TreeBuilder(m, pl_tree ? *pl_tree : tree, tb, v.modules, v.lightning).build(v);
   return v;
-}
-
-std::string module_view_json(const ModuleView& v, const std::string& file) {
-  JsonWriter w;
-  w.begin_object();
-  if (!file.empty()) w.key("file").value(file);
-  w.key("rows");
-  write_rows(w, v.modules);
-  w.key("lightning");
-  if (v.has_lightning) write_rows(w, v.lightning);
-  else w.null();
-  w.key("backward").begin_object();
-  w.key("flows").value(v.backward_flows);
-  w.key("regrouped").value(v.backward_regrouped);
-  w.key("flows_charged").value(v.flows_charged);
-  w.key("flows_outside_modules").value(v.flows_outside_modules);
-  w.key("flows_shared_pass").value(v.flows_shared_pass);
-  w.key("flows_no_pass").value(v.flows_no_pass);
-  w.key("none_why");
-  if (v.backward_none_why.empty()) w.null();
-  else w.value(v.backward_none_why);
-  w.end_object();
-  w.key("error");
-  if (v.error.empty()) w.null();
-  else w.value(v.error);
-  w.end_object();
-  return w.take();
-}
-
-std::string module_view_csv(const ModuleView& v) {
-  CsvWriter c;
-  c.field("table").field("name").field("path").field("id").field("depth").field("occurrences").field("operators");
-  c.field("host_total_us").field("host_self_us").field("device_total_us").field("device_self_us");
-  c.field("backward_host_us").field("backward_device_us").end_row();
-  csv_rows(c, v.modules, "modules");
-  csv_rows(c, v.lightning, "lightning");
-  return c.take();
-}
-
-std::string module_tree_json(const ModuleView& v, const TraceModel& m, const std::string& tid) {
-  const ThreadTree* pick = nullptr;
-  for (const ThreadTree& t : v.threads)
-    if (tid.empty() ? t.main : t.tid == tid) pick = &t;
-  if (!pick && tid.empty() && !v.threads.empty()) pick = &v.threads.front();
-  JsonWriter w;
-  if (!pick && !tid.empty()) {
-    w.begin_object().key("error").value("no thread " + tid + " with modules in this trace").end_object();
-    return w.take();
-  }
-  w.begin_object();
-  w.key("threads").begin_array();
-  for (const ThreadTree& t : v.threads) {
-    w.begin_object();
-    w.key("tid").value(t.tid);
-    w.key("main").value(t.main);
-    w.key("modules").value(uint64_t(t.modules));
-    w.key("nodes").value(uint64_t(t.nodes.size()));
-    w.end_object();
-  }
-  w.end_array();
-  w.key("tid").value(pick ? pick->tid : std::string());
-  w.key("nodes").begin_array();
-  if (pick) {
-    for (const ViewNode& n : pick->nodes) {
-      w.begin_object();
-      w.key("name").value(n.name);
-      w.key("kind").value(view_node_kind_name(n.kind));
-      w.key("start_us").value(double(n.start_ns - m.start_ns) / 1e3);
-      w.key("end_us").value(double(n.end_ns - m.start_ns) / 1e3);
-      w.key("depth").value(n.depth);
-      w.key("parent").value(n.parent);
-      w.key("row").value(n.row);
-      w.key("host_total_us").value(double(n.host_total_ns) / 1e3);
-      w.key("host_self_us").value(double(n.host_self_ns) / 1e3);
-      w.key("device_total_us").value(double(n.device_total_ns) / 1e3);
-      w.key("device_self_us").value(double(n.device_self_ns) / 1e3);
-      w.end_object();
-    }
-  }
-  w.end_array();
-  w.end_object();
-  return w.take();
 }
 
 }  // namespace ks

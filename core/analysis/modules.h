@@ -90,11 +90,7 @@ ModulePresence module_presence(const TraceModel& m);
 
 ModuleView module_view(const TraceModel& m, const ModuleOptions& options = {});
 
-// `kinetoscope modules --json`: {rows:[...], lightning:[...]|null, ...}; see docs/contracts.md.
-std::string module_view_json(const ModuleView& v, const std::string& file);
-// `kinetoscope modules --csv`: one table; Lightning rows follow with table = "lightning".
-std::string module_view_csv(const ModuleView& v);
-// One thread's tree for the page (tid "" = the first thread listed): see docs/contracts.md.
-std::string module_tree_json(const ModuleView& v, const TraceModel& m, const std::string& tid);
+// Its tables and one thread's tree as columns, `kinetoscope modules --json`/--csv: the modules,
+// module_tree and module_presence answers (core/session/views/modules.cpp).
 
 }  // namespace ks

@@ -5,7 +5,6 @@
 
 #include "core/analysis/step_breakdown.h"
 #include "core/analysis/tensor_cores.h"
-#include "core/util/json_writer.h"
 
 namespace ks {
 
@@ -70,14 +69,6 @@ void sort_by_self_time(std::vector<Row>& rows, bool show_gpu) {
   std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
     return show_gpu ? a.stats.device_self_ns > b.stats.device_self_ns : a.stats.host_self_ns > b.stats.host_self_ns;
   });
-}
-
-void write_stats(JsonWriter& w, const OperatorStats& s) {
-  w.key("calls").value(s.calls);
-  w.key("host_self_us").value(double(s.host_self_ns) / 1e3);
-  w.key("host_total_us").value(double(s.host_total_ns) / 1e3);
-  w.key("device_self_us").value(double(s.device_self_ns) / 1e3);
-  w.key("device_total_us").value(double(s.device_total_ns) / 1e3);
 }
 
 }  // namespace
@@ -178,66 +169,6 @@ std::vector<OperatorKernel> operator_kernels(const OpTree& t, const TraceModel& 
   });
   std::stable_sort(out.begin(), out.end(), [](const OperatorKernel& a, const OperatorKernel& b) { return a.total_ns > b.total_ns; });
   return out;
-}
-
-namespace {
-
-void write_stack_rows(JsonWriter& w, const std::vector<StackGroup>& stacks) {
-  w.begin_array();
-  for (const StackGroup& s : stacks) {
-    w.begin_object();
-    w.key("call_stack").value(s.call_stack);
-    write_stats(w, s.stats);
-    w.key("tc_self_pct").value(s.stats.tc_self_ratio() * 100);
-    w.key("tc_total_pct").value(s.stats.tc_total_ratio() * 100);
-    w.end_object();
-  }
-  w.end_array();
-}
-
-}  // namespace
-
-std::string operator_stacks_json(const std::vector<StackGroup>& stacks) {
-  JsonWriter w;
-  w.begin_object();
-  w.key("rows");
-  write_stack_rows(w, stacks);
-  w.end_object();
-  return w.take();
-}
-
-std::string operator_detail_json(const std::vector<OperatorKernel>& kernels, const std::vector<StackGroup>& stacks,
-                                 const StacklessCalls& stackless, const OpTree& t, const TraceModel& m) {
-  JsonWriter w;
-  w.begin_object();
-  w.key("kernels").begin_array();
-  for (const OperatorKernel& k : kernels) {
-    w.begin_object();
-    w.key("name").value(m.strings.get(k.name));
-    w.key("calls").value(k.calls);
-    w.key("total_us").value(double(k.total_ns) / 1e3);
-    w.key("tensor_cores");
-    write_tc_state(w, k.tensor_cores);
-    w.end_object();
-  }
-  w.end_array();
-  w.key("stacks");
-  write_stack_rows(w, stacks);
-  bool args = false;
-  for (const StackGroup& s : stacks) args |= s.key && !(s.key & kDerivedStack);
-  w.key("stack_source").value(args ? "call_stack" : t.stacks.derived() ? "python_function" : "none");
-  w.key("no_stack").begin_array();
-  for (size_t r = 1; r < stackless.calls.size(); ++r) {
-    if (!stackless.calls[r]) continue;
-    w.begin_object();
-    w.key("reason").value(no_stack_word(NoStackReason(r)));
-    w.key("text").value(no_stack_text(NoStackReason(r)));
-    w.key("calls").value(stackless.calls[r]);
-    w.end_object();
-  }
-  w.end_array();
-  w.end_object();
-  return w.take();
 }
 
 std::string python_repr_of_json(std::string_view json) {

@@ -77,16 +77,8 @@ std::vector<OperatorKernel> operator_kernels(const OpTree& t, const TraceModel& 
                                              std::string_view name, std::string_view input_shape,
                                              const StepFilter* step = nullptr);
 
-// The table's --json, --csv and columns: its answer (core/session/views/operators.cpp).
-// {"rows": [{"call_stack", "calls", "host_self_us", "host_total_us", "device_self_us",
-// "device_total_us", "tc_self_pct", "tc_total_pct"}]}
-std::string operator_stacks_json(const std::vector<StackGroup>& stacks);
-// One group's detail: {"kernels": [{"name", "calls", "total_us", "tensor_cores" (true, false, null:
-// unknown)}], "stacks": [rows of operator_stacks_json], "stack_source": "python_function" (derived
-// from the frames) | "call_stack" (the args) | "none", "no_stack": [{"reason": no_stack_word,
-// "text": no_stack_text, "calls"}] for the calls without one}.
-std::string operator_detail_json(const std::vector<OperatorKernel>& kernels, const std::vector<StackGroup>& stacks,
-                                 const StacklessCalls& stackless, const OpTree& t, const TraceModel& m);
+// The table's and a row's detail's --json, --csv and columns: their answers
+// (core/session/views/operators.cpp, operator_detail.cpp).
 
 // Python's repr of a JSON value (how tb_plugin prints input shapes): "[[32,3],[]]" -> "[[32, 3], []]".
 std::string python_repr_of_json(std::string_view json);

@@ -7,7 +7,6 @@
 
 #include "core/analysis/step_breakdown.h"
 #include "core/analysis/tensor_cores.h"
-#include "core/util/json_writer.h"
 
 namespace ks {
 
@@ -264,23 +263,6 @@ std::vector<RangeKernel> range_kernels(const OpTree& t, const TraceModel& m, std
   }
   std::stable_sort(out.begin(), out.end(), [](const RangeKernel& a, const RangeKernel& b) { return a.total_ns > b.total_ns; });
   return out;
-}
-
-std::string range_kernels_json(const std::vector<RangeKernel>& k, std::string_view key, const std::string& file) {
-  JsonWriter w;
-  w.begin_object();
-  w.key("file").value(file);
-  w.key("range").value(key);
-  w.key("kernels").begin_array();
-  for (const RangeKernel& r : k) {
-    w.begin_object().key("name").value(r.name).key("calls").value(r.calls).key("total_us").value(us_of(r.total_ns));
-    w.key("tensor_cores");
-    write_tc_state(w, r.tensor_cores);
-    w.end_object();
-  }
-  w.end_array();
-  w.end_object();
-  return w.take();
 }
 
 const std::vector<RangeColumn>& range_columns() {

@@ -77,8 +77,7 @@ struct RangeKernel {
   TcState tensor_cores = TcState::kNo;
 };
 std::vector<RangeKernel> range_kernels(const OpTree& t, const TraceModel& m, std::string_view key, bool& found);
-// {"file", "range": KEY, "kernels": [{"name", "calls", "total_us", "tensor_cores": true|false|null}]}
-std::string range_kernels_json(const std::vector<RangeKernel>& k, std::string_view key, const std::string& file);
+// Its --json and columns: the range_kernels answer (core/session/views/range_kernels.cpp).
 
 // Tensor Core share of a row's kernel time, %; negative when it launched no kernel.
 double range_tc_pct(const RangeRow& r);

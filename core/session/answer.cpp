@@ -1,6 +1,7 @@
 #include "core/session/answer.h"
 
 #include <cmath>
+#include <cstdlib>
 
 #include "core/util/csv_writer.h"
 #include "core/util/json_writer.h"
@@ -87,7 +88,7 @@ namespace {
 void write_cell(JsonWriter& w, const Answer& a, const AnswerColumn& c, size_t row) {
   switch (c.spec->type) {
     case ColumnType::kF64: w.value(c.f64[row]); break;
-    case ColumnType::kCount: w.value(uint64_t(c.f64[row])); break;
+    case ColumnType::kCount: w.value(int64_t(c.f64[row])); break;
     case ColumnType::kI32:
       if (c.i32[row] == kNullI32) w.null();
       else w.value(int64_t(c.i32[row]));
@@ -114,7 +115,7 @@ void csv_cell(CsvWriter& out, const Answer& a, const AnswerColumn& c, size_t row
       if (std::isnan(c.f64[row])) out.empty();
       else out.field(c.f64[row]);
       break;
-    case ColumnType::kCount: out.field(uint64_t(c.f64[row])); break;
+    case ColumnType::kCount: out.field(int64_t(c.f64[row])); break;
     case ColumnType::kI32:
       if (c.i32[row] == kNullI32) out.empty();
       else out.field(int64_t(c.i32[row]));
@@ -136,8 +137,12 @@ void csv_cell(CsvWriter& out, const Answer& a, const AnswerColumn& c, size_t row
 
 }  // namespace
 
-std::string answer_json(const Answer& a) {
+std::string answer_json(const Answer& a) { return answer_json(a, {}); }
+
+std::string answer_json(const Answer& a, std::initializer_list<const Answer*> rows_before) {
   if (!a.error.empty()) return error_json(a.error);
+  for (const Answer* b : rows_before)
+    if (!b->error.empty()) return error_json(b->error);
   // The meta values are JSON texts already: the object is assembled around them.
   std::string out = "{";
   auto meta = [&](size_t i) {
@@ -147,13 +152,29 @@ std::string answer_json(const Answer& a) {
     out += a.meta[i].second;
   };
   for (size_t i = 0; i < a.rows_at && i < a.meta.size(); ++i) meta(i);
+  for (const Answer* b : rows_before) {
+    if (out.size() > 1) out += ',';
+    append_json_escaped(out, b->schema->rows_key);
+    out += ':';
+    out += answer_rows_json(*b);
+  }
   if (out.size() > 1) out += ',';
+  append_json_escaped(out, a.schema->rows_key);
+  out += ':';
+  out += answer_rows_json(a);
+  for (size_t i = a.rows_at; i < a.meta.size(); ++i) meta(i);
+  out += '}';
+  return out;
+}
+
+std::string answer_rows_json(const Answer& a) {
   JsonWriter w;
   w.begin_array();
   std::vector<const AnswerColumn*> cols;
   for (const AnswerColumn& c : a.columns)
     if (c.spec->in_json) cols.push_back(&c);
-  const AnswerColumn* parent = a.schema->tree_parent.empty() ? nullptr : a.column(a.schema->tree_parent);
+  const AnswerColumn* parent =
+      a.schema->tree_parent.empty() || a.schema->json_flat ? nullptr : a.column(a.schema->tree_parent);
   // A tree's rows are in pre-order: a row stays open (its "children" array too) until a row that
   // is not its descendant comes.
   std::vector<int32_t> open;
@@ -179,23 +200,62 @@ std::string answer_json(const Answer& a) {
   }
   close_to(-1);
   w.end_array();
-  append_json_escaped(out, a.schema->rows_key);
-  out += ':';
-  out += w.str();
-  for (size_t i = a.rows_at; i < a.meta.size(); ++i) meta(i);
-  out += '}';
+  return w.take();
+}
+
+std::string_view answer_meta(const Answer& a, std::string_view key) {
+  for (const auto& [k, v] : a.meta)
+    if (k == key) return v;
+  return "null";
+}
+
+std::string answer_meta_string(const Answer& a, std::string_view key) {
+  const std::string_view v = answer_meta(a, key);
+  std::string out;
+  if (v.size() < 2 || v.front() != '"') return out;
+  // The escapes append_json_escaped writes.
+  for (size_t i = 1; i + 1 < v.size(); ++i) {
+    if (v[i] != '\\' || i + 2 >= v.size()) {
+      out += v[i];
+      continue;
+    }
+    const char e = v[++i];
+    if (e == 'n') out += '\n';
+    else if (e == 'r') out += '\r';
+    else if (e == 't') out += '\t';
+    else if (e == 'u' && i + 4 < v.size()) {
+      out += char(std::strtol(std::string(v.substr(i + 1, 4)).c_str(), nullptr, 16));
+      i += 4;
+    } else out += e;
+  }
   return out;
 }
 
-std::string answer_csv(const Answer& a) {
+double answer_meta_number(const Answer& a, std::string_view key, std::string_view field) {
+  std::string_view v = answer_meta(a, key);
+  if (!field.empty()) {
+    const std::string tag = "\"" + std::string(field) + "\":";
+    const size_t at = v.find(tag);
+    if (at == std::string_view::npos) return std::nan("");
+    v = v.substr(at + tag.size());
+  }
+  const std::string text(v.substr(0, 32));
+  char* end = nullptr;
+  const double x = std::strtod(text.c_str(), &end);
+  return end == text.c_str() ? std::nan("") : x;
+}
+
+std::string answer_csv(const Answer& a, bool header) {
   std::vector<const AnswerColumn*> cols;
   for (std::string_view name : a.schema->csv) {
     const AnswerColumn* c = a.column(name);
     if (c && c->present) cols.push_back(c);
   }
   CsvWriter out;
-  for (const AnswerColumn* c : cols) out.field(c->spec->csv_header.empty() ? c->spec->name : c->spec->csv_header);
-  out.end_row();
+  if (header) {
+    for (const AnswerColumn* c : cols) out.field(c->spec->csv_header.empty() ? c->spec->name : c->spec->csv_header);
+    out.end_row();
+  }
   for (size_t r = 0; r < a.rows; ++r) {
     for (const AnswerColumn* c : cols) csv_cell(out, a, *c, r);
     out.end_row();

@@ -5,6 +5,7 @@
 // text from the same answer, so a view's columns are declared once (view_schema.h).
 #pragma once
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -65,8 +66,20 @@ class AnswerBuilder {
 
 // The answer as its --json object (the keys of its meta around "rows": [{column: value}]).
 std::string answer_json(const Answer& a);
-// The answer's CSV: the schema's csv columns that are in the answer and present, header first.
-std::string answer_csv(const Answer& a);
+// The same with other answers' rows before its own, each under its schema's rows_key: a detail
+// whose lists are views of their own printed as one object.
+std::string answer_json(const Answer& a, std::initializer_list<const Answer*> rows_before);
+// Its rows alone, as the --json array of answer_json (for a command that prints several answers).
+std::string answer_rows_json(const Answer& a);
+// A metadata value (JSON text) by key; "null" when the answer has none.
+std::string_view answer_meta(const Answer& a, std::string_view key);
+// A metadata value read back, for the CLI's text: a string's text ("" for null), a number (NaN
+// for null), or with `field` a number field of a flat object value (NaN when absent).
+std::string answer_meta_string(const Answer& a, std::string_view key);
+double answer_meta_number(const Answer& a, std::string_view key, std::string_view field = "");
+// The answer's CSV: the schema's csv columns that are in the answer and present, header first
+// (header false: the rows only, to follow another answer's CSV of the same view).
+std::string answer_csv(const Answer& a, bool header = true);
 // {"error": sentence}, what a failed query's JSON reads.
 std::string error_json(std::string_view message);
 

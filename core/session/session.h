@@ -76,6 +76,18 @@ class Session {
   // `error` set and no rows.
   Answer query(std::string_view view, const QueryParams& params) const;
 
+  // A computation several views read (a detail whose lists are views of their own: the kernel
+  // detail's stacks, operators and launches), kept for the next view that asks with the same key.
+  // Only the last one is kept; `key` names the computation and its parameters.
+  template <class T, class F>
+  const T& shared(const std::string& key, F&& build) const {
+    if (!shared_ || shared_key_ != key || !reader_.finished()) {
+      shared_ = std::make_shared<const T>(build());
+      shared_key_ = key;
+    }
+    return *static_cast<const T*>(shared_.get());
+  }
+
   // Reports a part of the graph about to be built (for the views' own parts).
   void report(std::string_view part, int index = 0, int count = 0) const {
     if (progress_) progress_(part, index, count);
@@ -97,6 +109,8 @@ class Session {
   mutable std::optional<ModuleView> modules_;
   mutable std::optional<MemoryIndex> memory_;
   mutable std::optional<StepAttribution> attribution_;
+  mutable std::shared_ptr<const void> shared_;
+  mutable std::string shared_key_;
 };
 
 // A parameter's value, or `fallback` when absent.

@@ -53,8 +53,10 @@ struct ViewSchema {
   std::vector<std::string_view> csv;  // the CSV's columns in order (--csv)
   std::string_view rows_key = "rows";  // the --json key of the rows
   // Non-empty: the rows are a tree in pre-order, this i32 column each row's parent (-1: a root);
-  // --json nests each row's children under its "children".
+  // --json nests each row's children under its "children" (unless json_flat: the rows as a list,
+  // the parent column among them).
   std::string_view tree_parent;
+  bool json_flat = false;
   const ColumnSpec* column(std::string_view name) const;
 };
 

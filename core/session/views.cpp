@@ -7,6 +7,15 @@ const std::vector<ViewDef>& views() {
       {&kOperatorsSchema, &operators_answer},
       {&kKernelsSchema, &kernels_answer},
       {&kRangesSchema, &ranges_answer},
+      {&kOperatorDetailSchema, &operator_detail_answer},
+      {&kOperatorKernelsSchema, &operator_kernels_answer},
+      {&kKernelDetailSchema, &kernel_detail_answer},
+      {&kKernelOperatorsSchema, &kernel_operators_answer},
+      {&kKernelLaunchesSchema, &kernel_launches_answer},
+      {&kRangeKernelsSchema, &range_kernels_answer},
+      {&kModulesSchema, &modules_answer},
+      {&kModuleTreeSchema, &module_tree_answer},
+      {&kModulePresenceSchema, &module_presence_answer},
   };
   return list;
 }

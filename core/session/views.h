@@ -34,5 +34,23 @@ Answer kernels_answer(const Session& s, QueryParamsRef params);
 Answer kernel_table_answer(const KernelTable& t, const TraceModel& m);
 extern const ViewSchema kRangesSchema;
 Answer ranges_answer(const Session& s, QueryParamsRef params);
+extern const ViewSchema kOperatorKernelsSchema;
+Answer operator_kernels_answer(const Session& s, QueryParamsRef params);
+extern const ViewSchema kOperatorDetailSchema;
+Answer operator_detail_answer(const Session& s, QueryParamsRef params);
+extern const ViewSchema kKernelOperatorsSchema;
+Answer kernel_operators_answer(const Session& s, QueryParamsRef params);
+extern const ViewSchema kKernelLaunchesSchema;
+Answer kernel_launches_answer(const Session& s, QueryParamsRef params);
+extern const ViewSchema kKernelDetailSchema;
+Answer kernel_detail_answer(const Session& s, QueryParamsRef params);
+extern const ViewSchema kRangeKernelsSchema;
+Answer range_kernels_answer(const Session& s, QueryParamsRef params);
+extern const ViewSchema kModulesSchema;
+Answer modules_answer(const Session& s, QueryParamsRef params);
+extern const ViewSchema kModuleTreeSchema;
+Answer module_tree_answer(const Session& s, QueryParamsRef params);
+extern const ViewSchema kModulePresenceSchema;
+Answer module_presence_answer(const Session& s, QueryParamsRef params);
 
 }  // namespace ks

@@ -12,6 +12,7 @@
 #include "core/analysis/memory.h"
 #include "core/analysis/op_tree.h"
 #include "core/analysis/operators.h"
+#include "core/session/session.h"
 #include "test_util.h"
 
 namespace {
@@ -79,10 +80,16 @@ TEST_CASE("python-function-call-stacks: Operators by stack, the detail, kernels 
   CHECK(stacks[1].stats.device_total_ns == 20000);
   const auto none = ks::operator_stackless_calls(t, l.m(), ks::OpGroupBy::kName, "aten::mm", "");
   CHECK(none.calls[size_t(ks::NoStackReason::kAutograd)] == 1);
-  const std::string detail = ks::operator_detail_json({}, {}, none, t, l.m());
-  CHECK(detail.find("\"stack_source\":\"python_function\"") != std::string::npos);
-  CHECK(detail.find("\"reason\":\"autograd_thread\"") != std::string::npos);
-  CHECK(detail.find(ks::no_stack_text(ks::NoStackReason::kAutograd)) != std::string::npos);
+  // The detail's answer says where the stacks come from and why aten::mm's call has none.
+  ks::Session session;
+  kstest::feed_all(session.reader(), kstest::read_fixture("python-function-call-stacks.json"), 1 << 20);
+  const ks::Answer detail = session.query("operator_detail", {{"name", "aten::mm"}});
+  REQUIRE(detail.error.empty());
+  CHECK(detail.rows == 0);
+  CHECK(ks::answer_meta(detail, "stack_source") == "\"python_function\"");
+  const std::string_view no_stack = ks::answer_meta(detail, "no_stack");
+  CHECK(no_stack.find("\"reason\":\"autograd_thread\"") != std::string::npos);
+  CHECK(no_stack.find(ks::no_stack_text(ks::NoStackReason::kAutograd)) != std::string::npos);
 
   // Grouped by operator and stack: aten::linear and aten::addmm twice each, the others once.
   const ks::OperatorTable by_stack = ks::operator_table(t, l.m(), ks::OpGroupBy::kNameAndStack);

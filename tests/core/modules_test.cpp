@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/analysis/modules.h"
+#include "core/session/session.h"
 #include "core/trace/trace_reader.h"
 #include "test_util.h"
 
@@ -310,7 +311,11 @@ TEST_CASE("module presence is cheap and says what the view will have", "[modules
   CHECK(v.modules.rows.empty());
   CHECK(v.threads.empty());
   // Asking for a thread that has no modules answers a sentence, not a crash.
-  CHECK(ks::module_tree_json(v, c.m(), "7").find("\"error\"") != std::string::npos);
+  ks::Session session;
+  kstest::feed_all(session.reader(), kstest::read_fixture("op-tree-linking.json"), 1 << 20);
+  CHECK(session.query("module_tree", {{"tid", "7"}}).error == "no thread 7 with modules in this trace");
+  CHECK(session.query("module_tree", {}).rows == 0);
+  CHECK(ks::answer_meta(session.query("module_presence", {}), "modules") == "false");
 }
 
 TEST_CASE("tb-unit-module-hierarchy: tb_plugin's TestModuleView.test_build_module_hierarchy", "[modules]") {
@@ -372,8 +377,10 @@ TEST_CASE("bad input: modules nested 20,000 deep, a parent-id cycle, a module fr
     CHECK(v.backward_flows == 1);
     CHECK(v.backward_regrouped == 1);
     // B overruns A on thread 3: tb_plugin drops it from the tree; its hierarchy row (if any) says so.
-    CHECK_FALSE(ks::module_view_json(v, "f").empty());
-    CHECK_FALSE(ks::module_tree_json(v, r.model(), "").empty());
+    ks::Session session(ks::SessionOptions{tb});
+    kstest::feed_all(session.reader(), t, 1 << 20);
+    CHECK(session.query("modules", {}).rows == v.modules.rows.size());
+    CHECK(session.query("module_tree", {}).error.empty());
   }
 }
 

@@ -135,3 +135,121 @@ TEST_CASE("Session's tb_plugin mode is chosen once and holds for every view", "[
   CHECK(b.column("tensor_cores")->u8[rb] == ks::kTriNo);       // tb_plugin's list: not on it
   CHECK(b.column("tensor_cores_rule")->str[rb] == ks::kNullString);
 }
+
+// A row's detail: operator_kernels and operator_detail of aten::addmm in op-tree-linking.json (its
+// calls launched the 20 us volta_h884gemm_64x64 and the 10 us elementwise_kernel themselves; the
+// trace records no stacks), printed as the one object `operators --detail --json` always printed.
+TEST_CASE("Session answers an operator row's detail as two answers the CLI prints as one object", "[session]") {
+  Opened o("op-tree-linking.json");
+  const ks::QueryParams p{{"name", "aten::addmm"}};
+  const ks::Answer k = o.s.query("operator_kernels", p);
+  const ks::Answer d = o.s.query("operator_detail", p);
+  REQUIRE(k.error.empty());
+  REQUIRE(d.error.empty());
+  REQUIRE(k.rows == 2);
+  CHECK(k.strings[k.column("name")->str[0]] == "volta_h884gemm_64x64");
+  CHECK(k.column("total_us")->f64[0] == 20);
+  CHECK(k.column("tensor_cores")->u8[0] == ks::kTriYes);
+  CHECK(k.column("tensor_cores")->u8[1] == ks::kTriNo);
+  CHECK(d.rows == 0);
+  CHECK(ks::answer_meta(d, "stack_source") == "\"none\"");
+  CHECK(ks::answer_json(d, {&k}) ==
+        "{\"kernels\":[{\"name\":\"volta_h884gemm_64x64\",\"calls\":1,\"total_us\":20,\"tensor_cores\":true},"
+        "{\"name\":\"elementwise_kernel\",\"calls\":1,\"total_us\":10,\"tensor_cores\":false}],\"stacks\":[],"
+        "\"stack_source\":\"none\",\"no_stack\":[{\"reason\":\"not_recorded\",\"text\":\"No call stack recorded (profile "
+        "with with_stack=True).\",\"calls\":1}]}");
+  CHECK(o.s.query("operator_detail", {{"name", "aten::addmm"}, {"step", "nine"}}).error.rfind("no step nine", 0) == 0);
+  CHECK(o.s.query("operator_kernels", {{"group_by", "shape"}}).error == "unknown group_by: shape");
+}
+
+// The kernel detail's three answers read one computation: the row's numbers in kernel_detail's
+// metadata, the launching operators and the launch properties (grid [80, 1, 1], block [128, 1, 1],
+// 64 registers, 8 KiB shared memory) as columns of their own.
+TEST_CASE("Session answers a kernel row's detail as three answers of one computation", "[session]") {
+  Opened o("op-tree-linking.json");
+  const ks::QueryParams p{{"group_by", "props"}, {"name", "volta_h884gemm_64x64"}, {"operator", "aten::addmm"},
+                          {"grid", "80,1,1"}, {"block", "128,1,1"}, {"registers", "64"}, {"shared_memory", "8192"}};
+  const ks::Answer d = o.s.query("kernel_detail", p);
+  const ks::Answer ops = o.s.query("kernel_operators", p);
+  const ks::Answer l = o.s.query("kernel_launches", p);
+  REQUIRE(d.error.empty());
+  CHECK(ks::answer_meta_number(d, "calls") == 1);
+  CHECK(ks::answer_meta_number(d, "total_us") == 20);
+  CHECK(ks::answer_meta(d, "operator") == "\"aten::addmm\"");
+  REQUIRE(ops.rows == 1);
+  CHECK(ops.strings[ops.column("name")->str[0]] == "aten::addmm");
+  REQUIRE(l.rows == 1);
+  const std::vector<int32_t>& grid = l.column("grid")->i32;
+  CHECK(std::vector<int32_t>(grid.begin(), grid.begin() + 3) == std::vector<int32_t>{80, 1, 1});
+  CHECK(l.column("registers_per_thread")->i32[0] == 64);
+  CHECK(l.column("shared_memory")->i32[0] == 8192);
+  CHECK(l.column("occupancy_pct")->f64[0] == 50);
+  CHECK(ks::answer_json(d, {&ops, &l}).find(",\"operators\":[{\"name\":\"aten::addmm\",\"calls\":1,\"total_us\":20}],\"launches\":"
+                                            "[{\"grid\":[80,1,1],\"block\":[128,1,1],") != std::string::npos);
+  // Another launch shape is another row: none of this kernel's launches is in it.
+  const ks::Answer other = o.s.query("kernel_launches", {{"group_by", "props"}, {"name", "volta_h884gemm_64x64"},
+                                                         {"operator", "aten::addmm"}, {"grid", "1,1,1"}});
+  CHECK(other.rows == 0);
+  CHECK(o.s.query("kernel_detail", {{"group_by", "props"}, {"grid", "80,1"}}).error == "grid takes X,Y,Z");
+}
+
+TEST_CASE("Session::shared keeps the last computation of a key for the next view that asks", "[session]") {
+  Opened o("op-tree-linking.json");
+  int built = 0;
+  auto build = [&] { return ++built; };
+  CHECK(o.s.shared<int>("a", build) == 1);
+  CHECK(o.s.shared<int>("a", build) == 1);
+  CHECK(built == 1);
+  CHECK(o.s.shared<int>("b", build) == 2);
+  CHECK(o.s.shared<int>("a", build) == 3);  // only the last one is kept
+}
+
+// The Module view's tables on tb_plugin's TestModuleView trace: Conv2 (id 100) 1 call, 211 us;
+// MyModule (id 0) 3 calls, 633 us, self 447; under it Linear (id 1) 3 calls, 3 operators, 186 us,
+// self 90. The tree is a table with its parent column; --json keeps the rows a flat list.
+TEST_CASE("Session answers the module tables as a tree with its parent column, --json flat", "[session]") {
+  Opened o("tb-unit-module-hierarchy.json");
+  const ks::Answer a = o.s.query("modules", {});
+  REQUIRE(a.error.empty());
+  REQUIRE(a.rows == 3);
+  CHECK(ks::kModulesSchema.tree_parent == "parent");
+  CHECK(a.strings[a.column("name")->str[2]] == "Linear");
+  CHECK(a.column("parent")->i32 == std::vector<int32_t>{-1, -1, 1});
+  CHECK(a.column("depth")->i32 == std::vector<int32_t>{0, 0, 1});
+  CHECK(a.column("id")->f64 == std::vector<double>{100, 0, 1});
+  CHECK(a.column("host_total_us")->f64 == std::vector<double>{211, 633, 186});
+  CHECK(a.column("host_self_us")->f64 == std::vector<double>{211, 447, 90});
+  CHECK(a.column("operators")->f64[2] == 3);
+  CHECK(ks::answer_meta(a, "has_lightning") == "false");
+  const std::string rows = ks::answer_rows_json(a);
+  CHECK(rows.find("\"children\"") == std::string::npos);
+  CHECK(rows.find("{\"name\":\"Linear\",\"path\":\"MyModule/Linear\",\"key\":\"MyModule#0/Linear#1\",\"id\":1,\"depth\":1,"
+                  "\"parent\":1,\"occurrences\":3,\"operators\":3,\"host_total_us\":186,\"host_self_us\":90,") != std::string::npos);
+  CHECK(ks::answer_csv(a).rfind("table,name,path,id,depth,occurrences,operators,", 0) == 0);
+  CHECK(ks::answer_csv(a).find("\nmodules,Linear,MyModule/Linear,1,1,3,3,186,90,") != std::string::npos);
+  CHECK(o.s.query("modules", {{"table", "lightning"}}).rows == 0);
+  CHECK(o.s.query("modules", {{"table", "other"}}).error == "unknown table: other (modules or lightning)");
+  const ks::Answer presence = o.s.query("module_presence", {});
+  CHECK(presence.rows == 0);
+  CHECK(ks::answer_meta(presence, "modules") == "true");
+  CHECK(ks::answer_meta(presence, "lightning") == "false");
+  const ks::Answer tree = o.s.query("module_tree", {});
+  REQUIRE(tree.error.empty());
+  CHECK(tree.rows > 0);
+  const std::vector<int32_t>& parent = tree.column("parent")->i32;
+  for (size_t r = 0; r < tree.rows; ++r) CHECK(parent[r] < int32_t(r));  // pre-order
+}
+
+// The kernels of a Ranges row (user-ranges-nested.json: "outer" launched the 50 us nvjet GEMM
+// twice and a 10 us add, in its calls and the ranges inside them).
+TEST_CASE("Session answers a Ranges row's kernels", "[session]") {
+  Opened o("user-ranges-nested.json");
+  const ks::Answer k = o.s.query("range_kernels", {{"key", "outer"}});
+  REQUIRE(k.error.empty());
+  REQUIRE(k.rows == 2);
+  CHECK(k.column("calls")->f64 == std::vector<double>{2, 1});
+  CHECK(k.column("total_us")->f64 == std::vector<double>{50, 10});
+  CHECK(k.column("tensor_cores")->u8 == std::vector<uint8_t>{ks::kTriYes, ks::kTriNo});
+  CHECK(ks::answer_json(k).rfind("{\"range\":\"outer\",\"kernels\":[{\"name\":\"nvjet_sm90_tst_64x48_64x15_2x4_h_bz_NNT\",\"calls\":2,", 0) == 0);
+  CHECK(o.s.query("range_kernels", {{"key", "nowhere"}}).error == "no range nowhere");
+}

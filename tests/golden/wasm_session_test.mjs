@@ -10,6 +10,20 @@ const createKinetoscope = require(path.resolve(process.argv[2]));
 const mod = await createKinetoscope();
 
 // Feeds bytes to a Session or Trimmer in chunks (until it fails), then finishes it.
+// `kinetoscope kernels --detail --json`: the kernel_detail answer with kernel_operators' and
+// kernel_launches' rows before its own (as the CLI prints the three).
+function kernelDetail(s, p) {
+  const { stacks, stacks_from_python_frames, ...head } = JSON.parse(s.queryJson('kernel_detail', p));
+  const operators = JSON.parse(s.queryJson('kernel_operators', p)).operators;
+  const launches = JSON.parse(s.queryJson('kernel_launches', p)).launches;
+  return { ...head, operators, launches, stacks, stacks_from_python_frames };
+}
+// `kinetoscope modules --json` without "file": the modules answers of both tables, as the CLI joins them.
+function modulesOf(s) {
+  const m = JSON.parse(s.queryJson('modules', { table: 'modules' }));
+  const l = JSON.parse(s.queryJson('modules', { table: 'lightning' }));
+  return { rows: m.rows, lightning: m.has_lightning ? l.rows : null, backward: m.backward, error: m.error };
+}
 function feedAll(sink, bytes, chunk) {
   for (let i = 0; i < bytes.length && !sink.failed(); i += chunk) {
     const part = bytes.subarray(i, Math.min(i + chunk, bytes.length));
@@ -127,16 +141,21 @@ for (const file of files.slice(0, 12)) {
       if (k) {
         const props = [...(k.grid ?? [0, 0, 0]), ...(k.block ?? [0, 0, 0]), k.registers_per_thread, k.shared_memory];
         perStep.push(
-          [['kernels', '--detail', k.name, '--step', step], JSON.parse(s.kernelDetailJson('name', k.name, '', [], step))],
+          [['kernels', '--detail', k.name, '--step', step], kernelDetail(s, { group_by: 'name', name: k.name, step })],
           [
             ['kernels', '--detail', k.name, '--group-by', 'props', '--operator', k.operator, '--grid', props.slice(0, 3).join(','),
               '--block', props.slice(3, 6).join(','), '--registers', String(props[6]), '--shared-memory', String(props[7])],
-            JSON.parse(s.kernelDetailJson('props', k.name, k.operator, props, '')),
+            kernelDetail(s, {
+              group_by: 'props', name: k.name, operator: k.operator, grid: props.slice(0, 3).join(','), block: props.slice(3, 6).join(','),
+              registers: String(props[6]), shared_memory: String(props[7]),
+            }),
           ],
         );
       }
       const o = ops.rows[0];
-      if (o) perStep.push([['operators', '--detail', o.name, '--step', step], JSON.parse(s.operatorDetailJson('op', o.name, '', step))]);
+      // A row's detail is two answers (operator_kernels' rows, then operator_detail's), printed as one object.
+      const p = { group_by: 'op', name: o?.name ?? '', step };
+      if (o) perStep.push([['operators', '--detail', o.name, '--step', step], { ...JSON.parse(s.queryJson('operator_kernels', p)), ...JSON.parse(s.queryJson('operator_detail', p)) }]);
     }
     const badStep = JSON.parse(s.queryJson('kernels', { step: 'no-such-step' }));
     s.delete();
@@ -188,17 +207,18 @@ for (const file of files.slice(0, 12)) {
     const s = new mod.Session();
     feedAll(s, readBytes(file), 997);
     const diffs = [];
-    const presence = JSON.parse(s.modulePresenceJson());
+    const presence = JSON.parse(s.queryJson('module_presence', {}));
     const tb = new mod.Session(true);
     feedAll(tb, readBytes(file), 997);
-    const mine = [JSON.parse(s.modulesJson()), JSON.parse(tb.modulesJson())];
+    const mine = [modulesOf(s), modulesOf(tb)];
     tb.delete();
-    const tree = JSON.parse(s.moduleTreeJson(''));
-    const bad = JSON.parse(s.moduleTreeJson('no-such-thread'));
+    const tree = JSON.parse(s.queryJson('module_tree', {}));
+    const bad = JSON.parse(s.queryJson('module_tree', { tid: 'no-such-thread' }));
+    const nodes = s.query('module_tree', {}).rowCount;
     s.delete();
     const has = mine[0].rows.length > 0 || mine[0].lightning !== null;
     if (presence.modules !== mine[0].rows.length > 0 || presence.lightning !== (mine[0].lightning !== null)) diffs.push(`presence ${JSON.stringify(presence)}`);
-    if (has !== tree.threads.length > 0 || (has && !tree.nodes.length)) diffs.push(`tree: ${tree.threads.length} threads, ${tree.nodes.length} nodes`);
+    if (has !== tree.threads.length > 0 || (has && !nodes)) diffs.push(`tree: ${tree.threads.length} threads, ${nodes} nodes`);
     if (!/no thread no-such-thread/.test(bad.error ?? '')) diffs.push(`unknown thread: ${JSON.stringify(bad)}`);
     if (fs.existsSync(cli)) {
       ['', '--tb-plugin'].forEach((tb, k) => {
@@ -327,7 +347,7 @@ for (const file of files.slice(0, 12)) {
   s.overviewJson();
   s.overviewJson();
   s.queryJson('operators', {});
-  s.modulesJson();
+  s.query('modules', {});
   mod.setHeartbeat(undefined);
   s.delete();
   const want = ['1/5 steps', '2/5 step breakdown', '3/5 GPU metrics', '4/5 operator trees', '5/5 recommendations', '5/5 recommendations', '0/0 module trees'];

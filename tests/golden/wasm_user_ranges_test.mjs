@@ -58,9 +58,12 @@ const results = [];
       if (Number.isNaN(v) ? !Number.isNaN(g) : Math.abs(g - v) > 1e-9) diffs.push(`${r.key[i]} ${c}: ${g}, expected ${v}`);
     });
   if (r.calls !== 6 || r.show_gpu !== true || r.gpu_copies !== true) diffs.push(`calls ${r.calls}, show_gpu ${r.show_gpu}, gpu_copies ${r.gpu_copies}`);
-  const k = JSON.parse(s.rangeKernelsJson('outer'));
-  if (k.kernels.length !== 2 || k.kernels[0].total_us !== 50 || k.kernels[0].tensor_cores !== true) diffs.push(`kernels ${JSON.stringify(k)}`);
-  if (!JSON.parse(s.rangeKernelsJson('nowhere')).error) diffs.push('an unknown key should answer {error}');
+  const k = JSON.parse(s.queryJson('range_kernels', { key: 'outer' }));
+  if (k.range !== 'outer' || k.kernels.length !== 2 || k.kernels[0].total_us !== 50 || k.kernels[0].tensor_cores !== true) diffs.push(`kernels ${JSON.stringify(k)}`);
+  const kc = s.query('range_kernels', { key: 'outer' });
+  if (kc.rowCount !== 2 || !(kc.columns.total_us instanceof Float64Array) || kc.columns.total_us[0] !== 50 || kc.columns.tensor_cores[0] !== 1)
+    diffs.push('range_kernels columns');
+  if (!s.query('range_kernels', { key: 'nowhere' }).error) diffs.push('an unknown key should answer an error');
   s.delete();
   results.push({ name: 'wasm ranges answer: user-ranges-nested.json (hand-computed)', diffs });
 }

@@ -1,9 +1,12 @@
 // A view's answer built from rows written by hand in the shape of its --json (docs/contracts.md),
 // as the core builds it: typed columns by the generated schema, each string once.
-import { KERNELS_COLUMNS, NULL_I32, NULL_STRING, OPERATORS_COLUMNS, RANGES_COLUMNS, TRI_UNKNOWN, type Answer, type ColumnSpec, type ViewName } from '../../web/src/generated/views';
+import * as views from '../../web/src/generated/views';
+import { NULL_I32, NULL_STRING, TRI_UNKNOWN, type Answer, type ColumnSpec, type ViewName } from '../../web/src/generated/views';
 import type { WireAnswer } from '../../web/src/lib/answer';
 
-const SCHEMAS: Record<ViewName, readonly ColumnSpec[]> = { operators: OPERATORS_COLUMNS, kernels: KERNELS_COLUMNS, ranges: RANGES_COLUMNS };
+/** A view's generated columns ("operator_detail" → OPERATOR_DETAIL_COLUMNS). */
+const schemaOf = (view: ViewName): readonly ColumnSpec[] =>
+  (views as unknown as Record<string, readonly ColumnSpec[]>)[`${view.toUpperCase()}_COLUMNS`];
 
 type Row = Record<string, unknown>;
 
@@ -21,7 +24,7 @@ export function answerOf<V extends ViewName>(view: V, json: { rows: Row[] } & Re
   const columns: Record<string, ArrayBufferView> = {};
   const absent: string[] = [];
   const n = rows.length;
-  for (const spec of SCHEMAS[view]) {
+  for (const spec of schemaOf(view)) {
     if (n > 0 && !(spec.name in rows[0]) && spec.optional) continue; // a grouping's own column
     if (n > 0 && rows.every((r) => r[spec.name] == null)) absent.push(spec.name);
     const v = (i: number) => rows[i][spec.name];

@@ -6,7 +6,8 @@ import {
   kernelColumns,
   kernelDetailKey,
   kernelsModel,
-  parseKernelDetail,
+  kernelDetail,
+  kernelDetailParams,
   kernelTable,
   tcRuleText,
   tensorCoreParts,
@@ -195,28 +196,19 @@ describe('a kernel row\'s detail', () => {
     expect(dimsOf('[16, 1, 1]')).toEqual([16, 1, 1]);
   });
 
-  // In the shape of Session.kernelDetailJson / `kinetoscope kernels --detail NAME --json`.
-  const detail = {
-    group_by: 'name',
-    name: 'volta_s1688gemm_128x64',
-    operator: null,
-    calls: 2,
-    total_us: 50,
-    mean_us: 25,
-    min_us: 20,
-    max_us: 30,
-    blocks_per_sm: 0.7,
-    occupancy_pct: 48,
-    operators: [{ name: 'aten::mm', calls: 2, total_us: 50 }],
-    launches: [
+  // The three answers of a row's detail, in the shape of `kinetoscope kernels --detail NAME --json`.
+  const meta = { group_by: 'name', name: 'volta_s1688gemm_128x64', operator: null, calls: 2, total_us: 50, mean_us: 25, min_us: 20, max_us: 30, blocks_per_sm: 0.7, occupancy_pct: 48, stacks_from_python_frames: true };
+  const stacks = answerOf('kernel_detail', { ...meta, rows: [{ operator: 'aten::mm', call_stack: 'train.py(10): step;model.py(5): forward', calls: 1, total_us: 30 }] });
+  const operators = answerOf('kernel_operators', { rows: [{ name: 'aten::mm', calls: 2, total_us: 50 }] });
+  const launches = answerOf('kernel_launches', {
+    rows: [
       { grid: [8, 1, 1], block: [128, 1, 1], registers_per_thread: 64, shared_memory: 1024, blocks_per_sm: 0.5, occupancy_pct: 40, calls: 1, total_us: 30 },
       { grid: null, block: null, registers_per_thread: 0, shared_memory: 0, blocks_per_sm: null, occupancy_pct: null, calls: 1, total_us: 20 },
     ],
-    stacks: [{ operator: 'aten::mm', call_stack: 'train.py(10): step;model.py(5): forward', calls: 1, total_us: 30 }],
-  };
+  });
 
-  it('reads its lists as columns', () => {
-    const d = parseKernelDetail(JSON.stringify(detail));
+  it('reads its lists from the answers\' columns and its numbers from the metadata', () => {
+    const d = kernelDetail(stacks, operators, launches);
     expect([d.calls, d.totalUs, d.meanUs, d.minUs, d.maxUs]).toEqual([2, 50, 25, 20, 30]);
     expect(d.operators.name).toEqual(['aten::mm']);
     expect(d.launches.grid).toEqual(['[8, 1, 1]', '']);
@@ -224,15 +216,20 @@ describe('a kernel row\'s detail', () => {
     expect(Number.isNaN(d.launches.blocksPerSm[1])).toBe(true);
     expect(d.stacks.callStack).toEqual(['train.py(10): step;model.py(5): forward']);
     expect(d.stacks.operator).toEqual(['aten::mm']);
-    expect(transferables(d).length).toBe(2 + 6 + 2);
+    expect(d.stacksFromPythonFrames).toBe(true);
   });
 
   it('has no mean, min or max when the row has no kernel in the step asked', () => {
-    const d = parseKernelDetail(JSON.stringify({ ...detail, calls: 0, total_us: 0, mean_us: null, min_us: null, max_us: null, operators: [], launches: [], stacks: [] }));
+    const none = answerOf('kernel_detail', { ...meta, calls: 0, total_us: 0, mean_us: null, min_us: null, max_us: null, rows: [] });
+    const d = kernelDetail(none, answerOf('kernel_operators', { rows: [] }), answerOf('kernel_launches', { rows: [] }));
     expect(Number.isNaN(d.minUs)).toBe(true);
     expect(d.operators.count).toBe(0);
-    expect(() => parseKernelDetail(JSON.stringify({ ...detail, launches: [{ ...detail.launches[0], grid: [1] }] }))).toThrow(
-      /kernelDetailJson: launches\[0\]\.grid should be an array of 3 numbers or null/,
-    );
+  });
+
+  it('names a props row by its operator and properties, a name row by its name', () => {
+    expect(kernelDetailParams({ groupBy: 'name', name: 'k', operator: '', props: [] }, '')).toEqual({ group_by: 'name', name: 'k', step: '' });
+    expect(kernelDetailParams({ groupBy: 'props', name: 'k', operator: 'aten::mm', props: [80, 1, 1, 128, 1, 1, 32, 0] }, '5')).toEqual({
+      group_by: 'props', name: 'k', step: '5', operator: 'aten::mm', grid: '80,1,1', block: '128,1,1', registers: '32', shared_memory: '0',
+    });
   });
 });

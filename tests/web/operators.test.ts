@@ -9,8 +9,7 @@ import {
   operatorPieColumns,
   operatorsModel,
   operatorTable,
-  parseOperatorDetail,
-  parseOperatorStacks,
+  operatorDetail,
   recordedStacks,
   tcText,
   transferables,
@@ -163,60 +162,46 @@ describe('operator columns', () => {
   });
 });
 
-describe('parseOperatorStacks', () => {
-  const json = JSON.stringify({
+describe('operatorDetail', () => {
+  // The two answers of a row's detail, in the shape of `kinetoscope operators --detail NAME --json`.
+  const stacks = answerOf('operator_detail', {
     rows: [
       { call_stack: 'train.py(10): main;model.py(20): forward;<built-in method conv2d>', calls: 300, host_self_us: 1, host_total_us: 800, device_self_us: 0, device_total_us: 4000, tc_self_pct: 0, tc_total_pct: 10 },
       { call_stack: '', calls: 18, host_self_us: 0.5, host_total_us: 100.25, device_self_us: 0, device_total_us: 1000, tc_self_pct: 0, tc_total_pct: 22.5 },
     ],
+    stack_source: 'python_function',
+    no_stack: [{ reason: 'autograd_thread', text: 'Backward operator (autograd thread)', calls: 3 }],
   });
-
-  it('splits frames on ";" and keeps the numbers', () => {
-    const rows = parseOperatorStacks(json);
-    expect(rows[0].frames).toEqual(['train.py(10): main', 'model.py(20): forward', '<built-in method conv2d>']);
-    expect(rows[0].calls).toBe(300);
-    expect(rows[1].frames).toEqual([]);
-    expect(rows[1].hostTotalUs).toBe(100.25);
-  });
-
-  it('treats an empty stack as none recorded', () => {
-    const rows = parseOperatorStacks(json);
-    expect(recordedStacks(rows).length).toBe(1);
-    expect(recordedStacks(parseOperatorStacks('{"rows":[]}'))).toEqual([]);
-  });
-
-  it('rejects rows without numbers', () => {
-    expect(() => parseOperatorStacks('{"rows":[{"call_stack":"a","calls":null}]}')).toThrow(/rows\[0\]\.calls should be a number/);
-  });
-});
-
-describe('parseOperatorDetail', () => {
-  // In the shape of Session.operatorDetailJson / `kinetoscope operators --detail NAME --json`.
-  const json = JSON.stringify({
-    kernels: [
+  const kernels = answerOf('operator_kernels', {
+    rows: [
       { name: 'volta_s1688gemm_128x64', calls: 2, total_us: 50, tensor_cores: true },
       { name: 'triton_poi_fused_0', calls: 1, total_us: 3.5, tensor_cores: null },
     ],
-    stacks: [{ call_stack: 'train.py(10): step;model.py(5): forward', calls: 1, host_self_us: 23, host_total_us: 28, device_self_us: 30, device_total_us: 30, tc_self_pct: 100, tc_total_pct: 100 }],
   });
 
-  it('reads the kernels as columns (three-state Tensor Cores) and the stacks as frames', () => {
-    const d = parseOperatorDetail(json);
+  it('splits frames on ";" and keeps the numbers; an empty stack is none recorded', () => {
+    const d = operatorDetail(stacks, kernels);
+    expect(d.stacks[0].frames).toEqual(['train.py(10): main', 'model.py(20): forward', '<built-in method conv2d>']);
+    expect(d.stacks[0].calls).toBe(300);
+    expect(d.stacks[1].frames).toEqual([]);
+    expect(d.stacks[1].hostTotalUs).toBe(100.25);
+    expect(recordedStacks(d.stacks).length).toBe(1);
+    expect(d.stackSource).toBe('python_function');
+    expect(d.noStack).toEqual([{ reason: 'autograd_thread', text: 'Backward operator (autograd thread)', calls: 3 }]);
+  });
+
+  it('reads the kernels as the answer\'s columns, in place (three-state Tensor Cores)', () => {
+    const d = operatorDetail(stacks, kernels);
     expect(d.kernels.count).toBe(2);
     expect(d.kernels.name).toEqual(['volta_s1688gemm_128x64', 'triton_poi_fused_0']);
-    expect(Array.from(d.kernels.calls)).toEqual([2, 1]);
+    expect(d.kernels.calls).toBe(kernels.columns.calls);
     expect(Array.from(d.kernels.totalUs)).toEqual([50, 3.5]);
     expect(Array.from(d.kernels.tensorCores, tcText)).toEqual(['Yes', '?']);
-    expect(d.stacks[0].frames).toEqual(['train.py(10): step', 'model.py(5): forward']);
-    expect(d.stacks[0].deviceSelfUs).toBe(30);
-    // Its typed arrays are found inside the column group, for transfer.
-    expect(transferables(d).length).toBe(3); // calls, total, Tensor Cores
   });
 
   it('says what the core said when it could not answer (a step the trace lacks)', () => {
-    const answer = () => parseOperatorDetail('{"error":"no step 9 (the steps are 1, 2)"}');
-    expect(answer).toThrow(CoreError);
-    expect(answer).toThrow('no step 9 (the steps are 1, 2)');
-    expect(() => parseOperatorDetail('{"kernels":[],"stacks":[{"call_stack":"a"}]}')).toThrow(/stacks\[0\]\.calls should be a number/);
+    const open = () => openAnswer('operator_detail', wireOf(answerOf('operator_detail', { rows: [] }), 'no step 9 (the steps are 1, 2)'));
+    expect(open).toThrow(CoreError);
+    expect(open).toThrow('no step 9 (the steps are 1, 2)');
   });
 });

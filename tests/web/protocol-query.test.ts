@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { parseOperatorDetail } from '../../web/src/lib/operators';
 import { RemoteError, SESSION_GONE, TraceClient, type Endpoint, type Request, type Response } from '../../web/src/worker/protocol';
 
 class FakeWorker implements Endpoint {
@@ -19,7 +18,8 @@ class FakeWorker implements Endpoint {
 import { answerOf, wireOf } from './answer-fixture';
 
 const answer = wireOf(answerOf('operators', { group_by: 'op', show_gpu: false, rows: [] }));
-const detail = parseOperatorDetail('{"kernels":[],"stacks":[]}');
+const stacks = wireOf(answerOf('operator_detail', { rows: [], stack_source: 'none', no_stack: [] }));
+const kernels = wireOf(answerOf('operator_kernels', { rows: [] }));
 
 describe('TraceClient queries', () => {
   it('sends a typed query for a session and settles it with the answer of its id', async () => {
@@ -31,10 +31,11 @@ describe('TraceClient queries', () => {
       { kind: 'query', id: a.id, session: 7, query: { what: 'operators', groupBy: 'op' } },
       { kind: 'query', id: b.id, session: 7, query: { what: 'operatorDetail', groupBy: 'op', name: 'aten::mm', inputShape: '', step: '5' } },
     ]);
-    w.reply({ kind: 'answer', id: b.id, result: { what: 'operatorDetail', detail } });
+    w.reply({ kind: 'answer', id: b.id, result: { what: 'operatorDetail', stacks, kernels } });
     w.reply({ kind: 'answer', id: a.id, result: { what: 'operators', answer } });
     expect((await a.promise).answer).toBe(answer);
-    expect((await b.promise).detail).toBe(detail);
+    expect((await b.promise).stacks).toBe(stacks);
+    expect((await b.promise).kernels).toBe(kernels);
     expect(c.inFlight).toBe(0);
   });
 

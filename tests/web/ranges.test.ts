@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Answer } from '../../web/src/generated/views';
 import { openAnswer } from '../../web/src/lib/answer';
 import { CoreError } from '../../web/src/lib/json-check';
-import { parseRangeKernels, RANGE_COLUMNS, rangesModel, rangeTable } from '../../web/src/lib/ranges';
-import { wireOf } from './answer-fixture';
+import { answerOf, wireOf } from './answer-fixture';
+import { RANGE_COLUMNS, rangeKernels, rangesModel, rangeTable } from '../../web/src/lib/ranges';
 
 type Cols = { name: string[]; key: string[]; kind: string[]; parent: Int32Array; depth: Int32Array; columns: Record<string, Float64Array>; calls: number; show_gpu: boolean; gpu_copies: boolean };
 
@@ -101,7 +101,9 @@ describe('ranges view data', () => {
   });
 
   it('reads a range\'s kernels', () => {
-    const k = parseRangeKernels('{"range":"outer","kernels":[{"name":"nvjet_sm90_x","calls":2,"total_us":50,"tensor_cores":true},{"name":"add","calls":1,"total_us":10,"tensor_cores":null}]}');
+    const k = rangeKernels(
+      answerOf('range_kernels', { range: 'outer', rows: [{ name: 'nvjet_sm90_x', calls: 2, total_us: 50, tensor_cores: true }, { name: 'add', calls: 1, total_us: 10, tensor_cores: null }] }),
+    );
     expect(k.count).toBe(2);
     expect([...k.tensorCores]).toEqual([1, 2]);
   });

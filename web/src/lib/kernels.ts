@@ -1,10 +1,11 @@
 // The Kernels view's data: the table is the core's answer (Session.query('kernels'), its columns
-// transferred as they are, see operators.ts); the detail is still Session.kernelDetailJson,
-// checked and turned into columns in the worker.
+// transferred as they are, see operators.ts); a row's detail is three answers of the same
+// parameters (kernel_detail: the row's numbers and call stacks; kernel_operators;
+// kernel_launches), read in place.
 import { NULL_I32, type Answer } from '../generated/views';
 import { stringColumn } from './answer';
 import type { Column, TableModel } from './table-model';
-import { Reader, TRI_NULL, uniqueKeys } from './json-check';
+import { TRI_NULL, uniqueKeys } from './json-check';
 import { pctColumn, tcColumn, usColumn } from './operators';
 import { OTHER_COLOR, PIE_COLORS } from './pie';
 
@@ -60,10 +61,6 @@ export function kernelKey(t: KernelTable, i: number): string {
   if (t.groupBy === 'name') return t.name[i];
   const f = (v: number) => (Number.isNaN(v) ? '' : String(v));
   return [t.name[i], t.operator[i] ?? '', t.grid[i] ?? '', t.block[i] ?? '', f(t.registersPerThread[i]), f(t.sharedMemory[i])].join(' ');
-}
-
-function dims(v: number[] | null): string | null {
-  return v ? `[${v.join(', ')}]` : null;
 }
 
 /** "[3136, 1, 1]" of row i of an i32x3 column; null when not recorded (or in "name" grouping). */
@@ -220,7 +217,7 @@ export function tensorCoreParts(tc: Pick<TensorCoreTime, 'tcUs' | 'unknownUs' | 
   ].filter((p) => p.value > 0);
 }
 
-// --- a row's detail (Session.kernelDetailJson) ----------------------------------------------
+// --- a row's detail (the kernel_detail, kernel_operators and kernel_launches answers) ------------
 
 /** The question for the detail of row i: its name, and in "props" grouping its operator and properties. */
 export function kernelDetailKey(t: KernelTable, i: number): { groupBy: KernelGroupBy; name: string; operator: string; props: number[] } {
@@ -263,58 +260,64 @@ export interface KernelDetail {
   stacksFromPythonFrames: boolean;
 }
 
-export function parseKernelDetail(json: string): KernelDetail {
-  const root = Reader.parse('kernelDetailJson', json);
-  const ops = root.field('operators').items();
-  const launches = root.field('launches').items();
-  const stacks = root.field('stacks').items();
-  const d: KernelDetail = {
-    calls: root.num('calls'),
-    totalUs: root.num('total_us'),
-    meanUs: root.numOrNaN('mean_us'),
-    minUs: root.numOrNaN('min_us'),
-    maxUs: root.numOrNaN('max_us'),
-    blocksPerSm: root.numOrNaN('blocks_per_sm'),
-    occupancyPct: root.numOrNaN('occupancy_pct'),
-    operators: { count: ops.length, name: [], calls: new Float64Array(ops.length), totalUs: new Float64Array(ops.length) },
-    launches: {
-      count: launches.length,
-      grid: [],
-      block: [],
-      registersPerThread: new Float64Array(launches.length),
-      sharedMemory: new Float64Array(launches.length),
-      blocksPerSm: new Float64Array(launches.length),
-      occupancyPct: new Float64Array(launches.length),
-      calls: new Float64Array(launches.length),
-      totalUs: new Float64Array(launches.length),
+/** The parameters of a row's detail answers (kernel_detail, kernel_operators, kernel_launches). */
+export function kernelDetailParams(q: { groupBy: KernelGroupBy; name: string; operator: string; props: number[] }, step: string): Record<string, string> {
+  const p: Record<string, string> = { group_by: q.groupBy, name: q.name, step };
+  if (q.groupBy === 'props') {
+    const v = (i: number) => String(Math.trunc(q.props[i] ?? 0) || 0);
+    Object.assign(p, {
+      operator: q.operator,
+      grid: [0, 1, 2].map(v).join(','),
+      block: [3, 4, 5].map(v).join(','),
+      registers: v(6),
+      shared_memory: v(7),
+    });
+  }
+  return p;
+}
+
+/** A row's detail from its three answers: their columns read in place, the row's numbers from the metadata. */
+export function kernelDetail(
+  stacks: Answer<'kernel_detail'>,
+  operators: Answer<'kernel_operators'>,
+  launches: Answer<'kernel_launches'>,
+): KernelDetail {
+  const m = stacks.meta;
+  const l = launches.columns;
+  const texts = (n: number, col: Int32Array) => Array.from({ length: n }, (_, i) => dimsText(col, i) ?? '');
+  const nan = (v: number | null) => v ?? NaN;
+  return {
+    calls: m.calls,
+    totalUs: m.total_us,
+    meanUs: nan(m.mean_us),
+    minUs: nan(m.min_us),
+    maxUs: nan(m.max_us),
+    blocksPerSm: nan(m.blocks_per_sm),
+    occupancyPct: nan(m.occupancy_pct),
+    operators: {
+      count: operators.rowCount,
+      name: stringColumn(operators.columns.name, operators.strings) as string[],
+      calls: operators.columns.calls,
+      totalUs: operators.columns.total_us,
     },
-    stacks: { count: stacks.length, operator: [], callStack: [], calls: new Float64Array(stacks.length), totalUs: new Float64Array(stacks.length) },
-    stacksFromPythonFrames: root.has('stacks_from_python_frames') && root.bool('stacks_from_python_frames'),
+    launches: {
+      count: launches.rowCount,
+      grid: texts(launches.rowCount, l.grid),
+      block: texts(launches.rowCount, l.block),
+      registersPerThread: Float64Array.from(l.registers_per_thread),
+      sharedMemory: Float64Array.from(l.shared_memory),
+      blocksPerSm: l.blocks_per_sm,
+      occupancyPct: l.occupancy_pct,
+      calls: l.calls,
+      totalUs: l.total_us,
+    },
+    stacks: {
+      count: stacks.rowCount,
+      operator: stringColumn(stacks.columns.operator, stacks.strings) as string[],
+      callStack: stringColumn(stacks.columns.call_stack, stacks.strings) as string[],
+      calls: stacks.columns.calls,
+      totalUs: stacks.columns.total_us,
+    },
+    stacksFromPythonFrames: m.stacks_from_python_frames,
   };
-  ops.forEach((it, i) => {
-    const r = it.object();
-    d.operators.name.push(r.str('name'));
-    d.operators.calls[i] = r.num('calls');
-    d.operators.totalUs[i] = r.num('total_us');
-  });
-  launches.forEach((it, i) => {
-    const r = it.object();
-    const l = d.launches;
-    l.grid.push(dims(r.tupleOrNull('grid', 3)) ?? '');
-    l.block.push(dims(r.tupleOrNull('block', 3)) ?? '');
-    l.registersPerThread[i] = r.num('registers_per_thread');
-    l.sharedMemory[i] = r.num('shared_memory');
-    l.blocksPerSm[i] = r.numOrNaN('blocks_per_sm');
-    l.occupancyPct[i] = r.numOrNaN('occupancy_pct');
-    l.calls[i] = r.num('calls');
-    l.totalUs[i] = r.num('total_us');
-  });
-  stacks.forEach((it, i) => {
-    const r = it.object();
-    d.stacks.operator.push(r.str('operator'));
-    d.stacks.callStack.push(r.str('call_stack'));
-    d.stacks.calls[i] = r.num('calls');
-    d.stacks.totalUs[i] = r.num('total_us');
-  });
-  return d;
 }

@@ -1,17 +1,10 @@
-// The Module view's data: Session.modulesJson (the tables, as `kinetoscope modules --json`) and
-// Session.moduleTreeJson (one thread's tree for the flame graph and the operator tree), checked in
-// the worker (json-check.ts) and turned into columns.
-import { Reader } from './json-check';
+// The Module view's data: the core's answers (Session.query), read in place: the modules view
+// (one answer per table, nn.Module and Lightning, as `kinetoscope modules --json` prints them),
+// module_tree (one thread's tree for the flame graph and the operator tree) and module_presence.
+import type { Answer } from '../generated/views';
+import { stringColumn } from './answer';
 
-export interface ModulePresence {
-  modules: boolean;
-  lightning: boolean;
-}
-
-export function parseModulePresence(json: string): ModulePresence {
-  const r = Reader.parse('modulePresenceJson', json);
-  return { modules: r.bool('modules'), lightning: r.bool('lightning') };
-}
+export type ModulePresence = Answer<'module_presence'>['meta'];
 
 /** One module table (nn.Module or Lightning): rows in hierarchy pre-order, parents by index. */
 export interface ModuleTable {
@@ -70,62 +63,42 @@ export function backwardSentence(m: Pick<Modules, 'backwardFlows' | 'backwardReg
   return left.length ? `${head}; not charged: ${left.join(', ')}.` : `${head}.`;
 }
 
-function table(rows: Reader[]): ModuleTable {
-  const n = rows.length;
-  const t: ModuleTable = {
-    rowCount: n,
-    name: new Array(n),
-    path: new Array(n),
-    key: new Array(n),
-    id: new Float64Array(n),
-    parent: new Int32Array(n),
-    depth: new Int32Array(n),
-    occurrences: new Float64Array(n),
-    operators: new Float64Array(n),
-    hostTotalUs: new Float64Array(n),
-    hostSelfUs: new Float64Array(n),
-    deviceTotalUs: new Float64Array(n),
-    deviceSelfUs: new Float64Array(n),
-    backwardHostUs: new Float64Array(n),
-    backwardDeviceUs: new Float64Array(n),
-    inTrees: new Uint8Array(n),
+/** One table from its answer: the columns read in place. */
+function table(a: Answer<'modules'>): ModuleTable {
+  const c = a.columns;
+  return {
+    rowCount: a.rowCount,
+    name: stringColumn(c.name, a.strings) as string[],
+    path: stringColumn(c.path, a.strings) as string[],
+    key: stringColumn(c.key, a.strings) as string[],
+    id: c.id,
+    parent: c.parent,
+    depth: c.depth,
+    occurrences: c.occurrences,
+    operators: c.operators,
+    hostTotalUs: c.host_total_us,
+    hostSelfUs: c.host_self_us,
+    deviceTotalUs: c.device_total_us,
+    deviceSelfUs: c.device_self_us,
+    backwardHostUs: c.backward_host_us,
+    backwardDeviceUs: c.backward_device_us,
+    inTrees: c.in_trees,
   };
-  rows.forEach((r, i) => {
-    t.name[i] = r.str('name');
-    t.path[i] = r.str('path');
-    t.key[i] = r.str('key');
-    t.id[i] = r.num('id');
-    const p = r.num('parent');
-    // A parent must come before its child (pre-order): anything else would loop the tree.
-    t.parent[i] = p >= 0 && p < i ? p : -1;
-    t.depth[i] = r.num('depth');
-    t.occurrences[i] = r.num('occurrences');
-    t.operators[i] = r.num('operators');
-    t.hostTotalUs[i] = r.num('host_total_us');
-    t.hostSelfUs[i] = r.num('host_self_us');
-    t.deviceTotalUs[i] = r.num('device_total_us');
-    t.deviceSelfUs[i] = r.num('device_self_us');
-    t.backwardHostUs[i] = r.num('backward_host_us');
-    t.backwardDeviceUs[i] = r.num('backward_device_us');
-    t.inTrees[i] = r.bool('in_trees') ? 1 : 0;
-  });
-  return t;
 }
 
-export function parseModules(json: string): Modules {
-  const r = Reader.parse('modulesJson', json);
-  const lightning = r.field('lightning');
-  const backward = r.field('backward').object();
+/** The view's tables from the modules answers of table modules and table lightning. */
+export function modulesOf(modules: Answer<'modules'>, lightning: Answer<'modules'>): Modules {
+  const b = modules.meta.backward;
   return {
-    modules: table(r.field('rows').items()),
-    lightning: lightning.isNull() ? null : table(lightning.items()),
-    backwardFlows: backward.num('flows'),
-    backwardRegrouped: backward.num('regrouped'),
-    flowsCharged: backward.num('flows_charged'),
-    flowsOutsideModules: backward.num('flows_outside_modules'),
-    flowsSharedPass: backward.num('flows_shared_pass'),
-    flowsNoPass: backward.num('flows_no_pass'),
-    backwardNoneWhy: backward.strOrNull('none_why'),
+    modules: table(modules),
+    lightning: modules.meta.has_lightning ? table(lightning) : null,
+    backwardFlows: b.flows,
+    backwardRegrouped: b.regrouped,
+    flowsCharged: b.flows_charged,
+    flowsOutsideModules: b.flows_outside_modules,
+    flowsSharedPass: b.flows_shared_pass,
+    flowsNoPass: b.flows_no_pass,
+    backwardNoneWhy: b.none_why,
   };
 }
 
@@ -158,42 +131,25 @@ export interface ModuleTree {
   deviceSelfUs: Float64Array;
 }
 
-export function parseModuleTree(json: string): ModuleTree {
-  const r = Reader.parse('moduleTreeJson', json);
-  const threads = r.field('threads').items().map((t) => ({ tid: t.str('tid'), main: t.bool('main'), modules: t.num('modules'), nodes: t.num('nodes') }));
-  const nodes = r.field('nodes').items();
-  const n = nodes.length;
-  const t: ModuleTree = {
-    threads,
-    tid: r.str('tid'),
-    rowCount: n,
-    name: new Array(n),
-    kind: new Array(n),
-    startUs: new Float64Array(n),
-    endUs: new Float64Array(n),
-    depth: new Int32Array(n),
-    parent: new Int32Array(n),
-    row: new Int32Array(n),
-    hostTotalUs: new Float64Array(n),
-    hostSelfUs: new Float64Array(n),
-    deviceTotalUs: new Float64Array(n),
-    deviceSelfUs: new Float64Array(n),
+/** One thread's tree from its module_tree answer: the columns read in place. */
+export function moduleTree(a: Answer<'module_tree'>): ModuleTree {
+  const c = a.columns;
+  return {
+    threads: a.meta.threads,
+    tid: a.meta.tid,
+    rowCount: a.rowCount,
+    name: stringColumn(c.name, a.strings) as string[],
+    kind: stringColumn(c.kind, a.strings) as TreeNodeKind[],
+    startUs: c.start_us,
+    endUs: c.end_us,
+    depth: c.depth,
+    parent: c.parent,
+    row: c.row,
+    hostTotalUs: c.host_total_us,
+    hostSelfUs: c.host_self_us,
+    deviceTotalUs: c.device_total_us,
+    deviceSelfUs: c.device_self_us,
   };
-  nodes.forEach((x, i) => {
-    t.name[i] = x.str('name');
-    t.kind[i] = x.oneOf('kind', TREE_NODE_KINDS);
-    t.startUs[i] = x.num('start_us');
-    t.endUs[i] = x.num('end_us');
-    t.depth[i] = x.num('depth');
-    const p = x.num('parent');
-    t.parent[i] = p >= 0 && p < i ? p : -1;
-    t.row[i] = x.num('row');
-    t.hostTotalUs[i] = x.num('host_total_us');
-    t.hostSelfUs[i] = x.num('host_self_us');
-    t.deviceTotalUs[i] = x.num('device_total_us');
-    t.deviceSelfUs[i] = x.num('device_self_us');
-  });
-  return t;
 }
 
 /** How a thread is named in the picker: "Thread 100 (main, 24 modules)". */

@@ -1,10 +1,11 @@
 // The Operators view's data: the table is the core's answer (Session.query('operators'), its
 // columns transferred from the worker as they are: no JSON, no copy), read in place by the data
-// table; the detail is still Session.operatorDetailJson, checked and made columns in the worker.
+// table; a row's detail is two answers of the same parameters (operator_detail: its calls by call
+// stack; operator_kernels: the kernels its calls launched), read in place too.
 import type { Answer } from '../generated/views';
 import { stringColumn } from './answer';
 import type { Column, TableModel } from './table-model';
-import { Reader, TRI_NULL, uniqueKeys } from './json-check';
+import { TRI_NULL, uniqueKeys } from './json-check';
 
 export type OpGroupBy = 'op' | 'op+shape' | 'op+stack';
 export const OP_GROUP_BYS: readonly OpGroupBy[] = ['op', 'op+shape', 'op+stack'];
@@ -95,31 +96,6 @@ export interface StackRow {
   tcTotalPct: number;
 }
 
-export function parseOperatorStacks(json: string): StackRow[] {
-  const root = Reader.parse('operatorStacksJson', json);
-  return stackRows(root, 'rows');
-}
-
-function stackRows(root: Reader, key = 'stacks'): StackRow[] {
-  return root
-    .field(key)
-    .items()
-    .map((it) => {
-      const r = it.object();
-      const stack = r.strOrNull('call_stack') ?? '';
-      return {
-        frames: framesOf(stack),
-        calls: r.num('calls'),
-        hostSelfUs: r.num('host_self_us'),
-        hostTotalUs: r.num('host_total_us'),
-        deviceSelfUs: r.numOrNaN('device_self_us'),
-        deviceTotalUs: r.numOrNaN('device_total_us'),
-        tcSelfPct: r.numOrNaN('tc_self_pct'),
-        tcTotalPct: r.numOrNaN('tc_total_pct'),
-      };
-    });
-}
-
 /** The stacks worth showing: those with at least one frame (an empty stack is "none recorded"). */
 export function recordedStacks(rows: StackRow[]): StackRow[] {
   return rows.filter((r) => r.frames.length > 0);
@@ -146,28 +122,36 @@ export interface OperatorDetail {
   noStack: NoStackCalls[];
 }
 
-export function parseOperatorDetail(json: string): OperatorDetail {
-  const root = Reader.parse('operatorDetailJson', json);
-  const items = root.field('kernels').items();
-  const n = items.length;
-  const kernels = { count: n, name: new Array<string>(n), calls: new Float64Array(n), totalUs: new Float64Array(n), tensorCores: new Uint8Array(n) };
-  items.forEach((it, i) => {
-    const r = it.object();
-    kernels.name[i] = r.str('name');
-    kernels.calls[i] = r.num('calls');
-    kernels.totalUs[i] = r.num('total_us');
-    kernels.tensorCores[i] = r.tri('tensor_cores');
-  });
-  const noStack = root.has('no_stack')
-    ? root
-        .field('no_stack')
-        .items()
-        .map((it) => {
-          const r = it.object();
-          return { reason: r.str('reason'), text: r.str('text'), calls: r.num('calls') };
-        })
-    : [];
-  return { kernels, stacks: stackRows(root), stackSource: root.has('stack_source') ? root.str('stack_source') : 'none', noStack };
+/** A row's detail from its two answers (operator_detail: the calls by stack; operator_kernels). */
+export function operatorDetail(stacks: Answer<'operator_detail'>, kernels: Answer<'operator_kernels'>): OperatorDetail {
+  const c = stacks.columns;
+  const frames = stringColumn(c.call_stack, stacks.strings);
+  const rows: StackRow[] = [];
+  for (let i = 0; i < stacks.rowCount; i++) {
+    rows.push({
+      frames: framesOf(frames[i] ?? ''),
+      calls: c.calls[i],
+      hostSelfUs: c.host_self_us[i],
+      hostTotalUs: c.host_total_us[i],
+      deviceSelfUs: c.device_self_us[i],
+      deviceTotalUs: c.device_total_us[i],
+      tcSelfPct: c.tc_self_pct[i],
+      tcTotalPct: c.tc_total_pct[i],
+    });
+  }
+  const k = kernels.columns;
+  return {
+    kernels: {
+      count: kernels.rowCount,
+      name: stringColumn(k.name, kernels.strings) as string[],
+      calls: k.calls,
+      totalUs: k.total_us,
+      tensorCores: k.tensor_cores,
+    },
+    stacks: rows,
+    stackSource: stacks.meta.stack_source,
+    noStack: stacks.meta.no_stack,
+  };
 }
 
 // --- table -------------------------------------------------------------------------------

@@ -1,10 +1,10 @@
 // The Ranges view's data (issue 22 §3): the user's record_function ranges as a tree. The table is
 // the core's answer (Session.query('ranges'): its columns as ks::range_columns() declares them,
-// transferred from the worker as they are), read in place; a row's kernels (small) come as JSON.
+// transferred from the worker as they are), read in place; a row's kernels too (range_kernels).
 import type { Answer } from '../generated/views';
 import { stringColumn } from './answer';
 import type { Column, NumberUnit, TableModel } from './table-model';
-import { Reader, TRI_NULL } from './json-check';
+import { TRI_NULL } from './json-check';
 import { shortName } from './modules';
 import { formatPctCell, formatUsCell } from './operators';
 
@@ -185,18 +185,10 @@ export interface RangeKernels {
   tensorCores: Uint8Array;
 }
 
-export function parseRangeKernels(json: string): RangeKernels {
-  const items = Reader.parse('rangeKernelsJson', json).field('kernels').items();
-  const n = items.length;
-  const k: RangeKernels = { count: n, name: new Array(n), calls: new Float64Array(n), totalUs: new Float64Array(n), tensorCores: new Uint8Array(n) };
-  items.forEach((it, i) => {
-    const r = it.object();
-    k.name[i] = r.str('name');
-    k.calls[i] = r.num('calls');
-    k.totalUs[i] = r.num('total_us');
-    k.tensorCores[i] = r.tri('tensor_cores');
-  });
-  return k;
+/** A row's kernels from its range_kernels answer: the columns read in place. */
+export function rangeKernels(a: Answer<'range_kernels'>): RangeKernels {
+  const c = a.columns;
+  return { count: a.rowCount, name: stringColumn(c.name, a.strings) as string[], calls: c.calls, totalUs: c.total_us, tensorCores: c.tensor_cores };
 }
 
 export { TRI_NULL };

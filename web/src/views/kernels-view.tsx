@@ -10,6 +10,7 @@ import { knownSort, type TablePlace, type TableState } from '../lib/deep-link';
 import { csvStem } from '../lib/download';
 import { formatCount } from '../lib/format';
 import {
+  kernelDetail,
   kernelDetailKey,
   KERNEL_GROUP_BYS,
   kernelsModel,
@@ -186,6 +187,15 @@ function KernelDetails({
 }) {
   const q = row == null ? null : { what: 'kernelDetail' as const, ...kernelDetailKey(table, row), ...(step == null ? {} : { step }) };
   const state = useQuery(ask, q);
+  // Only the answer to this row and step: the last one may be another's for a render.
+  const answers = state.status === 'ready' && sameQuery(state.asked, q) ? state.data : null;
+  const detail = useMemo(
+    () =>
+      answers
+        ? kernelDetail(openAnswer('kernel_detail', answers.stacks), openAnswer('kernel_operators', answers.operators), openAnswer('kernel_launches', answers.launches))
+        : null,
+    [answers],
+  );
   if (row == null) {
     return (
       <p class="muted detail-hint" data-testid={selected ? 'kernel-detail-missing' : 'kernel-detail-hint'}>
@@ -196,8 +206,6 @@ function KernelDetails({
     );
   }
   const op = table.groupBy === 'props' ? table.operator[row] : null;
-  // Only the answer to this row and step: the last one may be another's for a render.
-  const detail = state.status === 'ready' && sameQuery(state.asked, q) ? state.data.detail : null;
   return (
     <DetailPanel
       stem="kernel"

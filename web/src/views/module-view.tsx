@@ -14,7 +14,8 @@ import type { Column, RowKey, SortState, TableModel } from '../lib/table-model';
 import { knownSort, type TableState } from '../lib/deep-link';
 import { csvStem } from '../lib/download';
 import { formatCount } from '../lib/format';
-import { backwardSentence, threadLabel, type ModuleTable, type ModuleTree, type TreeNodeKind } from '../lib/modules';
+import { openAnswer } from '../lib/answer';
+import { backwardSentence, modulesOf, moduleTree, threadLabel, type ModuleTable, type ModuleTree, type TreeNodeKind } from '../lib/modules';
 import { usColumn } from '../lib/operators';
 import { QueryStatus } from './view-status';
 import './module-view.css';
@@ -67,14 +68,17 @@ export function treeModel(t: ModuleTree): TableModel {
 export function ModuleView({ ask, fileName, link, onPlace }: TableViewProps) {
   const state = useQuery(ask, { what: 'modules' });
   const { groupBy, start, choose, report } = useLinkedGroup(WHICH, link, onPlace);
-  if (state.status !== 'ready') {
+  const m = useMemo(
+    () => (state.status === 'ready' ? modulesOf(openAnswer('modules', state.data.modules), openAnswer('modules', state.data.lightning)) : null),
+    [state],
+  );
+  if (!m) {
     return (
       <section class="view" data-testid="module-view" aria-label="Modules">
         <QueryStatus state={state} stem="module" what="Module view" loading="Finding the modules and their time…" />
       </section>
     );
   }
-  const m = state.data.modules;
   const have: Which[] = [];
   if (m.modules.rowCount) have.push('modules');
   if (m.lightning?.rowCount) have.push('lightning');
@@ -150,7 +154,7 @@ function ModuleBody({
   const [revealRow, setRevealRow] = useState<{ key: RowKey; seq: number } | null>(null);
   const [revealNode, setRevealNode] = useState<{ key: RowKey; seq: number } | null>(null);
   const rowOf = useMemo(() => new Map(table.key.map((k, i) => [k, i])), [table]);
-  const tree = treeState.status === 'ready' ? treeState.data.tree : null;
+  const tree = useMemo(() => (treeState.status === 'ready' ? moduleTree(openAnswer('module_tree', treeState.data.answer)) : null), [treeState]);
   const treeTable = useMemo(() => (tree ? treeModel(tree) : null), [tree]);
   // Which tree nodes belong to the table shown (nn.Module frames and their .backward nodes, or
   // Lightning's): their `row` indexes it.

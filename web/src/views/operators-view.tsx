@@ -12,6 +12,7 @@ import {
   formatPctCell,
   formatUsCell,
   groupKeyOf,
+  operatorDetail,
   operatorPieColumns,
   operatorsModel,
   operatorTable,
@@ -163,6 +164,12 @@ function OperatorDetails({
       ? null
       : { what: 'operatorDetail' as const, groupBy: table.groupBy, name: table.name[row], inputShape: shape, ...(step == null ? {} : { step }) };
   const state = useQuery(ask, q);
+  // Only the answer to this row and step: the last one may be another's for a render.
+  const answers = state.status === 'ready' && sameQuery(state.asked, q) ? state.data : null;
+  const detail = useMemo(
+    () => (answers ? operatorDetail(openAnswer('operator_detail', answers.stacks), openAnswer('operator_kernels', answers.kernels)) : null),
+    [answers],
+  );
   if (row == null) {
     return (
       <p class="muted detail-hint" data-testid={selected ? 'op-detail-missing' : 'op-detail-hint'}>
@@ -172,8 +179,6 @@ function OperatorDetails({
       </p>
     );
   }
-  // Only the answer to this row and step: the last one may be another's for a render.
-  const detail = state.status === 'ready' && sameQuery(state.asked, q) ? state.data.detail : null;
   return (
     <DetailPanel
       stem="op"

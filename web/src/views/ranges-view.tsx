@@ -17,7 +17,7 @@ import { csvStem } from '../lib/download';
 import { formatCount } from '../lib/format';
 import { openAnswer } from '../lib/answer';
 import { formatUsCell, tcText } from '../lib/operators';
-import { rangesModel, rangeTable, type RangeTable } from '../lib/ranges';
+import { rangeKernels, rangesModel, rangeTable, type RangeTable } from '../lib/ranges';
 import { QueryStatus } from './view-status';
 import './ranges-view.css';
 
@@ -126,6 +126,7 @@ function RangesBody({
 function RangeDetail({ table, row, ask, onShowRange }: { table: RangeTable; row: number; ask: TableViewProps['ask']; onShowRange?: RangesViewProps['onShowRange'] }) {
   const key = table.key[row];
   const kernels = useQuery(ask, table.showGpu ? { what: 'rangeKernels', key } : null);
+  const list = useMemo(() => (kernels.status === 'ready' ? rangeKernels(openAnswer('range_kernels', kernels.data.answer)) : null), [kernels]);
   const from = table.values.first_start_us[row], to = table.values.first_end_us[row];
   const calls = table.values.calls[row];
   return (
@@ -148,8 +149,8 @@ function RangeDetail({ table, row, ask, onShowRange }: { table: RangeTable; row:
         {key.includes('/') ? `${key.split('/').join(' › ')} · ` : ''}first call at {formatUsCell(from)} µs from the trace start, {formatUsCell(to - from)} µs long
       </p>
       {table.showGpu && kernels.status !== 'ready' && <QueryStatus state={kernels} stem="ranges-kernels" what="range's kernels" loading="Finding the kernels…" />}
-      {kernels.status === 'ready' &&
-        (kernels.data.kernels.count ? (
+      {list &&
+        (list.count ? (
           <table class="table ranges-kernels" data-testid="ranges-kernels">
             <caption class="muted">Kernels launched in it (its calls and the ranges inside them)</caption>
             <thead>
@@ -161,14 +162,14 @@ function RangeDetail({ table, row, ask, onShowRange }: { table: RangeTable; row:
               </tr>
             </thead>
             <tbody>
-              {kernels.data.kernels.name.map((n, i) => (
+              {list.name.map((n, i) => (
                 <tr key={i} data-kernel={n}>
                   <td class="ranges-kernel-name" title={n}>
                     {n}
                   </td>
-                  <td class="num">{formatCount(kernels.data.kernels.calls[i])}</td>
-                  <td class="num">{formatUsCell(kernels.data.kernels.totalUs[i])}</td>
-                  <td data-tc={tcText(kernels.data.kernels.tensorCores[i])}>{tcText(kernels.data.kernels.tensorCores[i])}</td>
+                  <td class="num">{formatCount(list.calls[i])}</td>
+                  <td class="num">{formatUsCell(list.totalUs[i])}</td>
+                  <td data-tc={tcText(list.tensorCores[i])}>{tcText(list.tensorCores[i])}</td>
                 </tr>
               ))}
             </tbody>

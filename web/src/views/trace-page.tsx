@@ -10,6 +10,7 @@ import { ErrorBoundary } from '../components/error-boundary';
 import { StepSelect } from '../components/step-select';
 import { TraceHeader } from '../components/trace-header';
 import { useQuery, type Ask } from '../components/use-query';
+import { openAnswer } from '../lib/answer';
 import { formatPlace, nextLinkNumber, stepIndexOf, stepNameOf, type Link, type Place, type TablePlace } from '../lib/deep-link';
 import type { Entry } from '../worker/entry';
 import { failureParts } from '../worker/failure';
@@ -142,7 +143,8 @@ export function TracePage({
   // The Module tab, as the Kernels tab, shows only when the trace has what it shows (module
   // frames or Lightning modules): asked once the analysis is in (a scan of names, cheap).
   const presence = useQuery(ask, analysed ? { what: 'modulePresence' } : null);
-  const hasModules = presence.status === 'ready' && (presence.data.presence.modules || presence.data.presence.lightning);
+  const found = presence.status === 'ready' ? openAnswer('module_presence', presence.data.answer).meta : null;
+  const hasModules = !!found && (found.modules || found.lightning);
   const tabs: Tab[] = ['overview', 'operators'];
   if ((entry.summary?.kinds?.kernel ?? 0) > 0) tabs.push('kernels');
   if (hasModules) tabs.push('modules');

@@ -26,23 +26,6 @@ declare module '*/generated/kinetoscope_web.mjs' {
     query(view: string, params: Record<string, string>): KinetoscopeAnswer;
     /** The same answer as the CLI's --json text. */
     queryJson(view: string, params: Record<string, string>): string;
-    /** One operator group split by call stack ("" input shape in "op" grouping). */
-    operatorStacksJson(groupBy: string, name: string, inputShape: string, step: string): string;
-    /** One operator group's kernels and call stacks, as `kinetoscope operators --detail NAME --json`. */
-    operatorDetailJson(groupBy: string, name: string, inputShape: string, step: string): string;
-    /**
-     * One kernel row's detail, as `kinetoscope kernels --detail NAME --json`: a "props" row is named
-     * by its operator and props = [grid x, y, z, block x, y, z, registers, shared memory].
-     */
-    kernelDetailJson(groupBy: string, name: string, operator: string, props: number[], step: string): string;
-    /** {"modules": bool, "lightning": bool}: whether the Module view has anything to show. */
-    modulePresenceJson(): string;
-    /** The Module view's tables, as `kinetoscope modules --json`. */
-    modulesJson(): string;
-    /** The kernels launched in one Ranges row, as `kinetoscope ranges --detail KEY --json`. */
-    rangeKernelsJson(key: string): string;
-    /** One thread's tree for the Module view (tid "": the main thread); see docs/contracts.md. */
-    moduleTreeJson(tid: string): string;
     /** This trace's rank summary for a run's Distributed view (JSON; `span`: "default" or 1..n). */
     distributedRankJson(worker: string, span: string): string;
     /** Memory view (docs/contracts.md): the devices and their peaks over the whole trace. */

@@ -9,11 +9,9 @@
 import type { DistributedView } from '../lib/distributed';
 import type { Diff } from '../lib/diff';
 import type { WireAnswer } from '../lib/answer';
-import type { KernelDetail, KernelGroupBy } from '../lib/kernels';
-import type { ModulePresence, Modules, ModuleTree } from '../lib/modules';
-import type { RangeKernels } from '../lib/ranges';
+import type { KernelGroupBy } from '../lib/kernels';
 import type { MemoryAlive, MemoryCurve, MemoryDevices, MemoryEvents, MemoryStats } from '../lib/memory';
-import type { OperatorDetail, OpGroupBy } from '../lib/operators';
+import type { OpGroupBy } from '../lib/operators';
 import type { GpuSummary, Overview } from '../lib/overview';
 import type { Summary } from '../lib/summary';
 import { Watchdog, type WatchdogOptions } from './watchdog';
@@ -130,14 +128,17 @@ export type Query =
 export type QueryResult =
   /** The core's answer as it is (lib/answer.ts openAnswer; lib/operators.ts operatorTable). */
   | { what: 'operators'; answer: WireAnswer }
-  | { what: 'operatorDetail'; detail: OperatorDetail }
+  /** A row's detail: the answers of operator_detail and operator_kernels (lib/operators.ts operatorDetail). */
+  | { what: 'operatorDetail'; stacks: WireAnswer; kernels: WireAnswer }
   | { what: 'kernels'; answer: WireAnswer }
-  | { what: 'kernelDetail'; detail: KernelDetail }
-  | { what: 'modulePresence'; presence: ModulePresence }
-  | { what: 'modules'; modules: Modules }
-  | { what: 'moduleTree'; tree: ModuleTree }
+  /** A row's detail: kernel_detail, kernel_operators and kernel_launches (lib/kernels.ts kernelDetail). */
+  | { what: 'kernelDetail'; stacks: WireAnswer; operators: WireAnswer; launches: WireAnswer }
+  | { what: 'modulePresence'; answer: WireAnswer }
+  /** The modules view's two tables: table modules and table lightning (lib/modules.ts modulesOf). */
+  | { what: 'modules'; modules: WireAnswer; lightning: WireAnswer }
+  | { what: 'moduleTree'; answer: WireAnswer }
   | { what: 'ranges'; answer: WireAnswer }
-  | { what: 'rangeKernels'; kernels: RangeKernels }
+  | { what: 'rangeKernels'; answer: WireAnswer }
   | { what: 'distributedRank'; summary: string }
   | { what: 'memoryDevices'; devices: MemoryDevices }
   | { what: 'gpuSummary'; summary: GpuSummary }

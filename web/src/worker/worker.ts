@@ -14,11 +14,9 @@ import { parseDistributed } from '../lib/distributed';
 import type { WireAnswer } from '../lib/answer';
 import { CoreError } from '../lib/json-check';
 import { parseDiff } from '../lib/diff';
-import { parseKernelDetail } from '../lib/kernels';
-import { parseModulePresence, parseModules, parseModuleTree } from '../lib/modules';
-import { parseRangeKernels } from '../lib/ranges';
+import { kernelDetailParams } from '../lib/kernels';
 import { checkMemoryEvents, parseMemoryAlive, parseMemoryCurve, parseMemoryDevices, parseMemoryStats } from '../lib/memory';
-import { parseOperatorDetail, transferables } from '../lib/operators';
+import { transferables } from '../lib/operators';
 import { parseGpuSummary, parseOverviewInfo, type GpuMetrics, type Overview, type StepBreakdown } from '../lib/overview';
 import type { Summary } from '../lib/summary';
 import { HelperPort, mergeRanges, PIECE_BYTES, PieceSource, planSplits, type MergeTarget } from './split-read';
@@ -418,24 +416,34 @@ function answer(session: KinetoscopeSession, q: Query): QueryResult {
   switch (q.what) {
     case 'operators':
       return { what: 'operators', answer: viewAnswer(session, 'operators', { group_by: q.groupBy, step }) };
-    case 'operatorDetail':
-      return { what: 'operatorDetail', detail: parseOperatorDetail(session.operatorDetailJson(q.groupBy, q.name, q.inputShape, step)) };
+    case 'operatorDetail': {
+      const p = { group_by: q.groupBy, name: q.name, input_shape: q.inputShape, step };
+      return { what: 'operatorDetail', stacks: viewAnswer(session, 'operator_detail', p), kernels: viewAnswer(session, 'operator_kernels', p) };
+    }
     case 'kernels':
       return { what: 'kernels', answer: viewAnswer(session, 'kernels', { group_by: q.groupBy, step }) };
-    case 'kernelDetail':
-      return { what: 'kernelDetail', detail: parseKernelDetail(session.kernelDetailJson(q.groupBy, q.name, q.operator, q.props, step)) };
+    case 'kernelDetail': {
+      // Three views of one computation, which the Session keeps for the second and third.
+      const p = kernelDetailParams(q, step);
+      return {
+        what: 'kernelDetail',
+        stacks: viewAnswer(session, 'kernel_detail', p),
+        operators: viewAnswer(session, 'kernel_operators', p),
+        launches: viewAnswer(session, 'kernel_launches', p),
+      };
+    }
     // The Module view is over the whole trace (as tb_plugin's): `step` does not apply.
     case 'modulePresence':
-      return { what: 'modulePresence', presence: parseModulePresence(session.modulePresenceJson()) };
+      return { what: 'modulePresence', answer: viewAnswer(session, 'module_presence', {}) };
     case 'modules':
-      return { what: 'modules', modules: parseModules(session.modulesJson()) };
+      return { what: 'modules', modules: viewAnswer(session, 'modules', { table: 'modules' }), lightning: viewAnswer(session, 'modules', { table: 'lightning' }) };
     case 'moduleTree':
-      return { what: 'moduleTree', tree: parseModuleTree(session.moduleTreeJson(q.tid)) };
+      return { what: 'moduleTree', answer: viewAnswer(session, 'module_tree', { tid: q.tid }) };
     // The Ranges view is over the whole trace (as the Module view): `step` does not apply.
     case 'ranges':
       return { what: 'ranges', answer: viewAnswer(session, 'ranges', {}) };
     case 'rangeKernels':
-      return { what: 'rangeKernels', kernels: parseRangeKernels(session.rangeKernelsJson(q.key)) };
+      return { what: 'rangeKernels', answer: viewAnswer(session, 'range_kernels', { key: q.key }) };
     case 'distributedRank':
       return { what: 'distributedRank', summary: session.distributedRankJson(q.worker, q.span) };
     case 'memoryDevices':
