@@ -7,6 +7,11 @@ const std::vector<ViewDef>& views() {
       {&kOperatorsSchema, &operators_answer},
       {&kKernelsSchema, &kernels_answer},
       {&kRangesSchema, &ranges_answer},
+      {&kDistributedRankSchema, &distributed_rank_answer},
+      {&kDistributedSchema, &distributed_answer},
+      {&kDistributedCommopsSchema, &distributed_commops_answer},
+      {&kDistributedStragglersSchema, &distributed_stragglers_answer},
+      {&kDistributedCollectivesSchema, &distributed_collectives_answer},
   };
   return list;
 }

@@ -1,9 +1,33 @@
 // A view's answer built from rows written by hand in the shape of its --json (docs/contracts.md),
 // as the core builds it: typed columns by the generated schema, each string once.
-import { KERNELS_COLUMNS, NULL_I32, NULL_STRING, OPERATORS_COLUMNS, RANGES_COLUMNS, TRI_UNKNOWN, type Answer, type ColumnSpec, type ViewName } from '../../web/src/generated/views';
+import {
+  DISTRIBUTED_COLLECTIVES_COLUMNS,
+  DISTRIBUTED_COLUMNS,
+  DISTRIBUTED_COMMOPS_COLUMNS,
+  DISTRIBUTED_RANK_COLUMNS,
+  DISTRIBUTED_STRAGGLERS_COLUMNS,
+  KERNELS_COLUMNS,
+  NULL_I32,
+  NULL_STRING,
+  OPERATORS_COLUMNS,
+  RANGES_COLUMNS,
+  TRI_UNKNOWN,
+  type Answer,
+  type ColumnSpec,
+  type ViewName,
+} from '../../web/src/generated/views';
 import type { WireAnswer } from '../../web/src/lib/answer';
 
-const SCHEMAS: Record<ViewName, readonly ColumnSpec[]> = { operators: OPERATORS_COLUMNS, kernels: KERNELS_COLUMNS, ranges: RANGES_COLUMNS };
+const SCHEMAS: Record<ViewName, readonly ColumnSpec[]> = {
+  operators: OPERATORS_COLUMNS,
+  kernels: KERNELS_COLUMNS,
+  ranges: RANGES_COLUMNS,
+  distributed_rank: DISTRIBUTED_RANK_COLUMNS,
+  distributed: DISTRIBUTED_COLUMNS,
+  distributed_commops: DISTRIBUTED_COMMOPS_COLUMNS,
+  distributed_stragglers: DISTRIBUTED_STRAGGLERS_COLUMNS,
+  distributed_collectives: DISTRIBUTED_COLLECTIVES_COLUMNS,
+};
 
 type Row = Record<string, unknown>;
 
