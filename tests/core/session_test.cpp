@@ -164,6 +164,14 @@ TEST_CASE("Session says what it cannot answer, without rows", "[session]") {
   CHECK(ks::answer_json(step) == "{\"error\":\"no step 9 (the only step is 1)\"}");
   CHECK(o.s.query("kernels", {{"group_by", "grid"}}).error == "unknown group_by: grid");
   CHECK(o.s.query("no-such-view", {}).error == "unknown view: no-such-view");
+  // The Distributed view's reduce is a run's, not one trace's.
+  for (const char* view : {"distributed", "distributed_commops", "distributed_stragglers", "distributed_collectives"})
+    CHECK(o.s.query(view, {}).error ==
+          "the Distributed view is a run's: it reduces the rank summaries (distributed_rank) of the run's traces");
+  // Its map is: a trace without collectives has a summary without rows.
+  const ks::Answer rank = o.s.query("distributed_rank", {{"worker", "w"}});
+  CHECK(rank.error.empty());
+  CHECK(rank.rows == 0);
 }
 
 TEST_CASE("Session's tb_plugin mode is chosen once and holds for every view", "[session]") {
