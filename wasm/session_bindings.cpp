@@ -536,6 +536,25 @@ double proposeSplit(const std::string& window) {
 }
 int rootIsArray(const std::string& head) { return ks::root_is_array(head.data(), head.size()); }
 
+// The split plan (model_merge.h nominal_splits / choose_splits): offsets as numbers, exact to 2^53.
+emscripten::val offsets_array(const std::vector<uint64_t>& v) {
+  emscripten::val out = emscripten::val::array();
+  for (size_t i = 0; i < v.size(); ++i) out.set(unsigned(i), double(v[i]));
+  return out;
+}
+emscripten::val nominalSplits(double size, int ranges) { return offsets_array(ks::nominal_splits(uint64_t(size), ranges)); }
+emscripten::val chooseSplits(const emscripten::val& nominal, const emscripten::val& found, double size) {
+  std::vector<uint64_t> n;
+  std::vector<int64_t> f;
+  const unsigned count = nominal.isArray() ? nominal["length"].as<unsigned>() : 0;
+  const unsigned have = found.isArray() ? found["length"].as<unsigned>() : 0;
+  for (unsigned i = 0; i < count; ++i) {
+    n.push_back(uint64_t(nominal[i].as<double>()));
+    f.push_back(i < have && !found[i].isNull() && !found[i].isUndefined() ? int64_t(found[i].as<double>()) : -1);
+  }
+  return offsets_array(ks::choose_splits(n, f, uint64_t(size)));
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(kinetoscope) {
@@ -543,6 +562,8 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
   emscripten::function("setHeartbeat", &setHeartbeat);
   emscripten::function("proposeSplit", &proposeSplit);
   emscripten::function("rootIsArray", &rootIsArray);
+  emscripten::function("nominalSplits", &nominalSplits);
+  emscripten::function("chooseSplits", &chooseSplits);
 
   emscripten::class_<Trimmer>("Trimmer")
       .constructor<double, double>()

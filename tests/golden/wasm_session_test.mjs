@@ -260,6 +260,23 @@ for (const file of files.slice(0, 12)) {
   if (bad.error !== 'rank summary 1: not a Kinetoscope answer') diffs.push(`bad summary: ${JSON.stringify(bad.error)}`);
   results.push({ name: 'wasm distributed map + reduce = native kinetoscope distributed', diffs });
 }
+// The split plan is the core's (core/trace/model_merge.h): the page asks it through the binding,
+// with offsets past 4 GiB exact.
+{
+  const diffs = [];
+  const same = (what, got, want) => {
+    if (JSON.stringify(got) !== JSON.stringify(want)) diffs.push(`${what}: ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+  };
+  same('nominalSplits(1000, 3)', mod.nominalSplits(1000, 3), [333, 666]);
+  same('nominalSplits(1e10, 3)', mod.nominalSplits(1e10, 3), [3333333333, 6666666666]);
+  same('nominalSplits(1000, 1)', mod.nominalSplits(1000, 1), []);
+  same('chooseSplits one', mod.chooseSplits([500], [12], 1000), [512]);
+  same('chooseSplits none found', mod.chooseSplits([333, 666], [-1, 5], 1000), [671]);
+  same('chooseSplits the same twice', mod.chooseSplits([333, 666], [400, 67], 1000), [733]);
+  same('chooseSplits at the end', mod.chooseSplits([500], [500], 1000), []);
+  same('chooseSplits past 4 GiB', mod.chooseSplits([3333333333, 6666666666], [17, 17], 1e10), [3333333350, 6666666683]);
+  results.push({ name: 'wasm split plan = the core\'s, past 4 GiB exact', diffs });
+}
 // The Memory view from the wasm Session equals `kinetoscope memory --json`: each device's
 // statistics and events, whole and in a window, and the devices' peaks.
 {

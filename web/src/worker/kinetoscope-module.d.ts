@@ -140,6 +140,10 @@ declare module '*/generated/kinetoscope_web.mjs' {
     proposeSplit(window: Uint8Array): number;
     /** 1: the root is an array, 0: an object, -1: neither (read in one range). */
     rootIsArray(firstBytes: Uint8Array): number;
+    /** The split plan (docs/contracts.md "One file, several workers"): where range i (1..k-1) nominally starts. */
+    nominalSplits(size: number, k: number): number[];
+    /** The splits from the boundary found in each nominal window (its index in the window, -1: none). */
+    chooseSplits(nominal: number[], found: number[], size: number): number[];
     /** The core calls fn from inside its long loops (a sign of life); absent from older cores. */
     setHeartbeat?(fn: (() => void) | undefined): void;
   }
