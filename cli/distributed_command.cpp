@@ -1,7 +1,8 @@
 // `kinetoscope distributed`: the Distributed view of a run. Map: each rank file is read and
 // reduced to its RankSummary in one of N threads, and its model is freed as soon as the summary
 // is taken (so memory holds N models at most, plus the summaries). Reduce: the summaries of all
-// ranks, matched across ranks (core/analysis/distributed.h), as the page computes them.
+// ranks, matched across ranks (core/analysis/distributed.h), printed from the answers the page
+// reads (core/session/views/distributed.cpp).
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -14,6 +15,7 @@
 
 #include "cli/file_source.h"
 #include "core/analysis/distributed.h"
+#include "core/session/views.h"
 #include "core/trace/trace_reader.h"
 #include "simdjson.h"
 
@@ -238,7 +240,7 @@ int run_distributed(int argc, char** argv) {
     if (files.empty()) std::fprintf(stderr, "kinetoscope distributed: no trace to read\n");
     return 1;
   }
-  const std::string out = ks::distributed_json(loaded, tb);
+  const std::string out = ks::distributed_run_json(ks::distributed_run_answers(loaded, tb));
   if (json) std::fputs(out.c_str(), stdout);
   else print_text(out);
   return status;

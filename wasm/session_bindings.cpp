@@ -23,6 +23,7 @@
 #include "core/analysis/step_scope.h"
 #include "core/analysis/summary.h"
 #include "core/session/session.h"
+#include "core/session/views.h"
 #include "core/trace/model_columns.h"
 #include "core/util/json_writer.h"
 #include "core/trace/model_merge.h"
@@ -31,6 +32,60 @@
 #include "core/util/heartbeat.h"
 
 namespace {
+
+template <class T>
+emscripten::val typed_array(const std::string& array, const std::vector<T>& v) {
+  return emscripten::val::global(array.c_str()).new_(emscripten::typed_memory_view(v.size(), v.data()));
+}
+
+// A view's answer (core/session/views.h; docs/contracts.md "Session and answers"), for the
+// worker to transfer as it is: {view, rowCount, columns: {name: typed array (a copy)}, absent:
+// [column names without values], stringBytes: Uint8Array (the answer's strings in UTF-8, each
+// followed by a 0 byte), stringEnds: Uint32Array (where each 0 is), stringCount, meta: JSON text of the small metadata object, error: ""
+// or one sentence}.
+emscripten::val wire_answer(const ks::Answer& a, const std::string& view) {
+  emscripten::val out = emscripten::val::object();
+  out.set("view", view);
+  out.set("error", a.error);
+  out.set("rowCount", double(a.error.empty() ? a.rows : 0));
+  emscripten::val columns = emscripten::val::object(), absent = emscripten::val::array();
+  unsigned absent_count = 0;
+  for (const ks::AnswerColumn& c : a.columns) {
+    const std::string name(c.spec->name);
+    if (!c.present) absent.set(absent_count++, name);
+    const std::string array(ks::column_type_array(c.spec->type));
+    switch (c.spec->type) {
+      case ks::ColumnType::kF64:
+      case ks::ColumnType::kCount: columns.set(name, typed_array(array, c.f64)); break;
+      case ks::ColumnType::kI32:
+      case ks::ColumnType::kI32x3: columns.set(name, typed_array(array, c.i32)); break;
+      case ks::ColumnType::kString: columns.set(name, typed_array(array, c.str)); break;
+      case ks::ColumnType::kTri:
+      case ks::ColumnType::kBool: columns.set(name, typed_array(array, c.u8)); break;
+    }
+  }
+  out.set("columns", columns);
+  out.set("absent", absent);
+  std::string bytes;
+  std::vector<uint32_t> ends;
+  ends.reserve(a.strings.size());
+  for (const std::string& str : a.strings) {
+    bytes.append(str).push_back('\0');
+    ends.push_back(uint32_t(bytes.size() - 1));
+  }
+  out.set("stringEnds", typed_array("Uint32Array", ends));
+  out.set("stringBytes", emscripten::val::global("Uint8Array").new_(
+                             emscripten::typed_memory_view(bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data()))));
+  out.set("stringCount", double(a.strings.size()));
+  std::string meta = "{";
+  for (const auto& [key, value] : a.meta) {
+    if (meta.size() > 1) meta += ',';
+    ks::append_json_escaped(meta, key);
+    meta += ':' + value;
+  }
+  out.set("meta", meta + "}");
+  return out;
+}
 
 class Session {
  public:
@@ -128,54 +183,17 @@ class Session {
       }
     }
   }
-  // A view's answer (core/session/views.h; docs/contracts.md "Session and answers"), for the
-  // worker to transfer as it is: {view, rowCount, columns: {name: typed array (a copy)}, absent:
-  // [column names without values], stringBytes: Uint8Array (the answer's strings in UTF-8, each
-  // followed by a 0 byte), stringEnds: Uint32Array (where each 0 is), stringCount, meta: JSON text of the small metadata object, error: ""
-  // or one sentence}. `params`: an object of strings ({group_by: "op", step: "2"}).
+  // A view's answer in the wire form of wire_answer. `params`: an object of strings ({group_by:
+  // "op", step: "2"}).
   emscripten::val query(const std::string& view, const emscripten::val& params) const {
-    const ks::Answer a = s_.query(view, to_params(params));
-    emscripten::val out = emscripten::val::object();
-    out.set("view", view);
-    out.set("error", a.error);
-    out.set("rowCount", double(a.error.empty() ? a.rows : 0));
-    emscripten::val columns = emscripten::val::object(), absent = emscripten::val::array();
-    unsigned absent_count = 0;
-    for (const ks::AnswerColumn& c : a.columns) {
-      const std::string name(c.spec->name);
-      if (!c.present) absent.set(absent_count++, name);
-      const std::string array(ks::column_type_array(c.spec->type));
-      switch (c.spec->type) {
-        case ks::ColumnType::kF64:
-        case ks::ColumnType::kCount: columns.set(name, typed(array, c.f64)); break;
-        case ks::ColumnType::kI32:
-        case ks::ColumnType::kI32x3: columns.set(name, typed(array, c.i32)); break;
-        case ks::ColumnType::kString: columns.set(name, typed(array, c.str)); break;
-        case ks::ColumnType::kTri:
-        case ks::ColumnType::kBool: columns.set(name, typed(array, c.u8)); break;
-      }
-    }
-    out.set("columns", columns);
-    out.set("absent", absent);
-    std::string bytes;
-    std::vector<uint32_t> ends;
-    ends.reserve(a.strings.size());
-    for (const std::string& str : a.strings) {
-      bytes.append(str).push_back('\0');
-      ends.push_back(uint32_t(bytes.size() - 1));
-    }
-    out.set("stringEnds", typed("Uint32Array", ends));
-    out.set("stringBytes", emscripten::val::global("Uint8Array").new_(
-                               emscripten::typed_memory_view(bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data()))));
-    out.set("stringCount", double(a.strings.size()));
-    std::string meta = "{";
-    for (const auto& [key, value] : a.meta) {
-      if (meta.size() > 1) meta += ',';
-      ks::append_json_escaped(meta, key);
-      meta += ':' + value;
-    }
-    out.set("meta", meta + "}");
-    return out;
+    return wire_answer(s_.query(view, to_params(params)), view);
+  }
+  // The answer in its binary form (core/session/answer.h answer_bytes), a Uint8Array copy: for an
+  // answer that goes back into the core, as a rank summary into the run's reduce.
+  emscripten::val queryBytes(const std::string& view, const emscripten::val& params) const {
+    const std::string bytes = ks::answer_bytes(s_.query(view, to_params(params)));
+    return emscripten::val::global("Uint8Array").new_(
+        emscripten::typed_memory_view(bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data())));
   }
   // The same answer as the CLI's --json text (tests compare the two).
   std::string queryJson(const std::string& view, const emscripten::val& params) const {
@@ -188,11 +206,6 @@ class Session {
     const ks::DiffResult d = ks::diff_trees(s_.diff_tree(), s_.model(), experiment.s_.diff_tree(),
                                             experiment.s_.model(), s_.tb_plugin());
     return ks::diff_json(d, baselineName, experimentName);
-  }
-  // This trace's part of a run's Distributed view (the map step): its rank summary as JSON, for
-  // reduceDistributedJson. `worker` and `span` name it in the run ("default" without a span).
-  std::string distributedRankJson(const std::string& worker, const std::string& span) const {
-    return ks::rank_summary_json(ks::distributed_rank(s_.model(), worker, span, s_.tb_plugin()));
   }
   // --- Memory view (core/analysis/memory.h). device: a label ("GPU0"); fromUs/toUs: the window
   // in µs from the origin, NaN for an open side. -----------------------------------------------
@@ -356,10 +369,6 @@ class Session {
     return f(filter ? &*filter : nullptr);
   }
 
-  template <class T>
-  static emscripten::val typed(const std::string& array, const std::vector<T>& v) {
-    return emscripten::val::global(array.c_str()).new_(emscripten::typed_memory_view(v.size(), v.data()));
-  }
   static ks::QueryParams to_params(const emscripten::val& params) {
     ks::QueryParams out;
     if (params.isNull() || params.isUndefined() || params.typeOf().as<std::string>() != "object") return out;
@@ -411,23 +420,32 @@ class Trimmer {
   ks::TraceTrimmer trimmer_;
 };
 
-// The reduce step of the Distributed view: the rank summaries of a run's traces (JSON texts from
-// Session.distributedRankJson) to the view, one JSON object per span and line, as `kinetoscope
-// distributed --json` prints it. A text that is not a rank summary answers {"error": ...}.
-std::string reduceDistributedJson(const emscripten::val& summaries, bool tbPlugin) {
-  std::vector<ks::RankSummary> ranks;
+// The reduce step of the Distributed view: the rank summaries of a run's traces (Uint8Arrays
+// from Session.queryBytes('distributed_rank', ...)) to {error: "" or one sentence, spans: [{workers,
+// commops, stragglers, collectives}]}, each a view's answer as Session.query gives it.
+emscripten::val reduceDistributed(const emscripten::val& summaries, bool tbPlugin) {
+  std::vector<std::string> bytes;
   const unsigned n = summaries.isArray() ? summaries["length"].as<unsigned>() : 0;
   for (unsigned i = 0; i < n; ++i) {
-    ks::RankSummary r;
-    std::string error;
-    if (!ks::parse_rank_summary(summaries[i].as<std::string>(), r, error)) {
-      ks::JsonWriter w;
-      w.begin_object().key("error").value("rank summary " + std::to_string(i + 1) + ": " + error).end_object();
-      return w.take() + "\n";
-    }
-    ranks.push_back(std::move(r));
+    const emscripten::val b = summaries[i];
+    std::string& out = bytes.emplace_back(b.isUndefined() || b.isNull() ? 0 : b["byteLength"].as<size_t>(), '\0');
+    if (!out.empty())
+      emscripten::val(emscripten::typed_memory_view(out.size(), reinterpret_cast<uint8_t*>(out.data()))).call<void>("set", b);
   }
-  return ks::distributed_json(ranks, tbPlugin);
+  const ks::DistributedRunAnswers run = ks::distributed_run_answers(std::vector<std::string_view>(bytes.begin(), bytes.end()), tbPlugin);
+  emscripten::val out = emscripten::val::object(), spans = emscripten::val::array();
+  out.set("error", run.error);
+  for (size_t i = 0; i < run.spans.size(); ++i) {
+    const ks::DistributedSpanAnswers& s = run.spans[i];
+    emscripten::val span = emscripten::val::object();
+    span.set("workers", wire_answer(s.workers, "distributed"));
+    span.set("commops", wire_answer(s.commops, "distributed_commops"));
+    span.set("stragglers", wire_answer(s.stragglers, "distributed_stragglers"));
+    span.set("collectives", wire_answer(s.collectives, "distributed_collectives"));
+    spans.set(unsigned(i), span);
+  }
+  out.set("spans", spans);
+  return out;
 }
 
 // The core's heartbeat (core/util/heartbeat.h) from inside its long loops calls `fn` (the worker
@@ -450,13 +468,34 @@ double proposeSplit(const std::string& window) {
 }
 int rootIsArray(const std::string& head) { return ks::root_is_array(head.data(), head.size()); }
 
+// The split plan (model_merge.h nominal_splits / choose_splits): offsets as numbers, exact to 2^53.
+emscripten::val offsets_array(const std::vector<uint64_t>& v) {
+  emscripten::val out = emscripten::val::array();
+  for (size_t i = 0; i < v.size(); ++i) out.set(unsigned(i), double(v[i]));
+  return out;
+}
+emscripten::val nominalSplits(double size, int ranges) { return offsets_array(ks::nominal_splits(uint64_t(size), ranges)); }
+emscripten::val chooseSplits(const emscripten::val& nominal, const emscripten::val& found, double size) {
+  std::vector<uint64_t> n;
+  std::vector<int64_t> f;
+  const unsigned count = nominal.isArray() ? nominal["length"].as<unsigned>() : 0;
+  const unsigned have = found.isArray() ? found["length"].as<unsigned>() : 0;
+  for (unsigned i = 0; i < count; ++i) {
+    n.push_back(uint64_t(nominal[i].as<double>()));
+    f.push_back(i < have && !found[i].isNull() && !found[i].isUndefined() ? int64_t(found[i].as<double>()) : -1);
+  }
+  return offsets_array(ks::choose_splits(n, f, uint64_t(size)));
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(kinetoscope) {
-  emscripten::function("reduceDistributedJson", &reduceDistributedJson);
+  emscripten::function("reduceDistributed", &reduceDistributed);
   emscripten::function("setHeartbeat", &setHeartbeat);
   emscripten::function("proposeSplit", &proposeSplit);
   emscripten::function("rootIsArray", &rootIsArray);
+  emscripten::function("nominalSplits", &nominalSplits);
+  emscripten::function("chooseSplits", &chooseSplits);
 
   emscripten::class_<Trimmer>("Trimmer")
       .constructor<double, double>()
@@ -493,8 +532,8 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("gpuSummaryJson", &Session::gpuSummaryJson)
       .function("overviewJson", &Session::overviewJson)
       .function("query", &Session::query)
+      .function("queryBytes", &Session::queryBytes)
       .function("queryJson", &Session::queryJson)
-      .function("distributedRankJson", &Session::distributedRankJson)
       .function("memoryDevicesJson", &Session::memoryDevicesJson)
       .function("memoryStatsJson", &Session::memoryStatsJson)
       .function("memoryEvents", &Session::memoryEvents)

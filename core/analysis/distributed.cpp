@@ -9,8 +9,6 @@
 #include "core/analysis/accelerator.h"
 #include "core/analysis/step_breakdown.h"
 #include "core/analysis/steps.h"
-#include "core/util/json_writer.h"
-#include "simdjson.h"
 
 namespace ks {
 
@@ -452,134 +450,6 @@ RankSummary distributed_rank(const TraceModel& m, std::string_view worker, std::
 }
 
 // ---------------------------------------------------------------------------------------------
-// Rank summary as JSON.
-
-std::string rank_summary_json(const RankSummary& r) {
-  JsonWriter w;
-  w.begin_object();
-  w.key("kind").value("kinetoscope-rank-summary");
-  w.key("version").value(int64_t(1));
-  w.key("worker").value(r.worker);
-  w.key("span").value(r.span);
-  w.key("tb_plugin").value(r.tb_plugin);
-  w.key("rank").value(r.rank);
-  w.key("world_size").value(r.world_size);
-  w.key("backend").value(r.backend);
-  w.key("has_device_properties").value(r.has_device_properties);
-  w.key("devices").begin_array();
-  for (const DistDevice& d : r.devices) {
-    w.begin_object().key("id").value(d.id).key("name").value(d.name).key("memory_bytes").value(d.memory_bytes);
-    w.key("compute_capability").value(d.compute_capability).end_object();
-  }
-  w.end_array();
-  w.key("steps").begin_array();
-  for (const DistStep& s : r.steps) {
-    w.begin_object().key("name").value(s.name).key("start_ns").value(s.start_ns).key("end_ns").value(s.end_ns);
-    w.key("computation_ns").value(s.computation_ns).key("communication_ns").value(s.communication_ns);
-    w.key("overlap_ns").value(s.overlap_ns).end_object();
-  }
-  w.end_array();
-  w.key("has_communication").value(r.has_communication);
-  w.key("nccl").value(r.nccl);
-  w.key("gloo").value(r.gloo);
-  w.key("tb_failure").value(r.tb_failure);
-  w.key("calls").begin_array();
-  for (const DistCall& c : r.calls) {
-    w.begin_object().key("name").value(c.name).key("group").value(c.group).key("group_size").value(c.group_size);
-    w.key("bytes").value(c.bytes).key("dtype").value(c.dtype);
-    w.key("host_start_ns").value(c.host_start_ns).key("host_end_ns").value(c.host_end_ns);
-    w.key("step").value(int64_t(c.step));
-    w.key("ranges").begin_array();  // start, end, start, end, ...
-    for (const Range& x : c.ranges) w.value(x.start).value(x.end);
-    w.end_array().end_object();
-  }
-  w.end_array();
-  w.end_object();
-  return w.take();
-}
-
-namespace {
-
-namespace dom = simdjson::dom;
-
-bool get_str(dom::object o, const char* k, std::string& out) {
-  std::string_view v;
-  if (o[k].get_string().get(v)) return false;
-  out = std::string(v);
-  return true;
-}
-bool get_i64(dom::object o, const char* k, int64_t& out) { return !o[k].get_int64().get(out); }
-bool get_bool(dom::object o, const char* k, bool& out) { return !o[k].get_bool().get(out); }
-
-}  // namespace
-
-bool parse_rank_summary(std::string_view json, RankSummary& r, std::string& error) {
-  dom::parser parser;
-  dom::element doc;
-  simdjson::padded_string text(json);
-  dom::object o;
-  if (parser.parse(text).get(doc) || doc.get_object().get(o)) {
-    error = "not JSON";
-    return false;
-  }
-  std::string kind;
-  if (!get_str(o, "kind", kind) || kind != "kinetoscope-rank-summary") {
-    error = "not a Kinetoscope rank summary";
-    return false;
-  }
-  bool ok = get_str(o, "worker", r.worker) && get_str(o, "span", r.span) && get_bool(o, "tb_plugin", r.tb_plugin) &&
-            get_i64(o, "rank", r.rank) && get_i64(o, "world_size", r.world_size) && get_str(o, "backend", r.backend) &&
-            get_bool(o, "has_device_properties", r.has_device_properties) &&
-            get_bool(o, "has_communication", r.has_communication) && get_bool(o, "nccl", r.nccl) &&
-            get_bool(o, "gloo", r.gloo) && get_str(o, "tb_failure", r.tb_failure);
-  dom::array devices, steps, calls;
-  ok = ok && !o["devices"].get_array().get(devices) && !o["steps"].get_array().get(steps) &&
-       !o["calls"].get_array().get(calls);
-  if (ok)
-    for (dom::element e : devices) {
-      dom::object d;
-      DistDevice out;
-      ok = ok && !e.get_object().get(d) && get_i64(d, "id", out.id) && get_str(d, "name", out.name) &&
-           get_i64(d, "memory_bytes", out.memory_bytes) && get_str(d, "compute_capability", out.compute_capability);
-      r.devices.push_back(std::move(out));
-    }
-  if (ok)
-    for (dom::element e : steps) {
-      dom::object s;
-      DistStep out;
-      ok = ok && !e.get_object().get(s) && get_str(s, "name", out.name) && get_i64(s, "start_ns", out.start_ns) &&
-           get_i64(s, "end_ns", out.end_ns) && get_i64(s, "computation_ns", out.computation_ns) &&
-           get_i64(s, "communication_ns", out.communication_ns) && get_i64(s, "overlap_ns", out.overlap_ns);
-      r.steps.push_back(std::move(out));
-    }
-  if (ok)
-    for (dom::element e : calls) {
-      dom::object c;
-      DistCall out;
-      int64_t step = -1;
-      dom::array ranges;
-      ok = ok && !e.get_object().get(c) && get_str(c, "name", out.name) && get_str(c, "group", out.group) &&
-           get_i64(c, "group_size", out.group_size) && get_i64(c, "bytes", out.bytes) && get_str(c, "dtype", out.dtype) &&
-           get_i64(c, "host_start_ns", out.host_start_ns) && get_i64(c, "host_end_ns", out.host_end_ns) &&
-           get_i64(c, "step", step) && !c["ranges"].get_array().get(ranges);
-      if (!ok) break;
-      std::vector<int64_t> v;
-      for (dom::element x : ranges) {
-        int64_t n = 0;
-        if (x.get_int64().get(n)) ok = false;
-        v.push_back(n);
-      }
-      if (v.size() % 2) ok = false;
-      for (size_t i = 0; i + 1 < v.size(); i += 2) out.ranges.push_back({v[i], v[i + 1]});
-      out.step = int(step);
-      if (out.step >= int(r.steps.size()) || out.step < -1) ok = false;
-      r.calls.push_back(std::move(out));
-    }
-  if (!ok) error = "a rank summary with a missing or mistyped field";
-  return ok;
-}
-
-// ---------------------------------------------------------------------------------------------
 // The reduce.
 
 namespace {
@@ -650,14 +520,14 @@ void node_and_process(const std::string& worker, int& counter, std::string& node
   process = std::to_string(counter++);
 }
 
-void write_group(JsonWriter& w, const Group& g, bool tb) {
+DistributedSpan reduce_group(const Group& g, bool tb) {
   const std::vector<const RankSummary*>& ranks = g.ranks;
   const size_t n = ranks.size();
-  w.begin_object();
-  w.key("span").value(g.span);
-  w.key("mode").value(tb ? "tb_plugin" : "default");
+  DistributedSpan out;
+  out.span = g.span;
+  out.tb_plugin = tb;
 
-  std::vector<std::string> notes;
+  std::vector<std::string>& notes = out.notes;
   std::string unavailable;
   std::vector<std::vector<CallState>> state(n);
   for (size_t i = 0; i < n; ++i) state[i].resize(ranks[i]->calls.size());
@@ -795,52 +665,34 @@ void write_group(JsonWriter& w, const Group& g, bool tb) {
                         " matched calls launched different numbers of kernels on the ranks; their time is not split");
     }
   }
-  w.key("available").value(unavailable.empty());
-  if (!unavailable.empty()) w.key("reason").value(unavailable);
-  else w.key("reason").null();
+  out.available = unavailable.empty();
+  out.reason = unavailable;
 
   // Workers and devices (tb_plugin's gpuinfo: node and process from the worker name).
   int counter = 0;
-  w.key("workers").begin_array();
   for (const RankSummary* r : ranks) {
-    std::string node, process;
-    node_and_process(r->worker, counter, node, process);
-    w.begin_object();
-    w.key("worker").value(r->worker);
-    if (r->rank >= 0) w.key("rank").value(r->rank);
-    else w.key("rank").null();
-    w.key("span").value(r->span);
-    w.key("world_size").value(r->world_size);
-    w.key("backend").value(r->backend);
-    w.key("node").value(node);
-    w.key("process").value(process);
-    w.key("devices").begin_array();
-    for (const DistDevice& d : r->devices) {
-      w.begin_object().key("id").value(d.id).key("name").value(d.name).key("memory_bytes").value(d.memory_bytes);
-      w.key("compute_capability").value(d.compute_capability).end_object();
-    }
-    w.end_array();
-    w.end_object();
+    DistWorker wk;
+    node_and_process(r->worker, counter, wk.node, wk.process);
+    wk.worker = r->worker;
+    wk.rank = r->rank;
+    wk.span = r->span;
+    wk.world_size = r->world_size;
+    wk.backend = r->backend;
+    wk.devices = r->devices;
+    out.workers.push_back(std::move(wk));
   }
-  w.end_array();
 
-  std::vector<std::string> step_names;
+  std::vector<std::string>& step_names = out.steps;
   for (const RankSummary* r : ranks)
     for (const DistStep& s : r->steps)
       if (std::find(step_names.begin(), step_names.end(), s.name) == step_names.end()) step_names.push_back(s.name);
-  w.key("steps").begin_array();
-  for (const std::string& s : step_names) w.value(s);
-  w.end_array();
 
   // Overlap (§7.4, §15.3): [computation only, overlapping, communication only, other].
-  w.key("overlap").begin_object();
   if (unavailable.empty()) {
-    auto entry = [&](double comp, double ov, double comm, double other) {
-      w.begin_object().key("computation_us").value(comp).key("overlapping_us").value(ov);
-      w.key("communication_us").value(comm).key("other_us").value(other).end_object();
-    };
-    w.key("all").begin_object();
-    for (const RankSummary* r : ranks) {
+    auto entry = [](double comp, double ov, double comm, double other) { return DistOverlap{comp, ov, comm, other}; };
+    auto& all = out.overlap.emplace_back("all", ByWorker<DistOverlap>{}).second;
+    for (size_t i = 0; i < n; ++i) {
+      const RankSummary* r = ranks[i];
       double sum[4] = {0, 0, 0, 0};
       for (const DistStep& s : r->steps) {
         sum[0] += us(s.computation_ns - s.overlap_ns);
@@ -850,25 +702,20 @@ void write_group(JsonWriter& w, const Group& g, bool tb) {
       }
       const double steps = double(std::max<size_t>(1, r->steps.size()));
       double v[4];
-      for (int i = 0; i < 4; ++i) v[i] = tb ? std::trunc(sum[i] / steps) : sum[i] / steps;
-      w.key(r->worker);
-      entry(v[0], v[1], v[2], v[3]);
+      for (int k = 0; k < 4; ++k) v[k] = tb ? std::trunc(sum[k] / steps) : sum[k] / steps;
+      all.push_back({i, entry(v[0], v[1], v[2], v[3])});
     }
-    w.end_object();
     for (const std::string& name : step_names) {
-      w.key(name).begin_object();
-      for (const RankSummary* r : ranks)
-        for (const DistStep& s : r->steps)
+      auto& per = out.overlap.emplace_back(name, ByWorker<DistOverlap>{}).second;
+      for (size_t i = 0; i < n; ++i)
+        for (const DistStep& s : ranks[i]->steps)
           if (s.name == name) {
-            w.key(r->worker);
-            entry(us(s.computation_ns - s.overlap_ns), us(s.overlap_ns), us(s.communication_ns - s.overlap_ns),
-                  us(s.end_ns - s.start_ns + s.overlap_ns - s.computation_ns - s.communication_ns));
+            per.push_back({i, entry(us(s.computation_ns - s.overlap_ns), us(s.overlap_ns), us(s.communication_ns - s.overlap_ns),
+                                    us(s.end_ns - s.start_ns + s.overlap_ns - s.computation_ns - s.communication_ns))});
             break;
           }
-      w.end_object();
     }
   }
-  w.end_object();
 
   // Wait time: per step (and outside every step: "null"), transfer and synchronizing time of the
   // matched calls; the default mode adds the time of calls it could not match.
@@ -892,14 +739,9 @@ void write_group(JsonWriter& w, const Group& g, bool tb) {
       waits[i][step] = {ranges_sum(merge_ranges(p[0])), ranges_sum(merge_ranges(p[1])), ranges_sum(merge_ranges(p[2]))};
   }
   auto step_key = [&](const RankSummary& r, int step) { return step < 0 ? std::string("null") : r.steps[size_t(step)].name; };
-  w.key("waittime").begin_object();
   if (unavailable.empty()) {
-    auto entry = [&](double transfer, double sync, double unmatched) {
-      w.begin_object().key("transfer_us").value(transfer).key("synchronizing_us").value(sync);
-      if (!tb) w.key("unmatched_us").value(unmatched);
-      w.end_object();
-    };
-    w.key("all").begin_object();
+    auto entry = [](double transfer, double sync, double unmatched) { return DistWait{transfer, sync, unmatched}; };
+    auto& all = out.waittime.emplace_back("all", ByWorker<DistWait>{}).second;
     for (size_t i = 0; i < n; ++i) {
       double sum[3] = {0, 0, 0};
       size_t keys = 0;
@@ -913,11 +755,9 @@ void write_group(JsonWriter& w, const Group& g, bool tb) {
         ++keys;
       }
       const double d = tb ? double(std::max<size_t>(1, keys)) : double(std::max<size_t>(1, ranks[i]->steps.size()));
-      w.key(ranks[i]->worker);
-      if (tb) entry(std::trunc(sum[0] / d), std::trunc(sum[1] / d), 0);
-      else entry(sum[0] / d, sum[1] / d, sum[2] / d);
+      if (tb) all.push_back({i, entry(std::trunc(sum[0] / d), std::trunc(sum[1] / d), 0)});
+      else all.push_back({i, entry(sum[0] / d, sum[1] / d, sum[2] / d)});
     }
-    w.end_object();
     std::vector<std::string> keys;
     for (size_t i = 0; i < n; ++i)
       for (const auto& [step, wt] : waits[i]) {
@@ -925,21 +765,17 @@ void write_group(JsonWriter& w, const Group& g, bool tb) {
         if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
       }
     for (const std::string& k : keys) {
-      w.key(k).begin_object();
+      auto& per = out.waittime.emplace_back(k, ByWorker<DistWait>{}).second;
       for (size_t i = 0; i < n; ++i)
         for (const auto& [step, wt] : waits[i])
           if (step_key(*ranks[i], step) == k) {
-            w.key(ranks[i]->worker);
-            entry(us(wt.real), us(wt.total - wt.real), us(wt.unmatched));
+            per.push_back({i, entry(us(wt.real), us(wt.total - wt.real), us(wt.unmatched))});
             break;
           }
-      w.end_object();
     }
   }
-  w.end_object();
 
   // Communication operations per worker, by name in first-call order.
-  w.key("commops").begin_object();
   if (unavailable.empty())
     for (size_t i = 0; i < n; ++i) {
       struct Op {
@@ -961,24 +797,24 @@ void write_group(JsonWriter& w, const Group& g, bool tb) {
         it->ranges.insert(it->ranges.end(), call.ranges.begin(), call.ranges.end());
         it->real.insert(it->real.end(), state[i][c].real.begin(), state[i][c].real.end());
       }
-      w.key(ranks[i]->worker).begin_array();
+      std::vector<DistCommOp>& rows = out.workers[i].commops;
       for (const Op& o : ops) {
         const double latency = us(ranges_sum(merge_ranges(o.ranges))), transfer = us(ranges_sum(merge_ranges(o.real)));
         const double calls = double(o.calls);
-        w.begin_object().key("name").value(o.name).key("calls").value(o.calls).key("total_bytes").value(o.bytes);
-        w.key("avg_bytes").value(tb ? std::nearbyint(double(o.bytes) / calls) : double(o.bytes) / calls);
-        w.key("total_latency_us").value(latency);
-        w.key("avg_latency_us").value(tb ? std::nearbyint(latency / calls) : latency / calls);
-        w.key("transfer_us").value(transfer);
-        w.key("avg_transfer_us").value(tb ? std::nearbyint(transfer / calls) : transfer / calls);
-        w.end_object();
+        DistCommOp row;
+        row.name = o.name;
+        row.calls = o.calls;
+        row.total_bytes = o.bytes;
+        row.avg_bytes = tb ? std::nearbyint(double(o.bytes) / calls) : double(o.bytes) / calls;
+        row.total_latency_us = latency;
+        row.avg_latency_us = tb ? std::nearbyint(latency / calls) : latency / calls;
+        row.transfer_us = transfer;
+        row.avg_transfer_us = tb ? std::nearbyint(transfer / calls) : transfer / calls;
+        rows.push_back(std::move(row));
       }
-      w.end_array();
     }
-  w.end_object();
 
   // Stragglers: each step's time on every worker, the slowest and its distance from the median.
-  w.key("stragglers").begin_array();
   auto straggler = [&](const std::string& label, const std::vector<std::pair<size_t, double>>& times) {
     if (times.empty()) return;
     std::vector<double> sorted;
@@ -989,18 +825,15 @@ void write_group(JsonWriter& w, const Group& g, bool tb) {
     size_t slow = 0;
     for (size_t k = 1; k < times.size(); ++k)
       if (times[k].second > times[slow].second) slow = k;
-    const RankSummary& r = *ranks[times[slow].first];
-    w.begin_object().key("step").value(label).key("median_us").value(median);
-    w.key("slowest_worker").value(r.worker);
-    if (r.rank >= 0) w.key("slowest_rank").value(r.rank);
-    else w.key("slowest_rank").null();
-    w.key("slowest_us").value(times[slow].second);
-    w.key("behind_median_us").value(times[slow].second - median);
-    if (median > 0) w.key("behind_median_pct").value((times[slow].second - median) / median * 100);
-    else w.key("behind_median_pct").null();
-    w.key("times_us").begin_object();
-    for (const auto& [i, t] : times) w.key(ranks[i]->worker).value(t);
-    w.end_object().end_object();
+    DistStraggler s;
+    s.step = label;
+    s.median_us = median;
+    s.slowest = times[slow].first;
+    s.slowest_us = times[slow].second;
+    s.behind_median_us = times[slow].second - median;
+    s.behind_median_pct = median > 0 ? (times[slow].second - median) / median * 100 : std::nan("");
+    s.times_us = times;
+    out.stragglers.push_back(std::move(s));
   };
   {
     std::vector<std::pair<size_t, double>> mean;
@@ -1022,7 +855,6 @@ void write_group(JsonWriter& w, const Group& g, bool tb) {
       straggler(name, times);
     }
   }
-  w.end_array();
 
   // Collectives by process group, name and message size, over all workers.
   struct Coll {
@@ -1052,38 +884,34 @@ void write_group(JsonWriter& w, const Group& g, bool tb) {
       if (state[i][c].matched) it->transfer_ns += ranges_sum(merge_ranges(state[i][c].real));
     }
   std::stable_sort(colls.begin(), colls.end(), [](const Coll& a, const Coll& b) { return a.total_ns > b.total_ns; });
-  w.key("collectives").begin_array();
   for (const Coll& c : colls) {
-    w.begin_object().key("process_group").value(c.group);
-    if (c.group_size >= 0) w.key("group_size").value(c.group_size);
-    else w.key("group_size").null();
-    w.key("name").value(c.name);
-    if (c.bytes >= 0) w.key("bytes").value(c.bytes);
-    else w.key("bytes").null();
-    w.key("calls").value(c.calls).key("workers").value(uint64_t(c.workers.size()));
-    w.key("total_us").value(us(c.total_ns)).key("avg_us").value(us(c.total_ns) / double(c.calls));
-    w.key("transfer_us").value(us(c.transfer_ns)).end_object();
+    DistCollective row;
+    row.process_group = c.group;
+    row.group_size = c.group_size;
+    row.name = c.name;
+    row.bytes = c.bytes;
+    row.calls = c.calls;
+    row.workers = uint64_t(c.workers.size());
+    row.total_us = us(c.total_ns);
+    row.avg_us = us(c.total_ns) / double(c.calls);
+    row.transfer_us = us(c.transfer_ns);
+    out.collectives.push_back(std::move(row));
   }
-  w.end_array();
 
-  w.key("matching").begin_object();
-  w.key("calls").value(uint64_t(total_calls)).key("matched").value(uint64_t(matched_calls));
-  w.key("notes").begin_array();
-  for (const std::string& s : notes) w.value(s);
-  w.end_array().end_object();
-  w.end_object();
+  out.calls = uint64_t(total_calls);
+  out.matched = uint64_t(matched_calls);
+  return out;
 }
 
 }  // namespace
 
-std::string distributed_json(const std::vector<RankSummary>& ranks, bool tb) {
+DistributedRun distributed_reduce(const std::vector<RankSummary>& ranks, bool tb) {
+  DistributedRun run;
   for (const RankSummary& r : ranks)
     if (r.tb_plugin != tb) {
-      JsonWriter w;
-      w.begin_object().key("error").value(r.worker + ": its summary was made " +
-                                          (r.tb_plugin ? "with" : "without") + " --tb-plugin, the reduce " +
-                                          (tb ? "with" : "without") + " it").end_object();
-      return w.take() + "\n";
+      run.error = r.worker + ": its summary was made " + (r.tb_plugin ? "with" : "without") + " --tb-plugin, the reduce " +
+                  (tb ? "with" : "without") + " it";
+      return run;
     }
   // One view per span key (tb_plugin groups the i-th span of every worker together).
   std::vector<Group> groups;
@@ -1098,7 +926,6 @@ std::string distributed_json(const std::vector<RankSummary>& ranks, bool tb) {
     if (numeric(a.span) && numeric(b.span)) return std::stoll(a.span) < std::stoll(b.span);
     return numeric(a.span) && !numeric(b.span);
   });
-  std::string out;
   for (Group& g : groups) {
     // tb_plugin lists workers by name; the default mode by declared rank, then name.
     std::stable_sort(g.ranks.begin(), g.ranks.end(), [&](const RankSummary* a, const RankSummary* b) {
@@ -1106,12 +933,9 @@ std::string distributed_json(const std::vector<RankSummary>& ranks, bool tb) {
       if (!tb && (a->rank >= 0) != (b->rank >= 0)) return a->rank >= 0;
       return a->worker < b->worker;
     });
-    JsonWriter w;
-    write_group(w, g, tb);
-    out += w.take();
-    out += '\n';
+    run.spans.push_back(reduce_group(g, tb));
   }
-  return out;
+  return run;
 }
 
 }  // namespace ks

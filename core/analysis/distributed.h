@@ -1,11 +1,12 @@
 // The Distributed view (tb_plugin spec §15): a run's ranks side by side. Computed as map, then
 // reduce: each rank's trace is reduced on its own to a RankSummary (steps, per-step overlap of
 // computation and communication, its collective calls with their time ranges, devices), which is
-// small and can cross a process or worker boundary as JSON; the reduce takes the summaries of all
-// ranks, matches each collective across them (§15.2) and computes wait time, the communication
-// operations table, stragglers and collectives by process group. The CLI (`kinetoscope
-// distributed --jobs N`) and the page (one summary per Session, reduced in the worker) run the
-// same two functions.
+// small and crosses a worker boundary as an answer in binary form (core/session/views/
+// distributed.cpp); the reduce takes the summaries of all ranks, matches each collective across
+// them (§15.2) and computes wait time, the communication operations table, stragglers and
+// collectives by process group. The CLI (`kinetoscope distributed --jobs N`) and the page (one
+// summary per Session, reduced in the worker) run the same two functions and print or show the
+// same answers.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -64,15 +65,65 @@ struct RankSummary {
 // The map step: one rank's summary. `worker` and `span` name it in the run.
 RankSummary distributed_rank(const TraceModel& m, std::string_view worker, std::string_view span, bool tb_plugin);
 
-// RankSummary <-> JSON (the form that crosses from a worker or a process to the reduce).
-std::string rank_summary_json(const RankSummary& r);
-// false and a sentence in `error` when the text is not a rank summary.
-bool parse_rank_summary(std::string_view json, RankSummary& out, std::string& error);
+// The reduce's result for one span of a run (docs/contracts.md, `kinetoscope distributed --json`).
+// Times in µs; worker indexes are into `workers`.
+struct DistOverlap {
+  double computation_us = 0, overlapping_us = 0, communication_us = 0, other_us = 0;
+};
+struct DistWait {
+  double transfer_us = 0, synchronizing_us = 0, unmatched_us = 0;  // unmatched: default mode only
+};
+struct DistCommOp {
+  std::string name;
+  int64_t calls = 0, total_bytes = 0;
+  double avg_bytes = 0, total_latency_us = 0, avg_latency_us = 0, transfer_us = 0, avg_transfer_us = 0;
+};
+struct DistWorker {
+  std::string worker, span, backend, node, process;
+  int64_t rank = -1, world_size = -1;
+  std::vector<DistDevice> devices;
+  std::vector<DistCommOp> commops;  // its communication operations, by name in first-call order
+};
+struct DistStraggler {
+  std::string step;  // "all" (the mean step time) or a step name
+  double median_us = 0;
+  size_t slowest = 0;  // worker index
+  double slowest_us = 0, behind_median_us = 0;
+  double behind_median_pct = 0;  // NaN when the median is 0
+  std::vector<std::pair<size_t, double>> times_us;  // (worker, step time) of the workers that have the step
+};
+struct DistCollective {
+  std::string process_group, name;
+  int64_t group_size = -1, bytes = -1;  // -1 unknown
+  int64_t calls = 0;
+  uint64_t workers = 0;
+  double total_us = 0, avg_us = 0, transfer_us = 0;
+};
+template <class T>
+using ByWorker = std::vector<std::pair<size_t, T>>;
+struct DistributedSpan {
+  std::string span;
+  bool tb_plugin = false;
+  bool available = true;
+  std::string reason;  // why not available
+  std::vector<DistWorker> workers;
+  std::vector<std::string> steps;  // step names in first-seen order
+  // Keyed by "all" and each step (waittime also "null": the calls outside every step), then by
+  // worker, in the order the view lists them; empty when not available.
+  std::vector<std::pair<std::string, ByWorker<DistOverlap>>> overlap;
+  std::vector<std::pair<std::string, ByWorker<DistWait>>> waittime;
+  std::vector<DistStraggler> stragglers;
+  std::vector<DistCollective> collectives;  // by total time, longest first
+  uint64_t calls = 0, matched = 0;
+  std::vector<std::string> notes;  // where matching stopped, and why
+};
+struct DistributedRun {
+  std::string error;  // non-empty: ranks of another mode than the reduce's
+  std::vector<DistributedSpan> spans;  // one per span of the run (tb_plugin groups the i-th span of every worker)
+};
 
-// The reduce step: the view's JSON for each span of the run, one object per line (docs/contracts.md,
-// `kinetoscope distributed --json`). Ranks of another mode than `tb_plugin` are refused in the output's
-// "error".
-std::string distributed_json(const std::vector<RankSummary>& ranks, bool tb_plugin);
+// The reduce step. Ranks of another mode than `tb_plugin` are refused with `error`.
+DistributedRun distributed_reduce(const std::vector<RankSummary>& ranks, bool tb_plugin);
 
 // tb_plugin's worker name and span from a file name: `<worker>[.<span>].pt.trace.json[.gz]`
 // (worker matched lazily); other names lose `.json[.gz]` and have no span (span "").

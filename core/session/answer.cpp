@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 #include "core/util/csv_writer.h"
 #include "core/util/json_writer.h"
@@ -267,6 +268,167 @@ std::string error_json(std::string_view message) {
   JsonWriter w;
   w.begin_object().key("error").value(message).end_object();
   return w.take();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The binary form: what crosses a worker or process boundary when the answer goes back into the
+// core (a rank summary into the reduce). Little-endian throughout (wasm and the CLI's hosts are),
+// every length before its bytes:
+//   "KSA1" | str view | u64 rows | u32 columns × (str name, u8 type, u8 present, u64 n, n cells)
+//   | u32 strings × str | u32 meta × (str key, str value) | u32 rows_at | str error
+// where str is u32 length + UTF-8 bytes. A column's cells are its storage as it is (f64, i32,
+// u32 or u8), so writing and reading are copies.
+
+namespace {
+
+constexpr char kAnswerMagic[4] = {'K', 'S', 'A', '1'};
+
+template <class T>
+void put(std::string& out, T v) {
+  char b[sizeof(T)];
+  std::memcpy(b, &v, sizeof(T));
+  out.append(b, sizeof(T));
+}
+
+void put_str(std::string& out, std::string_view s) {
+  put(out, uint32_t(s.size()));
+  out.append(s);
+}
+
+template <class T>
+void put_cells(std::string& out, const std::vector<T>& v) {
+  put(out, uint64_t(v.size()));
+  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+
+// Reads what put wrote, refusing to run past the end.
+class ByteReader {
+ public:
+  explicit ByteReader(std::string_view b) : b_(b) {}
+  template <class T>
+  bool get(T& v) {
+    if (b_.size() - at_ < sizeof(T)) return false;
+    std::memcpy(&v, b_.data() + at_, sizeof(T));
+    at_ += sizeof(T);
+    return true;
+  }
+  bool get_str(std::string& s) {
+    uint32_t n = 0;
+    if (!get(n) || b_.size() - at_ < n) return false;
+    s.assign(b_.data() + at_, n);
+    at_ += n;
+    return true;
+  }
+  template <class T>
+  bool get_cells(std::vector<T>& v, uint64_t expected) {
+    uint64_t n = 0;
+    if (!get(n) || n != expected || (b_.size() - at_) / sizeof(T) < n) return false;
+    v.resize(size_t(n));
+    std::memcpy(v.data(), b_.data() + at_, size_t(n) * sizeof(T));
+    at_ += size_t(n) * sizeof(T);
+    return true;
+  }
+  bool at_end() const { return at_ == b_.size(); }
+
+ private:
+  std::string_view b_;
+  size_t at_ = 0;
+};
+
+}  // namespace
+
+std::string answer_bytes(const Answer& a) {
+  std::string out(kAnswerMagic, 4);
+  put_str(out, a.schema ? a.schema->view : std::string_view());
+  put(out, uint64_t(a.rows));
+  put(out, uint32_t(a.columns.size()));
+  for (const AnswerColumn& c : a.columns) {
+    put_str(out, c.spec->name);
+    put(out, uint8_t(c.spec->type));
+    put(out, uint8_t(c.present ? 1 : 0));
+    switch (c.spec->type) {
+      case ColumnType::kF64:
+      case ColumnType::kCount: put_cells(out, c.f64); break;
+      case ColumnType::kI32:
+      case ColumnType::kI32x3: put_cells(out, c.i32); break;
+      case ColumnType::kString: put_cells(out, c.str); break;
+      case ColumnType::kTri:
+      case ColumnType::kBool: put_cells(out, c.u8); break;
+    }
+  }
+  put(out, uint32_t(a.strings.size()));
+  for (const std::string& s : a.strings) put_str(out, s);
+  put(out, uint32_t(a.meta.size()));
+  for (const auto& [key, value] : a.meta) {
+    put_str(out, key);
+    put_str(out, value);
+  }
+  put(out, uint32_t(a.rows_at));
+  put_str(out, a.error);
+  return out;
+}
+
+bool answer_from_bytes(std::string_view bytes, const ViewSchema& schema, Answer& out, std::string& error) {
+  out = Answer{};
+  out.schema = &schema;
+  ByteReader r(bytes);
+  auto fail = [&](std::string sentence) {
+    error = std::move(sentence);
+    out = Answer{};
+    out.schema = &schema;
+    return false;
+  };
+  char magic[4] = {};
+  for (char& ch : magic)
+    if (!r.get(ch)) return fail("not a Kinetoscope answer (too short)");
+  if (std::memcmp(magic, kAnswerMagic, 4) != 0) return fail("not a Kinetoscope answer");
+  std::string view;
+  if (!r.get_str(view)) return fail("a Kinetoscope answer cut short");
+  if (view != schema.view) return fail("expected the " + std::string(schema.view) + " view's answer, got " + view + "'s");
+  uint64_t rows = 0;
+  uint32_t ncols = 0;
+  if (!r.get(rows) || !r.get(ncols) || rows > bytes.size() * 8 || ncols > schema.columns.size())
+    return fail("a " + view + " answer with a bad row or column count");
+  out.rows = size_t(rows);
+  for (uint32_t i = 0; i < ncols; ++i) {
+    std::string name;
+    uint8_t type = 0, present = 0;
+    if (!r.get_str(name) || !r.get(type) || !r.get(present)) return fail("a " + view + " answer cut short");
+    AnswerColumn c;
+    c.spec = schema.column(name);
+    if (!c.spec) return fail("a " + view + " answer with a column its schema lacks: " + name);
+    if (uint8_t(c.spec->type) != type) return fail("a " + view + " answer whose column " + name + " has another type");
+    c.present = present != 0;
+    bool ok = false;
+    switch (c.spec->type) {
+      case ColumnType::kF64:
+      case ColumnType::kCount: ok = r.get_cells(c.f64, rows); break;
+      case ColumnType::kI32: ok = r.get_cells(c.i32, rows); break;
+      case ColumnType::kI32x3: ok = r.get_cells(c.i32, 3 * rows); break;
+      case ColumnType::kString: ok = r.get_cells(c.str, rows); break;
+      case ColumnType::kTri:
+      case ColumnType::kBool: ok = r.get_cells(c.u8, rows); break;
+    }
+    if (!ok) return fail("a " + view + " answer whose column " + name + " does not hold one cell a row");
+    out.columns.push_back(std::move(c));
+  }
+  uint32_t nstrings = 0;
+  if (!r.get(nstrings) || nstrings > bytes.size() / 4) return fail("a " + view + " answer cut short");
+  out.strings.resize(nstrings);
+  for (std::string& s : out.strings)
+    if (!r.get_str(s)) return fail("a " + view + " answer cut short");
+  for (const AnswerColumn& c : out.columns)
+    for (uint32_t id : c.str)
+      if (id != kNullString && id >= nstrings) return fail("a " + view + " answer whose column " + std::string(c.spec->name) + " names a string it lacks");
+  uint32_t nmeta = 0, rows_at = 0;
+  if (!r.get(nmeta) || nmeta > bytes.size() / 8) return fail("a " + view + " answer cut short");
+  out.meta.resize(nmeta);
+  for (auto& [key, value] : out.meta)
+    if (!r.get_str(key) || !r.get_str(value)) return fail("a " + view + " answer cut short");
+  if (!r.get(rows_at) || rows_at > nmeta || !r.get_str(out.error)) return fail("a " + view + " answer cut short");
+  if (!r.at_end()) return fail("a " + view + " answer with bytes after its end");
+  out.rows_at = rows_at;
+  return true;
 }
 
 }  // namespace ks

@@ -83,4 +83,12 @@ std::string answer_csv(const Answer& a, bool header = true);
 // {"error": sentence}, what a failed query's JSON reads.
 std::string error_json(std::string_view message);
 
+// The answer in a compact binary form (its columns' cells as they are, its strings, its metadata),
+// for an answer that goes back into the core: a rank summary from the worker that read the rank
+// to the one that reduces the run. answer_from_bytes reads it as an answer of `schema`, or says
+// in `error` why the bytes are not one (another view's answer, cut short, a column the schema
+// lacks or of another type, a string index past the strings, bytes after the end).
+std::string answer_bytes(const Answer& a);
+bool answer_from_bytes(std::string_view bytes, const ViewSchema& schema, Answer& out, std::string& error);
+
 }  // namespace ks

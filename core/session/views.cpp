@@ -16,6 +16,11 @@ const std::vector<ViewDef>& views() {
       {&kModulesSchema, &modules_answer},
       {&kModuleTreeSchema, &module_tree_answer},
       {&kModulePresenceSchema, &module_presence_answer},
+      {&kDistributedRankSchema, &distributed_rank_answer},
+      {&kDistributedSchema, &distributed_answer},
+      {&kDistributedCommopsSchema, &distributed_commops_answer},
+      {&kDistributedStragglersSchema, &distributed_stragglers_answer},
+      {&kDistributedCollectivesSchema, &distributed_collectives_answer},
   };
   return list;
 }

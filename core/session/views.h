@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/distributed.h"
 #include "core/analysis/kernels.h"
 #include "core/analysis/operators.h"
 #include "core/session/answer.h"
@@ -52,5 +53,33 @@ extern const ViewSchema kModuleTreeSchema;
 Answer module_tree_answer(const Session& s, QueryParamsRef params);
 extern const ViewSchema kModulePresenceSchema;
 Answer module_presence_answer(const Session& s, QueryParamsRef params);
+
+// The Distributed view (views/distributed.cpp). The map: a trace's rank summary as an answer,
+// which crosses to the reduce in its binary form (answer_bytes) and is read back from it.
+extern const ViewSchema kDistributedRankSchema;
+Answer distributed_rank_answer(const Session& s, QueryParamsRef params);
+Answer rank_summary_answer(const RankSummary& r, int64_t origin_ns);
+bool rank_summary_from_answer(const Answer& a, RankSummary& out, std::string& error);
+bool rank_summary_from_bytes(std::string_view bytes, RankSummary& out, std::string& error);
+// The reduce: a run's rank summaries to, per span, four answers. These views are a run's, not a
+// trace's: a Session asked for one answers with an error sentence.
+extern const ViewSchema kDistributedSchema, kDistributedCommopsSchema, kDistributedStragglersSchema,
+    kDistributedCollectivesSchema;
+Answer distributed_answer(const Session& s, QueryParamsRef params);
+Answer distributed_commops_answer(const Session& s, QueryParamsRef params);
+Answer distributed_stragglers_answer(const Session& s, QueryParamsRef params);
+Answer distributed_collectives_answer(const Session& s, QueryParamsRef params);
+struct DistributedSpanAnswers {
+  Answer workers, commops, stragglers, collectives;
+};
+struct DistributedRunAnswers {
+  std::string error;  // a summary that is not one, or of another mode: no spans
+  std::vector<DistributedSpanAnswers> spans;
+};
+DistributedRunAnswers distributed_run_answers(const std::vector<RankSummary>& ranks, bool tb_plugin);
+// From the rank summaries' binary forms; the first that is not one is named in `error`.
+DistributedRunAnswers distributed_run_answers(const std::vector<std::string_view>& summaries, bool tb_plugin);
+// `kinetoscope distributed --json`: a line per span, or one {"error"} line.
+std::string distributed_run_json(const DistributedRunAnswers& run);
 
 }  // namespace ks

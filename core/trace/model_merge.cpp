@@ -129,18 +129,33 @@ int root_is_array(const char* buf, size_t n) {
   return -1;
 }
 
+std::vector<uint64_t> nominal_splits(uint64_t size, int ranges) {
+  std::vector<uint64_t> out;
+  for (int i = 1; i < ranges; ++i) out.push_back(size / uint64_t(ranges) * uint64_t(i));
+  return out;
+}
+
+std::vector<uint64_t> choose_splits(const std::vector<uint64_t>& nominal, const std::vector<int64_t>& found, uint64_t size) {
+  std::vector<uint64_t> out;
+  for (size_t i = 0; i < nominal.size() && i < found.size(); ++i) {
+    if (found[i] < 0) continue;
+    const uint64_t at = nominal[i] + uint64_t(found[i]);
+    if (at > 0 && at < size && (out.empty() || at > out.back())) out.push_back(at);
+  }
+  return out;
+}
+
 std::vector<uint64_t> propose_splits(uint64_t size, int ranges,
                                      const std::function<size_t(uint64_t, char*, size_t)>& read_at) {
-  std::vector<uint64_t> splits;
+  const std::vector<uint64_t> nominal = nominal_splits(size, ranges);
+  std::vector<int64_t> found;
   std::string window(size_t(1) << 20, '\0');
-  for (int i = 1; i < ranges; ++i) {
-    const uint64_t nominal = size / uint64_t(ranges) * uint64_t(i);
-    if (!splits.empty() && nominal <= splits.back()) continue;
-    const size_t got = read_at(nominal, window.data(), window.size());
+  for (uint64_t n : nominal) {
+    const size_t got = read_at(n, window.data(), window.size());
     const size_t at = propose_split(window.data(), got);
-    if (at != SIZE_MAX && nominal + at > 0) splits.push_back(nominal + at);
+    found.push_back(at == SIZE_MAX ? -1 : int64_t(at));
   }
-  return splits;
+  return choose_splits(nominal, found, size);
 }
 
 int merge_ranges(TraceReader& first, const std::vector<TraceReader*>& later,

@@ -31,8 +31,17 @@ size_t propose_split(const char* buf, size_t n, size_t from = 0);
 // and whitespace; -1 when the bytes say neither (then read the file in one range).
 int root_is_array(const char* buf, size_t n);
 
+// The split plan, one rule for the CLI and the page's workers (which read the windows from a
+// File and ask these through the wasm binding). Range i (1..ranges-1) nominally starts at
+// size/ranges*i; its split is the event boundary proposed in the window read there.
+std::vector<uint64_t> nominal_splits(uint64_t size, int ranges);
+// The splits from the boundary found in each nominal window (found[i]: its index in the window
+// read at nominal[i], or -1 for none): kept when inside the file, after its start and past the
+// split before (two windows finding the same boundary give one split).
+std::vector<uint64_t> choose_splits(const std::vector<uint64_t>& nominal, const std::vector<int64_t>& found, uint64_t size);
 // Proposed splits cutting a file of `size` bytes into about `ranges` equal ranges (ascending;
-// fewer when a window holds none). `read_at(offset, buf, n)` returns the bytes it read there.
+// fewer when a window holds none): the plan above with the windows read by `read_at(offset,
+// buf, n)`, which returns the bytes it read there.
 std::vector<uint64_t> propose_splits(uint64_t size, int ranges,
                                      const std::function<size_t(uint64_t, char*, size_t)>& read_at);
 

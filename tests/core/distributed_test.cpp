@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/analysis/distributed.h"
+#include "core/session/views.h"
 #include "simdjson.h"
 #include "test_util.h"
 
@@ -16,6 +17,11 @@ ks::RankSummary rank_of(const std::string& file, bool tb) {
   std::string worker, span;
   ks::worker_and_span(file, worker, span);
   return ks::distributed_rank(r.model(), worker, span.empty() ? "default" : span, tb);
+}
+
+// What `kinetoscope distributed --json` prints for the ranks: assembled from the reduce's answers.
+std::string run_json(const std::vector<ks::RankSummary>& ranks, bool tb) {
+  return ks::distributed_run_json(ks::distributed_run_answers(ranks, tb));
 }
 
 double num(simdjson::dom::element e, std::initializer_list<const char*> path) {
@@ -43,27 +49,117 @@ TEST_CASE("distributed: worker and span from file names (tb_plugin's pattern)") 
   CHECK(s.empty());
 }
 
-TEST_CASE("distributed: a rank summary survives its JSON form; bad input is refused with a reason") {
+TEST_CASE("distributed: a rank summary survives its binary form; bytes that are not one are refused with a reason") {
   const ks::RankSummary r = rank_of("rank-1.pt.trace.json", false);
   REQUIRE(r.calls.size() == 3);
   CHECK(r.calls[0].group == "[0, 1]");
   CHECK(r.calls[0].bytes == 4000);  // In msg nelems 1000 x Float
   CHECK(r.calls[0].ranges == ks::Ranges{{1820000, 1900000}});  // its kernel, not its host range
+  const int64_t origin = 1700000000000000000;  // ns since the epoch: beyond a double's 2^53, kept exact
+  const ks::Answer a = ks::rank_summary_answer(r, 1000);
+  REQUIRE(a.rows == 3);  // one range a call
+  const std::string bytes = ks::answer_bytes(a);
   ks::RankSummary back;
   std::string error;
-  REQUIRE(ks::parse_rank_summary(ks::rank_summary_json(r), back, error));
-  CHECK(ks::rank_summary_json(back) == ks::rank_summary_json(r));
-  ks::RankSummary bad;
-  CHECK_FALSE(ks::parse_rank_summary("{\"traceEvents\": []}", bad, error));
-  CHECK(error == "not a Kinetoscope rank summary");
-  CHECK_FALSE(ks::parse_rank_summary("not json", bad, error));
-  CHECK_FALSE(ks::parse_rank_summary(
-      "{\"kind\":\"kinetoscope-rank-summary\",\"worker\":\"w\",\"span\":\"default\",\"tb_plugin\":false}", bad, error));
+  const bool read = ks::rank_summary_from_bytes(bytes, back, error);
+  INFO(error);
+  REQUIRE(read);
+  CHECK(ks::answer_bytes(ks::rank_summary_answer(back, 1000)) == bytes);
+  CHECK(back.worker == r.worker);
+  CHECK(back.rank == 1);
+  REQUIRE(back.calls.size() == 3);
+  CHECK(back.calls[0].ranges == r.calls[0].ranges);
+  CHECK(back.calls[2].step == r.calls[2].step);
+  CHECK(back.calls[0].host_start_ns == r.calls[0].host_start_ns);
+  REQUIRE(back.steps.size() == r.steps.size());
+  CHECK(back.steps[1].overlap_ns == r.steps[1].overlap_ns);
+  // Absolute times far from the origin: epoch nanoseconds come back exact.
+  ks::RankSummary far = r;
+  for (ks::DistCall& c : far.calls) {
+    c.host_start_ns += origin;
+    c.host_end_ns += origin;
+    for (ks::Range& x : c.ranges) x.start += origin, x.end += origin;
+  }
+  REQUIRE(ks::rank_summary_from_bytes(ks::answer_bytes(ks::rank_summary_answer(far, origin)), back, error));
+  CHECK(back.calls[1].ranges == far.calls[1].ranges);
+  CHECK(back.calls[1].host_end_ns == far.calls[1].host_end_ns);
+  // Not a summary: each says why.
+  CHECK_FALSE(ks::rank_summary_from_bytes("{\"traceEvents\": []}", back, error));
+  CHECK(error == "not a Kinetoscope answer");
+  CHECK_FALSE(ks::rank_summary_from_bytes(bytes.substr(0, bytes.size() - 3), back, error));
+  CHECK(error == "a distributed_rank answer cut short");
+  ks::Answer other = a;
+  other.schema = &ks::kDistributedCollectivesSchema;
+  other.columns.clear();
+  CHECK_FALSE(ks::rank_summary_from_bytes(ks::answer_bytes(other), back, error));
+  CHECK(error == "expected the distributed_rank view's answer, got distributed_collectives's");
+  // A call in a step the rank does not have.
+  ks::Answer bad_step = a;
+  for (ks::AnswerColumn& c : bad_step.columns)
+    if (c.spec->name == "step") c.i32[0] = 7;
+  CHECK_FALSE(ks::rank_summary_from_bytes(ks::answer_bytes(bad_step), back, error));
+  CHECK(error == "a rank summary with a call in a step it does not have (row 1)");
+  // Rows out of call order.
+  ks::Answer bad_order = a;
+  for (ks::AnswerColumn& c : bad_order.columns)
+    if (c.spec->name == "call") c.i32[0] = 1;
+  CHECK_FALSE(ks::rank_summary_from_bytes(ks::answer_bytes(bad_order), back, error));
+  CHECK(error == "a rank summary whose rows are not in call order (row 1)");
+  // A metadata field of the wrong type.
+  ks::Answer bad_meta = a;
+  for (auto& [key, value] : bad_meta.meta)
+    if (key == "rank") value = "\"one\"";
+  CHECK_FALSE(ks::rank_summary_from_bytes(ks::answer_bytes(bad_meta), back, error));
+  CHECK(error == "a rank summary with a missing or mistyped metadata field");
+  // Any byte damaged: read or refused with a sentence, never a crash.
+  for (size_t i = 0; i < bytes.size(); ++i)
+    for (unsigned char v : {0x00, 0x7f, 0xff}) {
+      std::string damaged = bytes;
+      damaged[i] = char(v);
+      if (!ks::rank_summary_from_bytes(damaged, back, error)) CHECK(!error.empty());
+    }
+}
+
+TEST_CASE("distributed: the reduce from the ranks' binary summaries answers columns; a bad summary is named") {
+  std::vector<std::string> bytes;
+  for (const char* f : {"rank-0.pt.trace.json", "rank-1.pt.trace.json"})
+    bytes.push_back(ks::answer_bytes(ks::rank_summary_answer(rank_of(f, false), 0)));
+  const ks::DistributedRunAnswers run = ks::distributed_run_answers(std::vector<std::string_view>{bytes[0], bytes[1]}, false);
+  REQUIRE(run.error.empty());
+  REQUIRE(run.spans.size() == 1);
+  const ks::DistributedSpanAnswers& s = run.spans[0];
+  REQUIRE(s.workers.rows == 2);
+  CHECK(s.workers.strings[s.workers.column("worker")->str[1]] == "rank-1");
+  CHECK(s.workers.column("rank")->i32[1] == 1);
+  // One all_reduce of 4,000 bytes in group [0, 1]: 5 calls on 2 workers, 530 us, 320 us transfer.
+  REQUIRE(s.collectives.rows == 1);
+  CHECK(s.collectives.column("bytes")->f64[0] == 4000);
+  CHECK(s.collectives.column("calls")->f64[0] == 5);
+  CHECK(s.collectives.column("workers")->f64[0] == 2);
+  CHECK(s.collectives.column("total_us")->f64[0] == 530);
+  CHECK(s.collectives.column("transfer_us")->f64[0] == 320);
+  // Rank 1's step 1 (1,200 us against a median of 1,100) is the slowest.
+  REQUIRE(s.stragglers.rows == 3);
+  CHECK(s.stragglers.column("slowest_us")->f64[1] == 1200);
+  CHECK(s.stragglers.column("median_us")->f64[1] == 1100);
+  CHECK(s.stragglers.column("slowest_rank")->i32[1] == 1);
+  // Communication operations: a row per worker and name; rank 1 made 3 calls, 12,000 bytes.
+  REQUIRE(s.commops.rows == 2);
+  CHECK(s.commops.column("calls")->f64[1] == 3);
+  CHECK(s.commops.column("total_bytes")->f64[1] == 12000);
+  // The CLI's line is the same whether the summaries crossed as bytes or not.
+  std::vector<ks::RankSummary> ranks = {rank_of("rank-0.pt.trace.json", false), rank_of("rank-1.pt.trace.json", false)};
+  CHECK(ks::distributed_run_json(run) == run_json(ranks, false));
+  // A summary that is not one: named, no spans.
+  const ks::DistributedRunAnswers bad = ks::distributed_run_answers(std::vector<std::string_view>{bytes[0], "not a summary"}, false);
+  CHECK(bad.spans.empty());
+  CHECK(bad.error == "rank summary 2: not a Kinetoscope answer");
+  CHECK(ks::distributed_run_json(bad) == "{\"error\":\"rank summary 2: not a Kinetoscope answer\"}\n");
 }
 
 TEST_CASE("distributed: default mode by hand (PyTorch 2.x, ranks that diverge)") {
   const std::vector<ks::RankSummary> ranks = {rank_of("rank-0.pt.trace.json", false), rank_of("rank-1.pt.trace.json", false)};
-  const std::string out = ks::distributed_json(ranks, false);
+  const std::string out = run_json(ranks, false);
   simdjson::dom::parser p;
   simdjson::dom::element v;
   REQUIRE(!p.parse(out).get(v));
@@ -108,9 +204,9 @@ TEST_CASE("distributed: default mode by hand (PyTorch 2.x, ranks that diverge)")
 
 TEST_CASE("distributed: tb_plugin mode shows no view when the ranks recorded different numbers of collectives") {
   const std::vector<ks::RankSummary> ranks = {rank_of("rank-0.pt.trace.json", true), rank_of("rank-1.pt.trace.json", true)};
-  const std::string out = ks::distributed_json(ranks, true);
+  const std::string out = run_json(ranks, true);
   CHECK(out.find("\"available\":false") != std::string::npos);
   CHECK(out.find("different numbers of collectives (rank-0 2, rank-1 3)") != std::string::npos);
   // Summaries of the other mode are refused, not mixed.
-  CHECK(ks::distributed_json(ranks, false).find("\"error\"") != std::string::npos);
+  CHECK(run_json(ranks, false).find("\"error\"") != std::string::npos);
 }

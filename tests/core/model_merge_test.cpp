@@ -193,6 +193,27 @@ uint64_t lcg(uint64_t& state) {
 
 }  // namespace
 
+TEST_CASE("the split plan: range i nominally at size/k*i; the boundaries found inside the file, increasing, once each", "[parallel]") {
+  using V = std::vector<uint64_t>;
+  CHECK(ks::nominal_splits(1000, 1) == V{});
+  CHECK(ks::nominal_splits(1000, 2) == V{500});
+  CHECK(ks::nominal_splits(1000, 3) == V{333, 666});
+  CHECK(ks::nominal_splits(10000000000ull, 3) == V{3333333333ull, 6666666666ull});  // past 4 GiB, exact
+  CHECK(ks::choose_splits({500}, {12}, 1000) == V{512});
+  CHECK(ks::choose_splits({333, 666}, {-1, 5}, 1000) == V{671});    // no boundary in the first window
+  CHECK(ks::choose_splits({333, 666}, {400, 67}, 1000) == V{733});  // both found the same one
+  CHECK(ks::choose_splits({500}, {500}, 1000) == V{});              // at the end: no range after it
+  CHECK(ks::choose_splits({0}, {0}, 1000) == V{});                  // at the start: no range before it
+  // propose_splits is the plan with the windows read: here an event starts every 100 bytes (a
+  // window that starts on one cannot tell: its split is the next).
+  const auto every_100 = [](uint64_t off, char* buf, size_t n) {
+    for (size_t i = 0; i < n; ++i) buf[i] = (off + i) % 100 == 0 ? '{' : (off + i) % 100 == 99 ? ',' : (off + i) % 100 == 98 ? '}' : ' ';
+    return n;
+  };
+  CHECK(ks::propose_splits(10000000000ull, 4, every_100) == V{2500000100ull, 5000000100ull, 7500000100ull});
+  CHECK(ks::propose_splits(1000, 3, every_100) == V{400, 700});
+}
+
 TEST_CASE("a split at every offset of every fixture gives the sequential model", "[parallel]") {
   const auto files = fixtures();
   REQUIRE(files.size() > 40);

@@ -114,6 +114,48 @@ TEST_CASE("Session builds each part of its graph once, whatever views ask", "[se
   CHECK(built["memory index"] == 1);
 }
 
+TEST_CASE("An answer survives its binary form; bytes that are not one are refused with a reason", "[session]") {
+  Opened o("op-tree-linking.json");
+  for (const char* view : {"operators", "kernels", "ranges"}) {
+    const ks::Answer a = o.s.query(view, {{"group_by", std::string(view) == "kernels" ? "props" : "op+shape"}});
+    REQUIRE(a.error.empty());
+    const std::string bytes = ks::answer_bytes(a);
+    ks::Answer back;
+    std::string error;
+    REQUIRE(ks::answer_from_bytes(bytes, *a.schema, back, error));
+    CHECK(back.schema == a.schema);
+    CHECK(back.rows == a.rows);
+    CHECK(back.strings == a.strings);
+    CHECK(back.meta == a.meta);
+    CHECK(ks::answer_json(back) == ks::answer_json(a));
+    CHECK(ks::answer_csv(back) == ks::answer_csv(a));
+    CHECK(ks::answer_bytes(back) == bytes);
+  }
+  const ks::Answer a = o.s.query("kernels", {{"group_by", "props"}});
+  const std::string bytes = ks::answer_bytes(a);
+  ks::Answer back;
+  std::string error;
+  // Absent columns stay absent (the CSV leaves them out); nulls stay null.
+  REQUIRE(ks::answer_from_bytes(bytes, ks::kKernelsSchema, back, error));
+  for (size_t i = 0; i < a.columns.size(); ++i) CHECK(back.columns[i].present == a.columns[i].present);
+  // Another view's answer, cut short at every length, a byte more, a string index past the strings.
+  CHECK_FALSE(ks::answer_from_bytes(bytes, ks::kOperatorsSchema, back, error));
+  CHECK(error == "expected the operators view's answer, got kernels's");
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    if (ks::answer_from_bytes(bytes.substr(0, n), ks::kKernelsSchema, back, error)) FAIL("read " << n << " bytes as an answer");
+    CHECK(back.rows == 0);
+  }
+  CHECK_FALSE(ks::answer_from_bytes(bytes + "x", ks::kKernelsSchema, back, error));
+  CHECK(error == "a kernels answer with bytes after its end");
+  ks::Answer bad = a;
+  for (ks::AnswerColumn& c : bad.columns)
+    if (c.spec->type == ks::ColumnType::kString && a.rows) c.str[0] = uint32_t(a.strings.size());
+  CHECK_FALSE(ks::answer_from_bytes(ks::answer_bytes(bad), ks::kKernelsSchema, back, error));
+  CHECK(error == "a kernels answer whose column name names a string it lacks");
+  CHECK_FALSE(ks::answer_from_bytes("KSA0", ks::kKernelsSchema, back, error));
+  CHECK(error == "not a Kinetoscope answer");
+}
+
 TEST_CASE("Session says what it cannot answer, without rows", "[session]") {
   Opened o("op-tree-linking.json");
   const ks::Answer step = o.s.query("operators", {{"step", "9"}});
@@ -122,6 +164,14 @@ TEST_CASE("Session says what it cannot answer, without rows", "[session]") {
   CHECK(ks::answer_json(step) == "{\"error\":\"no step 9 (the only step is 1)\"}");
   CHECK(o.s.query("kernels", {{"group_by", "grid"}}).error == "unknown group_by: grid");
   CHECK(o.s.query("no-such-view", {}).error == "unknown view: no-such-view");
+  // The Distributed view's reduce is a run's, not one trace's.
+  for (const char* view : {"distributed", "distributed_commops", "distributed_stragglers", "distributed_collectives"})
+    CHECK(o.s.query(view, {}).error ==
+          "the Distributed view is a run's: it reduces the rank summaries (distributed_rank) of the run's traces");
+  // Its map is: a trace without collectives has a summary without rows.
+  const ks::Answer rank = o.s.query("distributed_rank", {{"worker", "w"}});
+  CHECK(rank.error.empty());
+  CHECK(rank.rows == 0);
 }
 
 TEST_CASE("Session's tb_plugin mode is chosen once and holds for every view", "[session]") {

@@ -237,23 +237,65 @@ for (const file of files.slice(0, 12)) {
   }
   const run = path.resolve('tests/data/distributed-diverging-ranks');
   const diffs = [];
+  // A column's cells as the --json writes them (null for the column type's null).
+  const cells = (a, name) => {
+    const col = a.columns[name];
+    const strings = new TextDecoder().decode(a.stringBytes).split('\0');
+    return Array.from(col, (v) =>
+      col instanceof Uint32Array ? (v === 0xffffffff ? null : strings[v]) : col instanceof Int32Array ? (v === -0x80000000 ? null : v) : Number.isNaN(v) ? null : v,
+    );
+  };
   for (const tb of [false, true]) {
     const ranks = fs.readdirSync(run).sort().map((f) => {
       const s = new mod.Session(tb);
       feedAll(s, readBytes(path.join(run, f)), 1 << 20);
-      const out = s.distributedRankJson(f.replace(/\.pt\.trace\.json$/, ''), 'default');
+      const out = s.queryBytes('distributed_rank', { worker: f.replace(/\.pt\.trace\.json$/, ''), span: 'default' });
       s.delete();
       return out;
     });
-    const mine = mod.reduceDistributedJson(ranks, tb);
+    const mine = mod.reduceDistributed(ranks, tb);
+    if (mine.error) diffs.push(`${tb}: ${mine.error}`);
     if (fs.existsSync(cli)) {
-      const native = execFileSync(cli, ['distributed', '--json', ...(tb ? ['--tb-plugin'] : []), run], { encoding: 'utf8' });
-      if (native !== mine) diffs.push(`${tb ? '--tb-plugin' : 'default'}: wasm ${mine.slice(0, 200)} vs native ${native.slice(0, 200)}`);
+      const native = execFileSync(cli, ['distributed', '--json', ...(tb ? ['--tb-plugin'] : []), run], { encoding: 'utf8' }).trim().split('\n').map((l) => JSON.parse(l));
+      if (native.length !== mine.spans.length) diffs.push(`${tb}: ${mine.spans.length} spans vs native ${native.length}`);
+      native.forEach((want, i) => {
+        const got = mine.spans[i];
+        const meta = JSON.parse(got.workers.meta);
+        for (const k of ['span', 'mode', 'available', 'reason', 'steps', 'overlap', 'waittime', 'matching'])
+          if (JSON.stringify(meta[k]) !== JSON.stringify(want[k])) diffs.push(`${tb} ${k}: ${JSON.stringify(meta[k])} vs native ${JSON.stringify(want[k])}`);
+        const same = (label, answer, rows, names) =>
+          names.forEach((n) => {
+            const g = cells(answer, n), w = rows.map((r) => r[n]);
+            if (JSON.stringify(g) !== JSON.stringify(w)) diffs.push(`${tb} ${label}.${n}: ${JSON.stringify(g)} vs native ${JSON.stringify(w)}`);
+          });
+        same('workers', got.workers, want.workers, ['worker', 'rank', 'span', 'world_size', 'backend', 'node', 'process']);
+        same('collectives', got.collectives, want.collectives, ['process_group', 'group_size', 'name', 'bytes', 'calls', 'workers', 'total_us', 'avg_us', 'transfer_us']);
+        same('stragglers', got.stragglers, want.stragglers, ['step', 'median_us', 'slowest_worker', 'slowest_rank', 'slowest_us', 'behind_median_us', 'behind_median_pct']);
+        const ops = Object.entries(want.commops).flatMap(([worker, rows]) => rows.map((r) => ({ worker, ...r })));
+        same('commops', got.commops, ops, ['worker', 'name', 'calls', 'total_bytes', 'avg_bytes', 'total_latency_us', 'transfer_us']);
+      });
     }
   }
-  const bad = JSON.parse(mod.reduceDistributedJson(['{"traceEvents": []}'], false));
-  if (bad.error !== 'rank summary 1: not a Kinetoscope rank summary') diffs.push(`bad summary: ${JSON.stringify(bad)}`);
+  const bad = mod.reduceDistributed([new TextEncoder().encode('{"traceEvents": []}')], false);
+  if (bad.error !== 'rank summary 1: not a Kinetoscope answer') diffs.push(`bad summary: ${JSON.stringify(bad.error)}`);
   results.push({ name: 'wasm distributed map + reduce = native kinetoscope distributed', diffs });
+}
+// The split plan is the core's (core/trace/model_merge.h): the page asks it through the binding,
+// with offsets past 4 GiB exact.
+{
+  const diffs = [];
+  const same = (what, got, want) => {
+    if (JSON.stringify(got) !== JSON.stringify(want)) diffs.push(`${what}: ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+  };
+  same('nominalSplits(1000, 3)', mod.nominalSplits(1000, 3), [333, 666]);
+  same('nominalSplits(1e10, 3)', mod.nominalSplits(1e10, 3), [3333333333, 6666666666]);
+  same('nominalSplits(1000, 1)', mod.nominalSplits(1000, 1), []);
+  same('chooseSplits one', mod.chooseSplits([500], [12], 1000), [512]);
+  same('chooseSplits none found', mod.chooseSplits([333, 666], [-1, 5], 1000), [671]);
+  same('chooseSplits the same twice', mod.chooseSplits([333, 666], [400, 67], 1000), [733]);
+  same('chooseSplits at the end', mod.chooseSplits([500], [500], 1000), []);
+  same('chooseSplits past 4 GiB', mod.chooseSplits([3333333333, 6666666666], [17, 17], 1e10), [3333333350, 6666666683]);
+  results.push({ name: 'wasm split plan = the core\'s, past 4 GiB exact', diffs });
 }
 // The Memory view from the wasm Session equals `kinetoscope memory --json`: each device's
 // statistics and events, whole and in a window, and the devices' peaks.

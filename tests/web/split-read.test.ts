@@ -4,11 +4,9 @@
 // its pieces) — the same protocol tests/golden/wasm_ranges_test.mjs drives on real heaps.
 import { describe, expect, it } from 'vitest';
 import {
-  chooseSplits,
   defaultSplitWorkers,
   HelperPort,
   mergeRanges,
-  nominalSplits,
   PIECES_AHEAD,
   PieceSource,
   planSplits,
@@ -61,20 +59,6 @@ describe('rangeCount', () => {
   it('takes a lowered threshold, but keeps every range at least two windows long', () => {
     expect(rangeCount(1_700_000, true, 2, 2, { minBytes: 1 })).toBe(2);
     expect(rangeCount(3 * SPLIT_WINDOW, true, 4, 4, { minBytes: 1 })).toBe(1);
-  });
-});
-
-describe('split planning', () => {
-  it('puts range i nominally at size/k*i', () => {
-    expect(nominalSplits(1000, 1)).toEqual([]);
-    expect(nominalSplits(1000, 2)).toEqual([500]);
-    expect(nominalSplits(1000, 3)).toEqual([333, 666]);
-  });
-  it('keeps the boundaries found inside the file, increasing, once each', () => {
-    expect(chooseSplits([500], [12], 1000)).toEqual([512]);
-    expect(chooseSplits([333, 666], [-1, 5], 1000)).toEqual([671]); // no boundary in the first window
-    expect(chooseSplits([333, 666], [400, 67], 1000)).toEqual([733]); // both found the same one
-    expect(chooseSplits([500], [500], 1000)).toEqual([]); // at the end: no range after it
   });
 });
 
@@ -337,6 +321,17 @@ describe('offsets past 4 GiB', () => {
       const m = /\}\s*,\s*\{/.exec(new TextDecoder().decode(w));
       return m ? m.index + m[0].length - 1 : -1;
     },
+    // The plan as core/trace/model_merge.h states it (tests/core/model_merge_test.cpp checks the
+    // core's; tests/golden/wasm_session_test.mjs the wasm binding's, past 4 GiB).
+    nominalSplits: (size: number, k: number) => Array.from({ length: Math.max(0, k - 1) }, (_, i) => Math.floor(size / k) * (i + 1)),
+    chooseSplits: (nominal: number[], found: number[], size: number) => {
+      const out: number[] = [];
+      nominal.forEach((n, i) => {
+        const at = n + found[i];
+        if (found[i] >= 0 && at > 0 && at < size && (!out.length || at > out[out.length - 1])) out.push(at);
+      });
+      return out;
+    },
   };
 
   it('the plan of a 10^10-byte file: windows read at size/k*i, splits on event starts, exact', async () => {
@@ -345,7 +340,7 @@ describe('offsets past 4 GiB', () => {
       file.asked.length = 0;
       const { splits, root } = await planSplits(core, file, k);
       expect(root).toBe(0);
-      const nominal = nominalSplits(1e10, k);
+      const nominal = core.nominalSplits(1e10, k);
       expect(nominal).toEqual(Array.from({ length: k - 1 }, (_, i) => Math.floor(1e10 / k) * (i + 1)));
       expect(splits.length).toBe(k - 1);
       for (const [i, s] of splits.entries()) {

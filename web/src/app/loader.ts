@@ -18,6 +18,7 @@ import { rangeCount } from '../worker/split-read';
 import { splitSettings, takeFault, testLoadWatch, testWatchdog } from '../worker/test-faults';
 import { DEFAULT_WATCHDOG } from '../worker/watchdog';
 import { goneError, planModels, poolSize, WorkerPool, type PoolWorker, type Started } from '../worker/worker-pool';
+import { openDistributed } from '../lib/distributed';
 import { workerOfFile, type DistributedRunner } from '../views/distributed-view';
 import type { RunQuery, Runner } from '../views/trace-page';
 import type { TrimFn } from '../views/timeline-view';
@@ -181,7 +182,7 @@ export function useLoader() {
   // The run page's reduce: the rank summaries (taken when each trace loaded) in, the view out.
   const distRunner = useMemo<DistributedRunner>(
     () => ({
-      reduce: (ranks) => pool().any().client.distributed(ranks).promise,
+      reduce: (ranks) => pool().any().client.distributed(ranks).promise.then((spans) => spans.map(openDistributed)),
     }),
     // pool() reads refs only.
     [],
@@ -299,7 +300,7 @@ export function useLoader() {
       if (entry.url) call = await download(run, entry.url);
       else call = loadFile(run, entry.file!);
       const { summary, overview, file, read } = await call.promise;
-      let rank: string | null = null;
+      let rank: Uint8Array | null = null;
       let rankError: string | undefined;
       if (summary.ok && !run.cancelled) {
         try {

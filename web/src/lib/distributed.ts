@@ -1,7 +1,8 @@
-// The Distributed view of a run, as the core's reduce writes it (docs/contracts.md,
-// `kinetoscope distributed --json`: one object per span of the run, one per line), checked, and the
-// series its charts draw. Times are µs.
-import { Reader } from './json-check';
+// The Distributed view of a run, read from the core's reduce (docs/contracts.md, the distributed
+// views: per span of the run, the workers, communication operations, stragglers and collectives as
+// columns, the per-step overlap and wait time as metadata), and the series its charts draw. Times
+// are µs.
+import { openAnswer, stringColumn, type WireAnswer } from './answer';
 
 export interface DistDevice {
   id: number;
@@ -97,98 +98,110 @@ export interface DistributedView {
   matching: { calls: number; matched: number; notes: string[] };
 }
 
-function byKey<T>(r: Reader, each: (x: Reader) => T): Record<string, T> {
-  r.object();
-  const out: Record<string, T> = {};
-  for (const k of Object.keys(r.value as object)) out[k] = each(r.field(k));
-  return out;
+/** A span's answers as the worker passes them on (docs/contracts.md, views distributed*). */
+export interface DistributedAnswers {
+  workers: WireAnswer;
+  commops: WireAnswer;
+  stragglers: WireAnswer;
+  collectives: WireAnswer;
 }
 
-function parseView(r: Reader): DistributedView {
-  const mode = r.str('mode');
+const nullable = (v: number, isNull: boolean) => (isNull ? null : v);
+const I32_NULL = -0x80000000;
+
+/**
+ * A span's Distributed view from the reduce's answers: the workers, communication operations,
+ * stragglers and collectives read from their columns, the per-step overlap and wait time from
+ * the metadata. The core's error sentence is thrown as a CoreError.
+ */
+export function openDistributed(w: DistributedAnswers): DistributedView {
+  const a = openAnswer('distributed', w.workers);
+  const ops = openAnswer('distributed_commops', w.commops);
+  const st = openAnswer('distributed_stragglers', w.stragglers);
+  const co = openAnswer('distributed_collectives', w.collectives);
+  const m = a.meta;
+  const names = stringColumn(a.columns.worker, a.strings);
+  const workers: DistWorker[] = names.map((worker, i) => ({
+    worker: worker ?? '',
+    rank: nullable(a.columns.rank[i], a.columns.rank[i] === I32_NULL),
+    span: a.strings[a.columns.span[i]] ?? '',
+    worldSize: a.columns.world_size[i],
+    backend: a.strings[a.columns.backend[i]] ?? '',
+    node: a.strings[a.columns.node[i]] ?? '',
+    process: a.strings[a.columns.process[i]] ?? '',
+    devices: (m.devices[i] ?? []).map((d) => ({ id: d.id, name: d.name, memoryBytes: d.memory_bytes, computeCapability: d.compute_capability })),
+  }));
+  const overlap: DistributedView['overlap'] = {};
+  for (const [key, per] of Object.entries(m.overlap)) {
+    overlap[key] = {};
+    for (const [worker, o] of Object.entries(per))
+      overlap[key][worker] = { computation: o.computation_us, overlapping: o.overlapping_us, communication: o.communication_us, other: o.other_us };
+  }
+  const waittime: DistributedView['waittime'] = {};
+  for (const [key, per] of Object.entries(m.waittime)) {
+    waittime[key] = {};
+    for (const [worker, t] of Object.entries(per)) waittime[key][worker] = { transfer: t.transfer_us, synchronizing: t.synchronizing_us, unmatched: t.unmatched_us ?? 0 };
+  }
+  // Every worker has its list (empty when it made no call) where the view is available.
+  const commops: DistributedView['commops'] = {};
+  if (m.available) for (const x of workers) commops[x.worker] = [];
+  const opWorker = stringColumn(ops.columns.worker, ops.strings);
+  const c = ops.columns;
+  for (let i = 0; i < ops.rowCount; i++) {
+    (commops[opWorker[i] ?? ''] ??= []).push({
+      name: ops.strings[c.name[i]] ?? '',
+      calls: c.calls[i],
+      totalBytes: c.total_bytes[i],
+      avgBytes: c.avg_bytes[i],
+      totalLatencyUs: c.total_latency_us[i],
+      avgLatencyUs: c.avg_latency_us[i],
+      transferUs: c.transfer_us[i],
+      avgTransferUs: c.avg_transfer_us[i],
+    });
+  }
+  const s = st.columns;
+  const stragglers: Straggler[] = [];
+  for (let i = 0; i < st.rowCount; i++) {
+    stragglers.push({
+      step: st.strings[s.step[i]] ?? '',
+      medianUs: s.median_us[i],
+      slowestWorker: st.strings[s.slowest_worker[i]] ?? '',
+      slowestRank: nullable(s.slowest_rank[i], s.slowest_rank[i] === I32_NULL),
+      slowestUs: s.slowest_us[i],
+      behindMedianUs: s.behind_median_us[i],
+      behindMedianPct: nullable(s.behind_median_pct[i], Number.isNaN(s.behind_median_pct[i])),
+      timesUs: st.meta.times_us[i] ?? {},
+    });
+  }
+  const k = co.columns;
+  const collectives: Collective[] = [];
+  for (let i = 0; i < co.rowCount; i++) {
+    collectives.push({
+      processGroup: co.strings[k.process_group[i]] ?? '',
+      groupSize: nullable(k.group_size[i], k.group_size[i] === I32_NULL),
+      name: co.strings[k.name[i]] ?? '',
+      bytes: nullable(k.bytes[i], Number.isNaN(k.bytes[i])),
+      calls: k.calls[i],
+      workers: k.workers[i],
+      totalUs: k.total_us[i],
+      avgUs: k.avg_us[i],
+      transferUs: k.transfer_us[i],
+    });
+  }
   return {
-    span: r.str('span'),
-    mode: mode === 'tb_plugin' ? 'tb_plugin' : 'default',
-    available: r.bool('available'),
-    reason: r.strOrNull('reason'),
-    workers: r.field('workers').items().map((w) => ({
-      worker: w.str('worker'),
-      rank: w.numOrNull('rank'),
-      span: w.str('span'),
-      worldSize: w.num('world_size'),
-      backend: w.str('backend'),
-      node: w.str('node'),
-      process: w.str('process'),
-      devices: w.field('devices').items().map((d) => ({
-        id: d.num('id'),
-        name: d.str('name'),
-        memoryBytes: d.num('memory_bytes'),
-        computeCapability: d.str('compute_capability'),
-      })),
-    })),
-    steps: r.field('steps').items().map((s, i) => {
-      if (typeof s.value !== 'string') throw new Error(`distributed: steps[${i}] should be a string`);
-      return s.value;
-    }),
-    overlap: byKey(r.field('overlap'), (s) =>
-      byKey(s, (o) => ({ computation: o.num('computation_us'), overlapping: o.num('overlapping_us'), communication: o.num('communication_us'), other: o.num('other_us') })),
-    ),
-    waittime: byKey(r.field('waittime'), (s) =>
-      byKey(s, (o) => ({ transfer: o.num('transfer_us'), synchronizing: o.num('synchronizing_us'), unmatched: o.has('unmatched_us') ? o.num('unmatched_us') : 0 })),
-    ),
-    commops: byKey(r.field('commops'), (rows) =>
-      rows.items().map((o) => ({
-        name: o.str('name'),
-        calls: o.num('calls'),
-        totalBytes: o.num('total_bytes'),
-        avgBytes: o.num('avg_bytes'),
-        totalLatencyUs: o.num('total_latency_us'),
-        avgLatencyUs: o.num('avg_latency_us'),
-        transferUs: o.num('transfer_us'),
-        avgTransferUs: o.num('avg_transfer_us'),
-      })),
-    ),
-    stragglers: r.field('stragglers').items().map((s) => ({
-      step: s.str('step'),
-      medianUs: s.num('median_us'),
-      slowestWorker: s.str('slowest_worker'),
-      slowestRank: s.numOrNull('slowest_rank'),
-      slowestUs: s.num('slowest_us'),
-      behindMedianUs: s.num('behind_median_us'),
-      behindMedianPct: s.numOrNull('behind_median_pct'),
-      timesUs: byKey(s.field('times_us'), (t) => {
-        if (typeof t.value !== 'number') throw new Error(`distributed: ${t.path} should be a number`);
-        return t.value;
-      }),
-    })),
-    collectives: r.field('collectives').items().map((c) => ({
-      processGroup: c.str('process_group'),
-      groupSize: c.numOrNull('group_size'),
-      name: c.str('name'),
-      bytes: c.numOrNull('bytes'),
-      calls: c.num('calls'),
-      workers: c.num('workers'),
-      totalUs: c.num('total_us'),
-      avgUs: c.num('avg_us'),
-      transferUs: c.num('transfer_us'),
-    })),
-    matching: (() => {
-      const m = r.field('matching').object();
-      return {
-        calls: m.num('calls'),
-        matched: m.num('matched'),
-        notes: m.field('notes').items().map((n) => String(n.value)),
-      };
-    })(),
+    span: m.span,
+    mode: m.mode,
+    available: m.available,
+    reason: m.reason,
+    workers,
+    steps: m.steps,
+    overlap,
+    waittime,
+    commops,
+    stragglers,
+    collectives,
+    matching: m.matching,
   };
-}
-
-/** The reduce's output: one JSON object per line, or one {"error"} line (a CoreError). */
-export function parseDistributed(text: string): DistributedView[] {
-  return text
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => parseView(Reader.parse('reduceDistributedJson', l)));
 }
 
 /** Worker labels for charts: "rank 3" when the trace declares its rank, else the worker name. */

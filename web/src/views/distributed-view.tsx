@@ -39,8 +39,8 @@ export interface RunTrace {
   worker: string;
   span: string;
   status: Status;
-  /** Its rank summary (JSON text, the map step's output; done traces), or why it could not be taken. */
-  rank: string | null;
+  /** Its rank summary (the core's answer in binary form, the map step's output; done traces), or why it could not be taken. */
+  rank: Uint8Array | null;
   rankError: string | null;
   /** Its summary once read (null: not yet, or it failed). */
   summary?: Summary | null;
@@ -62,7 +62,7 @@ export function looseFilesAreRun(traces: readonly Pick<RunTrace, 'status' | 'sum
 
 /** What the page needs of the app's workers: the reduce of the rank summaries. */
 export interface DistributedRunner {
-  reduce: (ranks: string[]) => Promise<DistributedView[]>;
+  reduce: (ranks: Uint8Array[]) => Promise<DistributedView[]>;
 }
 
 type State =

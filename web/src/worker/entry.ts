@@ -42,7 +42,7 @@ export interface Entry {
   /** The id of the pool's worker the Session lives in: once that worker ended, it is gone. */
   gen?: number;
   /** Its rank summary (the map step of its run's Distributed view), taken when it loaded. */
-  rank?: string | null;
+  rank?: Uint8Array | null;
   rankError?: string;
   /** The closed model is being read again (error: null), or that failed. */
   reread?: { error: string | null };

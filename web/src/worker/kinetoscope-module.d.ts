@@ -24,10 +24,10 @@ declare module '*/generated/kinetoscope_web.mjs' {
      * strings as UTF-8 bytes, the metadata as a small JSON text; `error` the core's sentence.
      */
     query(view: string, params: Record<string, string>): KinetoscopeAnswer;
+    /** The same answer in its binary form (core/session/answer.h answer_bytes), for an answer that goes back into the core. */
+    queryBytes(view: string, params: Record<string, string>): Uint8Array;
     /** The same answer as the CLI's --json text. */
     queryJson(view: string, params: Record<string, string>): string;
-    /** This trace's rank summary for a run's Distributed view (JSON; `span`: "default" or 1..n). */
-    distributedRankJson(worker: string, span: string): string;
     /** Memory view (docs/contracts.md): the devices and their peaks over the whole trace. */
     memoryDevicesJson(): string;
     /** One device's statistics in [fromUs, toUs] (µs from the origin; NaN: open side). */
@@ -96,12 +96,22 @@ declare module '*/generated/kinetoscope_web.mjs' {
     Session: new (tbPlugin?: boolean) => KinetoscopeSession;
     /** Absent from cores built before the Timeline view. */
     Trimmer?: new (startUs: number, endUs: number) => KinetoscopeTrimmer;
-    /** Rank summaries to the Distributed view, one JSON object per span and line (absent from older cores). */
-    reduceDistributedJson?(summaries: string[], tbPlugin: boolean): string;
+    /**
+     * Rank summaries (queryBytes('distributed_rank', ...)) to the Distributed view: per span of the
+     * run its four answers; `error` the core's sentence (a summary that is not one).
+     */
+    reduceDistributed(
+      summaries: Uint8Array[],
+      tbPlugin: boolean,
+    ): { error: string; spans: { workers: KinetoscopeAnswer; commops: KinetoscopeAnswer; stragglers: KinetoscopeAnswer; collectives: KinetoscopeAnswer }[] };
     /** Index in `window` of the event boundary to split at, or -1 (docs/contracts.md). */
     proposeSplit(window: Uint8Array): number;
     /** 1: the root is an array, 0: an object, -1: neither (read in one range). */
     rootIsArray(firstBytes: Uint8Array): number;
+    /** The split plan (docs/contracts.md "One file, several workers"): where range i (1..k-1) nominally starts. */
+    nominalSplits(size: number, k: number): number[];
+    /** The splits from the boundary found in each nominal window (its index in the window, -1: none). */
+    chooseSplits(nominal: number[], found: number[], size: number): number[];
     /** The core calls fn from inside its long loops (a sign of life); absent from older cores. */
     setHeartbeat?(fn: (() => void) | undefined): void;
   }

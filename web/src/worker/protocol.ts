@@ -6,7 +6,7 @@
 // A loaded file's wasm Session stays in the worker, keyed by the id of its load call, so the views
 // can ask it for more (`query`) until the page sends `close`. Query answers are columns (typed
 // arrays, transferred) and small objects, already checked against the shapes the views expect.
-import type { DistributedView } from '../lib/distributed';
+import type { DistributedAnswers } from '../lib/distributed';
 import type { Diff } from '../lib/diff';
 import type { WireAnswer } from '../lib/answer';
 import type { KernelGroupBy } from '../lib/kernels';
@@ -105,8 +105,8 @@ export type Query =
   /** The kernels launched in one Ranges row, by its key. */
   | { what: 'rangeKernels'; key: string; step?: string }
   /**
-   * This trace's part of its run's Distributed view (the map step): its rank summary, a JSON text
-   * for `distributed` requests. `worker` and `span` name it in the run (`span`: "default" or 1..n).
+   * This trace's part of its run's Distributed view (the map step): its rank summary, the core's
+   * answer in binary form (its buffer transferred) for `distributed` requests. `worker` and `span` name it in the run (`span`: "default" or 1..n).
    */
   | { what: 'distributedRank'; worker: string; span: string }
   /**
@@ -139,7 +139,7 @@ export type QueryResult =
   | { what: 'moduleTree'; answer: WireAnswer }
   | { what: 'ranges'; answer: WireAnswer }
   | { what: 'rangeKernels'; answer: WireAnswer }
-  | { what: 'distributedRank'; summary: string }
+  | { what: 'distributedRank'; summary: Uint8Array }
   | { what: 'memoryDevices'; devices: MemoryDevices }
   | { what: 'gpuSummary'; summary: GpuSummary }
   | { what: 'memory'; stats: MemoryStats; events: MemoryEvents }
@@ -178,7 +178,7 @@ export type Request =
   /** Reads `file` again (gunzipped) into a core Trimmer: the events overlapping [startUs, endUs]. */
   | { kind: 'trim'; id: number; file: File; startUs: number; endUs: number }
   /** The reduce step of a run's Distributed view: rank summaries (from `distributedRank`) in, the view out. */
-  | { kind: 'distributed'; id: number; ranks: string[] }
+  | { kind: 'distributed'; id: number; ranks: Uint8Array[] }
   /**
    * While the page waits for a file: compile the module, then run the core over the trace at
    * `sample` (the bundled sample) a few times and drop it, so the engine has optimized the core's
@@ -197,8 +197,8 @@ export type Response =
   | { kind: 'answer'; id: number; result: QueryResult }
   /** A valid trace JSON (its buffer transferred) holding the window, and its event counts. */
   | { kind: 'trimmed'; id: number; trimmed: Trimmed }
-  /** One view per span of the run (docs/contracts.md, `kinetoscope distributed --json`). */
-  | { kind: 'distributed'; id: number; views: DistributedView[] }
+  /** Per span of the run, its answers (their buffers transferred; lib/distributed.ts openDistributed). */
+  | { kind: 'distributed'; id: number; views: DistributedAnswers[] }
   | { kind: 'warmed'; id: number; warmed: Warmed }
   | { kind: 'error'; id: number; error: WireError }
   /** A helper's range read and its pieces sent (`all`), or not wanted; its Session is deleted. */
@@ -484,10 +484,10 @@ export class TraceClient {
     return { id, promise };
   }
 
-  /** Matches and reduces a run's rank summaries into its Distributed view (one per span). */
-  distributed(ranks: string[]): Call<DistributedView[]> {
+  /** Matches and reduces a run's rank summaries into its Distributed view's answers (one set per span). */
+  distributed(ranks: Uint8Array[]): Call<DistributedAnswers[]> {
     const id = this.nextId++;
-    const promise = new Promise<DistributedView[]>((resolve, reject) => {
+    const promise = new Promise<DistributedAnswers[]>((resolve, reject) => {
       this.track(id, { resolve: resolve as (r: unknown) => void, reject, phase: 'distributed' });
     });
     const req: Request = { kind: 'distributed', id, ranks };

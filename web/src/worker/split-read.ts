@@ -61,33 +61,16 @@ export function rangeCount(size: number, plain: boolean, poolSize: number, idle:
   return Math.max(1, k);
 }
 
-/** Where range i (1..k-1) nominally starts: size/k*i. The split is the event boundary after it. */
-export function nominalSplits(size: number, k: number): number[] {
-  const out: number[] = [];
-  for (let i = 1; i < k; i++) out.push(Math.floor(size / k) * i);
-  return out;
-}
-
 /**
- * The splits, from the boundary found in each nominal window (`found[i]`: index in the window
- * read at `nominal[i]`, or -1 for none). Kept: inside the file, after the start, strictly
- * increasing (two windows finding the same boundary give one split).
+ * What planSplits needs of the core (the wasm module's functions of these names): the plan is
+ * the core's (core/trace/model_merge.h nominal_splits / choose_splits, the CLI's too); this file
+ * only reads the windows it names from the File.
  */
-export function chooseSplits(nominal: readonly number[], found: readonly number[], size: number): number[] {
-  const out: number[] = [];
-  nominal.forEach((n, i) => {
-    const f = found[i];
-    if (f == null || f < 0) return;
-    const at = n + f;
-    if (at > 0 && at < size && (out.length === 0 || at > out[out.length - 1])) out.push(at);
-  });
-  return out;
-}
-
-/** What planSplits needs of the core (the wasm module's functions of these names). */
 export interface SplitCore {
   rootIsArray(firstBytes: Uint8Array): number;
   proposeSplit(window: Uint8Array): number;
+  nominalSplits(size: number, k: number): number[];
+  chooseSplits(nominal: number[], found: number[], size: number): number[];
 }
 
 /** What planSplits needs of the file: its size and byte ranges (a File; a fake in tests). */
@@ -107,9 +90,9 @@ export async function planSplits(core: SplitCore, file: SplitSource, k: number):
   const bytes = async (from: number, n: number) => new Uint8Array(await file.slice(from, Math.min(file.size, from + n)).arrayBuffer());
   const root = core.rootIsArray(await bytes(0, 4096));
   if (root < 0) return { splits: [], root };
-  const nominal = nominalSplits(file.size, k);
+  const nominal = core.nominalSplits(file.size, k);
   const found = await Promise.all(nominal.map(async (n) => core.proposeSplit(await bytes(n, SPLIT_WINDOW))));
-  return { splits: chooseSplits(nominal, found, file.size), root };
+  return { splits: core.chooseSplits(nominal, found, file.size), root };
 }
 
 // ------------------------------------------------------------------ the port between two workers

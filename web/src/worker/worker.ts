@@ -10,7 +10,6 @@ import type { KinetoscopeModule, KinetoscopeSession } from '../generated/kinetos
 import wasmUrl from '../generated/kinetoscope_web.wasm?url';
 import { isGzip } from '../lib/gzip';
 import { Throttle } from '../lib/progress';
-import { parseDistributed } from '../lib/distributed';
 import type { WireAnswer } from '../lib/answer';
 import { CoreError } from '../lib/json-check';
 import { parseDiff } from '../lib/diff';
@@ -377,10 +376,11 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
   } else if (req.kind === 'distributed') {
     getModule()
       .then((mod) => {
-        if (!mod.reduceDistributedJson) throw new CoreError('This build of the core has no Distributed view.');
-        return parseDistributed(mod.reduceDistributedJson(req.ranks, false));
+        const run = mod.reduceDistributed(req.ranks, false);
+        if (run.error) throw new CoreError(run.error);
+        return run.spans;
       })
-      .then((views) => post({ kind: 'distributed', id: req.id, views }))
+      .then((views) => post({ kind: 'distributed', id: req.id, views }, transferables(views)))
       .catch((e) => replyError(req.id, e));
   } else if (req.kind === 'query') {
     const session = sessions.get(req.session);
@@ -445,7 +445,7 @@ function answer(session: KinetoscopeSession, q: Query): QueryResult {
     case 'rangeKernels':
       return { what: 'rangeKernels', answer: viewAnswer(session, 'range_kernels', { key: q.key }) };
     case 'distributedRank':
-      return { what: 'distributedRank', summary: session.distributedRankJson(q.worker, q.span) };
+      return { what: 'distributedRank', summary: session.queryBytes('distributed_rank', { worker: q.worker, span: q.span }) };
     case 'memoryDevices':
       return { what: 'memoryDevices', devices: parseMemoryDevices(session.memoryDevicesJson()) };
     case 'gpuSummary':
