@@ -23,6 +23,7 @@
 #include "core/analysis/summary.h"
 #include "core/analysis/tensor_cores.h"
 #include "core/session/session.h"
+#include "core/session/views.h"
 #include "core/trace/trace_trimmer.h"
 #include "core/util/format_pct.h"
 
@@ -42,7 +43,7 @@ const char kUsage[] =
     "       kinetoscope kernels --detail NAME [--group-by props --operator OP [--grid X,Y,Z]\n"
     "                           [--block X,Y,Z] [--registers N] [--shared-memory N]] [--json]\n"
     "                           [--step N] [--tb-plugin] TRACE...\n"
-    "       kinetoscope trim (--step N | --from-us T --to-us T) [-o OUT] TRACE\n"
+    "       kinetoscope trim (--step N | --from-us T --to-us T) [-o OUT [--json]] TRACE\n"
     "       kinetoscope modules [--json|--csv] [--tb-plugin] TRACE...\n"
     "       kinetoscope ranges [--json|--csv] TRACE...\n"
     "       kinetoscope ranges --detail PATH [--json] TRACE...\n"
@@ -93,6 +94,7 @@ const char kUsage[] =
     "  trim      writes a valid trace holding only a time window: step N (as `steps` finds it)\n"
     "            or [--from-us, --to-us] (absolute trace time): top-level members, metadata,\n"
     "            events overlapping the window, flows wholly inside it (to stdout or -o OUT).\n"
+    "            --json (with -o): its report on stdout, what it kept and dropped by kind of event.\n"
     "\n"
     "  modules   the nn.Module hierarchy (python_function frames recorded with with_modules or\n"
     "            with_stack) and PyTorch Lightning's [pl][module] modules: per module its\n"
@@ -173,7 +175,8 @@ int run_summary(int argc, char** argv) {
     if (!error.empty()) status = 1;
     const std::string name = base_name(path);
     if (json) {
-      std::printf("%s\n", ks::summary_json(reader.model(), name, error).c_str());
+      // The summary view's answer, with the error of a file that could not be opened too.
+      std::printf("%s\n", ks::answer_json(ks::summary_model_answer(reader.model(), name, error)).c_str());
     } else {
       std::fputs(ks::summary_text(reader.model(), name, error).c_str(), stdout);
     }
@@ -215,19 +218,18 @@ int run_step_views(const char* command, int argc, char** argv) {
         status = 1;
         return;
       }
-      const ks::GpuMetricsResult g = ks::gpu_metrics(m, ks::chosen_steps(steps, *filter));
-      const std::string out = ks::gpu_summary_json(m, g, &*filter, options.tb_plugin_gpu_annotations, name);
       if (json) {
-        std::printf("%s\n", out.c_str());
+        std::printf("%s\n", ks::answer_json(session.query("gpu_summary", {{"step", *step}, {"file", name}})).c_str());
         return;
       }
+      const ks::GpuMetricsResult g = ks::gpu_metrics(m, ks::chosen_steps(steps, *filter));
       std::fputs(ks::gpu_summary_text(m, g, &*filter, options.tb_plugin_gpu_annotations, name).c_str(), stdout);
       return;
     }
     if (gpus) {
       const ks::GpuMetricsResult& g = session.gpus();
       if (json) {
-        std::printf("%s\n", ks::gpu_metrics_json(g, name).c_str());
+        std::printf("%s\n", ks::answer_json(session.query("gpu_metrics", {{"file", name}})).c_str());
         return;
       }
       std::printf("%s: %zu GPU%s with kernels, over the steps' window\n", name.c_str(), g.gpus.size(),
@@ -240,11 +242,11 @@ int run_step_views(const char* command, int argc, char** argv) {
       }
       return;
     }
-    const ks::StepBreakdown& b = session.breakdown();
     if (json) {
-      std::printf("%s\n", ks::step_breakdown_json(b, name).c_str());
+      std::printf("%s\n", ks::answer_json(session.query("steps", {{"file", name}})).c_str());
       return;
     }
+    const ks::StepBreakdown& b = session.breakdown();
     std::printf("%s: %zu step%s%s (us)\n", name.c_str(), b.steps.size(), b.steps.size() == 1 ? "" : "s",
                 steps.from_profiler_steps ? "" : ", no ProfilerStep: the whole trace");
     std::printf("  %-8s %12s", "step", "total");
@@ -448,12 +450,11 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
   const int loaded = for_each_session(files, tb, [&](const std::string& name, const ks::Session& session) {
     const ks::TraceModel& m = session.model();
     if (command == "overview") {
-      const ks::OverviewInputs in = session.overview_inputs();
-      const std::string out = ks::overview_json(in, name);
       if (json) {
-        std::printf("%s\n", out.c_str());
+        std::printf("%s\n", ks::answer_json(session.query("overview", {{"file", name}})).c_str());
         return;
       }
+      const ks::OverviewInputs in = session.overview_inputs();
       const ks::StepBreakdown& b = in.steps;
       const ks::GpuMetricsResult& g = in.gpus;
       std::printf("%s: %zu step%s, average %.1f us; %zu GPU%s\n", name.c_str(), b.steps.size(),
@@ -510,13 +511,14 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
 int run_trim(int argc, char** argv) {
   std::string step, out_path, path;
   double from_us = 0, to_us = 0;
-  bool have_from = false, have_to = false;
+  bool have_from = false, have_to = false, json = false;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--step" && i + 1 < argc) step = argv[++i];
     else if (a == "--from-us" && i + 1 < argc) { from_us = std::strtod(argv[++i], nullptr); have_from = true; }
     else if (a == "--to-us" && i + 1 < argc) { to_us = std::strtod(argv[++i], nullptr); have_to = true; }
     else if (a == "-o" && i + 1 < argc) out_path = argv[++i];
+    else if (a == "--json") json = true;
     else if (a.size() > 1 && a[0] == '-') {
       std::fprintf(stderr, "kinetoscope trim: unknown option %s\n%s", a.c_str(), kUsage);
       return 2;
@@ -525,6 +527,10 @@ int run_trim(int argc, char** argv) {
   }
   if (path.empty() || (step.empty() && !(have_from && have_to)) || (!step.empty() && (have_from || have_to))) {
     std::fputs(kUsage, stderr);
+    return 2;
+  }
+  if (json && out_path.empty()) {
+    std::fprintf(stderr, "kinetoscope trim: --json prints the report on stdout, so the trace needs -o OUT\n%s", kUsage);
     return 2;
   }
   int64_t start_ns = 0, end_ns = 0;
@@ -558,6 +564,9 @@ int run_trim(int argc, char** argv) {
   }
   std::fwrite(trimmer.output().data(), 1, trimmer.output().size(), out);
   if (out != stdout) std::fclose(out);
+  // The bytes are a trace; what was kept and dropped is the trim view's answer.
+  const ks::Answer report = ks::trim_report_answer(trimmer);
+  if (json) std::printf("%s\n", ks::answer_json(report).c_str());
   std::fprintf(stderr, "%s: kept %llu of %llu events\n", base_name(path).c_str(),
                (unsigned long long)trimmer.kept_events(), (unsigned long long)trimmer.total_events());
   return 0;

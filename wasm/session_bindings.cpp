@@ -21,12 +21,10 @@
 #include "core/analysis/modules.h"
 #include "core/analysis/memory.h"
 #include "core/analysis/operators.h"
-#include "core/analysis/overview.h"
 #include "core/analysis/ranges.h"
-#include "core/analysis/step_breakdown.h"
 #include "core/analysis/step_scope.h"
-#include "core/analysis/summary.h"
 #include "core/session/session.h"
+#include "core/session/views.h"
 #include "core/trace/model_columns.h"
 #include "core/util/json_writer.h"
 #include "core/trace/model_merge.h"
@@ -35,6 +33,65 @@
 #include "core/util/heartbeat.h"
 
 namespace {
+
+// An answer as the worker transfers it: {view, rowCount, columns: {name: typed array (a copy)},
+// ends: {name: Uint32Array} (where each row's pairs end, for f64pairs columns), absent: [column
+// names without values], stringBytes: Uint8Array (the answer's strings in UTF-8, each followed by
+// a 0 byte), stringEnds: Uint32Array (where each 0 is), stringCount, meta: JSON text of the small
+// metadata object, error: "" or one sentence}.
+template <class T>
+emscripten::val typed(const std::string& array, const std::vector<T>& v) {
+  return emscripten::val::global(array.c_str()).new_(emscripten::typed_memory_view(v.size(), v.data()));
+}
+
+emscripten::val answer_to_js(const std::string& view, const ks::Answer& a) {
+  emscripten::val out = emscripten::val::object();
+  out.set("view", view);
+  out.set("error", a.error);
+  out.set("rowCount", double(a.error.empty() ? a.rows : 0));
+  emscripten::val columns = emscripten::val::object(), ends = emscripten::val::object(), absent = emscripten::val::array();
+  unsigned absent_count = 0;
+  for (const ks::AnswerColumn& c : a.columns) {
+    const std::string name(c.spec->name);
+    if (!c.present) absent.set(absent_count++, name);
+    const std::string array(ks::column_type_array(c.spec->type));
+    switch (c.spec->type) {
+      case ks::ColumnType::kF64:
+      case ks::ColumnType::kCount: columns.set(name, typed(array, c.f64)); break;
+      case ks::ColumnType::kI32:
+      case ks::ColumnType::kI32x3: columns.set(name, typed(array, c.i32)); break;
+      case ks::ColumnType::kString: columns.set(name, typed(array, c.str)); break;
+      case ks::ColumnType::kTri:
+      case ks::ColumnType::kBool: columns.set(name, typed(array, c.u8)); break;
+      case ks::ColumnType::kF64Pairs:
+        columns.set(name, typed(array, c.f64));
+        ends.set(name, typed("Uint32Array", c.ends));
+        break;
+    }
+  }
+  out.set("columns", columns);
+  out.set("ends", ends);
+  out.set("absent", absent);
+  std::string bytes;
+  std::vector<uint32_t> string_ends;
+  string_ends.reserve(a.strings.size());
+  for (const std::string& str : a.strings) {
+    bytes.append(str).push_back('\0');
+    string_ends.push_back(uint32_t(bytes.size() - 1));
+  }
+  out.set("stringEnds", typed("Uint32Array", string_ends));
+  out.set("stringBytes", emscripten::val::global("Uint8Array").new_(
+                             emscripten::typed_memory_view(bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data()))));
+  out.set("stringCount", double(a.strings.size()));
+  std::string meta = "{";
+  for (const auto& [key, value] : a.meta) {
+    if (meta.size() > 1) meta += ',';
+    ks::append_json_escaped(meta, key);
+    meta += ':' + value;
+  }
+  out.set("meta", meta + "}");
+  return out;
+}
 
 class Session {
  public:
@@ -87,27 +144,6 @@ class Session {
     return state;
   }
 
-  std::string summaryJson() const { return ks::summary_json(s_.model(), "", s_.reader().error()); }
-  // Steps and the step-time breakdown (the JSON of `kinetoscope steps --json`).
-  std::string stepBreakdownJson() const { return ks::step_breakdown_json(s_.breakdown(), ""); }
-  // GPU metrics over the steps (the JSON of `kinetoscope gpus --json`).
-  std::string gpuMetricsJson() const { return ks::gpu_metrics_json(s_.gpus(), ""); }
-  // The GPU summary of one step ("": all steps), as `kinetoscope gpus --step N --json`: the step's
-  // window and the kernels it issued (overview.h gpu_summary_json).
-  std::string gpuSummaryJson(const std::string& step) const {
-    if (step.empty()) return ks::gpu_summary_json(s_.model(), s_.gpus(), nullptr, s_.tb_plugin(), "");
-    return in_step(step, [&](const ks::StepFilter* s) {
-      return ks::gpu_summary_json(s_.model(), ks::gpu_metrics(s_.model(), ks::chosen_steps(s_.steps(), *s)), s,
-                                  s_.tb_plugin(), "");
-    });
-  }
-  // The Overview of `kinetoscope overview --json`: steps, average, GPU summary, recommendations.
-  std::string overviewJson() const {
-    const ks::OverviewInputs in = s_.overview_inputs();
-    s_.report(ks::overview_phase_name(ks::OverviewPhase::kRecommendations), int(ks::OverviewPhase::kRecommendations),
-              ks::kOverviewPhaseCount);
-    return ks::overview_json(in, "");
-  }
   // Progress of what is computed after reading (issue 12): fn(phase, index, count) is called
   // before each part is built, the Overview's as index 1..count of ks::OverviewPhase, the parts
   // only other views need (module trees, memory index, step attribution) with index 0, count 0.
@@ -133,53 +169,10 @@ class Session {
     }
   }
   // A view's answer (core/session/views.h; docs/contracts.md "Session and answers"), for the
-  // worker to transfer as it is: {view, rowCount, columns: {name: typed array (a copy)}, absent:
-  // [column names without values], stringBytes: Uint8Array (the answer's strings in UTF-8, each
-  // followed by a 0 byte), stringEnds: Uint32Array (where each 0 is), stringCount, meta: JSON text of the small metadata object, error: ""
-  // or one sentence}. `params`: an object of strings ({group_by: "op", step: "2"}).
+  // worker to transfer as it is (answer_to_js). `params`: an object of strings ({group_by: "op",
+  // step: "2"}).
   emscripten::val query(const std::string& view, const emscripten::val& params) const {
-    const ks::Answer a = s_.query(view, to_params(params));
-    emscripten::val out = emscripten::val::object();
-    out.set("view", view);
-    out.set("error", a.error);
-    out.set("rowCount", double(a.error.empty() ? a.rows : 0));
-    emscripten::val columns = emscripten::val::object(), absent = emscripten::val::array();
-    unsigned absent_count = 0;
-    for (const ks::AnswerColumn& c : a.columns) {
-      const std::string name(c.spec->name);
-      if (!c.present) absent.set(absent_count++, name);
-      const std::string array(ks::column_type_array(c.spec->type));
-      switch (c.spec->type) {
-        case ks::ColumnType::kF64:
-        case ks::ColumnType::kCount: columns.set(name, typed(array, c.f64)); break;
-        case ks::ColumnType::kI32:
-        case ks::ColumnType::kI32x3: columns.set(name, typed(array, c.i32)); break;
-        case ks::ColumnType::kString: columns.set(name, typed(array, c.str)); break;
-        case ks::ColumnType::kTri:
-        case ks::ColumnType::kBool: columns.set(name, typed(array, c.u8)); break;
-      }
-    }
-    out.set("columns", columns);
-    out.set("absent", absent);
-    std::string bytes;
-    std::vector<uint32_t> ends;
-    ends.reserve(a.strings.size());
-    for (const std::string& str : a.strings) {
-      bytes.append(str).push_back('\0');
-      ends.push_back(uint32_t(bytes.size() - 1));
-    }
-    out.set("stringEnds", typed("Uint32Array", ends));
-    out.set("stringBytes", emscripten::val::global("Uint8Array").new_(
-                               emscripten::typed_memory_view(bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data()))));
-    out.set("stringCount", double(a.strings.size()));
-    std::string meta = "{";
-    for (const auto& [key, value] : a.meta) {
-      if (meta.size() > 1) meta += ',';
-      ks::append_json_escaped(meta, key);
-      meta += ':' + value;
-    }
-    out.set("meta", meta + "}");
-    return out;
+    return answer_to_js(view, s_.query(view, to_params(params)));
   }
   // The same answer as the CLI's --json text (tests compare the two).
   std::string queryJson(const std::string& view, const emscripten::val& params) const {
@@ -423,10 +416,6 @@ class Session {
     return f(filter ? &*filter : nullptr);
   }
 
-  template <class T>
-  static emscripten::val typed(const std::string& array, const std::vector<T>& v) {
-    return emscripten::val::global(array.c_str()).new_(emscripten::typed_memory_view(v.size(), v.data()));
-  }
   static ks::QueryParams to_params(const emscripten::val& params) {
     ks::QueryParams out;
     if (params.isNull() || params.isUndefined() || params.typeOf().as<std::string>() != "object") return out;
@@ -466,8 +455,8 @@ class Trimmer {
   void finish() { trimmer_.finish(); }
   bool failed() const { return trimmer_.failed(); }
   std::string error() const { return trimmer_.error(); }
-  double keptEvents() const { return static_cast<double>(trimmer_.kept_events()); }
-  double totalEvents() const { return static_cast<double>(trimmer_.total_events()); }
+  // What it kept and dropped (after finish()): the trim view's answer, as Session.query gives one.
+  emscripten::val report() const { return answer_to_js("trim", ks::trim_report_answer(trimmer_)); }
   // The trimmed trace as a Uint8Array (a copy: it survives memory growth and delete()).
   emscripten::val output() const {
     const std::string& out = trimmer_.output();
@@ -534,8 +523,7 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("finish", &Trimmer::finish)
       .function("failed", &Trimmer::failed)
       .function("error", &Trimmer::error)
-      .function("keptEvents", &Trimmer::keptEvents)
-      .function("totalEvents", &Trimmer::totalEvents)
+      .function("report", &Trimmer::report)
       .function("output", &Trimmer::output);
 
   emscripten::class_<Session>("Session")
@@ -555,11 +543,6 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("mergePrepare", &Session::mergePrepare)
       .function("mergeCommit", &Session::mergeCommit)
       .function("error", &Session::error)
-      .function("summaryJson", &Session::summaryJson)
-      .function("stepBreakdownJson", &Session::stepBreakdownJson)
-      .function("gpuMetricsJson", &Session::gpuMetricsJson)
-      .function("gpuSummaryJson", &Session::gpuSummaryJson)
-      .function("overviewJson", &Session::overviewJson)
       .function("query", &Session::query)
       .function("queryJson", &Session::queryJson)
       .function("operatorStacksJson", &Session::operatorStacksJson)
