@@ -2,17 +2,38 @@
 // its strings, and a small metadata object. The worker hands the page the wasm Session.query
 // result as it is (`WireAnswer`), its buffers transferred, not copied; the page opens it here:
 // the strings decoded in one pass, the metadata read. No row is ever JSON.
-import type { KinetoscopeAnswer } from '../generated/kinetoscope_web.mjs';
 import type { Answer, ViewName } from '../generated/views';
 import { CoreError } from './json-check';
 
-/** The answer as the wasm Session.query gives it and the worker passes it on. */
-export type WireAnswer = KinetoscopeAnswer;
+/**
+ * The answer as the wasm Session.query gives it and the worker passes it on (the module's
+ * KinetoscopeAnswer: the worker hands one over where a WireAnswer is asked, so tsc checks the two
+ * agree; lib/ does not import the module, a floor above it).
+ */
+export interface WireAnswer {
+  view: string;
+  /** "" or the core's sentence (an unknown step, a bad parameter). */
+  error: string;
+  rowCount: number;
+  columns: Record<string, Float64Array | Int32Array | Uint32Array | Uint8Array>;
+  /** Where each row's pairs end (in pairs), for each f64pairs column. */
+  ends: Record<string, Uint32Array>;
+  /** The columns without a value in this answer (their cells are null). */
+  absent: string[];
+  /** The answer's strings in UTF-8, each followed by a 0 byte. */
+  stringBytes: Uint8Array;
+  /** Where each string's 0 byte is. */
+  stringEnds: Uint32Array;
+  stringCount: number;
+  /** The metadata object as JSON (a few fields; never rows). */
+  meta: string;
+}
 
 /** The buffers of a wire answer, to transfer them from the worker. */
 export function answerTransferables(w: WireAnswer): ArrayBuffer[] {
   const out = new Set<ArrayBuffer>([w.stringBytes.buffer as ArrayBuffer, w.stringEnds.buffer as ArrayBuffer]);
   for (const c of Object.values(w.columns)) out.add(c.buffer as ArrayBuffer);
+  for (const e of Object.values(w.ends ?? {})) out.add(e.buffer as ArrayBuffer);
   return [...out];
 }
 
@@ -40,10 +61,19 @@ export function openAnswer<V extends ViewName>(view: V, w: WireAnswer): Answer<V
     view,
     rowCount: w.rowCount,
     columns: w.columns as unknown as Answer<V>['columns'],
+    ends: w.ends ?? {},
     absent: w.absent,
     strings: decodeStrings(w.stringBytes, w.stringEnds, w.stringCount),
     meta: JSON.parse(w.meta) as Answer<V>['meta'],
   };
+}
+
+/** Row `row`'s pairs of an f64pairs column ([x, y] each), read from its values and `ends`. */
+export function pairsOf(values: Float64Array, ends: Uint32Array | undefined, row: number): [number, number][] {
+  if (!ends) return [];
+  const out: [number, number][] = [];
+  for (let p = row ? ends[row - 1] : 0; p < ends[row]; p++) out.push([values[2 * p], values[2 * p + 1]]);
+  return out;
 }
 
 /** A string column's values (null where the core has none). */

@@ -8,6 +8,8 @@ declare module '*/generated/kinetoscope_web.mjs' {
     error: string;
     rowCount: number;
     columns: Record<string, Float64Array | Int32Array | Uint32Array | Uint8Array>;
+    /** Where each row's pairs end (in pairs), for each f64pairs column. */
+    ends: Record<string, Uint32Array>;
     /** The columns without a value in this answer (their cells are null). */
     absent: string[];
     /** The answer's strings in UTF-8, each followed by a 0 byte. */
@@ -25,15 +27,6 @@ declare module '*/generated/kinetoscope_web.mjs' {
     finish(): void;
     /** The stream around the JSON failed part-way (gzip corrupt or cut off, or a read error). */
     inputError(gzip: boolean): void;
-    summaryJson(): string;
-    /** Steps and their time breakdown, as `kinetoscope steps --json` (true: as tb_plugin counts). */
-    stepBreakdownJson(): string;
-    /** GPU utilization, est. SM efficiency and occupancy, timeline, as `kinetoscope gpus --json`. */
-    gpuMetricsJson(): string;
-    /** The GPU summary of one step ("": all steps), as `kinetoscope gpus --step N --json`. */
-    gpuSummaryJson(step: string): string;
-    /** Steps, average, GPUs (with tensor_core_pct) and recommendations, as `kinetoscope overview --json`. */
-    overviewJson(): string;
     /**
      * A view's answer (core/session/views.h; lib/answer.ts WireAnswer): typed column copies, the
      * strings as UTF-8 bytes, the metadata as a small JSON text; `error` the core's sentence.
@@ -116,8 +109,8 @@ declare module '*/generated/kinetoscope_web.mjs' {
     finish(): void;
     /** "" or what went wrong. */
     error(): string;
-    keptEvents(): number;
-    totalEvents(): number;
+    /** What it kept and dropped (after finish()): the trim view's answer. */
+    report(): KinetoscopeAnswer;
     /** A copy of the trimmed trace JSON. */
     output(): Uint8Array;
     delete(): void;
