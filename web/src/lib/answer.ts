@@ -6,9 +6,8 @@ import type { Answer, ViewName } from '../generated/views';
 import { CoreError } from './json-check';
 
 /**
- * The answer as the wasm Session.query gives it and the worker passes it on (the module's
- * KinetoscopeAnswer: the worker hands one over where a WireAnswer is asked, so tsc checks the two
- * agree; lib/ does not import the module, a floor above it).
+ * The answer as the wasm Session.query gives it and the worker passes it on: declared here, on
+ * lib's floor, and named by the module's types (worker/kinetoscope-module.d.ts KinetoscopeAnswer).
  */
 export interface WireAnswer {
   view: string;

@@ -1,25 +1,8 @@
 // Types of the Emscripten ES module built from wasm/ (see docs/contracts.md). The module itself is
 // copied into src/generated/ by scripts/build and is not checked in.
 declare module '*/generated/kinetoscope_web.mjs' {
-  /** A view's answer as Session.query gives it (docs/contracts.md "Session and answers"). */
-  export interface KinetoscopeAnswer {
-    view: string;
-    /** "" or the core's sentence (an unknown step, a bad parameter). */
-    error: string;
-    rowCount: number;
-    columns: Record<string, Float64Array | Int32Array | Uint32Array | Uint8Array>;
-    /** Where each row's pairs end (in pairs), for each f64pairs column. */
-    ends: Record<string, Uint32Array>;
-    /** The columns without a value in this answer (their cells are null). */
-    absent: string[];
-    /** The answer's strings in UTF-8, each followed by a 0 byte. */
-    stringBytes: Uint8Array;
-    /** Where each string's 0 byte is. */
-    stringEnds: Uint32Array;
-    stringCount: number;
-    /** The metadata object as JSON (a few fields; never rows). */
-    meta: string;
-  }
+  /** A view's answer as Session.query gives it (docs/contracts.md "Session and answers"); its shape is lib/answer.ts's. */
+  export type KinetoscopeAnswer = import('../lib/answer').WireAnswer;
   export interface KinetoscopeSession {
     prepare(n: number): number;
     commit(n: number): void;
