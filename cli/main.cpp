@@ -184,6 +184,27 @@ int run_summary(int argc, char** argv) {
   return status;
 }
 
+// The GPUs of a gpu_metrics or gpu_summary answer (`step` non-empty) as text, read from its columns:
+// per GPU its utilization, est. SM efficiency and occupancy when some kernel recorded them, and in
+// a step's summary the Tensor Core (`term`) share with the share nothing could tell.
+void print_gpus(const std::string& name, const ks::Answer& a, const std::string& step, std::string_view term) {
+  if (step.empty()) std::printf("%s: %zu GPU%s with kernels, over the steps' window\n", name.c_str(), a.rows, a.rows == 1 ? "" : "s");
+  else std::printf("%s: step %s, %zu GPU%s with kernels\n", name.c_str(), step.c_str(), a.rows, a.rows == 1 ? "" : "s");
+  const ks::AnswerColumn* tc = a.column("tensor_core_pct");
+  const ks::AnswerColumn* unknown = a.column("tensor_core_unknown_pct");
+  for (size_t r = 0; r < a.rows; ++r) {
+    std::printf("  GPU %d: utilization %s", a.column("device")->i32[r], ks::format_pct(a.column("utilization_pct")->f64[r]).c_str());
+    const double sm = a.column("sm_efficiency_pct")->f64[r], occ = a.column("achieved_occupancy_pct")->f64[r];
+    if (!std::isnan(sm)) std::printf(", est. SM efficiency %s", ks::format_pct(sm).c_str());
+    if (!std::isnan(occ)) std::printf(", est. achieved occupancy %s", ks::format_pct(occ).c_str());
+    if (tc && !std::isnan(tc->f64[r])) {
+      std::printf(", %.*s %s", int(term.size()), term.data(), ks::format_pct(tc->f64[r]).c_str());
+      if (unknown->f64[r] > 0) std::printf(" (+ %s unknown)", ks::format_pct(unknown->f64[r]).c_str());
+    }
+    std::printf("\n");
+  }
+}
+
 int run_step_views(const char* command, int argc, char** argv) {
   const bool gpus = !std::strcmp(command, "gpus");
   bool json = false;
@@ -206,40 +227,25 @@ int run_step_views(const char* command, int argc, char** argv) {
   }
   int status = 0;
   const int loaded = for_each_session(files, options.tb_plugin_gpu_annotations, [&](const std::string& name, const ks::Session& session) {
-    const ks::TraceModel& m = session.model();
     const ks::StepsResult& steps = session.steps();
-    if (gpus && step) {
-      // One step: its window and the kernels it issued (step_scope.h), as the Overview's GPU
-      // summary shows a chosen step.
-      std::optional<ks::StepFilter> filter;
-      std::string error;
-      if (!session.step_filter(*step, filter, error) || !filter) {
-        std::fprintf(stderr, "%s: %s.\n", name.c_str(), error.c_str());
+    if (gpus) {
+      // gpu_metrics over the steps' window, or one step's GPU summary: its window and the kernels
+      // it issued (step_scope.h), as the Overview's GPU summary shows a chosen step.
+      ks::QueryParams params{{"file", name}};
+      if (step) params["step"] = *step;
+      if (step && step->empty()) {
+        std::fprintf(stderr, "%s: --step takes a step's name (`kinetoscope steps` lists them).\n", name.c_str());
         status = 1;
         return;
       }
-      if (json) {
-        std::printf("%s\n", ks::answer_json(session.query("gpu_summary", {{"step", *step}, {"file", name}})).c_str());
+      const ks::Answer a = session.query(step ? "gpu_summary" : "gpu_metrics", params);
+      if (!a.error.empty()) {
+        std::fprintf(stderr, "%s: %s.\n", name.c_str(), a.error.c_str());
+        status = 1;
         return;
       }
-      const ks::GpuMetricsResult g = ks::gpu_metrics(m, ks::chosen_steps(steps, *filter));
-      std::fputs(ks::gpu_summary_text(m, g, &*filter, options.tb_plugin_gpu_annotations, name).c_str(), stdout);
-      return;
-    }
-    if (gpus) {
-      const ks::GpuMetricsResult& g = session.gpus();
-      if (json) {
-        std::printf("%s\n", ks::answer_json(session.query("gpu_metrics", {{"file", name}})).c_str());
-        return;
-      }
-      std::printf("%s: %zu GPU%s with kernels, over the steps' window\n", name.c_str(), g.gpus.size(),
-                  g.gpus.size() == 1 ? "" : "s");
-      for (const ks::GpuMetrics& gpu : g.gpus) {
-        std::printf("  GPU %d: utilization %s", gpu.device, ks::format_pct(gpu.utilization * 100).c_str());
-        if (gpu.sm_efficiency) std::printf(", est. SM efficiency %s", ks::format_pct(*gpu.sm_efficiency * 100).c_str());
-        if (gpu.occupancy_pct) std::printf(", est. achieved occupancy %s", ks::format_pct(*gpu.occupancy_pct).c_str());
-        std::printf("\n");
-      }
+      if (json) std::printf("%s\n", ks::answer_json(a).c_str());
+      else print_gpus(name, a, step ? *step : "", ks::matrix_units_term(ks::trace_accelerator(session.model())));
       return;
     }
     if (json) {
