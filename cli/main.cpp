@@ -23,6 +23,7 @@
 #include "core/analysis/summary.h"
 #include "core/analysis/tensor_cores.h"
 #include "core/session/session.h"
+#include "core/session/views.h"
 #include "core/trace/trace_trimmer.h"
 #include "core/util/format_pct.h"
 
@@ -42,7 +43,7 @@ const char kUsage[] =
     "       kinetoscope kernels --detail NAME [--group-by props --operator OP [--grid X,Y,Z]\n"
     "                           [--block X,Y,Z] [--registers N] [--shared-memory N]] [--json]\n"
     "                           [--step N] [--tb-plugin] TRACE...\n"
-    "       kinetoscope trim (--step N | --from-us T --to-us T) [-o OUT] TRACE\n"
+    "       kinetoscope trim (--step N | --from-us T --to-us T) [-o OUT [--json]] TRACE\n"
     "       kinetoscope modules [--json|--csv] [--tb-plugin] TRACE...\n"
     "       kinetoscope ranges [--json|--csv] TRACE...\n"
     "       kinetoscope ranges --detail PATH [--json] TRACE...\n"
@@ -93,6 +94,7 @@ const char kUsage[] =
     "  trim      writes a valid trace holding only a time window: step N (as `steps` finds it)\n"
     "            or [--from-us, --to-us] (absolute trace time): top-level members, metadata,\n"
     "            events overlapping the window, flows wholly inside it (to stdout or -o OUT).\n"
+    "            --json (with -o): its report on stdout, what it kept and dropped by kind of event.\n"
     "\n"
     "  modules   the nn.Module hierarchy (python_function frames recorded with with_modules or\n"
     "            with_stack) and PyTorch Lightning's [pl][module] modules: per module its\n"
@@ -173,12 +175,34 @@ int run_summary(int argc, char** argv) {
     if (!error.empty()) status = 1;
     const std::string name = base_name(path);
     if (json) {
-      std::printf("%s\n", ks::summary_json(reader.model(), name, error).c_str());
+      // The summary view's answer, with the error of a file that could not be opened too.
+      std::printf("%s\n", ks::answer_json(ks::summary_model_answer(reader.model(), name, error)).c_str());
     } else {
       std::fputs(ks::summary_text(reader.model(), name, error).c_str(), stdout);
     }
   }
   return status;
+}
+
+// The GPUs of a gpu_metrics or gpu_summary answer (`step` non-empty) as text, read from its columns:
+// per GPU its utilization, est. SM efficiency and occupancy when some kernel recorded them, and in
+// a step's summary the Tensor Core (`term`) share with the share nothing could tell.
+void print_gpus(const std::string& name, const ks::Answer& a, const std::string& step, std::string_view term) {
+  if (step.empty()) std::printf("%s: %zu GPU%s with kernels, over the steps' window\n", name.c_str(), a.rows, a.rows == 1 ? "" : "s");
+  else std::printf("%s: step %s, %zu GPU%s with kernels\n", name.c_str(), step.c_str(), a.rows, a.rows == 1 ? "" : "s");
+  const ks::AnswerColumn* tc = a.column("tensor_core_pct");
+  const ks::AnswerColumn* unknown = a.column("tensor_core_unknown_pct");
+  for (size_t r = 0; r < a.rows; ++r) {
+    std::printf("  GPU %d: utilization %s", a.column("device")->i32[r], ks::format_pct(a.column("utilization_pct")->f64[r]).c_str());
+    const double sm = a.column("sm_efficiency_pct")->f64[r], occ = a.column("achieved_occupancy_pct")->f64[r];
+    if (!std::isnan(sm)) std::printf(", est. SM efficiency %s", ks::format_pct(sm).c_str());
+    if (!std::isnan(occ)) std::printf(", est. achieved occupancy %s", ks::format_pct(occ).c_str());
+    if (tc && !std::isnan(tc->f64[r])) {
+      std::printf(", %.*s %s", int(term.size()), term.data(), ks::format_pct(tc->f64[r]).c_str());
+      if (unknown->f64[r] > 0) std::printf(" (+ %s unknown)", ks::format_pct(unknown->f64[r]).c_str());
+    }
+    std::printf("\n");
+  }
 }
 
 int run_step_views(const char* command, int argc, char** argv) {
@@ -203,48 +227,32 @@ int run_step_views(const char* command, int argc, char** argv) {
   }
   int status = 0;
   const int loaded = for_each_session(files, options.tb_plugin_gpu_annotations, [&](const std::string& name, const ks::Session& session) {
-    const ks::TraceModel& m = session.model();
     const ks::StepsResult& steps = session.steps();
-    if (gpus && step) {
-      // One step: its window and the kernels it issued (step_scope.h), as the Overview's GPU
-      // summary shows a chosen step.
-      std::optional<ks::StepFilter> filter;
-      std::string error;
-      if (!session.step_filter(*step, filter, error) || !filter) {
-        std::fprintf(stderr, "%s: %s.\n", name.c_str(), error.c_str());
+    if (gpus) {
+      // gpu_metrics over the steps' window, or one step's GPU summary: its window and the kernels
+      // it issued (step_scope.h), as the Overview's GPU summary shows a chosen step.
+      ks::QueryParams params{{"file", name}};
+      if (step) params["step"] = *step;
+      if (step && step->empty()) {
+        std::fprintf(stderr, "%s: --step takes a step's name (`kinetoscope steps` lists them).\n", name.c_str());
         status = 1;
         return;
       }
-      const ks::GpuMetricsResult g = ks::gpu_metrics(m, ks::chosen_steps(steps, *filter));
-      const std::string out = ks::gpu_summary_json(m, g, &*filter, options.tb_plugin_gpu_annotations, name);
-      if (json) {
-        std::printf("%s\n", out.c_str());
+      const ks::Answer a = session.query(step ? "gpu_summary" : "gpu_metrics", params);
+      if (!a.error.empty()) {
+        std::fprintf(stderr, "%s: %s.\n", name.c_str(), a.error.c_str());
+        status = 1;
         return;
       }
-      std::fputs(ks::gpu_summary_text(m, g, &*filter, options.tb_plugin_gpu_annotations, name).c_str(), stdout);
+      if (json) std::printf("%s\n", ks::answer_json(a).c_str());
+      else print_gpus(name, a, step ? *step : "", ks::matrix_units_term(ks::trace_accelerator(session.model())));
       return;
     }
-    if (gpus) {
-      const ks::GpuMetricsResult& g = session.gpus();
-      if (json) {
-        std::printf("%s\n", ks::gpu_metrics_json(g, name).c_str());
-        return;
-      }
-      std::printf("%s: %zu GPU%s with kernels, over the steps' window\n", name.c_str(), g.gpus.size(),
-                  g.gpus.size() == 1 ? "" : "s");
-      for (const ks::GpuMetrics& gpu : g.gpus) {
-        std::printf("  GPU %d: utilization %s", gpu.device, ks::format_pct(gpu.utilization * 100).c_str());
-        if (gpu.sm_efficiency) std::printf(", est. SM efficiency %s", ks::format_pct(*gpu.sm_efficiency * 100).c_str());
-        if (gpu.occupancy_pct) std::printf(", est. achieved occupancy %s", ks::format_pct(*gpu.occupancy_pct).c_str());
-        std::printf("\n");
-      }
+    if (json) {
+      std::printf("%s\n", ks::answer_json(session.query("steps", {{"file", name}})).c_str());
       return;
     }
     const ks::StepBreakdown& b = session.breakdown();
-    if (json) {
-      std::printf("%s\n", ks::step_breakdown_json(b, name).c_str());
-      return;
-    }
     std::printf("%s: %zu step%s%s (us)\n", name.c_str(), b.steps.size(), b.steps.size() == 1 ? "" : "s",
                 steps.from_profiler_steps ? "" : ", no ProfilerStep: the whole trace");
     std::printf("  %-8s %12s", "step", "total");
@@ -462,12 +470,11 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
   const int loaded = for_each_session(files, tb, [&](const std::string& name, const ks::Session& session) {
     const ks::TraceModel& m = session.model();
     if (command == "overview") {
-      const ks::OverviewInputs in = session.overview_inputs();
-      const std::string out = ks::overview_json(in, name);
       if (json) {
-        std::printf("%s\n", out.c_str());
+        std::printf("%s\n", ks::answer_json(session.query("overview", {{"file", name}})).c_str());
         return;
       }
+      const ks::OverviewInputs in = session.overview_inputs();
       const ks::StepBreakdown& b = in.steps;
       const ks::GpuMetricsResult& g = in.gpus;
       std::printf("%s: %zu step%s, average %.1f us; %zu GPU%s\n", name.c_str(), b.steps.size(),
@@ -532,13 +539,14 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
 int run_trim(int argc, char** argv) {
   std::string step, out_path, path;
   double from_us = 0, to_us = 0;
-  bool have_from = false, have_to = false;
+  bool have_from = false, have_to = false, json = false;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--step" && i + 1 < argc) step = argv[++i];
     else if (a == "--from-us" && i + 1 < argc) { from_us = std::strtod(argv[++i], nullptr); have_from = true; }
     else if (a == "--to-us" && i + 1 < argc) { to_us = std::strtod(argv[++i], nullptr); have_to = true; }
     else if (a == "-o" && i + 1 < argc) out_path = argv[++i];
+    else if (a == "--json") json = true;
     else if (a.size() > 1 && a[0] == '-') {
       std::fprintf(stderr, "kinetoscope trim: unknown option %s\n%s", a.c_str(), kUsage);
       return 2;
@@ -547,6 +555,10 @@ int run_trim(int argc, char** argv) {
   }
   if (path.empty() || (step.empty() && !(have_from && have_to)) || (!step.empty() && (have_from || have_to))) {
     std::fputs(kUsage, stderr);
+    return 2;
+  }
+  if (json && out_path.empty()) {
+    std::fprintf(stderr, "kinetoscope trim: --json prints the report on stdout, so the trace needs -o OUT\n%s", kUsage);
     return 2;
   }
   int64_t start_ns = 0, end_ns = 0;
@@ -580,6 +592,9 @@ int run_trim(int argc, char** argv) {
   }
   std::fwrite(trimmer.output().data(), 1, trimmer.output().size(), out);
   if (out != stdout) std::fclose(out);
+  // The bytes are a trace; what was kept and dropped is the trim view's answer.
+  const ks::Answer report = ks::trim_report_answer(trimmer);
+  if (json) std::printf("%s\n", ks::answer_json(report).c_str());
   std::fprintf(stderr, "%s: kept %llu of %llu events\n", base_name(path).c_str(),
                (unsigned long long)trimmer.kept_events(), (unsigned long long)trimmer.total_events());
   return 0;

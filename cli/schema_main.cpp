@@ -37,8 +37,9 @@ std::string ts() {
       "\n"
       "/** How a column is stored: f64 (NaN: null), count (whole, in a Float64Array), i32 (-2^31: null),\n"
       " * i32x3 (three a row; a first -2^31: null), string (an index into the answer's strings; 2^32-1: null),\n"
-      " * tri (1 yes, 0 no, 2 unknown), bool (1 / 0). */\n"
-      "export type ColumnType = 'f64' | 'count' | 'i32' | 'i32x3' | 'string' | 'tri' | 'bool';\n"
+      " * tri (1 yes, 0 no, 2 unknown), bool (1 / 0), f64pairs (a list of [x, y] a row: x, y, x, y, ... and the\n"
+      " * answer's `ends`). */\n"
+      "export type ColumnType = 'f64' | 'count' | 'i32' | 'i32x3' | 'string' | 'tri' | 'bool' | 'f64pairs';\n"
       "export interface ColumnSpec {\n  readonly name: string;\n  readonly type: ColumnType;\n  readonly unit: string;\n"
       "  readonly description: string;\n  /** Only in some answers (a grouping's own column). */\n  readonly optional: boolean;\n}\n"
       "export const NULL_STRING = 0xffffffff;\nexport const NULL_I32 = -2147483648;\nexport const TRI_UNKNOWN = 2;\n";
@@ -68,6 +69,7 @@ std::string ts() {
   o += "\n/** A query's answer as the worker hands it to the page: the column buffers (transferred, not copied),\n"
        " * the strings its string columns index, and what the view needs besides the rows. */\n"
        "export interface Answer<V extends ViewName> {\n  view: V;\n  rowCount: number;\n  columns: Views[V]['columns'];\n"
+       "  /** Where each row's pairs end (in pairs), for each f64pairs column. */\n  ends: Record<string, Uint32Array>;\n"
        "  /** The columns without a value in this answer (their cells are null): a view hides them. */\n  absent: string[];\n"
        "  strings: string[];\n  meta: Views[V]['meta'];\n}\n";
   return o;

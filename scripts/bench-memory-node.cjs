@@ -35,8 +35,8 @@ async function main() {
     if (s.failed()) break;
   }
   s.finish();
-  const summary = JSON.parse(s.summaryJson());
-  s.overviewJson();
+  const summary = JSON.parse(s.queryJson('summary', {}));
+  s.queryJson('overview', {});
   const heapBefore = mod.HEAPU8.length;
   let t0 = process.hrtime.bigint();
   const devices = JSON.parse(s.memoryDevicesJson());

@@ -1,11 +1,11 @@
 // One run of the wasm core in Node, as the browser worker does it: the file in 4 MB chunks
-// through Session.prepare/commit, then finish() and summaryJson().
+// through Session.prepare/commit, then finish() and query('summary').
 // usage: node scripts/bench-wasm-node.cjs [--module build/wasm/kinetoscope_node.js]
 //          [--overview] [--views] [--stats] FILE
 // Prints one JSON line: {seconds, cpu_seconds, bytes, wasm_heap_bytes, max_rss_bytes, summary}.
 // cpu_seconds is the process's user+system CPU time over the reading span: on a machine shared
 // with other jobs it moves far less than the wall time, so compare builds by it.
-// --overview: then the Overview as the page computes it (overviewJson: steps, breakdown, GPU
+// --overview: then the Overview as the page computes it (the overview view's answer: steps, breakdown, GPU
 //   metrics, operator trees), adding overview_seconds and wasm_heap_after_overview_bytes.
 // --views: then the Operators and Kernels tables too (views_seconds, wasm_heap_after_views_bytes).
 // --stats: the heap per structure (Session.heapStatsJson) after reading and after each step
@@ -59,7 +59,7 @@ async function main() {
     if (s.failed()) break;
   }
   s.finish();
-  const summary = JSON.parse(s.summaryJson());
+  const summary = JSON.parse(s.queryJson('summary', {}));
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu = process.cpuUsage(cpu0);
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
@@ -86,7 +86,7 @@ async function main() {
   const measureViews = () => {
     if (withOverview && !s.failed()) {
       const t1 = process.hrtime.bigint();
-      JSON.parse(s.overviewJson());
+      JSON.parse(s.queryJson('overview', {}));
       extra.overview_seconds = Number(process.hrtime.bigint() - t1) / 1e9;
       extra.wasm_heap_after_overview_bytes = mod.HEAPU8.length;
       if (stats) stats.overview = JSON.parse(s.heapStatsJson());

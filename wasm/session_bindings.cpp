@@ -20,8 +20,9 @@
 #include "core/analysis/memory.h"
 #include "core/analysis/overview.h"
 #include "core/analysis/step_breakdown.h"
+#include "core/analysis/operators.h"
+#include "core/analysis/ranges.h"
 #include "core/analysis/step_scope.h"
-#include "core/analysis/summary.h"
 #include "core/session/session.h"
 #include "core/session/views.h"
 #include "core/trace/model_columns.h"
@@ -33,22 +34,22 @@
 
 namespace {
 
+// An answer as the worker transfers it: {view, rowCount, columns: {name: typed array (a copy)},
+// ends: {name: Uint32Array} (where each row's pairs end, for f64pairs columns), absent: [column
+// names without values], stringBytes: Uint8Array (the answer's strings in UTF-8, each followed by
+// a 0 byte), stringEnds: Uint32Array (where each 0 is), stringCount, meta: JSON text of the small
+// metadata object, error: "" or one sentence}.
 template <class T>
-emscripten::val typed_array(const std::string& array, const std::vector<T>& v) {
+emscripten::val typed(const std::string& array, const std::vector<T>& v) {
   return emscripten::val::global(array.c_str()).new_(emscripten::typed_memory_view(v.size(), v.data()));
 }
 
-// A view's answer (core/session/views.h; docs/contracts.md "Session and answers"), for the
-// worker to transfer as it is: {view, rowCount, columns: {name: typed array (a copy)}, absent:
-// [column names without values], stringBytes: Uint8Array (the answer's strings in UTF-8, each
-// followed by a 0 byte), stringEnds: Uint32Array (where each 0 is), stringCount, meta: JSON text of the small metadata object, error: ""
-// or one sentence}.
-emscripten::val wire_answer(const ks::Answer& a, const std::string& view) {
+emscripten::val answer_to_js(const std::string& view, const ks::Answer& a) {
   emscripten::val out = emscripten::val::object();
   out.set("view", view);
   out.set("error", a.error);
   out.set("rowCount", double(a.error.empty() ? a.rows : 0));
-  emscripten::val columns = emscripten::val::object(), absent = emscripten::val::array();
+  emscripten::val columns = emscripten::val::object(), ends = emscripten::val::object(), absent = emscripten::val::array();
   unsigned absent_count = 0;
   for (const ks::AnswerColumn& c : a.columns) {
     const std::string name(c.spec->name);
@@ -56,24 +57,29 @@ emscripten::val wire_answer(const ks::Answer& a, const std::string& view) {
     const std::string array(ks::column_type_array(c.spec->type));
     switch (c.spec->type) {
       case ks::ColumnType::kF64:
-      case ks::ColumnType::kCount: columns.set(name, typed_array(array, c.f64)); break;
+      case ks::ColumnType::kCount: columns.set(name, typed(array, c.f64)); break;
       case ks::ColumnType::kI32:
-      case ks::ColumnType::kI32x3: columns.set(name, typed_array(array, c.i32)); break;
-      case ks::ColumnType::kString: columns.set(name, typed_array(array, c.str)); break;
+      case ks::ColumnType::kI32x3: columns.set(name, typed(array, c.i32)); break;
+      case ks::ColumnType::kString: columns.set(name, typed(array, c.str)); break;
       case ks::ColumnType::kTri:
-      case ks::ColumnType::kBool: columns.set(name, typed_array(array, c.u8)); break;
+      case ks::ColumnType::kBool: columns.set(name, typed(array, c.u8)); break;
+      case ks::ColumnType::kF64Pairs:
+        columns.set(name, typed(array, c.f64));
+        ends.set(name, typed("Uint32Array", c.ends));
+        break;
     }
   }
   out.set("columns", columns);
+  out.set("ends", ends);
   out.set("absent", absent);
   std::string bytes;
-  std::vector<uint32_t> ends;
-  ends.reserve(a.strings.size());
+  std::vector<uint32_t> string_ends;
+  string_ends.reserve(a.strings.size());
   for (const std::string& str : a.strings) {
     bytes.append(str).push_back('\0');
-    ends.push_back(uint32_t(bytes.size() - 1));
+    string_ends.push_back(uint32_t(bytes.size() - 1));
   }
-  out.set("stringEnds", typed_array("Uint32Array", ends));
+  out.set("stringEnds", typed("Uint32Array", string_ends));
   out.set("stringBytes", emscripten::val::global("Uint8Array").new_(
                              emscripten::typed_memory_view(bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data()))));
   out.set("stringCount", double(a.strings.size()));
@@ -138,27 +144,6 @@ class Session {
     return state;
   }
 
-  std::string summaryJson() const { return ks::summary_json(s_.model(), "", s_.reader().error()); }
-  // Steps and the step-time breakdown (the JSON of `kinetoscope steps --json`).
-  std::string stepBreakdownJson() const { return ks::step_breakdown_json(s_.breakdown(), ""); }
-  // GPU metrics over the steps (the JSON of `kinetoscope gpus --json`).
-  std::string gpuMetricsJson() const { return ks::gpu_metrics_json(s_.gpus(), ""); }
-  // The GPU summary of one step ("": all steps), as `kinetoscope gpus --step N --json`: the step's
-  // window and the kernels it issued (overview.h gpu_summary_json).
-  std::string gpuSummaryJson(const std::string& step) const {
-    if (step.empty()) return ks::gpu_summary_json(s_.model(), s_.gpus(), nullptr, s_.tb_plugin(), "");
-    return in_step(step, [&](const ks::StepFilter* s) {
-      return ks::gpu_summary_json(s_.model(), ks::gpu_metrics(s_.model(), ks::chosen_steps(s_.steps(), *s)), s,
-                                  s_.tb_plugin(), "");
-    });
-  }
-  // The Overview of `kinetoscope overview --json`: steps, average, GPU summary, recommendations.
-  std::string overviewJson() const {
-    const ks::OverviewInputs in = s_.overview_inputs();
-    s_.report(ks::overview_phase_name(ks::OverviewPhase::kRecommendations), int(ks::OverviewPhase::kRecommendations),
-              ks::kOverviewPhaseCount);
-    return ks::overview_json(in, "");
-  }
   // Progress of what is computed after reading (issue 12): fn(phase, index, count) is called
   // before each part is built, the Overview's as index 1..count of ks::OverviewPhase, the parts
   // only other views need (module trees, memory index, step attribution) with index 0, count 0.
@@ -183,10 +168,11 @@ class Session {
       }
     }
   }
-  // A view's answer in the wire form of wire_answer. `params`: an object of strings ({group_by:
-  // "op", step: "2"}).
+  // A view's answer (core/session/views.h; docs/contracts.md "Session and answers"), for the
+  // worker to transfer as it is (answer_to_js). `params`: an object of strings ({group_by: "op",
+  // step: "2"}).
   emscripten::val query(const std::string& view, const emscripten::val& params) const {
-    return wire_answer(s_.query(view, to_params(params)), view);
+    return answer_to_js(view, s_.query(view, to_params(params)));
   }
   // The answer in its binary form (core/session/answer.h answer_bytes), a Uint8Array copy: for an
   // answer that goes back into the core, as a rank summary into the run's reduce.
@@ -407,8 +393,8 @@ class Trimmer {
   void finish() { trimmer_.finish(); }
   bool failed() const { return trimmer_.failed(); }
   std::string error() const { return trimmer_.error(); }
-  double keptEvents() const { return static_cast<double>(trimmer_.kept_events()); }
-  double totalEvents() const { return static_cast<double>(trimmer_.total_events()); }
+  // What it kept and dropped (after finish()): the trim view's answer, as Session.query gives one.
+  emscripten::val report() const { return answer_to_js("trim", ks::trim_report_answer(trimmer_)); }
   // The trimmed trace as a Uint8Array (a copy: it survives memory growth and delete()).
   emscripten::val output() const {
     const std::string& out = trimmer_.output();
@@ -438,10 +424,10 @@ emscripten::val reduceDistributed(const emscripten::val& summaries, bool tbPlugi
   for (size_t i = 0; i < run.spans.size(); ++i) {
     const ks::DistributedSpanAnswers& s = run.spans[i];
     emscripten::val span = emscripten::val::object();
-    span.set("workers", wire_answer(s.workers, "distributed"));
-    span.set("commops", wire_answer(s.commops, "distributed_commops"));
-    span.set("stragglers", wire_answer(s.stragglers, "distributed_stragglers"));
-    span.set("collectives", wire_answer(s.collectives, "distributed_collectives"));
+    span.set("workers", answer_to_js("distributed", s.workers));
+    span.set("commops", answer_to_js("distributed_commops", s.commops));
+    span.set("stragglers", answer_to_js("distributed_stragglers", s.stragglers));
+    span.set("collectives", answer_to_js("distributed_collectives", s.collectives));
     spans.set(unsigned(i), span);
   }
   out.set("spans", spans);
@@ -505,8 +491,7 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("finish", &Trimmer::finish)
       .function("failed", &Trimmer::failed)
       .function("error", &Trimmer::error)
-      .function("keptEvents", &Trimmer::keptEvents)
-      .function("totalEvents", &Trimmer::totalEvents)
+      .function("report", &Trimmer::report)
       .function("output", &Trimmer::output);
 
   emscripten::class_<Session>("Session")
@@ -526,11 +511,6 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("mergePrepare", &Session::mergePrepare)
       .function("mergeCommit", &Session::mergeCommit)
       .function("error", &Session::error)
-      .function("summaryJson", &Session::summaryJson)
-      .function("stepBreakdownJson", &Session::stepBreakdownJson)
-      .function("gpuMetricsJson", &Session::gpuMetricsJson)
-      .function("gpuSummaryJson", &Session::gpuSummaryJson)
-      .function("overviewJson", &Session::overviewJson)
       .function("query", &Session::query)
       .function("queryBytes", &Session::queryBytes)
       .function("queryJson", &Session::queryJson)

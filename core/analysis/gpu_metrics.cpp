@@ -6,7 +6,6 @@
 #include <map>
 
 #include "core/util/intervals.h"
-#include "core/util/json_writer.h"
 
 namespace ks {
 
@@ -144,43 +143,6 @@ GpuMetricsResult gpu_metrics(const TraceModel& m, const StepsResult& steps, bool
     out.gpus.push_back(std::move(g));
   }
   return out;
-}
-
-void write_gpu_metric_fields(JsonWriter& w, const GpuMetrics& g) {
-  w.key("device").value(int64_t(g.device));
-  w.key("utilization_pct").value(g.utilization * 100);
-  w.key("sm_efficiency_pct");
-  if (g.sm_efficiency) w.value(*g.sm_efficiency * 100); else w.null();
-  w.key("achieved_occupancy_pct");
-  if (g.occupancy_pct) w.value(*g.occupancy_pct); else w.null();
-}
-
-std::string gpu_metrics_json(const GpuMetricsResult& r, std::string_view file_name) {
-  JsonWriter w;
-  w.begin_object();
-  w.key("file").value(file_name);
-  w.key("window_start_us").value(double(r.window_start_ns) / 1e3);
-  w.key("window_end_us").value(double(r.window_end_ns) / 1e3);
-  w.key("bucket_us").value(double(r.bucket_ns) / 1e3);
-  w.key("gpus").begin_array();
-  for (const GpuMetrics& g : r.gpus) {
-    w.begin_object();
-    write_gpu_metric_fields(w, g);
-    w.key("blocks_per_sm_count").value(uint64_t(g.blocks_per_sm_count));
-    w.key("occupancy_count").value(uint64_t(g.occupancy_count));
-    w.key("timeline").begin_array();
-    for (const auto& [t, v] : g.timeline) {
-      w.begin_array();
-      w.value(double(t) / 1e3);
-      w.value(v);
-      w.end_array();
-    }
-    w.end_array();
-    w.end_object();
-  }
-  w.end_array();
-  w.end_object();
-  return w.take();
 }
 
 }  // namespace ks

@@ -39,11 +39,5 @@ GpuMetricsResult gpu_metrics(const TraceModel& m, const StepsResult& steps, bool
 // is a real value, as is every value of a trace without "warps per SM". tb_plugin (`tb_plugin`)
 // takes every 0 as a value.
 float kernel_occupancy(const KernelRow& k, bool tb_plugin);
-std::string gpu_metrics_json(const GpuMetricsResult& r, std::string_view file_name);
-
-class JsonWriter;
-// A GPU's "device", "utilization_pct", "sm_efficiency_pct" and "achieved_occupancy_pct" (null where
-// no kernel gave a value): the fields `gpus --json` and the step's GPU summary share.
-void write_gpu_metric_fields(JsonWriter& w, const GpuMetrics& g);
 
 }  // namespace ks

@@ -3,7 +3,6 @@
 #include <unordered_set>
 
 #include "core/util/heartbeat.h"
-#include "core/util/json_writer.h"
 
 namespace ks {
 
@@ -203,46 +202,6 @@ StepBreakdown step_breakdown(const TraceModel& m, const StepsResult& found, cons
     }
   }
   return out;
-}
-
-void write_step_costs(JsonWriter& w, const StepBreakdown& b) {
-  auto costs = [&](const std::array<double, kRoleCount>& ns, double total_ns) {
-    w.key("total_us").value(total_ns / 1e3);
-    for (size_t r = 0; r < kRoleCount; ++r)
-      w.key(std::string(role_name(Role(r))) + "_us").value(ns[r] / 1e3);
-  };
-  w.key("steps").begin_array();
-  for (const StepCosts& c : b.steps) {
-    w.begin_object();
-    w.key("name").value(c.step.name);
-    w.key("start_us").value(double(c.step.start_ns) / 1e3);
-    w.key("end_us").value(double(c.step.end_ns) / 1e3);
-    std::array<double, kRoleCount> ns{};
-    for (size_t r = 0; r < kRoleCount; ++r) ns[r] = double(c.ns[r]);
-    costs(ns, double(c.total_ns));
-    w.end_object();
-  }
-  w.end_array();
-  w.key("average").begin_object();
-  costs(b.average_ns, b.average_total_ns);
-  w.end_object();
-}
-
-std::string step_breakdown_json(const StepBreakdown& b, std::string_view file_name) {
-  JsonWriter w;
-  w.begin_object();
-  w.key("file").value(file_name);
-  write_step_costs(w, b);
-  w.key("roles").begin_object();
-  for (size_t r = 0; r < size_t(Role::kOther); ++r) {
-    w.key(role_name(Role(r))).begin_object();
-    w.key("merged").value(uint64_t(b.roles[r].merged));
-    w.key("sum_us").value(double(b.roles[r].sum_ns) / 1e3);
-    w.end_object();
-  }
-  w.end_object();
-  w.end_object();
-  return w.take();
 }
 
 }  // namespace ks

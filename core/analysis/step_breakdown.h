@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "core/analysis/steps.h"
-#include "core/util/json_writer.h"
 
 namespace ks {
 
@@ -39,12 +38,6 @@ StepBreakdown step_breakdown(const TraceModel& m, const StepsResult& steps, cons
 // Each role's ranges over the whole trace, merged, before the priority order clips them (Other
 // empty): the breakdown above and the Distributed view's overlap (spec §7.4) start from these.
 std::array<Ranges, kRoleCount> role_ranges(const TraceModel& m, const StepOptions& options = {});
-
-// The breakdown as JSON: {"steps": [{"name", "start_us", "end_us", "total_us", "kernel_us", ...,
-// "other_us"}], "average": {same keys but name}, "roles": {"kernel": {"merged", "sum_us"}, ...}}.
-// The "steps" and "average" members of that object, into an open object.
-void write_step_costs(JsonWriter& w, const StepBreakdown& b);
-std::string step_breakdown_json(const StepBreakdown& b, std::string_view file_name);
 
 // Names of the collectives tb_plugin counts as communication (nccl:/gloo: broadcast, reduce,
 // all_reduce, all_gather, reduce_scatter).

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "core/analysis/accelerator.h"
-#include "core/util/json_writer.h"
 
 namespace ks {
 
@@ -31,83 +30,6 @@ std::string format_duration_us(double us) {
 }
 
 }  // namespace
-
-std::string summary_json(const TraceModel& m, std::string_view file_name, std::string_view error) {
-  JsonWriter w;
-  w.begin_object();
-  w.key("file").value(file_name);
-  w.key("ok").value(error.empty());
-  w.key("error").value(error);
-  w.key("format").value(m.format);
-  w.key("schema").begin_object();
-  w.key("schema_version");
-  if (m.schema_version) w.value(*m.schema_version); else w.null();
-  w.key("display_time_unit").value(m.display_time_unit);
-  w.key("trace_name").value(m.trace_name);
-  w.key("base_time_ns");
-  if (m.base_time_ns) w.value(*m.base_time_ns); else w.null();
-  w.key("framework").value(m.framework);
-  w.key("naming").value(m.old_naming ? "pytorch-1.8" : "pytorch-2");
-  w.end_object();
-  w.key("events").value(m.event_count);
-  w.key("categories").begin_object();
-  for (const auto& [name, n] : sorted_counts(m, m.category_counts)) w.key(name).value(n);
-  w.end_object();
-  w.key("phases").begin_object();
-  for (const auto& [name, n] : sorted_counts(m, m.phase_counts)) w.key(name).value(n);
-  w.end_object();
-  w.key("kinds").begin_object();
-  for (size_t k = 0; k < m.kind_counts.size(); ++k)
-    w.key(event_kind_name(static_cast<EventKind>(k))).value(m.kind_counts[k]);
-  w.end_object();
-  w.key("devices").begin_array();
-  for (const DeviceInfo& d : m.devices) {
-    w.begin_object();
-    w.key("id").value(d.id);
-    w.key("name").value(d.name);
-    w.key("memory_bytes").value(d.memory_bytes);
-    w.key("compute_capability").value(compute_capability_text(d));
-    w.key("sms").value(static_cast<int64_t>(d.sms));
-    w.key("vendor").value(vendor_name(device_vendor(d)));
-    w.key("arch").value(device_arch(d));
-    w.end_object();
-  }
-  w.end_array();
-  // A file that is not a trace says nothing of hardware ("none" would claim a CPU-only run).
-  w.key("accelerator").value(accelerator_name(error.empty() ? trace_accelerator(m) : Accelerator::kUnknown));
-  w.key("distributed");
-  if (m.distributed.present) {
-    w.begin_object();
-    w.key("rank").value(m.distributed.rank);
-    w.key("world_size").value(m.distributed.world_size);
-    w.key("backend").value(m.distributed.backend);
-    w.end_object();
-  } else {
-    w.null();
-  }
-  w.key("start_us").value(m.has_span ? double(m.start_ns) / 1e3 : 0.0);
-  w.key("end_us").value(m.has_span ? double(m.end_ns) / 1e3 : 0.0);
-  w.key("span_us").value(m.has_span ? double(m.end_ns - m.start_ns) / 1e3 : 0.0);
-  w.key("bytes").value(m.bytes_read);
-  w.key("model_bytes").value(static_cast<uint64_t>(m.table_bytes()));
-  w.key("truncated").value(m.truncated);
-  w.key("health").begin_array();
-  for (size_t r = 0; r < static_cast<size_t>(HealthReason::kCount); ++r) {
-    const HealthEntry& e = m.health.get(static_cast<HealthReason>(r));
-    if (!e.count) continue;
-    const HealthReasonInfo& info = health_reason_info(static_cast<HealthReason>(r));
-    w.begin_object();
-    w.key("reason").value(info.id);
-    w.key("severity").value(severity_name(info.severity));
-    w.key("count").value(e.count);
-    w.key("sample_offset").value(e.sample_offset);
-    w.key("message").value(info.message);
-    w.end_object();
-  }
-  w.end_array();
-  w.end_object();
-  return w.take();
-}
 
 std::string summary_text(const TraceModel& m, std::string_view file_name, std::string_view error) {
   std::string out;

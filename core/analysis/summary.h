@@ -9,10 +9,8 @@
 
 namespace ks {
 
-// The summary object of docs/contracts.md. `error` non-empty means "not a trace".
-std::string summary_json(const TraceModel& model, std::string_view file_name, std::string_view error);
-
-// The same, for people.
+// The summary for people (`kinetoscope summary`); `error` non-empty means "not a trace". Its
+// --json and the page's summary are the summary view's answer (core/session/views/summary.cpp).
 std::string summary_text(const TraceModel& model, std::string_view file_name, std::string_view error);
 
 }  // namespace ks

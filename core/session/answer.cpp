@@ -18,6 +18,7 @@ std::string_view column_type_word(ColumnType t) {
     case ColumnType::kString: return "string";
     case ColumnType::kTri: return "tri";
     case ColumnType::kBool: return "bool";
+    case ColumnType::kF64Pairs: return "f64pairs";
   }
   return "";
 }
@@ -25,7 +26,8 @@ std::string_view column_type_word(ColumnType t) {
 std::string_view column_type_array(ColumnType t) {
   switch (t) {
     case ColumnType::kF64:
-    case ColumnType::kCount: return "Float64Array";
+    case ColumnType::kCount:
+    case ColumnType::kF64Pairs: return "Float64Array";
     case ColumnType::kI32:
     case ColumnType::kI32x3: return "Int32Array";
     case ColumnType::kString: return "Uint32Array";
@@ -68,6 +70,7 @@ AnswerColumn& AnswerBuilder::add(std::string_view name, bool present) {
     case ColumnType::kString: c.str.reserve(n); break;
     case ColumnType::kTri:
     case ColumnType::kBool: c.u8.reserve(n); break;
+    case ColumnType::kF64Pairs: c.ends.reserve(n); break;
   }
   a_.columns.push_back(std::move(c));
   return a_.columns.back();
@@ -107,6 +110,12 @@ void write_cell(JsonWriter& w, const Answer& a, const AnswerColumn& c, size_t ro
       else w.value(c.u8[row] == kTriYes);
       break;
     case ColumnType::kBool: w.value(c.u8[row] != 0); break;
+    case ColumnType::kF64Pairs: {
+      w.begin_array();
+      for (size_t p = row ? c.ends[row - 1] : 0; p < c.ends[row]; ++p) w.begin_array().value(c.f64[2 * p]).value(c.f64[2 * p + 1]).end_array();
+      w.end_array();
+      break;
+    }
   }
 }
 
@@ -133,6 +142,7 @@ void csv_cell(CsvWriter& out, const Answer& a, const AnswerColumn& c, size_t row
       break;
     case ColumnType::kTri: out.field(c.u8[row] == kTriYes ? "yes" : c.u8[row] == kTriNo ? "no" : "unknown"); break;
     case ColumnType::kBool: out.field(c.u8[row] ? "yes" : "no"); break;
+    case ColumnType::kF64Pairs: out.field(uint64_t(c.ends[row] - (row ? c.ends[row - 1] : 0))); break;  // how many
   }
 }
 

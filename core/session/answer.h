@@ -27,7 +27,8 @@ struct AnswerColumn {
   // false: the view has no value for this column in this answer (kernels' blocks per SM when no
   // kernel recorded it): its cells are null, the CSV leaves it out and the page hides it.
   bool present = true;
-  std::vector<double> f64;    // kF64 (NaN: null), kCount
+  std::vector<double> f64;    // kF64 (NaN: null), kCount, kF64Pairs (x, y, x, y, ...)
+  std::vector<uint32_t> ends; // kF64Pairs: where each row's pairs end, in pairs
   std::vector<int32_t> i32;   // kI32 (kNullI32: null), kI32x3 (3 per row; first kNullI32: null)
   std::vector<uint32_t> str;  // kString: index into Answer::strings, kNullString: null
   std::vector<uint8_t> u8;    // kTri (kTriNo/kTriYes/kTriUnknown), kBool (0/1)

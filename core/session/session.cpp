@@ -103,9 +103,14 @@ bool Session::step_filter(std::string_view step, std::optional<StepFilter>& out,
 }
 
 Answer Session::query(std::string_view view, const QueryParams& params) const {
-  for (const ViewDef& v : views())
-    if (v.schema->view == view) return v.answer(*this, params);
   Answer a;
+  for (const ViewDef& v : views()) {
+    if (v.schema->view != view) continue;
+    if (v.answer) return v.answer(*this, params);
+    a.schema = v.schema;
+    a.error = "the " + std::string(view) + " view is answered by reading the file again, not by a loaded trace";
+    return a;
+  }
   a.error = "unknown view: " + std::string(view);
   return a;
 }

@@ -17,7 +17,9 @@ namespace ks {
 //   kString an index into the answer's strings (0xFFFFFFFF: null) → Uint32Array
 //   kTri    yes / no / unknown (1 / 0 / 2; JSON true / false / null) → Uint8Array
 //   kBool   yes / no (1 / 0)                          → Uint8Array
-enum class ColumnType : uint8_t { kF64, kCount, kI32, kI32x3, kString, kTri, kBool };
+//   kF64Pairs a list of (x, y) numbers a row          → Float64Array of 2 per pair, and the
+//           answer's `ends` of the column: where each row's pairs end (in pairs) → Uint32Array
+enum class ColumnType : uint8_t { kF64, kCount, kI32, kI32x3, kString, kTri, kBool, kF64Pairs };
 std::string_view column_type_word(ColumnType t);        // "f64", "count", ...
 std::string_view column_type_array(ColumnType t);       // "Float64Array", ...
 

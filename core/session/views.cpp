@@ -21,6 +21,12 @@ const std::vector<ViewDef>& views() {
       {&kDistributedCommopsSchema, &distributed_commops_answer},
       {&kDistributedStragglersSchema, &distributed_stragglers_answer},
       {&kDistributedCollectivesSchema, &distributed_collectives_answer},
+      {&kSummarySchema, &summary_answer},
+      {&kStepsSchema, &steps_answer},
+      {&kGpuMetricsSchema, &gpu_metrics_answer},
+      {&kGpuSummarySchema, &gpu_summary_answer},
+      {&kOverviewSchema, &overview_answer},
+      {&kTrimSchema, nullptr},
   };
   return list;
 }

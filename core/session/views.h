@@ -10,6 +10,8 @@
 #include "core/analysis/distributed.h"
 #include "core/analysis/kernels.h"
 #include "core/analysis/operators.h"
+#include "core/analysis/recommendations.h"
+#include "core/analysis/step_breakdown.h"
 #include "core/session/answer.h"
 #include "core/session/view_schema.h"
 
@@ -20,6 +22,8 @@ using QueryParamsRef = const std::map<std::string, std::string, std::less<>>&;
 
 struct ViewDef {
   const ViewSchema* schema;
+  // Null: the view is answered by something other than a loaded trace (trim: a trimmer reading
+  // the file again); a Session's query of it answers with an error.
   Answer (*answer)(const Session& s, QueryParamsRef params);
 };
 
@@ -81,5 +85,24 @@ DistributedRunAnswers distributed_run_answers(const std::vector<RankSummary>& ra
 DistributedRunAnswers distributed_run_answers(const std::vector<std::string_view>& summaries, bool tb_plugin);
 // `kinetoscope distributed --json`: a line per span, or one {"error"} line.
 std::string distributed_run_json(const DistributedRunAnswers& run);
+extern const ViewSchema kSummarySchema;
+Answer summary_answer(const Session& s, QueryParamsRef params);
+Answer summary_model_answer(const TraceModel& m, std::string_view file, std::string_view error);
+extern const ViewSchema kStepsSchema;
+Answer steps_answer(const Session& s, QueryParamsRef params);
+// The steps' columns (steps and overview share them), their rows and their average's JSON.
+std::vector<ColumnSpec> step_columns();
+void add_step_rows(AnswerBuilder& b, const StepBreakdown& sb);
+std::string step_average_json(const StepBreakdown& sb);
+extern const ViewSchema kGpuMetricsSchema;
+Answer gpu_metrics_answer(const Session& s, QueryParamsRef params);
+extern const ViewSchema kGpuSummarySchema;
+Answer gpu_summary_answer(const Session& s, QueryParamsRef params);
+extern const ViewSchema kOverviewSchema;
+Answer overview_answer(const Session& s, QueryParamsRef params);
+Answer overview_inputs_answer(const OverviewInputs& in, std::string_view file);
+class TraceTrimmer;
+extern const ViewSchema kTrimSchema;
+Answer trim_report_answer(const TraceTrimmer& t);
 
 }  // namespace ks

@@ -90,6 +90,17 @@ void append_joined(std::string& out, std::string_view text, const char* sep) {
 
 }  // namespace
 
+std::string_view trim_kind_name(TrimKind k) {
+  switch (k) {
+    case TrimKind::kMetadata: return "metadata";
+    case TrimKind::kDuration: return "duration";
+    case TrimKind::kInstant: return "instant";
+    case TrimKind::kFlow: return "flow";
+    case TrimKind::kUnreadable: return "unreadable";
+  }
+  return "";
+}
+
 void TraceTrimmer::commit(size_t n) {
   if (finished_ || failed()) return;
   feed_.commit(n);
@@ -98,16 +109,19 @@ void TraceTrimmer::commit(size_t n) {
 
 void TraceTrimmer::take_event(std::string_view text) {
   ++total_;
+  auto drop = [&](TrimKind k) { ++counts_.dropped[size_t(k)]; };
   const std::optional<Fields> f = read_fields(text);
-  if (!f) return;  // not an event (the reader counts it in trace health)
-  auto keep = [&] {
+  if (!f) return drop(TrimKind::kUnreadable);  // not an event (the reader counts it in trace health)
+  auto keep = [&](TrimKind k) {
     append_joined(events_, text, ",\n");
     ++kept_;
+    ++counts_.kept[size_t(k)];
   };
-  if (f->ph == "M") return keep();
+  if (f->ph == "M") return keep(TrimKind::kMetadata);
   const std::optional<int64_t> ts = parse_us_to_ns(f->ts);
-  if (!ts) return;
+  if (!ts) return drop(TrimKind::kUnreadable);
   if (f->ph == "s" || f->ph == "t" || f->ph == "f") {
+    ++flow_events_;
     std::string key(f->cat);
     key += '\x1f';
     key += f->id;
@@ -124,10 +138,12 @@ void TraceTrimmer::take_event(std::string_view text) {
   if (f->ph == "X") {
     const int64_t dur = f->dur.empty() ? 0 : parse_us_to_ns(f->dur).value_or(0);
     const bool overlaps = dur > 0 ? *ts < end_ns_ && *ts + dur > start_ns_ : *ts >= start_ns_ && *ts <= end_ns_;
-    if (overlaps) keep();
+    if (overlaps) keep(TrimKind::kDuration);
+    else drop(TrimKind::kDuration);
     return;
   }
-  if (*ts >= start_ns_ && *ts <= end_ns_) keep();
+  if (*ts >= start_ns_ && *ts <= end_ns_) keep(TrimKind::kInstant);
+  else drop(TrimKind::kInstant);
 }
 
 void TraceTrimmer::process(bool final) {
@@ -160,8 +176,10 @@ void TraceTrimmer::finish() {
     for (const std::string& t : flow.texts) {
       append_joined(events_, t, ",\n");
       ++kept_;
+      ++counts_.kept[size_t(TrimKind::kFlow)];
     }
   }
+  counts_.dropped[size_t(TrimKind::kFlow)] = flow_events_ - counts_.kept[size_t(TrimKind::kFlow)];
   flows_.clear();
   flow_index_.clear();
   out_.reserve(members_.size() + events_.size() + 32);

@@ -5,8 +5,10 @@
 // B/E ends), and the flow events (s/t/f) of every flow whose events are all inside the window.
 // Kept events are copied byte for byte. Fed like TraceReader: prepare(n) -> write -> commit(n).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -14,6 +16,18 @@
 #include "core/trace/trace_health.h"
 
 namespace ks {
+
+// The kinds of event a trimmer keeps or drops by its own rule (the trim report's rows):
+// metadata ("M", all kept), duration ("X", kept when it overlaps the window), instant (every other
+// phase, kept inside the window), flow (s/t/f, a flow kept when all its events are inside), and
+// unreadable (not an event object, or no readable "ts": dropped).
+enum class TrimKind : uint8_t { kMetadata, kDuration, kInstant, kFlow, kUnreadable };
+inline constexpr size_t kTrimKindCount = 5;
+std::string_view trim_kind_name(TrimKind k);  // "metadata", "duration", ...
+
+struct TrimCounts {
+  std::array<uint64_t, kTrimKindCount> kept{}, dropped{};
+};
 
 class TraceTrimmer {
  public:
@@ -34,6 +48,11 @@ class TraceTrimmer {
   const std::string& output() const { return out_; }
   uint64_t total_events() const { return total_; }
   uint64_t kept_events() const { return kept_; }
+  // Kept and dropped by kind (complete after finish()): they add up to kept_events() and
+  // total_events().
+  const TrimCounts& counts() const { return counts_; }
+  int64_t start_ns() const { return start_ns_; }
+  int64_t end_ns() const { return end_ns_; }
 
  private:
   void process(bool final);
@@ -51,7 +70,8 @@ class TraceTrimmer {
   std::unordered_map<std::string, size_t> flow_index_;
   std::vector<Flow> flows_;  // in first-seen order
   std::string out_, error_, input_error_;
-  uint64_t total_ = 0, kept_ = 0;
+  uint64_t total_ = 0, kept_ = 0, flow_events_ = 0;
+  TrimCounts counts_;
   bool finished_ = false;
 };
 

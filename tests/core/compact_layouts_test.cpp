@@ -12,6 +12,7 @@
 #include "core/analysis/operators.h"
 #include "core/analysis/summary.h"
 #include "core/trace/model_columns.h"
+#include "core/session/views.h"
 #include "test_util.h"
 
 namespace {
@@ -170,7 +171,7 @@ TEST_CASE("the model's bytes per row, measured from the tables' capacities", "[c
   REQUIRE(m.flows.size() == 100);
   CHECK(m.flows.bytes() == 128 * 24);
   for (const ks::FlowRow& f : m.flows) CHECK(m.strings.get(m.flow_cat(f)) == "fwdbwd");
-  CHECK(ks::summary_json(m, "f", r.error()).find("\"ac2g\":20000") != std::string::npos);
+  CHECK(ks::answer_json(ks::summary_model_answer(m, "f", r.error())).find("\"ac2g\":20000") != std::string::npos);
   CHECK(m.id_value(m.runtimes[19999].correlation) == 19999);
   CHECK(m.id_value(m.cpu_ops[19999].s.external_id) == 19999);
   CHECK(m.id_value(m.cpu_ops[19999].s.correlation) == ks::kNoId);

@@ -10,6 +10,7 @@
 #include "core/analysis/overview.h"
 #include "core/util/format_pct.h"
 #include "core/analysis/kernels.h"
+#include "core/session/session.h"
 #include "test_util.h"
 
 TEST_CASE("gpu-metrics-by-hand: utilization, est. SM efficiency, est. occupancy", "[gpu_metrics]") {
@@ -42,6 +43,8 @@ TEST_CASE("gpu-metrics-by-hand: utilization, est. SM efficiency, est. occupancy"
 // own time, all steps' over both: 30 %, 28 %, 58 / 200 = 29 %. One formatter prints them.
 TEST_CASE("gpu summary of one step: the step's window and the kernels it issued", "[gpu_metrics]") {
   kstest::LoadedFixture l("diff-baseline.json");
+  ks::Session s;
+  kstest::feed_all(s.reader(), kstest::read_fixture("diff-baseline.json"), 7);
   const ks::StepsResult steps = ks::find_steps(l.m());
   const ks::OpTree tree = ks::build_op_tree(l.m());
   const ks::StepAttribution a = ks::attribute_steps(tree, l.m(), steps);
@@ -50,15 +53,22 @@ TEST_CASE("gpu summary of one step: the step's window and the kernels it issued"
     const std::optional<ks::StepFilter> f = ks::step_filter(a, steps, name);
     REQUIRE(f);
     const ks::GpuMetricsResult g = ks::gpu_metrics(l.m(), ks::chosen_steps(steps, *f));
-    const std::string json = ks::gpu_summary_json(l.m(), g, &*f, false, "f");
     REQUIRE(g.gpus.size() == 1);
     CHECK(g.gpus[0].utilization * 100 == Approx(std::stod(pct)));
-    CHECK(json.find(std::string("\"step\":\"") + name + "\"") != std::string::npos);
-    CHECK(ks::gpu_summary_text(l.m(), g, &*f, false, "f").find(std::string("utilization ") + pct + ".00 %") != std::string::npos);
+    // The gpu_summary view answers the same for that step (its --json names it).
+    const ks::Answer ans = s.query("gpu_summary", {{"step", name}});
+    REQUIRE(ans.error.empty());
+    REQUIRE(ans.rows == 1);
+    CHECK(ans.column("utilization_pct")->f64[0] == Approx(std::stod(pct)));
+    CHECK(ks::answer_json(ans).find(std::string("\"step\":\"") + name + "\"") != std::string::npos);
   }
   const ks::GpuMetricsResult all = ks::gpu_metrics(l.m(), steps);
-  CHECK(ks::gpu_summary_json(l.m(), all, nullptr, false, "f").find("\"step\":null") != std::string::npos);
-  CHECK(ks::gpu_summary_text(l.m(), all, nullptr, false, "f").find("utilization 29.00 %") != std::string::npos);
+  const ks::Answer whole = s.query("gpu_summary", {});
+  REQUIRE(whole.rows == 1);
+  CHECK(whole.column("utilization_pct")->f64[0] == Approx(29));
+  CHECK(ks::answer_json(whole).find("\"step\":null") != std::string::npos);
+  CHECK(s.query("gpu_summary", {{"step", "9"}}).error.find("9") != std::string::npos);  // no such step
+  CHECK(ks::format_pct(whole.column("utilization_pct")->f64[0]) == "29.00 %");  // as `gpus --step` prints it
   CHECK(ks::format_pct(12.125) == "12.13 %");  // an exact tie rounds as the page's toFixed(2)
   CHECK(ks::format_pct(44.48572652441825) == "44.49 %");
 }

@@ -120,7 +120,7 @@ std::string views_json(const TraceModel& m) {
   const ks::StepsResult steps = ks::find_steps(m, {});
   const ks::StepBreakdown b = ks::step_breakdown(m, steps, {});
   const ks::GpuMetricsResult g = ks::gpu_metrics(m, steps);
-  std::string out = ks::overview_json({m, b, g, tree, false}, "f");
+  std::string out = ks::answer_json(ks::overview_inputs_answer({m, b, g, tree, false}, "f"));
   out += ks::answer_json(ks::operator_table_answer(ks::operator_table(tree, m, ks::OpGroupBy::kName, nullptr), m));
   out += ks::answer_json(ks::kernel_table_answer(ks::kernel_table(tree, m, ks::KernelGroupBy::kName, nullptr), m));
   return out;
@@ -160,7 +160,7 @@ void require_same(const TraceReader& seq, const TraceReader& par, bool views) {
   REQUIRE(a.format == b.format);
   REQUIRE(a.bytes_read == b.bytes_read);
   REQUIRE(a.truncated == b.truncated);
-  REQUIRE(ks::summary_json(a, "f", seq.error()) == ks::summary_json(b, "f", par.error()));
+  REQUIRE(ks::answer_json(ks::summary_model_answer(a, "f", seq.error())) == ks::answer_json(ks::summary_model_answer(b, "f", par.error())));
   if (views && seq.error().empty()) REQUIRE(views_json(a) == views_json(b));
 }
 

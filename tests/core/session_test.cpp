@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/session/session.h"
 #include "core/session/views.h"
@@ -302,4 +303,63 @@ TEST_CASE("Session answers a Ranges row's kernels", "[session]") {
   CHECK(k.column("tensor_cores")->u8 == std::vector<uint8_t>{ks::kTriYes, ks::kTriNo});
   CHECK(ks::answer_json(k).rfind("{\"range\":\"outer\",\"kernels\":[{\"name\":\"nvjet_sm90_tst_64x48_64x15_2x4_h_bz_NNT\",\"calls\":2,", 0) == 0);
   CHECK(o.s.query("range_kernels", {{"key", "nowhere"}}).error == "no range nowhere");
+// diff-baseline.json by hand: ProfilerStep#1 [0, 100) µs runs a 30 µs kernel, #2 [100, 200) a 28
+// µs one (gpu_metrics_test.cpp); its steps' runtime is 5 and 4 µs, the dataloader's 10 and 12.
+TEST_CASE("Session answers the steps as rows, their average and roles as metadata", "[session]") {
+  Opened o("diff-baseline.json");
+  const ks::Answer a = o.s.query("steps", {{"file", "b.json"}});
+  REQUIRE(a.error.empty());
+  REQUIRE(a.rows == 2);
+  CHECK(a.strings[a.column("name")->str[0]] == "1");
+  CHECK(a.strings[a.column("name")->str[1]] == "2");
+  CHECK(a.column("total_us")->f64 == std::vector<double>{100, 100});
+  CHECK(a.column("kernel_us")->f64 == std::vector<double>{30, 28});
+  CHECK(a.column("runtime_us")->f64 == std::vector<double>{5, 4});
+  CHECK(a.column("dataloader_us")->f64 == std::vector<double>{10, 12});
+  CHECK(a.column("end_us")->f64[0] - a.column("start_us")->f64[0] == Approx(100));
+  const std::string json = ks::answer_json(a);
+  CHECK(json.rfind("{\"file\":\"b.json\",\"steps\":[{\"name\":\"1\",", 0) == 0);
+  CHECK(json.find("],\"average\":{\"total_us\":100,\"kernel_us\":29,") != std::string::npos);
+  CHECK(json.find(",\"roles\":{\"kernel\":{\"merged\":2,\"sum_us\":58},") != std::string::npos);
+  // The Overview has the same rows, and its metadata after them.
+  const ks::Answer ov = o.s.query("overview", {});
+  REQUIRE(ov.rows == 2);
+  CHECK(ov.column("kernel_us")->f64 == a.column("kernel_us")->f64);
+  const std::string ovj = ks::answer_json(ov);
+  CHECK(ovj.find("\"accelerator\":\"nvidia\",\"gpus\":[{\"device\":0,") != std::string::npos);
+  CHECK(ovj.find(",\"recommendations\":[") != std::string::npos);
+}
+
+TEST_CASE("Session answers GPU metrics with each GPU's timeline as one pairs column", "[session]") {
+  Opened o("diff-baseline.json");
+  const ks::Answer a = o.s.query("gpu_metrics", {});
+  REQUIRE(a.error.empty());
+  REQUIRE(a.rows == 1);
+  CHECK(a.column("utilization_pct")->f64[0] == Approx(29));  // 58 of 200 µs
+  CHECK(std::isnan(a.column("sm_efficiency_pct")->f64[0]));  // no kernel recorded blocks per SM
+  const ks::AnswerColumn& t = *a.column("timeline");
+  // 200 µs in 10 µs buckets, then the closing (end, 0).
+  REQUIRE(t.ends == std::vector<uint32_t>{21});
+  REQUIRE(t.f64.size() == 42);
+  CHECK(t.f64[2 * 3 + 1] == 1);  // [30, 40) µs: the first kernel runs
+  CHECK(t.f64[2 * 20] == Approx(a.column("timeline")->f64[0] + 200));
+  CHECK(t.f64[2 * 20 + 1] == 0);
+  const std::string json = ks::answer_json(a);
+  CHECK(json.find("\"sm_efficiency_pct\":null,\"achieved_occupancy_pct\":null,\"blocks_per_sm_count\":0,\"occupancy_count\":0,"
+                  "\"timeline\":[[") != std::string::npos);
+  CHECK(json.find(",1],[") != std::string::npos);
+}
+
+TEST_CASE("Session answers the summary: the trace's health as rows, what it is as metadata", "[session]") {
+  ks::Session s;
+  kstest::feed_all(s.reader(), kstest::read_fixture("truncated-mid-event.json"), 7);
+  const ks::Answer a = s.query("summary", {{"file", "t.json"}});
+  REQUIRE(a.error.empty());
+  REQUIRE(a.rows == 1);
+  CHECK(a.strings[a.column("reason")->str[0]] == "truncated");
+  CHECK(a.strings[a.column("severity")->str[0]] == "error");
+  CHECK(a.column("count")->f64[0] == 1);
+  const std::string json = ks::answer_json(a);
+  CHECK(json.rfind("{\"file\":\"t.json\",\"ok\":true,\"error\":\"\",\"format\":\"object\",", 0) == 0);
+  CHECK(json.find(",\"truncated\":true,\"health\":[{\"reason\":\"truncated\",\"severity\":\"error\",\"count\":1,") != std::string::npos);
 }

@@ -99,14 +99,14 @@ TEST_CASE("H800 FP8 step (DeepSeek-V3 kernels): Tensor Core shares by hand", "[t
   const ks::StepsResult steps = ks::find_steps(l.m(), options);
   const ks::StepBreakdown b = ks::step_breakdown(l.m(), steps, options);
   const ks::GpuMetricsResult g = ks::gpu_metrics(l.m(), steps);
-  const std::string json = ks::overview_json({l.m(), b, g, tree, false}, "f");
+  const std::string json = ks::answer_json(ks::overview_inputs_answer({l.m(), b, g, tree, false}, "f"));
   CHECK(json.find("\"accelerator\":\"nvidia\"") != std::string::npos);
   CHECK(json.find("\"compute_capability\":\"9.0\",\"vendor\":\"nvidia\",\"arch\":\"sm_90\"") != std::string::npos);
   // One definition by default: the GPU summary's share is over every kernel of the GPU, as the
   // Kernels pie (69 %, 6 % unknown); tb_plugin's reading keeps the operator kernels (71.875 %).
   CHECK(json.find("\"tensor_core_pct\":69,\"tensor_core_unknown_pct\":6}") != std::string::npos);
   CHECK(json.find("\"gpu_of\":\"all_kernels\"") != std::string::npos);
-  const std::string tb_json = ks::overview_json({l.m(), b, g, ks::build_op_tree(l.m(), {true}), true}, "f");
+  const std::string tb_json = ks::answer_json(ks::overview_inputs_answer({l.m(), b, g, ks::build_op_tree(l.m(), {true}), true}, "f"));
   CHECK(tb_json.find("\"gpu_of\":\"operator_kernels\"") != std::string::npos);
   const auto tb_gpu = ks::tc_share_by_gpu(ks::build_op_tree(l.m(), {true}), l.m(), {0});
   REQUIRE(tb_gpu);
@@ -140,7 +140,7 @@ TEST_CASE("MI250 (ROCm) trace: Matrix Cores, gfx90a, RCCL", "[tensor_cores]") {
   const ks::OpTree tree = ks::build_op_tree(m);
   CHECK(ks::tc_eligible_kernel_ratio(tree, m) == Approx(0.7));  // aten::mm 500 + miopen_convolution 200
 
-  const std::string summary = ks::summary_json(m, "f", "");
+  const std::string summary = ks::answer_json(ks::summary_model_answer(m, "f", ""));
   CHECK(summary.find("\"compute_capability\":\"\",\"sms\":104,\"vendor\":\"amd\",\"arch\":\"gfx90a\"") != std::string::npos);
   CHECK(summary.find("\"accelerator\":\"amd\"") != std::string::npos);
 
@@ -148,7 +148,7 @@ TEST_CASE("MI250 (ROCm) trace: Matrix Cores, gfx90a, RCCL", "[tensor_cores]") {
   const ks::StepsResult steps = ks::find_steps(m, options);
   const ks::StepBreakdown b = ks::step_breakdown(m, steps, options);
   const ks::GpuMetricsResult g = ks::gpu_metrics(m, steps);
-  const std::string json = ks::overview_json({m, b, g, tree, false}, "f");
+  const std::string json = ks::answer_json(ks::overview_inputs_answer({m, b, g, tree, false}, "f"));
   CHECK(json.find("\"compute_capability\":null,\"vendor\":\"amd\",\"arch\":\"gfx90a\"") != std::string::npos);
   CHECK(json.find("\"term\":\"Matrix Cores\",\"kernel_pct\":60,\"kernel_unknown_pct\":4,") != std::string::npos);
   CHECK(json.find("known to use Matrix Cores") != std::string::npos);
@@ -161,7 +161,7 @@ TEST_CASE("MI250 (ROCm) trace: Matrix Cores, gfx90a, RCCL", "[tensor_cores]") {
   REQUIRE(by_id.count("memory") == 1);
   CHECK(by_id["memory"].find("GPU 0 reaches 93.8% of its 64.0 GB") != std::string::npos);
   // --tb-plugin keeps tb_plugin's reading of the same trace: compute capability 9.0.
-  const std::string tb_json = ks::overview_json({m, b, g, ks::build_op_tree(m, {true}), true}, "f");
+  const std::string tb_json = ks::answer_json(ks::overview_inputs_answer({m, b, g, ks::build_op_tree(m, {true}), true}, "f"));
   CHECK(tb_json.find("\"compute_capability\":\"9.0\"") != std::string::npos);
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/analysis/summary.h"
 #include "core/trace/trace_reader.h"
+#include "core/session/views.h"
 
 #ifndef __EMSCRIPTEN__
 #include <zlib.h>
@@ -82,7 +83,7 @@ inline void feed_all(ks::TraceReader& r, const std::string& text, size_t chunk) 
 inline std::string summary_of(const std::string& text, size_t chunk) {
   ks::TraceReader r;
   feed_all(r, text, chunk);
-  return ks::summary_json(r.model(), "f", r.error());
+  return ks::answer_json(ks::summary_model_answer(r.model(), "f", r.error()));
 }
 
 // A fixture read in 7-byte chunks (every boundary case) that must load without an error (an

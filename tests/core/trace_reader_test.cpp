@@ -4,6 +4,7 @@
 #include <string>
 
 #include "test_util.h"
+#include "core/session/views.h"
 
 namespace {
 const char* const kFixtures[] = {
@@ -61,7 +62,7 @@ TEST_CASE("a sample trace in random chunk sizes gives the same summary", "[reade
       i += n;
     }
     r.finish();
-    REQUIRE(ks::summary_json(r.model(), "f", r.error()) == whole);
+    REQUIRE(ks::answer_json(ks::summary_model_answer(r.model(), "f", r.error())) == whole);
   }
   ks::TraceReader r;
   kstest::feed_all(r, text, 4096);

@@ -3,7 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <vector>
 
+#include "core/session/session.h"
+#include "core/session/views.h"
 #include "core/trace/trace_reader.h"
 #include "core/trace/trace_trimmer.h"
 #include "test_util.h"
@@ -70,4 +73,44 @@ TEST_CASE("trimmer: not a trace, and a bare array root", "[trimmer]") {
   CHECK(has(out, "a"));
   CHECK_FALSE(has(out, "b"));
   CHECK(out.rfind("{\"traceEvents\": [", 0) == 0);
+}
+
+// The trim report (the trim view's answer): by hand on trim-window.json's [100, 200] µs: metadata
+// 1 kept; durations overlaps-start, inside, spans-all, zero-at-end kept, before, touches-start,
+// after dropped; instants mark-in and counter-in kept, mark-out dropped; flow 7's two events kept,
+// flows 8 and 9 (one end outside) dropped whole. An event whose "ts" is no number is unreadable.
+TEST_CASE("trim report: what a window kept and dropped, by kind of event", "[trimmer]") {
+  auto run = [](const std::string& text, int64_t start_ns, int64_t end_ns) {
+    ks::TraceTrimmer t(start_ns, end_ns);
+    std::memcpy(t.prepare(text.size()), text.data(), text.size());
+    t.commit(text.size());
+    t.finish();
+    REQUIRE(t.error().empty());
+    return ks::trim_report_answer(t);
+  };
+  const ks::Answer a = run(kstest::read_fixture("trim-window.json"), 100000, 200000);
+  REQUIRE(a.error.empty());
+  REQUIRE(a.rows == 5);
+  const std::vector<double>& kept = a.column("kept")->f64;
+  const std::vector<double>& dropped = a.column("dropped")->f64;
+  const std::vector<uint32_t>& kind = a.column("kind")->str;
+  const char* kinds[] = {"metadata", "duration", "instant", "flow", "unreadable"};
+  const double want_kept[] = {1, 4, 2, 2, 0}, want_dropped[] = {0, 3, 1, 4, 0};
+  for (size_t k = 0; k < 5; ++k) {
+    INFO(kinds[k]);
+    CHECK(a.strings[kind[k]] == kinds[k]);
+    CHECK(kept[k] == want_kept[k]);
+    CHECK(dropped[k] == want_dropped[k]);
+  }
+  const std::string json = ks::answer_json(a);
+  CHECK(json.rfind("{\"window_start_us\":100,\"window_end_us\":200,\"kept_events\":9,\"total_events\":17,\"bytes\":", 0) == 0);
+  CHECK(json.find(",\"kinds\":[{\"kind\":\"metadata\",\"kept\":1,\"dropped\":0},") != std::string::npos);
+  CHECK(json.find("\"input_error\":\"\"}") != std::string::npos);
+
+  const ks::Answer odd = run("[{\"ph\":\"X\",\"name\":\"a\",\"ts\":\"soon\",\"dur\":1}, {\"ph\":\"i\",\"name\":\"b\",\"ts\":0.5}]", 0, 1000);
+  CHECK(odd.column("kept")->f64[2] == 1);      // b: an instant inside
+  CHECK(odd.column("dropped")->f64[4] == 1);   // a
+  // A Session has no trimmer: it says so rather than answer.
+  ks::Session s;
+  CHECK_FALSE(s.query("trim", {}).error.empty());
 }

@@ -118,7 +118,8 @@ describe('Timeline view (stand-in Perfetto UI)', () => {
       }
       assert.ok(out.traceEvents.length < doc.traceEvents.length, 'the window is smaller than the file');
       const sent = await page.textContent(`${card(NAME)} [data-testid=timeline-sent]`);
-      assert.match(sent, new RegExp(`Sent step ${steps[k].name} \\(.*${out.traceEvents.length.toLocaleString('en-US')} of`));
+      // The trim report (the trim view's answer): the events kept, of every event the file holds.
+      assert.match(sent, new RegExp(`Sent step ${steps[k].name} \\(.*${out.traceEvents.length.toLocaleString('en-US')} of ${doc.traceEvents.length.toLocaleString('en-US')} events`));
 
       // From the Operators view, the same step again.
       await page.click(`${card(NAME)} [data-testid=tab-operators]`);

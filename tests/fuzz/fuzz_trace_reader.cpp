@@ -33,7 +33,7 @@ std::string load(const uint8_t* data, size_t size, size_t chunk, bool& failed, b
   failed = r.failed();
   if (failed) return r.error();
   const ks::TraceModel& m = r.model();
-  std::string out = ks::summary_json(m, "f", r.error());
+  std::string out = ks::answer_json(ks::summary_model_answer(m, "f", r.error()));
   for (bool tb : {false, true}) {
     ks::StepOptions options;
     options.tb_plugin_gpu_annotations = tb;
@@ -41,7 +41,7 @@ std::string load(const uint8_t* data, size_t size, size_t chunk, bool& failed, b
     const ks::StepBreakdown b = ks::step_breakdown(m, steps, options);
     const ks::GpuMetricsResult g = ks::gpu_metrics(m, steps);
     const ks::OpTree tree = ks::build_op_tree(m, {tb});
-    out += ks::overview_json({m, b, g, tree, tb}, "f");
+    out += ks::answer_json(ks::overview_inputs_answer({m, b, g, tree, tb}, "f"));
     out += ks::answer_json(ks::operator_table_answer(ks::operator_table(tree, m, ks::OpGroupBy::kNameAndShape), m));
     out += ks::answer_json(ks::kernel_table_answer(ks::kernel_table(tree, m, ks::KernelGroupBy::kProps), m));
     out += ks::answer_csv(ks::kernel_table_answer(ks::kernel_table(tree, m, ks::KernelGroupBy::kName), m));
@@ -93,7 +93,7 @@ std::string ranged_summary(const uint8_t* data, size_t size, size_t chunk, std::
     ptrs.push_back(later.back().get());
   }
   if (ks::merge_ranges(first, ptrs, [&](uint64_t from) { feed_from(first, from); }, 61) < 0) std::abort();
-  return ks::summary_json(first.model(), "f", first.error());
+  return ks::answer_json(ks::summary_model_answer(first.model(), "f", first.error()));
 }
 }  // namespace
 
@@ -122,7 +122,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ks::TraceReader seq;
     for (size_t i = 0; i < size && !seq.failed(); i += chunk) seq.feed(text + i, std::min(chunk, size - i));
     seq.finish();
-    if (ranged_summary(data, size, chunk, splits) != ks::summary_json(seq.model(), "f", seq.error())) std::abort();
+    if (ranged_summary(data, size, chunk, splits) != ks::answer_json(ks::summary_model_answer(seq.model(), "f", seq.error()))) std::abort();
   }
 
   // The trimmer, over a window the input's first byte also picks (µs-scale times as fixtures

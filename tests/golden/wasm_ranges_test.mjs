@@ -27,7 +27,7 @@ function feedFrom(mod, s, bytes, from) {
 }
 
 function views(s) {
-  return [s.summaryJson(), s.overviewJson(), s.queryJson('operators', {}), s.queryJson('kernels', {})];
+  return [s.queryJson('summary', {}), s.queryJson('overview', {}), s.queryJson('operators', {}), s.queryJson('kernels', {})];
 }
 
 function splitsOf(bytes, ranges) {
@@ -141,8 +141,8 @@ console.log(`wasm ranges: ${checked} traces read in 2 and 3 ranges across two he
   }
   assert.equal(state, 'done', 'the range past 4 GiB is merged, not refused');
   s.finish();
-  const summary = JSON.parse(s.summaryJson());
-  assert.deepEqual(summary, JSON.parse(whole.summaryJson()));
+  const summary = JSON.parse(s.queryJson('summary', {}));
+  assert.deepEqual(summary, JSON.parse(whole.queryJson('summary', {})));
   const sampled = JSON.stringify(summary).match(/"sample_offset":(\d+)/g) ?? [];
   assert.deepEqual(sampled, [`"sample_offset":${BASE + odd}`], 'the negative duration is sampled where it lies, past 4 GiB');
   for (const x of [whole, s, h]) x.delete();

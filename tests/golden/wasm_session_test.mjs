@@ -38,7 +38,7 @@ function load(bytes, chunk) {
   const s = new mod.Session();
   try {
     feedAll(s, bytes, chunk);
-    return { summary: JSON.parse(s.summaryJson()), capacity: s.bufferCapacity() };
+    return { summary: JSON.parse(s.queryJson('summary', {})), capacity: s.bufferCapacity() };
   } finally {
     s.delete();
   }
@@ -80,7 +80,7 @@ for (const file of files.slice(0, 12)) {
   s.commit(bytes.length);
   s.finish();
   const strings = s.strings(0);
-  const start = Number(JSON.parse(s.summaryJson()).start_us);
+  const start = Number(JSON.parse(s.queryJson('summary', {})).start_us);
   const diffs = [];
   for (const [kind, cats] of [['kernel', ['kernel']], ['cpu_op', ['cpu_op', 'operator']]]) {
     const cols = s.columns(kind);
@@ -119,8 +119,8 @@ for (const file of files.slice(0, 12)) {
     const s = new mod.Session();
     feedAll(s, bytes, 4 << 20);
     const mine = {
-      steps: JSON.parse(s.stepBreakdownJson()), gpus: JSON.parse(s.gpuMetricsJson()),
-      overview: JSON.parse(s.overviewJson()),
+      steps: JSON.parse(s.queryJson('steps', {})), gpus: JSON.parse(s.queryJson('gpu_metrics', {})),
+      overview: JSON.parse(s.queryJson('overview', {})),
       'operators op+shape': JSON.parse(s.queryJson('operators', { group_by: 'op+shape' })),
       'kernels props': JSON.parse(s.queryJson('kernels', { group_by: 'props' })),
     };
@@ -188,6 +188,20 @@ for (const file of files.slice(0, 12)) {
       feedAll(t, bytes, 1 << 20);
       const out = t.output();
       if (t.error() || Buffer.compare(Buffer.from(out), native) !== 0) diffs.push(`trim: wasm ${out.length} bytes vs native ${native.length} (${t.error()})`);
+      // Its report (the trim view's answer) is what `kinetoscope trim -o OUT --json` prints.
+      const os = await import('node:os');
+      const outFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ks-trim-')), 'out.json');
+      const nativeReport = JSON.parse(execFileSync(cli, ['trim', '--from-us', String(step.start_us), '--to-us', String(step.end_us), '-o', outFile, '--json', file],
+        { maxBuffer: 1 << 28, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+      fs.rmSync(path.dirname(outFile), { recursive: true, force: true });
+      const report = t.report();
+      const meta = JSON.parse(report.meta);
+      const wasmKinds = Array.from(report.columns.kept, (k, i) => [k, report.columns.dropped[i]]);
+      const nativeKinds = nativeReport.kinds.map((k) => [k.kept, k.dropped]);
+      if (report.view !== 'trim' || report.error || meta.kept_events !== nativeReport.kept_events || meta.total_events !== nativeReport.total_events ||
+          JSON.stringify(wasmKinds) !== JSON.stringify(nativeKinds) || meta.bytes !== out.length) {
+        diffs.push(`trim report: wasm ${JSON.stringify({ meta, wasmKinds })} vs native ${JSON.stringify(nativeReport)}`);
+      }
       t.delete();
     }
     results.push({ name: `wasm steps, gpus, overview, operators, kernels, trim = native ${path.basename(file)}`, diffs });
@@ -384,10 +398,10 @@ for (const file of files.slice(0, 12)) {
   s.setProgress((phase, index, count) => seen.push(`${index}/${count} ${phase}`));
   let beats = 0;
   mod.setHeartbeat(() => beats++);
-  s.stepBreakdownJson();
-  s.gpuMetricsJson();
-  s.overviewJson();
-  s.overviewJson();
+  s.queryJson('steps', {});
+  s.queryJson('gpu_metrics', {});
+  s.queryJson('overview', {});
+  s.queryJson('overview', {});
   s.queryJson('operators', {});
   s.query('modules', {});
   mod.setHeartbeat(undefined);

@@ -22,6 +22,7 @@ export function answerOf<V extends ViewName>(view: V, json: { rows: Row[] } & Re
     return ids.get(s)!;
   };
   const columns: Record<string, ArrayBufferView> = {};
+  const ends: Record<string, Uint32Array> = {};
   const absent: string[] = [];
   const n = rows.length;
   for (const spec of schemaOf(view)) {
@@ -51,9 +52,16 @@ export function answerOf<V extends ViewName>(view: V, json: { rows: Row[] } & Re
       case 'bool':
         columns[spec.name] = Uint8Array.from({ length: n }, (_, i) => (v(i) ? 1 : 0));
         break;
+      case 'f64pairs': {
+        const pairs = rows.map((_, i) => (v(i) as [number, number][] | null) ?? []);
+        columns[spec.name] = Float64Array.from(pairs.flat(2));
+        let at = 0;
+        ends[spec.name] = Uint32Array.from(pairs, (p) => (at += p.length));
+        break;
+      }
     }
   }
-  return { view, rowCount: n, columns: columns as unknown as Answer<V>['columns'], absent, strings, meta: meta as unknown as Answer<V>['meta'] };
+  return { view, rowCount: n, columns: columns as unknown as Answer<V>['columns'], ends, absent, strings, meta: meta as unknown as Answer<V>['meta'] };
 }
 
 /** The same answer as the wasm Session.query gives it (strings as UTF-8, each followed by a 0). */
@@ -73,10 +81,17 @@ export function wireOf<V extends ViewName>(a: Answer<V>, error = ''): WireAnswer
     error,
     rowCount: a.rowCount,
     columns: a.columns as unknown as WireAnswer['columns'],
+    ends: a.ends,
     absent: a.absent,
     stringBytes: bytes,
     stringEnds: ends,
     stringCount: a.strings.length,
     meta: JSON.stringify(a.meta),
   };
+}
+
+/** A summary view's wire answer: a trace with `events` events and the fields given, no health rows. */
+export function summaryWire(meta: Record<string, unknown> = {}): WireAnswer {
+  const base = { file: '', ok: true, error: '', format: 'object', schema: null, events: 0, categories: {}, phases: {}, kinds: {}, devices: [], accelerator: 'none', distributed: null, start_us: 0, end_us: 0, span_us: 0, bytes: 0, model_bytes: 0, truncated: false };
+  return wireOf(answerOf('summary', { ...base, ...meta, rows: [] }));
 }

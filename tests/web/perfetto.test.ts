@@ -1,3 +1,4 @@
+import { answerOf, wireOf } from './answer-fixture';
 import { describe, expect, it, vi } from 'vitest';
 import {
   checkPerfettoOrigin,
@@ -154,8 +155,9 @@ describe('TraceClient.trim', () => {
     expect(sent).toEqual([{ kind: 'trim', id: call.id, file, startUs: 10, endUs: 20 }]);
     deliver({ data: { kind: 'progress', id: call.id, progress: { bytesRead: 5, totalBytes: 9, decodedBytes: 5, elapsedMs: 1 } } } as MessageEvent);
     const bytes = new Uint8Array([123, 125]);
-    deliver({ data: { kind: 'trimmed', id: call.id, trimmed: { bytes, keptEvents: 1, totalEvents: 3 } } } as MessageEvent);
-    expect(await call.promise).toEqual({ bytes, keptEvents: 1, totalEvents: 3 });
+    const report = wireOf(answerOf('trim', { window_start_us: 10, window_end_us: 20, kept_events: 1, total_events: 3, bytes: 2, input_error: '', rows: [{ kind: 'duration', kept: 1, dropped: 2 }] }));
+    deliver({ data: { kind: 'trimmed', id: call.id, trimmed: { bytes, report } } } as MessageEvent);
+    expect(await call.promise).toEqual({ bytes, report });
     expect(progress).toEqual([5]);
   });
 });

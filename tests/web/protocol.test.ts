@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Summary } from '../../web/src/lib/summary';
-import type { Overview } from '../../web/src/lib/overview';
+import type { Overview, StepValues } from '../../web/src/lib/overview';
+import { answerOf, summaryWire, wireOf } from './answer-fixture';
 import {
   ABORT,
   RemoteError,
@@ -30,7 +31,8 @@ class FakeWorker implements Endpoint {
 }
 
 const file = (name: string) => new File([new Uint8Array([1, 2, 3])], name);
-const summary = (events: number) => ({ ok: true, error: '', events }) as unknown as Summary;
+/** A load's answers as the worker sends them: the summary view's, of a trace of `events` events. */
+const summary = (events: number) => ({ summary: summaryWire({ events }) });
 
 describe('TraceClient', () => {
   it('gives each call its own id and settles each promise from the response with its id', async () => {
@@ -44,8 +46,8 @@ describe('TraceClient', () => {
     expect((w.sent[1] as Extract<Request, { kind: 'load' }>).file.name).toBe('b.json.gz');
 
     // Answer out of order.
-    w.reply({ kind: 'result', id: b.id, summary: summary(7) });
-    w.reply({ kind: 'result', id: a.id, summary: summary(3) });
+    w.reply({ kind: 'result', id: b.id, answers: summary(7) });
+    w.reply({ kind: 'result', id: a.id, answers: summary(3) });
     await expect(a.promise).resolves.toMatchObject({ summary: { events: 3 }, overview: null });
     await expect(b.promise).resolves.toMatchObject({ summary: { events: 7 }, overview: null });
     expect(c.inFlight).toBe(0);
@@ -58,13 +60,13 @@ describe('TraceClient', () => {
     const seenB: Summary[] = [];
     const a = c.load(file('a.json'), undefined, (s) => seenA.push(s));
     const b = c.loadStream(new ReadableStream(), 'b.json', null, undefined, (s) => seenB.push(s));
-    w.reply({ kind: 'summary', id: b.id, summary: summary(5) });
+    w.reply({ kind: 'summary', id: b.id, answers: summary(5) });
     expect(seenB.map((s) => s.events)).toEqual([5]);
     expect(seenA).toEqual([]);
     expect(c.inFlight).toBe(2); // the summary does not settle the load
-    w.reply({ kind: 'result', id: b.id, summary: summary(5) });
+    w.reply({ kind: 'result', id: b.id, answers: summary(5) });
     await expect(b.promise).resolves.toMatchObject({ summary: { events: 5 } });
-    w.reply({ kind: 'result', id: a.id, summary: summary(1) });
+    w.reply({ kind: 'result', id: a.id, answers: summary(1) });
     await a.promise;
     expect(seenA).toEqual([]); // no summary message came for a: none reported
   });
@@ -74,12 +76,18 @@ describe('TraceClient', () => {
     const c = new TraceClient(w);
     const seen: [number, Overview | undefined][] = [];
     const a = c.load(file('a.json'), undefined, (s, early) => seen.push([s.events, early]));
-    const early: Overview = { steps: { steps: [], average: null }, gpus: null, info: null };
-    w.reply({ kind: 'summary', id: a.id, summary: summary(3) });
-    w.reply({ kind: 'summary', id: a.id, summary: summary(3), overview: early });
+    const steps = wireOf(answerOf('steps', { file: '', rows: [{ name: '5', start_us: 10, end_us: 30, total_us: 20, kernel_us: 15, memcpy_us: 0, memset_us: 0, communication_us: 0, runtime_us: 1, dataloader_us: 0, cpu_exec_us: 4, other_us: 0 }], average: { total_us: 20, kernel_us: 15 }, roles: {} }));
+    const gpus = wireOf(answerOf('gpu_metrics', { file: '', window_start_us: 10, window_end_us: 30, bucket_us: 10, rows: [{ device: 0, utilization_pct: 75, sm_efficiency_pct: null, achieved_occupancy_pct: 40, blocks_per_sm_count: 0, occupancy_count: 2, timeline: [[10, 0.5], [20, 1], [30, 0]] }] }));
+    const early: Overview = {
+      steps: { steps: [{ name: '5', start_us: 10, end_us: 30, total_us: 20, kernel_us: 15, memcpy_us: 0, memset_us: 0, communication_us: 0, runtime_us: 1, dataloader_us: 0, cpu_exec_us: 4, other_us: 0 }], average: { total_us: 20, kernel_us: 15 } as unknown as StepValues, roles: {} },
+      gpus: { window_start_us: 10, window_end_us: 30, bucket_us: 10, gpus: [{ device: 0, utilization_pct: 75, sm_efficiency_pct: null, achieved_occupancy_pct: 40, timeline: [[10, 0.5], [20, 1], [30, 0]] }] },
+      info: null,
+    };
+    w.reply({ kind: 'summary', id: a.id, answers: summary(3) });
+    w.reply({ kind: 'summary', id: a.id, answers: { ...summary(3), steps, gpus } });
     expect(seen).toEqual([[3, undefined], [3, early]]);
     expect(c.inFlight).toBe(1); // neither settles the load
-    w.reply({ kind: 'result', id: a.id, summary: summary(3), overview: { ...early, info: null } });
+    w.reply({ kind: 'result', id: a.id, answers: { ...summary(3), steps, gpus } });
     await expect(a.promise).resolves.toMatchObject({ summary: { events: 3 } });
   });
 
@@ -93,10 +101,10 @@ describe('TraceClient', () => {
     const p1 = { bytesRead: 10, totalBytes: 100, decodedBytes: 40, elapsedMs: 5 };
     w.reply({ kind: 'progress', id: a.id, progress: p1 });
     w.reply({ kind: 'progress', id: 999, progress: p1 });
-    w.reply({ kind: 'result', id: 999, summary: summary(1) });
+    w.reply({ kind: 'result', id: 999, answers: summary(1) });
     expect(seenA).toEqual([p1]);
     expect(seenB).toEqual([]);
-    w.reply({ kind: 'result', id: a.id, summary: summary(1) });
+    w.reply({ kind: 'result', id: a.id, answers: summary(1) });
     // Progress after the result is dropped.
     w.reply({ kind: 'progress', id: a.id, progress: p1 });
     expect(seenA).toHaveLength(1);
@@ -137,14 +145,14 @@ describe('TraceClient', () => {
     const p1 = { bytesRead: 10, totalBytes: null, decodedBytes: 40, elapsedMs: 5 };
     w.reply({ kind: 'progress', id: a.id, progress: p1 });
     const kept = file('rank-0.json.gz');
-    w.reply({ kind: 'result', id: a.id, summary: summary(3), file: kept });
+    w.reply({ kind: 'result', id: a.id, answers: summary(3), file: kept });
     const got = await a.promise;
     expect(got.file).toBe(kept);
     expect(got.summary.events).toBe(3);
     expect(seen).toEqual([p1]);
     // A file load answers no File.
     const b = c.load(file('b.json'));
-    w.reply({ kind: 'result', id: b.id, summary: summary(1) });
+    w.reply({ kind: 'result', id: b.id, answers: summary(1) });
     expect('file' in (await b.promise)).toBe(false);
   });
 

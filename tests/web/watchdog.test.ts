@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { failureSentence, loadFailure, whileDoing } from '../../web/src/worker/failure';
 import { parsePlan } from '../../web/src/worker/test-faults';
-import type { Summary } from '../../web/src/lib/summary';
+import { summaryWire } from './answer-fixture';
 import {
   RemoteError,
   SESSION_GONE,
@@ -78,7 +78,8 @@ class FakeWorker implements WorkerLike {
 }
 
 const file = (name: string) => new File([new Uint8Array([1, 2, 3])], name);
-const summary = { ok: true, error: '', events: 3 } as unknown as Summary;
+/** A load's answers as the worker sends them: the summary view's, of a trace of 3 events. */
+const answers = { summary: summaryWire({ events: 3 }) };
 const options = (timers: FakeTimers) => ({ pingMs: 1_000, stallMs: 10_000, timers });
 const progress = (phase?: string) => ({
   bytesRead: 3,
@@ -163,7 +164,7 @@ describe('TraceClient watchdog', () => {
       w.reply({ kind: i % 2 ? 'pong' : 'progress', id: i % 2 ? 999 : load.id, progress: progress('operator trees') } as Response);
     }
     expect(stalls).toEqual([]);
-    w.reply({ kind: 'result', id: load.id, summary });
+    w.reply({ kind: 'result', id: load.id, answers });
     await load.promise;
     expect(c.watching).toBe(false);
     timers.advance(60_000);
@@ -186,7 +187,7 @@ describe('TraceClient watchdog', () => {
     const reading = c.load(file('a.json'));
     const computing = c.load(file('b.json'));
     const asking = c.query(7, { what: 'kernels', groupBy: 'name' });
-    w.reply({ kind: 'summary', id: computing.id, summary });
+    w.reply({ kind: 'summary', id: computing.id, answers });
     w.reply({ kind: 'progress', id: computing.id, progress: progress('operator trees') });
     c.failAll({ name: WORKER_DIED, failure: 'died', message: 'gone' });
     const [a, b, q] = await Promise.all([failureOf(reading.promise), failureOf(computing.promise), failureOf(asking.promise)]);
@@ -200,7 +201,7 @@ describe('TraceClient watchdog', () => {
     const fatal: string[] = [];
     const c = new TraceClient(w, { onFatal: (e) => fatal.push(e.failure!) });
     const load = c.load(file('a.json'));
-    w.reply({ kind: 'summary', id: load.id, summary });
+    w.reply({ kind: 'summary', id: load.id, answers });
     w.reply({ kind: 'error', id: load.id, error: { name: 'RuntimeError', message: 'Aborted(OOM)', failure: 'oom' } });
     const e = await failureOf(load.promise);
     expect(e.failure).toBe('oom');

@@ -12,6 +12,8 @@ export interface WireAnswer {
   error: string;
   rowCount: number;
   columns: Record<string, Float64Array | Int32Array | Uint32Array | Uint8Array>;
+  /** Where each row's pairs end (in pairs), for each f64pairs column. */
+  ends: Record<string, Uint32Array>;
   /** The columns without a value in this answer (their cells are null). */
   absent: string[];
   /** The answer's strings in UTF-8, each followed by a 0 byte. */
@@ -27,6 +29,7 @@ export interface WireAnswer {
 export function answerTransferables(w: WireAnswer): ArrayBuffer[] {
   const out = new Set<ArrayBuffer>([w.stringBytes.buffer as ArrayBuffer, w.stringEnds.buffer as ArrayBuffer]);
   for (const c of Object.values(w.columns)) out.add(c.buffer as ArrayBuffer);
+  for (const e of Object.values(w.ends ?? {})) out.add(e.buffer as ArrayBuffer);
   return [...out];
 }
 
@@ -54,10 +57,19 @@ export function openAnswer<V extends ViewName>(view: V, w: WireAnswer): Answer<V
     view,
     rowCount: w.rowCount,
     columns: w.columns as unknown as Answer<V>['columns'],
+    ends: w.ends ?? {},
     absent: w.absent,
     strings: decodeStrings(w.stringBytes, w.stringEnds, w.stringCount),
     meta: JSON.parse(w.meta) as Answer<V>['meta'],
   };
+}
+
+/** Row `row`'s pairs of an f64pairs column ([x, y] each), read from its values and `ends`. */
+export function pairsOf(values: Float64Array, ends: Uint32Array | undefined, row: number): [number, number][] {
+  if (!ends) return [];
+  const out: [number, number][] = [];
+  for (let p = row ? ends[row - 1] : 0; p < ends[row]; p++) out.push([values[2 * p], values[2 * p + 1]]);
+  return out;
 }
 
 /** A string column's values (null where the core has none). */

@@ -1,9 +1,10 @@
-// The Overview: the step-time breakdown (Session.stepBreakdownJson), the GPU metrics
-// (Session.gpuMetricsJson) and the rest of Session.overviewJson (Tensor Core share per GPU,
-// recommendations), typed, plus the pure maths the view draws with.
+// The Overview: the step-time breakdown (the steps view's answer), the GPU metrics (gpu_metrics)
+// and the rest of the overview view's answer (Tensor Core share per GPU, recommendations) as the
+// page's models, read from the answers' columns and metadata, plus the pure maths the view draws with.
+import type { Answer } from '../generated/views';
+import { pairsOf, stringColumn } from './answer';
 import type { Place } from './deep-link';
 import { parsePlace } from './deep-link';
-import { Reader } from './json-check';
 
 /** The step-time categories, in tb_plugin's order, with the fixed colors of the bars. */
 export const ROLES = [
@@ -91,65 +92,90 @@ export interface TensorCoreInfo {
   gpu_of: 'all_kernels' | 'operator_kernels';
 }
 
-/** What overviewJson adds to the step breakdown and GPU metrics. */
+/** What the overview view's answer adds to the step breakdown and GPU metrics. */
 export interface OverviewInfo {
   gpus: GpuInfo[];
   recommendations: Recommendation[];
   tensorCores: TensorCoreInfo;
 }
 
-const DEFAULT_SCOPE = {
-  gpu: 'Of the kernels operators launched themselves on this GPU, as tb_plugin counts it.',
-  kernel: 'Of every kernel in the trace.',
-  eligible_op_kernel: 'Of the kernel time operators launched, the share launched by operators that could use Tensor Cores.',
-};
+/** The steps view's rows as the page's steps, and their average. */
+export function stepBreakdownOf(a: Answer<'steps'> | Answer<'overview'>): StepBreakdown {
+  const c = a.columns;
+  const names = stringColumn(c.name, a.strings);
+  const steps: Step[] = [];
+  for (let i = 0; i < a.rowCount; i++) {
+    steps.push({
+      name: names[i] ?? '',
+      start_us: c.start_us[i],
+      end_us: c.end_us[i],
+      total_us: c.total_us[i],
+      kernel_us: c.kernel_us[i],
+      memcpy_us: c.memcpy_us[i],
+      memset_us: c.memset_us[i],
+      communication_us: c.communication_us[i],
+      runtime_us: c.runtime_us[i],
+      dataloader_us: c.dataloader_us[i],
+      cpu_exec_us: c.cpu_exec_us[i],
+      other_us: c.other_us[i],
+    });
+  }
+  const average = a.meta.average as StepValues;
+  return { steps, average, ...('roles' in a.meta ? { roles: a.meta.roles } : {}) };
+}
 
-export function parseOverviewInfo(json: string): OverviewInfo {
-  const root = Reader.parse('overviewJson', json);
-  const gpus = root
-    .field('gpus')
-    .items()
-    .map((it) => {
-      const g = it.object();
-      return {
-        device: g.num('device'),
-        name: g.strOrNull('name') ?? '',
-        memory_bytes: g.numOrNull('memory_bytes'),
-        compute_capability: g.strOrNull('compute_capability') ?? '',
-        vendor: g.has('vendor') ? g.strOrNull('vendor') ?? '' : '',
-        arch: g.has('arch') ? g.strOrNull('arch') ?? '' : '',
-        utilization_pct: g.numOrNull('utilization_pct'),
-        sm_efficiency_pct: g.numOrNull('sm_efficiency_pct'),
-        achieved_occupancy_pct: g.numOrNull('achieved_occupancy_pct'),
-        tensor_core_pct: g.numOrNull('tensor_core_pct'),
-        tensor_core_unknown_pct: g.has('tensor_core_unknown_pct') ? g.numOrNull('tensor_core_unknown_pct') : null,
-      };
+/** The gpu_metrics view's answer as the page's GPU metrics (each GPU's timeline from its pairs). */
+export function gpuMetricsOf(a: Answer<'gpu_metrics'>): GpuMetrics {
+  const c = a.columns;
+  const gpus: GpuMetric[] = [];
+  for (let i = 0; i < a.rowCount; i++) {
+    gpus.push({
+      device: c.device[i],
+      utilization_pct: nullIfNaN(c.utilization_pct[i]),
+      sm_efficiency_pct: nullIfNaN(c.sm_efficiency_pct[i]),
+      achieved_occupancy_pct: nullIfNaN(c.achieved_occupancy_pct[i]),
+      timeline: pairsOf(c.timeline, a.ends.timeline, i),
     });
-  const recommendations = root
-    .field('recommendations')
-    .items()
-    .map((it) => {
-      const r = it.object();
-      const rec: Recommendation = { id: r.str('id'), text: r.str('text'), view: r.strOrNull('view') ?? 'overview' };
-      const ev = r.has('evidence') ? evidenceOf(r.field('evidence').value) : null;
-      if (ev) rec.evidence = ev;
-      return rec;
-    });
-  const tc = root.has('tensor_cores') && !root.field('tensor_cores').isNull() ? root.field('tensor_cores').object() : null;
-  const scope = tc?.has('scope') ? tc.field('scope').object() : null;
+  }
+  return { window_start_us: a.meta.window_start_us, window_end_us: a.meta.window_end_us, bucket_us: a.meta.bucket_us, gpus };
+}
+
+/** What the overview view's answer adds to the step breakdown and GPU metrics. */
+export function overviewInfoOf(a: Answer<'overview'>): OverviewInfo {
+  const m = a.meta;
+  const gpus: GpuInfo[] = m.gpus.map((g) => ({
+    device: g.device,
+    name: g.name ?? '',
+    memory_bytes: g.memory_bytes,
+    compute_capability: g.compute_capability ?? '',
+    vendor: g.vendor ?? '',
+    arch: g.arch ?? '',
+    utilization_pct: g.utilization_pct,
+    sm_efficiency_pct: g.sm_efficiency_pct,
+    achieved_occupancy_pct: g.achieved_occupancy_pct,
+    tensor_core_pct: g.tensor_core_pct,
+    tensor_core_unknown_pct: g.tensor_core_unknown_pct,
+  }));
+  const recommendations = m.recommendations.map((r) => {
+    const rec: Recommendation = { id: r.id, text: r.text, view: r.view || 'overview' };
+    const ev = evidenceOf(r.evidence);
+    if (ev) rec.evidence = ev;
+    return rec;
+  });
+  const tc = m.tensor_cores;
   const tensorCores: TensorCoreInfo = {
-    term: (tc?.has('term') ? tc.strOrNull('term') : null) || 'Tensor Cores',
-    kernel_pct: tc?.has('kernel_pct') ? tc.numOrNull('kernel_pct') : null,
-    kernel_unknown_pct: tc?.has('kernel_unknown_pct') ? tc.numOrNull('kernel_unknown_pct') : null,
-    eligible_op_kernel_pct: tc?.has('eligible_op_kernel_pct') ? tc.numOrNull('eligible_op_kernel_pct') : null,
-    gpu_of: tc?.has('gpu_of') && tc.strOrNull('gpu_of') === 'all_kernels' ? 'all_kernels' : 'operator_kernels',
-    scope: {
-      gpu: (scope?.has('gpu') ? scope.strOrNull('gpu') : null) ?? DEFAULT_SCOPE.gpu,
-      kernel: (scope?.has('kernel') ? scope.strOrNull('kernel') : null) ?? DEFAULT_SCOPE.kernel,
-      eligible_op_kernel: (scope?.has('eligible_op_kernel') ? scope.strOrNull('eligible_op_kernel') : null) ?? DEFAULT_SCOPE.eligible_op_kernel,
-    },
+    term: tc.term || 'Tensor Cores',
+    kernel_pct: tc.kernel_pct,
+    kernel_unknown_pct: tc.kernel_unknown_pct,
+    eligible_op_kernel_pct: tc.eligible_op_kernel_pct,
+    gpu_of: tc.gpu_of,
+    scope: { gpu: tc.scope.gpu, kernel: tc.scope.kernel, eligible_op_kernel: tc.scope.eligible_op_kernel },
   };
   return { gpus, recommendations, tensorCores };
+}
+
+function nullIfNaN(v: number): number | null {
+  return Number.isNaN(v) ? null : v;
 }
 
 /**
@@ -171,7 +197,7 @@ export function evidenceOf(v: unknown): Place | null {
 export interface Overview {
   steps: StepBreakdown | null;
   gpus: GpuMetrics | null;
-  /** Tensor Core share and recommendations (null when the core has no overviewJson). */
+  /** Tensor Core share and recommendations (null until the overview view's answer came). */
   info?: OverviewInfo | null;
   /** One sentence when the overview could not be computed. */
   error?: string;
@@ -198,9 +224,9 @@ export function formatStepMs(us: number | null | undefined): string {
 }
 
 /**
- * The GPU summary of one step, or of all steps (core: overview.h gpu_summary_json, `kinetoscope
- * gpus --step N --json`): utilization, est. SM efficiency and occupancy over the step's time, the
- * Tensor Core share of the kernels it issued.
+ * The GPU summary of one step, or of all steps (the gpu_summary view, `kinetoscope gpus --step N
+ * --json`): utilization, est. SM efficiency and occupancy over the step's time, the Tensor Core
+ * share of the kernels it issued.
  */
 export interface GpuSummary {
   step: string | null;
@@ -210,29 +236,21 @@ export interface GpuSummary {
   gpus: { device: number; utilization_pct: number | null; sm_efficiency_pct: number | null; achieved_occupancy_pct: number | null; tensor_core_pct: number | null; tensor_core_unknown_pct: number | null }[];
 }
 
-export function parseGpuSummary(json: string): GpuSummary {
-  const root = Reader.parse('gpuSummaryJson', json);
-  const scope = root.field('scope').object();
-  return {
-    step: root.strOrNull('step'),
-    windowStartUs: root.num('window_start_us'),
-    windowEndUs: root.num('window_end_us'),
-    scope: { metrics: scope.str('metrics'), tensorCores: scope.str('tensor_cores') },
-    gpus: root
-      .field('gpus')
-      .items()
-      .map((it) => {
-        const g = it.object();
-        return {
-          device: g.num('device'),
-          utilization_pct: g.numOrNull('utilization_pct'),
-          sm_efficiency_pct: g.numOrNull('sm_efficiency_pct'),
-          achieved_occupancy_pct: g.numOrNull('achieved_occupancy_pct'),
-          tensor_core_pct: g.numOrNull('tensor_core_pct'),
-          tensor_core_unknown_pct: g.numOrNull('tensor_core_unknown_pct'),
-        };
-      }),
-  };
+export function gpuSummaryOf(a: Answer<'gpu_summary'>): GpuSummary {
+  const c = a.columns;
+  const gpus: GpuSummary['gpus'] = [];
+  for (let i = 0; i < a.rowCount; i++) {
+    gpus.push({
+      device: c.device[i],
+      utilization_pct: nullIfNaN(c.utilization_pct[i]),
+      sm_efficiency_pct: nullIfNaN(c.sm_efficiency_pct[i]),
+      achieved_occupancy_pct: nullIfNaN(c.achieved_occupancy_pct[i]),
+      tensor_core_pct: nullIfNaN(c.tensor_core_pct[i]),
+      tensor_core_unknown_pct: nullIfNaN(c.tensor_core_unknown_pct[i]),
+    });
+  }
+  const m = a.meta;
+  return { step: m.step, windowStartUs: m.window_start_us, windowEndUs: m.window_end_us, scope: { metrics: m.scope.metrics, tensorCores: m.scope.tensor_cores }, gpus };
 }
 
 /**

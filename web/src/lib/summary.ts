@@ -1,4 +1,8 @@
-// The summary object of docs/contracts.md (Session.summaryJson()), typed for the views.
+// The summary of a trace (the summary view's answer, docs/contracts.md), as the views use it: its
+// metadata, and its trace-health rows read from the answer's columns.
+import type { Answer } from '../generated/views';
+import { stringColumn } from './answer';
+
 export type Severity = 'error' | 'warning' | 'info';
 
 export interface HealthRow {
@@ -82,4 +86,43 @@ export function formatLabel(format: string | undefined): string {
 export function archLabel(d: Device): string {
   if (d.arch) return d.arch;
   return d.compute_capability ? `compute capability ${d.compute_capability}` : '';
+}
+
+/** The page's summary from the summary view's answer (`file`: the name the page shows). */
+export function summaryOf(a: Answer<'summary'>, file?: string): Summary {
+  const c = a.columns;
+  const reason = stringColumn(c.reason, a.strings);
+  const severity = stringColumn(c.severity, a.strings);
+  const message = stringColumn(c.message, a.strings);
+  const health: HealthRow[] = [];
+  for (let i = 0; i < a.rowCount; i++) {
+    health.push({
+      reason: reason[i] ?? '',
+      severity: (severity[i] ?? 'info') as Severity,
+      count: c.count[i],
+      sample_offset: Number.isNaN(c.sample_offset[i]) ? null : c.sample_offset[i],
+      message: message[i] ?? '',
+    });
+  }
+  const m = a.meta;
+  return {
+    file: file ?? m.file,
+    ok: m.ok,
+    error: m.error,
+    format: m.format,
+    schema: m.schema,
+    events: m.events,
+    categories: m.categories,
+    phases: m.phases,
+    kinds: m.kinds,
+    devices: m.devices.map((d) => ({ ...d, vendor: d.vendor as Device['vendor'] })),
+    accelerator: m.accelerator as Accelerator,
+    distributed: m.distributed,
+    start_us: m.start_us,
+    end_us: m.end_us,
+    span_us: m.span_us,
+    bytes: m.bytes,
+    truncated: m.truncated,
+    health,
+  };
 }

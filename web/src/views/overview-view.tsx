@@ -6,9 +6,11 @@ import { alpha, axisStyle, Chart, denseBars, fitLabels, type ChartTheme } from '
 import { scrollToShow, visibleWindow } from '../lib/table-model';
 import type { Place } from '../lib/deep-link';
 import { formatDeviceMemory } from '../lib/format';
+import { openAnswer } from '../lib/answer';
 import {
   formatPct,
   formatStepUs,
+  gpuSummaryOf,
   percentOf,
   ROLES,
   stepAxisSplits,
@@ -514,7 +516,9 @@ function GpuSummary({
   const gpus = data.gpus ?? [];
   // A chosen step's numbers (`kinetoscope gpus --step N`); the whole run's come with the Overview.
   const answer = useQuery(ask ?? (() => new Promise(() => {})), ask && step ? { what: 'gpuSummary' as const, step: step.name } : null);
-  const stepData = step && answer.status === 'ready' && answer.data.summary.step === step.name ? answer.data.summary : null;
+  // The answer's columns as the summary's GPUs, opened once per answer.
+  const stepSummary = useMemo(() => (answer.status === 'ready' ? gpuSummaryOf(openAnswer('gpu_summary', answer.data.answer)) : null), [answer]);
+  const stepData = step && stepSummary && stepSummary.step === step.name ? stepSummary : null;
   const state = !step ? 'all' : stepData ? 'step' : answer.status === 'error' ? 'error' : 'loading';
   return (
     <div class="ov-panel ov-gpus" data-testid="gpu-summary" data-step={step?.name ?? ''} data-state={state}>

@@ -15,6 +15,7 @@ import {
   type TimelineWindow,
 } from '../lib/perfetto';
 import { handshake, NO_ANSWER, type Handshake, type MessageTarget } from '../lib/perfetto-link';
+import { openAnswer } from '../lib/answer';
 import type { LoadProgress, Trimmed } from '../worker/protocol';
 
 /** Cuts [startUs, endUs] out of the file in the worker. */
@@ -111,7 +112,9 @@ export function TimelineView({
     const t = await call.promise;
     busy.current = null;
     const buffer = t.bytes.buffer as ArrayBuffer;
-    return { buffer, label: span.label, fileName: trimmedFileName(file.name, span.label), span, kept: t.keptEvents, total: t.totalEvents };
+    // The bytes are the trace; what was kept and dropped is the trim view's answer.
+    const report = openAnswer('trim', t.report).meta;
+    return { buffer, label: span.label, fileName: trimmedFileName(file.name, span.label), span, kept: report.kept_events, total: report.total_events };
   };
 
   /** Sends window `w` to a Perfetto window that has answered PONG, then zooms it to the window. */

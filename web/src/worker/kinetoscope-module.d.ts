@@ -10,15 +10,6 @@ declare module '*/generated/kinetoscope_web.mjs' {
     finish(): void;
     /** The stream around the JSON failed part-way (gzip corrupt or cut off, or a read error). */
     inputError(gzip: boolean): void;
-    summaryJson(): string;
-    /** Steps and their time breakdown, as `kinetoscope steps --json` (true: as tb_plugin counts). */
-    stepBreakdownJson(): string;
-    /** GPU utilization, est. SM efficiency and occupancy, timeline, as `kinetoscope gpus --json`. */
-    gpuMetricsJson(): string;
-    /** The GPU summary of one step ("": all steps), as `kinetoscope gpus --step N --json`. */
-    gpuSummaryJson(step: string): string;
-    /** Steps, average, GPUs (with tensor_core_pct) and recommendations, as `kinetoscope overview --json`. */
-    overviewJson(): string;
     /**
      * A view's answer (core/session/views.h; lib/answer.ts WireAnswer): typed column copies, the
      * strings as UTF-8 bytes, the metadata as a small JSON text; `error` the core's sentence.
@@ -84,8 +75,8 @@ declare module '*/generated/kinetoscope_web.mjs' {
     finish(): void;
     /** "" or what went wrong. */
     error(): string;
-    keptEvents(): number;
-    totalEvents(): number;
+    /** What it kept and dropped (after finish()): the trim view's answer. */
+    report(): KinetoscopeAnswer;
     /** A copy of the trimmed trace JSON. */
     output(): Uint8Array;
     delete(): void;

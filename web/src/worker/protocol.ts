@@ -8,12 +8,12 @@
 // arrays, transferred) and small objects, already checked against the shapes the views expect.
 import type { DistributedAnswers } from '../lib/distributed';
 import type { Diff } from '../lib/diff';
-import type { WireAnswer } from '../lib/answer';
+import { openAnswer, type WireAnswer } from '../lib/answer';
 import type { KernelGroupBy } from '../lib/kernels';
 import type { MemoryAlive, MemoryCurve, MemoryDevices, MemoryEvents, MemoryStats } from '../lib/memory';
 import type { OpGroupBy } from '../lib/operators';
-import type { GpuSummary, Overview } from '../lib/overview';
-import type { Summary } from '../lib/summary';
+import { gpuMetricsOf, overviewInfoOf, stepBreakdownOf, type Overview } from '../lib/overview';
+import { summaryOf, type Summary } from '../lib/summary';
 import { Watchdog, type WatchdogOptions } from './watchdog';
 
 export interface LoadProgress {
@@ -141,7 +141,8 @@ export type QueryResult =
   | { what: 'rangeKernels'; answer: WireAnswer }
   | { what: 'distributedRank'; summary: Uint8Array }
   | { what: 'memoryDevices'; devices: MemoryDevices }
-  | { what: 'gpuSummary'; summary: GpuSummary }
+  /** The gpu_summary view's answer as it is (lib/overview.ts gpuSummaryOf). */
+  | { what: 'gpuSummary'; answer: WireAnswer }
   | { what: 'memory'; stats: MemoryStats; events: MemoryEvents }
   | { what: 'memoryCurve'; curve: MemoryCurve }
   | { what: 'memoryAlive'; alive: MemoryAlive }
@@ -193,7 +194,7 @@ export type Response =
   /** The answer to a ping: the worker is alive (any message counts as much). */
   | { kind: 'pong'; id: number }
   /** `file`: for a loadStream, the bytes as received (gzip kept), to be used as a dropped File. */
-  | { kind: 'result'; id: number; summary: Summary; overview?: Overview | null; file?: File; read?: ReadWorkers }
+  | { kind: 'result'; id: number; answers: LoadAnswers; file?: File; read?: ReadWorkers }
   | { kind: 'answer'; id: number; result: QueryResult }
   /** A valid trace JSON (its buffer transferred) holding the window, and its event counts. */
   | { kind: 'trimmed'; id: number; trimmed: Trimmed }
@@ -205,11 +206,11 @@ export type Response =
   | { kind: 'rangeDone'; id: number; done: RangeDone }
   /**
    * A load's summary, sent as soon as the file is read, before the overview is computed (1-2 s
-   * on a 1 GiB trace): the card shows it meanwhile. Sent again with `overview` once the steps and
-   * GPU metrics are computed (`info` still null: the operator trees and recommendations follow),
-   * so the card draws them meanwhile. The `result` repeats both.
+   * on a 1 GiB trace): the card shows it meanwhile. Sent again with the steps and GPU metrics once
+   * they are computed (the overview's answer still absent: the operator trees and recommendations
+   * follow), so the card draws them meanwhile. The `result` repeats them all.
    */
-  | { kind: 'summary'; id: number; summary: Summary; overview?: Overview };
+  | { kind: 'summary'; id: number; answers: LoadAnswers };
 
 // Between the trace worker and its reader worker, which reads the file (and gunzips it) on its
 // own thread so that file I/O and decompression overlap parsing. Chunks are ArrayBuffers moved
@@ -301,11 +302,41 @@ export interface Endpoint {
   addEventListener(type: 'message', listener: (ev: MessageEvent) => void): void;
 }
 
-/** What a trim answers: the trimmed trace's bytes (they own their buffer) and its event counts. */
+/**
+ * What a trim answers: the trimmed trace's bytes (they own their buffer), a byte stream and not a
+ * table, and its report, the trim view's answer (what it kept and dropped; lib/answer.ts openAnswer).
+ */
 export interface Trimmed {
   bytes: Uint8Array;
-  keptEvents: number;
-  totalEvents: number;
+  report: WireAnswer;
+}
+
+/**
+ * A load's answers as the core gives them (lib/answer.ts): the summary view's, and once computed
+ * the steps', GPU metrics' and overview's (the recommendations). Small: sent as they are (copied,
+ * since the `result` repeats what a `summary` message sent), opened on the page's side (loadOf).
+ */
+export interface LoadAnswers {
+  summary: WireAnswer;
+  steps?: WireAnswer;
+  gpus?: WireAnswer;
+  overview?: WireAnswer;
+  /** One sentence when the overview (or its recommendations) could not be computed. */
+  overviewError?: string;
+}
+
+/** The page's summary and overview from a load's answers (the overview: null while the summary is not ok). */
+export function loadOf(a: LoadAnswers): { summary: Summary; overview: Overview | null } {
+  const summary = summaryOf(openAnswer('summary', a.summary));
+  if (!summary.ok) return { summary, overview: null };
+  if (!a.steps || !a.gpus) return { summary, overview: a.overviewError ? { steps: null, gpus: null, error: a.overviewError } : null };
+  const overview: Overview = {
+    steps: stepBreakdownOf(openAnswer('steps', a.steps)),
+    gpus: gpuMetricsOf(openAnswer('gpu_metrics', a.gpus)),
+    info: a.overview ? overviewInfoOf(openAnswer('overview', a.overview)) : null,
+  };
+  if (a.overviewError) overview.error = a.overviewError;
+  return { summary, overview };
 }
 
 /** What a load answers: the summary, and the overview when the summary is ok. */
@@ -575,15 +606,17 @@ export class TraceClient {
         if (res.progress.phase) p.phase = res.progress.phase.name;
         p.onProgress?.(res.progress);
         break;
-      case 'summary':
+      case 'summary': {
         p.phase = 'overview';
-        p.onSummary?.(res.summary, res.overview);
+        const { summary, overview } = loadOf(res.answers);
+        p.onSummary?.(summary, overview ?? undefined);
         break;
+      }
       case 'pong':
         break;
       case 'result':
         this.settle(res.id);
-        p.resolve({ summary: res.summary, overview: res.overview ?? null, ...(res.file ? { file: res.file } : {}), ...(res.read ? { read: res.read } : {}) } satisfies LoadResult);
+        p.resolve({ ...loadOf(res.answers), ...(res.file ? { file: res.file } : {}), ...(res.read ? { read: res.read } : {}) } satisfies LoadResult);
         break;
       case 'answer':
         this.settle(res.id);

@@ -10,14 +10,12 @@ import type { KinetoscopeModule, KinetoscopeSession } from '../generated/kinetos
 import wasmUrl from '../generated/kinetoscope_web.wasm?url';
 import { isGzip } from '../lib/gzip';
 import { Throttle } from '../lib/progress';
-import type { WireAnswer } from '../lib/answer';
+import { answerTransferables, type WireAnswer } from '../lib/answer';
 import { CoreError } from '../lib/json-check';
 import { parseDiff } from '../lib/diff';
 import { kernelDetailParams } from '../lib/kernels';
 import { checkMemoryEvents, parseMemoryAlive, parseMemoryCurve, parseMemoryDevices, parseMemoryStats } from '../lib/memory';
 import { transferables } from '../lib/operators';
-import { parseGpuSummary, parseOverviewInfo, type GpuMetrics, type Overview, type StepBreakdown } from '../lib/overview';
-import type { Summary } from '../lib/summary';
 import { HelperPort, mergeRanges, PIECE_BYTES, PieceSource, planSplits, type MergeTarget } from './split-read';
 import { ChunkFeeder, InputError, LocalChunks, MAX_CHUNK, RemoteChunks, type ChunkSource } from './feeder';
 import {
@@ -26,9 +24,9 @@ import {
   toWireError,
   trapFailure,
   TRAP,
+  type LoadAnswers,
   type LoadProgress,
   type Phase,
-  type LoadResult,
   type Query,
   type QueryResult,
   type RangeDone,
@@ -246,6 +244,13 @@ function dieOr(id: number, e: unknown): void {
   replyError(id, e);
 }
 
+/** What a load answers, as the `result` message carries it (the page opens the answers: protocol.ts loadOf). */
+interface Loaded {
+  answers: LoadAnswers;
+  file?: File;
+  read?: ReadWorkers;
+}
+
 /** Runs load `id` and answers it; its Session stays here unless the page closed it meanwhile. */
 function startLoad(id: number, input: LoadInput, fault?: TestFault, ranges?: MessagePort[]): void {
   const job: Job = { cancelled: false, closed: false, source: null, ...(fault ? { fault } : {}) };
@@ -257,7 +262,7 @@ function startLoad(id: number, input: LoadInput, fault?: TestFault, ranges?: Mes
         if (job.closed) session.delete();
         else sessions.set(id, session);
       }
-      post({ kind: 'result', id, summary: result.summary, overview: result.overview, ...(result.file ? { file: result.file } : {}), ...(result.read ? { read: result.read } : {}) });
+      post({ kind: 'result', id, answers: result.answers, ...(result.file ? { file: result.file } : {}), ...(result.read ? { read: result.read } : {}) });
     })
     .catch((e) => dieOr(id, e))
     .finally(() => {
@@ -316,10 +321,10 @@ async function warmUp(sampleUrl: string, job: Job): Promise<Warmed> {
     try {
       new ChunkFeeder(mod, session).feed(bytes);
       session.finish();
-      if ((JSON.parse(session.summaryJson()) as Summary).ok) {
-        session.stepBreakdownJson();
-        session.gpuMetricsJson();
-        session.overviewJson?.();
+      if (summaryOk(session.query('summary', {}))) {
+        session.query('steps', {});
+        session.query('gpu_metrics', {});
+        session.query('overview', {});
       }
     } finally {
       session.delete();
@@ -363,7 +368,7 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
     const job: Job = { cancelled: false, closed: false, source: null };
     jobs.set(req.id, job);
     trimFile(req.id, req.file, req.startUs, req.endUs, job)
-      .then((trimmed) => post({ kind: 'trimmed', id: req.id, trimmed }, [trimmed.bytes.buffer]))
+      .then((trimmed) => post({ kind: 'trimmed', id: req.id, trimmed }, [trimmed.bytes.buffer as ArrayBuffer, ...answerTransferables(trimmed.report)]))
       .catch((e) => replyError(req.id, e))
       .finally(() => jobs.delete(req.id));
   } else if (req.kind === 'warm') {
@@ -449,7 +454,7 @@ function answer(session: KinetoscopeSession, q: Query): QueryResult {
     case 'memoryDevices':
       return { what: 'memoryDevices', devices: parseMemoryDevices(session.memoryDevicesJson()) };
     case 'gpuSummary':
-      return { what: 'gpuSummary', summary: parseGpuSummary(session.gpuSummaryJson(step)) };
+      return { what: 'gpuSummary', answer: viewAnswer(session, 'gpu_summary', step ? { step } : {}) };
     case 'memory': {
       const from = q.fromUs ?? NaN, to = q.toUs ?? NaN;
       return {
@@ -570,7 +575,7 @@ async function feedAll(source: ChunkSource, feeder: ChunkFeeder, job: Job, onChu
  * start of the file and merges the helpers' ranges (worker/split-read.ts), reading on itself where a
  * range is refused or its helper lost, and the whole file again if a helper was lost part-way.
  */
-async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ result: LoadResult; session: KinetoscopeSession | null }> {
+async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ result: Loaded; session: KinetoscopeSession | null }> {
   const t0 = performance.now();
   const isFile = 'file' in input;
   const name = isFile ? input.file.name : input.name;
@@ -678,19 +683,18 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
     const computed = asCall(id, s, base, job, () => {
       reportPhase('linking events', 0, 0);
       s.finish();
-      // The summary is a small JSON object the core writes, not trace bytes.
-      const summary = JSON.parse(s.summaryJson()) as Summary;
-      summary.file = name;
+      // The summary view's answer (the page opens it: protocol.ts loadOf), named as the file.
+      const summary = s.query('summary', { file: name });
+      const ok = summaryOk(summary);
       // The overview takes a while on a big trace: the summary goes ahead so the card shows it,
       // then the steps and GPU metrics (a few hundred ms) ahead of the operator trees and the
       // recommendations (most of the Overview's time, and its memory on a big trace).
-      if (summary.ok) post({ kind: 'summary', id, summary });
-      const early = (overview: Overview) => post({ kind: 'summary', id, summary, overview });
-      return { summary, overview: summary.ok ? overviewOf(s, early) : null };
+      if (ok) post({ kind: 'summary', id, answers: { summary } });
+      const early = (answers: LoadAnswers) => post({ kind: 'summary', id, answers });
+      return { ok, answers: ok ? overviewOf(s, summary, early) : { summary } };
     });
-    const summary = computed.summary;
-    const result: LoadResult = { ...computed, ...(downloaded ? { file: downloaded } : {}), ...(ranges ? { read: ranges } : {}) };
-    if (!summary.ok) return { result, session: null };
+    const result: Loaded = { answers: computed.answers, ...(downloaded ? { file: downloaded } : {}), ...(ranges ? { read: ranges } : {}) };
+    if (!computed.ok) return { result, session: null };
     const kept = session;
     session = null; // handed over: not freed below
     return { result, session: kept };
@@ -799,35 +803,39 @@ async function trimFile(id: number, file: File, startUs: number, endUs: number, 
     const out = trimmer.output();
     // output() is a copy; make sure its buffer is exactly its bytes so it can be transferred.
     const bytes = out.byteOffset === 0 && out.byteLength === out.buffer.byteLength ? out : out.slice();
-    return { bytes, keptEvents: trimmer.keptEvents(), totalEvents: trimmer.totalEvents() };
+    // The bytes are a trace, not a table; what was kept and dropped is the trim view's answer.
+    return { bytes, report: trimmer.report() };
   } finally {
     source.close();
     trimmer.delete();
   }
 }
 
+/** The summary view's answer says the file is a trace (its small metadata's `ok`). */
+function summaryOk(a: WireAnswer): boolean {
+  return !a.error && (JSON.parse(a.meta) as { ok?: boolean }).ok === true;
+}
+
 /**
- * The overview's inputs: small JSON objects the core writes (steps, GPU metrics, overview).
- * `early` gets the steps and GPU metrics before the rest is computed (info: null).
+ * The overview's answers (steps, GPU metrics, then the overview's recommendations), as the core
+ * gives them. `early` gets the steps and GPU metrics before the rest is computed.
  */
-function overviewOf(session: KinetoscopeSession, early?: (o: Overview) => void): Overview {
-  let steps: StepBreakdown;
-  let gpus: GpuMetrics;
+function overviewOf(session: KinetoscopeSession, summary: WireAnswer, early?: (a: LoadAnswers) => void): LoadAnswers {
+  let steps: WireAnswer;
+  let gpus: WireAnswer;
   try {
-    steps = JSON.parse(session.stepBreakdownJson()) as StepBreakdown;
-    gpus = JSON.parse(session.gpuMetricsJson()) as GpuMetrics;
+    steps = viewAnswer(session, 'steps', {});
+    gpus = viewAnswer(session, 'gpu_metrics', {});
   } catch (e) {
     // A trap leaves the module unusable: let it fail the load (and restart the module).
     if (isTrap(e) || e instanceof TestDeath) throw e;
-    return { steps: null, gpus: null, error: `The overview could not be computed (${(e as Error)?.message ?? e}).` };
+    return { summary, overviewError: `The overview could not be computed (${(e as Error)?.message ?? e}).` };
   }
-  early?.({ steps, gpus, info: null });
+  early?.({ summary, steps, gpus });
   try {
-    // Tensor Core share and recommendations; a core built before overviewJson just has none.
-    const info = typeof session.overviewJson === 'function' ? parseOverviewInfo(session.overviewJson()) : null;
-    return { steps, gpus, info };
+    return { summary, steps, gpus, overview: viewAnswer(session, 'overview', {}) };
   } catch (e) {
     if (isTrap(e) || e instanceof TestDeath) throw e;
-    return { steps, gpus, info: null, error: `The recommendations could not be computed (${(e as Error)?.message ?? e}).` };
+    return { summary, steps, gpus, overviewError: `The recommendations could not be computed (${(e as Error)?.message ?? e}).` };
   }
 }
