@@ -303,6 +303,8 @@ TEST_CASE("Session answers a Ranges row's kernels", "[session]") {
   CHECK(k.column("tensor_cores")->u8 == std::vector<uint8_t>{ks::kTriYes, ks::kTriNo});
   CHECK(ks::answer_json(k).rfind("{\"range\":\"outer\",\"kernels\":[{\"name\":\"nvjet_sm90_tst_64x48_64x15_2x4_h_bz_NNT\",\"calls\":2,", 0) == 0);
   CHECK(o.s.query("range_kernels", {{"key", "nowhere"}}).error == "no range nowhere");
+}
+
 // diff-baseline.json by hand: ProfilerStep#1 [0, 100) µs runs a 30 µs kernel, #2 [100, 200) a 28
 // µs one (gpu_metrics_test.cpp); its steps' runtime is 5 and 4 µs, the dataloader's 10 and 12.
 TEST_CASE("Session answers the steps as rows, their average and roles as metadata", "[session]") {
