@@ -48,6 +48,9 @@ const AnswerColumn* Answer::column(std::string_view name) const {
 AnswerBuilder::AnswerBuilder(const ViewSchema& schema, size_t rows) {
   a_.schema = &schema;
   a_.rows = rows;
+  // Room for every column of the schema: what add() returns stays valid while later columns are
+  // added, so a view may fill several columns row by row.
+  a_.columns.reserve(schema.columns.size());
 }
 
 AnswerColumn& AnswerBuilder::add(std::string_view name, bool present) {
@@ -84,10 +87,20 @@ Answer AnswerBuilder::take() {
 
 namespace {
 
+// A count's value as the whole number it is; beyond int64 (a saturated sum) it saturates too.
+int64_t count_value(double v) {
+  if (v >= 9223372036854775807.0) return INT64_MAX;
+  if (v <= -9223372036854775808.0) return INT64_MIN;
+  return int64_t(v);
+}
+
 void write_cell(JsonWriter& w, const Answer& a, const AnswerColumn& c, size_t row) {
   switch (c.spec->type) {
     case ColumnType::kF64: w.value(c.f64[row]); break;
-    case ColumnType::kCount: w.value(uint64_t(c.f64[row])); break;
+    case ColumnType::kCount:
+      if (std::isnan(c.f64[row])) w.null();
+      else w.value(count_value(c.f64[row]));
+      break;
     case ColumnType::kI32:
       if (c.i32[row] == kNullI32) w.null();
       else w.value(int64_t(c.i32[row]));
@@ -114,7 +127,10 @@ void csv_cell(CsvWriter& out, const Answer& a, const AnswerColumn& c, size_t row
       if (std::isnan(c.f64[row])) out.empty();
       else out.field(c.f64[row]);
       break;
-    case ColumnType::kCount: out.field(uint64_t(c.f64[row])); break;
+    case ColumnType::kCount:
+      if (std::isnan(c.f64[row])) out.empty();
+      else out.field(count_value(c.f64[row]));
+      break;
     case ColumnType::kI32:
       if (c.i32[row] == kNullI32) out.empty();
       else out.field(int64_t(c.i32[row]));
@@ -185,6 +201,31 @@ std::string answer_json(const Answer& a) {
   for (size_t i = a.rows_at; i < a.meta.size(); ++i) meta(i);
   out += '}';
   return out;
+}
+
+std::string answer_rows_json(const Answer& a, size_t from, size_t to, bool as_arrays) {
+  std::vector<const AnswerColumn*> cols;
+  for (const AnswerColumn& c : a.columns)
+    if (c.spec->in_json) cols.push_back(&c);
+  JsonWriter w;
+  w.begin_array();
+  for (size_t r = from; r < to && r < a.rows; ++r) {
+    if (as_arrays) w.begin_array();
+    else w.begin_object();
+    for (const AnswerColumn* c : cols) {
+      if (!as_arrays) w.key(c->spec->name);
+      write_cell(w, a, *c, r);
+    }
+    if (as_arrays) w.end_array();
+    else w.end_object();
+  }
+  w.end_array();
+  return w.take();
+}
+
+std::string answer_row_json(const Answer& a, size_t row) {
+  const std::string rows = answer_rows_json(a, row, row + 1);
+  return rows.size() > 2 ? rows.substr(1, rows.size() - 2) : "null";
 }
 
 std::string answer_csv(const Answer& a) {

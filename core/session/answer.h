@@ -47,8 +47,8 @@ struct Answer {
   const AnswerColumn* column(std::string_view name) const;
 };
 
-// Fills an answer column by column: add() opens a column of the schema, the push_* calls
-// append one cell to it, intern() keeps each string once.
+// Fills an answer: add() opens a column of the schema (each at most once; the reference it
+// returns stays valid until take()), cells are appended to it, intern() keeps each string once.
 class AnswerBuilder {
  public:
   AnswerBuilder(const ViewSchema& schema, size_t rows);
@@ -65,6 +65,12 @@ class AnswerBuilder {
 
 // The answer as its --json object (the keys of its meta around "rows": [{column: value}]).
 std::string answer_json(const Answer& a);
+// Rows [from, to) of the answer as a JSON array of {column: value} objects (or, as_arrays, of
+// [value, ...] arrays), the --json columns only: for a CLI output that nests an answer's rows
+// (`kinetoscope memory --json` groups each view's rows by device).
+std::string answer_rows_json(const Answer& a, size_t from, size_t to, bool as_arrays = false);
+// One row as its JSON object.
+std::string answer_row_json(const Answer& a, size_t row);
 // The answer's CSV: the schema's csv columns that are in the answer and present, header first.
 std::string answer_csv(const Answer& a);
 // {"error": sentence}, what a failed query's JSON reads.

@@ -7,6 +7,11 @@ const std::vector<ViewDef>& views() {
       {&kOperatorsSchema, &operators_answer},
       {&kKernelsSchema, &kernels_answer},
       {&kRangesSchema, &ranges_answer},
+      {&kMemoryDevicesSchema, &memory_devices_query},
+      {&kMemoryStatsSchema, &memory_stats_query},
+      {&kMemoryEventsSchema, &memory_events_query},
+      {&kMemoryCurveSchema, &memory_curve_query},
+      {&kMemoryAliveSchema, &memory_alive_query},
   };
   return list;
 }
