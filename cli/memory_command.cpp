@@ -64,8 +64,6 @@ std::string by_device(const ks::Answer& a, const std::vector<std::string>& label
 // rows, then the statistics, events and curve of each device.
 std::string memory_json(const ks::Session& session, const ks::QueryParams& window, const std::string& device,
                         const std::string& name) {
-  ks::QueryParams asked = window;
-  if (!device.empty()) asked["device"] = device;
   const ks::Answer devices = session.query("memory_devices", window);
   std::vector<std::string> labels;
   std::string out = "{\"file\":";
@@ -84,14 +82,15 @@ std::string memory_json(const ks::Session& session, const ks::QueryParams& windo
     const auto [from, to] = rows_of(devices, device);
     out += ks::answer_rows_json(devices, from, to);
   }
-  out += ",\"stats\":" + by_device(session.query("memory_stats", asked), labels, false);
-  out += ",\"events\":" + by_device(session.query("memory_events", asked), labels, false);
-  out += ",\"curve\":" + by_device(session.query("memory_curve", asked), labels, true);
+  // Every device's rows (the analyses count every device at once), then the asked one's.
+  out += ",\"stats\":" + by_device(session.query("memory_stats", window), labels, false);
+  out += ",\"events\":" + by_device(session.query("memory_events", window), labels, false);
+  out += ",\"curve\":" + by_device(session.query("memory_curve", window), labels, true);
   return out + "}";
 }
 
 // The text: per device its records and whole-trace peaks, then the statistics of the window.
-void print_text(const ks::Session& session, const ks::QueryParams& asked, const std::string& device, const std::string& name) {
+void print_text(const ks::Session& session, const ks::QueryParams& window, const std::string& device, const std::string& name) {
   const ks::Answer devices = session.query("memory_devices", {});
   if (devices.rows == 0) {
     std::printf("%s: no [memory] events (record the trace with profile_memory=True)\n", name.c_str());
@@ -102,7 +101,7 @@ void print_text(const ks::Session& session, const ks::QueryParams& asked, const 
     if (key == "default_device") default_device = value.size() >= 2 ? value.substr(1, value.size() - 2) : value;
   std::printf("%s: memory on %zu device%s (default %s)\n", name.c_str(), devices.rows, devices.rows == 1 ? "" : "s",
               default_device.c_str());
-  const ks::Answer stats = session.query("memory_stats", asked);
+  const ks::Answer stats = session.query("memory_stats", window);
   auto col = [](const ks::Answer& a, const char* c) { return a.column(c)->f64; };
   const auto peak_a = col(devices, "peak_allocated_bytes"), peak_r = col(devices, "peak_reserved_bytes"),
              records = col(devices, "records"), peak_us = col(devices, "peak_us");
@@ -163,8 +162,6 @@ int run_memory(int argc, char** argv) {
   ks::QueryParams window;
   if (std::isfinite(from_us)) window["from_us"] = us_param(from_us);
   if (std::isfinite(to_us)) window["to_us"] = us_param(to_us);
-  ks::QueryParams asked = window;
-  if (!device.empty()) asked["device"] = device;
   int status = 0;
   for (const std::string& path : files) {
     const std::string name = file_name(path);
@@ -198,9 +195,12 @@ int run_memory(int argc, char** argv) {
     if (json) {
       std::printf("%s\n", memory_json(session, window, device, name).c_str());
     } else if (csv) {
-      std::fputs(ks::answer_csv(session.query(events ? "memory_events" : "memory_stats", asked)).c_str(), stdout);
+      // Every device's rows with their device column, or the asked device's.
+      const ks::Answer a = session.query(events ? "memory_events" : "memory_stats", window);
+      const auto [from, to] = device.empty() ? std::pair<size_t, size_t>{0, a.rows} : rows_of(a, device);
+      std::fputs(ks::answer_csv(a, from, to).c_str(), stdout);
     } else {
-      print_text(session, asked, device, name);
+      print_text(session, window, device, name);
     }
   }
   return status;

@@ -228,7 +228,7 @@ std::string answer_row_json(const Answer& a, size_t row) {
   return rows.size() > 2 ? rows.substr(1, rows.size() - 2) : "null";
 }
 
-std::string answer_csv(const Answer& a) {
+std::string answer_csv(const Answer& a, size_t from, size_t to) {
   std::vector<const AnswerColumn*> cols;
   for (std::string_view name : a.schema->csv) {
     const AnswerColumn* c = a.column(name);
@@ -237,7 +237,7 @@ std::string answer_csv(const Answer& a) {
   CsvWriter out;
   for (const AnswerColumn* c : cols) out.field(c->spec->csv_header.empty() ? c->spec->name : c->spec->csv_header);
   out.end_row();
-  for (size_t r = 0; r < a.rows; ++r) {
+  for (size_t r = from; r < to && r < a.rows; ++r) {
     for (const AnswerColumn* c : cols) csv_cell(out, a, *c, r);
     out.end_row();
   }

@@ -4,6 +4,7 @@
 // through the answer's own string table, each text once. The CLI prints its --json, --csv and
 // text from the same answer, so a view's columns are declared once (view_schema.h).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -71,8 +72,9 @@ std::string answer_json(const Answer& a);
 std::string answer_rows_json(const Answer& a, size_t from, size_t to, bool as_arrays = false);
 // One row as its JSON object.
 std::string answer_row_json(const Answer& a, size_t row);
-// The answer's CSV: the schema's csv columns that are in the answer and present, header first.
-std::string answer_csv(const Answer& a);
+// The answer's CSV: the schema's csv columns that are in the answer and present, header first;
+// rows [from, to) only when given.
+std::string answer_csv(const Answer& a, size_t from = 0, size_t to = SIZE_MAX);
 // {"error": sentence}, what a failed query's JSON reads.
 std::string error_json(std::string_view message);
 

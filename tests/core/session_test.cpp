@@ -170,6 +170,9 @@ TEST_CASE("Session answers memory statistics and events per device, signed sizes
   CHECK(json.starts_with("{\"device\":{\"device\":\"GPU0\",\"peak_allocated_bytes\":3149824,"));
   CHECK(json.find("\"size_increase_bytes\":-1040384,") != std::string::npos);  // a negative count, as an integer
   CHECK(json.find("\"device\":\"GPU0\",\"name\"") == std::string::npos);       // the device column is not in --json
+  // One device asked: its device column is absent, with no cell to carry.
+  CHECK_FALSE(stats.column("device")->present);
+  CHECK(stats.column("device")->str.empty());
   // Every device, grouped: the CSV has the device column first.
   const std::string csv = ks::answer_csv(o.s.query("memory_stats", {}));
   CHECK(csv.starts_with("device,name,calls,size_increase_bytes,"));

@@ -57,7 +57,7 @@ const ViewSchema kMemoryStatsSchema = {
     "`--csv`). Rows: per device, sorted by operator name.",
     {{"device", kDevice}, {"from_us", kWindowFrom}, {"to_us", kWindowTo}},
     {
-        {"device", ColumnType::kString, "", "the device of the row", false},
+        {"device", ColumnType::kString, "", "the device of the row (absent when one device is asked)", false},
         {"name", ColumnType::kString, "", "the operator's name"},
         {"calls", ColumnType::kCount, "count", "calls of the operator in the window"},
         {"size_increase_bytes", ColumnType::kCount, "bytes", "bytes allocated minus released by it and the operators it called"},
@@ -83,7 +83,7 @@ const ViewSchema kMemoryEventsSchema = {
     "release, then the allocations never released, then the releases of allocations outside the window.",
     {{"device", kDevice}, {"from_us", kWindowFrom}, {"to_us", kWindowTo}},
     {
-        {"device", ColumnType::kString, "", "the device of the row", false},
+        {"device", ColumnType::kString, "", "the device of the row (absent when one device is asked)", false},
         {"operator", ColumnType::kString, "", "the allocating operator as tb_plugin names it (\"<parent> (aten::empty)\", \"<unknown>\")"},
         {"size_bytes", ColumnType::kCount, "bytes", "the allocation's size"},
         {"alloc_us", ColumnType::kF64, "us", "allocated at, from the time origin (null: outside the window)"},
@@ -108,7 +108,7 @@ const ViewSchema kMemoryCurveSchema = {
      {"to_us", kWindowTo},
      {"columns", "the pixel columns the curve is drawn over (at most ~5 points each); absent: every point"}},
     {
-        {"device", ColumnType::kString, "", "the device of the row", false},
+        {"device", ColumnType::kString, "", "the device of the row (absent when one device is asked)", false},
         {"t_us", ColumnType::kF64, "us", "the moment, from the time origin"},
         {"allocated_bytes", ColumnType::kCount, "bytes", "allocated after it"},
         {"reserved_bytes", ColumnType::kCount, "bytes", "reserved after it (null: not recorded)"},
@@ -286,8 +286,9 @@ Answer memory_stats_answer(const MemoryIndex& x, const OpTree& t, const TraceMod
   AnswerBuilder b(kMemoryStatsSchema, n);
   b.meta("device", device < 0 ? "null" : answer_row_json(devices_answer(x, m, w, device), 0));
   b.rows_here();
-  AnswerColumn& label = b.add("device");
+  AnswerColumn& label = b.add("device", device < 0);
   for (size_t d : devs) {
+    if (device >= 0) break;  // one device asked: the column is absent, no cell
     const uint32_t id = b.intern(x.devices[d].label);
     label.str.insert(label.str.end(), stats[d].size(), id);
   }
@@ -315,8 +316,9 @@ Answer memory_events_answer(const MemoryIndex& x, const OpTree& t, const TraceMo
   size_t n = 0;
   for (size_t d : devs) n += events[d].size();
   AnswerBuilder b(kMemoryEventsSchema, n);
-  AnswerColumn& label = b.add("device");
+  AnswerColumn& label = b.add("device", device < 0);
   for (size_t d : devs) {
+    if (device >= 0) break;  // one device asked: the column is absent, no cell
     const uint32_t id = b.intern(x.devices[d].label);
     label.str.insert(label.str.end(), events[d].size(), id);
   }
@@ -371,8 +373,8 @@ Answer memory_curve_answer(const MemoryIndex& x, const TraceModel& m, const Memo
   b.meta("peak_reserved_bytes", peak.peak_reserved >= 0 ? std::to_string(peak.peak_reserved) : "null");
   b.meta("peak_us", peak.peak_allocated >= 0 ? number_or_null(memory_us_between(peak.peak_ts_ns, x.origin_ns)) : "null");
   b.rows_here();
-  AnswerColumn& label = b.add("device");
-  for (size_t k = 0; k < devs.size(); ++k) {
+  AnswerColumn& label = b.add("device", device < 0);
+  for (size_t k = 0; k < devs.size() && device < 0; ++k) {
     const uint32_t id = b.intern(x.devices[devs[k]].label);
     label.str.insert(label.str.end(), curves[k].size(), id);
   }
