@@ -1,9 +1,19 @@
 // A view's answer built from rows written by hand in the shape of its --json (docs/contracts.md),
 // as the core builds it: typed columns by the generated schema, each string once.
 import { KERNELS_COLUMNS, NULL_I32, NULL_STRING, OPERATORS_COLUMNS, RANGES_COLUMNS, TRI_UNKNOWN, type Answer, type ColumnSpec, type ViewName } from '../../web/src/generated/views';
+import { MEMORY_ALIVE_COLUMNS, MEMORY_CURVE_COLUMNS, MEMORY_DEVICES_COLUMNS, MEMORY_EVENTS_COLUMNS, MEMORY_STATS_COLUMNS } from '../../web/src/generated/views';
 import type { WireAnswer } from '../../web/src/lib/answer';
 
-const SCHEMAS: Record<ViewName, readonly ColumnSpec[]> = { operators: OPERATORS_COLUMNS, kernels: KERNELS_COLUMNS, ranges: RANGES_COLUMNS };
+const SCHEMAS: Record<ViewName, readonly ColumnSpec[]> = {
+  operators: OPERATORS_COLUMNS,
+  kernels: KERNELS_COLUMNS,
+  ranges: RANGES_COLUMNS,
+  memory_devices: MEMORY_DEVICES_COLUMNS,
+  memory_stats: MEMORY_STATS_COLUMNS,
+  memory_events: MEMORY_EVENTS_COLUMNS,
+  memory_curve: MEMORY_CURVE_COLUMNS,
+  memory_alive: MEMORY_ALIVE_COLUMNS,
+};
 
 type Row = Record<string, unknown>;
 

@@ -12,7 +12,6 @@ import type { WireAnswer } from '../lib/answer';
 import type { KernelDetail, KernelGroupBy } from '../lib/kernels';
 import type { ModulePresence, Modules, ModuleTree } from '../lib/modules';
 import type { RangeKernels } from '../lib/ranges';
-import type { MemoryAlive, MemoryCurve, MemoryDevices, MemoryEvents, MemoryStats } from '../lib/memory';
 import type { OperatorDetail, OpGroupBy } from '../lib/operators';
 import type { GpuSummary, Overview } from '../lib/overview';
 import type { Summary } from '../lib/summary';
@@ -115,7 +114,7 @@ export type Query =
    * Memory view (lib/memory.ts): `device` a label ("GPU0"); `fromUs`/`toUs` the window in µs from
    * the time origin (absent: open); `columns` the pixel columns the curve is drawn over.
    */
-  | { what: 'memoryDevices'; step?: string }
+  | { what: 'memoryDevices'; fromUs?: number; toUs?: number; step?: string }
   /** The Overview's GPU summary of `step` (absent: all steps), as `kinetoscope gpus --step N --json`. */
   | { what: 'gpuSummary'; step?: string }
   | { what: 'memory'; device: string; fromUs?: number; toUs?: number; step?: string }
@@ -139,11 +138,12 @@ export type QueryResult =
   | { what: 'ranges'; answer: WireAnswer }
   | { what: 'rangeKernels'; kernels: RangeKernels }
   | { what: 'distributedRank'; summary: string }
-  | { what: 'memoryDevices'; devices: MemoryDevices }
+  | { what: 'memoryDevices'; answer: WireAnswer }
   | { what: 'gpuSummary'; summary: GpuSummary }
-  | { what: 'memory'; stats: MemoryStats; events: MemoryEvents }
-  | { what: 'memoryCurve'; curve: MemoryCurve }
-  | { what: 'memoryAlive'; alive: MemoryAlive }
+  /** The memory_stats and memory_events answers of one window (both tables show it). */
+  | { what: 'memory'; stats: WireAnswer; events: WireAnswer }
+  | { what: 'memoryCurve'; answer: WireAnswer }
+  | { what: 'memoryAlive'; answer: WireAnswer }
   | { what: 'diff'; diff: Diff };
 
 export type QueryWhat = Query['what'];
