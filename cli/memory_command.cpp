@@ -1,16 +1,16 @@
-// `kinetoscope memory`: the Memory view (core/analysis/memory.h) of each trace, as JSON, CSV or
-// text. Kept apart from main.cpp so the command reads top to bottom.
+// `kinetoscope memory`: the Memory view of each trace, printed from the Session's answers
+// (core/session/views/memory.cpp) as JSON, CSV or text. Kept apart from main.cpp so the command
+// reads top to bottom.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/file_source.h"
-#include "core/analysis/memory.h"
-#include "core/analysis/op_tree.h"
 #include "core/session/session.h"
-#include "core/util/csv_writer.h"
+#include "core/util/json_writer.h"
 
 namespace {
 
@@ -25,27 +25,106 @@ bool parse_us(const char* text, double& out) {
   return end != text && *end == '\0' && std::isfinite(out);
 }
 
-std::string stats_csv(const ks::MemoryIndex& x, const std::vector<std::vector<ks::MemoryStatRow>>& stats, int device) {
-  ks::CsvWriter c;
-  for (const char* h : {"device", "name", "calls", "size_increase_bytes", "self_size_increase_bytes", "allocation_count",
-                        "self_allocation_count", "allocation_size_bytes", "self_allocation_size_bytes"})
-    c.field(h);
-  c.end_row();
-  for (size_t d = 0; d < x.devices.size(); ++d) {
-    if (device >= 0 && size_t(device) != d) continue;
-    for (const ks::MemoryStatRow& r : stats[d]) {
-      c.field(x.devices[d].label).field(r.name).field(r.calls).field(r.size_increase).field(r.self_size_increase);
-      c.field(r.allocation_count).field(r.self_allocation_count).field(r.allocation_size).field(r.self_allocation_size);
-      c.end_row();
-    }
-  }
-  return c.take();
+// A window's bound as a query parameter: %.17g reads back as the same double.
+std::string us_param(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
 }
 
-std::string device_list(const ks::MemoryIndex& x) {
-  std::string s;
-  for (const ks::MemoryDevice& d : x.devices) s += (s.empty() ? "" : ", ") + d.label;
-  return s;
+std::string label_of(const ks::Answer& a, size_t row) { return a.strings[a.column("device")->str[row]]; }
+
+// The rows of one device in an answer whose rows are grouped by device: [first, end).
+std::pair<size_t, size_t> rows_of(const ks::Answer& a, const std::string& label) {
+  size_t first = a.rows, end = a.rows;
+  for (size_t r = 0; r < a.rows; ++r) {
+    if (label_of(a, r) != label) {
+      if (first < a.rows) return {first, r};
+      continue;
+    }
+    if (first == a.rows) first = r;
+  }
+  return {first, end};
+}
+
+// {"GPU0": [rows of GPU0], ...} over the devices `labels`, each present even without rows.
+std::string by_device(const ks::Answer& a, const std::vector<std::string>& labels, bool as_arrays) {
+  std::string out = "{";
+  for (const std::string& label : labels) {
+    if (out.size() > 1) out += ',';
+    ks::append_json_escaped(out, label);
+    out += ':';
+    const auto [from, to] = rows_of(a, label);
+    out += ks::answer_rows_json(a, from, to, as_arrays);
+  }
+  return out + "}";
+}
+
+// The one JSON object of a trace (docs/contracts.md "Memory"): the devices answer's metadata and
+// rows, then the statistics, events and curve of each device.
+std::string memory_json(const ks::Session& session, const ks::QueryParams& window, const std::string& device,
+                        const std::string& name) {
+  const ks::Answer devices = session.query("memory_devices", window);
+  std::vector<std::string> labels;
+  std::string out = "{\"file\":";
+  ks::append_json_escaped(out, name);
+  for (const auto& [key, value] : devices.meta) {
+    out += ',';
+    ks::append_json_escaped(out, key);
+    out += ':' + value;
+  }
+  out += ",\"devices\":";
+  if (device.empty()) {
+    for (size_t r = 0; r < devices.rows; ++r) labels.push_back(label_of(devices, r));
+    out += ks::answer_rows_json(devices, 0, devices.rows);
+  } else {
+    labels.push_back(device);
+    const auto [from, to] = rows_of(devices, device);
+    out += ks::answer_rows_json(devices, from, to);
+  }
+  // Every device's rows (the analyses count every device at once), then the asked one's.
+  out += ",\"stats\":" + by_device(session.query("memory_stats", window), labels, false);
+  out += ",\"events\":" + by_device(session.query("memory_events", window), labels, false);
+  out += ",\"curve\":" + by_device(session.query("memory_curve", window), labels, true);
+  return out + "}";
+}
+
+// The text: per device its records and whole-trace peaks, then the statistics of the window.
+void print_text(const ks::Session& session, const ks::QueryParams& window, const std::string& device, const std::string& name) {
+  const ks::Answer devices = session.query("memory_devices", {});
+  if (devices.rows == 0) {
+    std::printf("%s: no [memory] events (record the trace with profile_memory=True)\n", name.c_str());
+    return;
+  }
+  std::string default_device;
+  for (const auto& [key, value] : devices.meta)
+    if (key == "default_device") default_device = value.size() >= 2 ? value.substr(1, value.size() - 2) : value;
+  std::printf("%s: memory on %zu device%s (default %s)\n", name.c_str(), devices.rows, devices.rows == 1 ? "" : "s",
+              default_device.c_str());
+  const ks::Answer stats = session.query("memory_stats", window);
+  auto col = [](const ks::Answer& a, const char* c) { return a.column(c)->f64; };
+  const auto peak_a = col(devices, "peak_allocated_bytes"), peak_r = col(devices, "peak_reserved_bytes"),
+             records = col(devices, "records"), peak_us = col(devices, "peak_us");
+  const std::vector<uint8_t>& from_bytes = devices.column("allocated_from_bytes")->u8;
+  const auto calls = col(stats, "calls"), inc = col(stats, "size_increase_bytes"), self_inc = col(stats, "self_size_increase_bytes"),
+             allocs = col(stats, "allocation_count"), self_allocs = col(stats, "self_allocation_count"),
+             size = col(stats, "allocation_size_bytes"), self_size = col(stats, "self_allocation_size_bytes");
+  for (size_t k = 0; k < devices.rows; ++k) {
+    const std::string label = label_of(devices, k);
+    if (!device.empty() && device != label) continue;
+    std::printf("  %s: %llu records", label.c_str(), (unsigned long long)records[k]);
+    if (!std::isnan(peak_a[k]))
+      std::printf(", peak allocated %.2f MB at %.1f us%s", peak_a[k] / 1048576.0, peak_us[k],
+                  from_bytes[k] ? " (running sum of Bytes)" : "");
+    if (!std::isnan(peak_r[k])) std::printf(", peak reserved %.2f MB", peak_r[k] / 1048576.0);
+    std::printf("\n    %8s %14s %14s %8s %8s %14s %14s  %s\n", "calls", "increase KB", "self incr KB", "allocs", "self",
+                "alloc KB", "self alloc KB", "operator");
+    const auto [from, to] = rows_of(stats, label);
+    for (size_t r = from; r < to; ++r)
+      std::printf("    %8llu %14.2f %14.2f %8lld %8lld %14.2f %14.2f  %s\n", (unsigned long long)calls[r], inc[r] / 1024.0,
+                  self_inc[r] / 1024.0, (long long)allocs[r], (long long)self_allocs[r], size[r] / 1024.0,
+                  self_size[r] / 1024.0, stats.strings[stats.column("name")->str[r]].c_str());
+  }
 }
 
 }  // namespace
@@ -80,6 +159,9 @@ int run_memory(int argc, char** argv) {
   if (json && csv) return usage("--json or --csv, not both");
   if (events && !csv) return usage("--events picks the CSV table (--csv --events)");
   if (std::isfinite(from_us) && std::isfinite(to_us) && from_us > to_us) return usage("--from-us is after --to-us");
+  ks::QueryParams window;
+  if (std::isfinite(from_us)) window["from_us"] = us_param(from_us);
+  if (std::isfinite(to_us)) window["to_us"] = us_param(to_us);
   int status = 0;
   for (const std::string& path : files) {
     const std::string name = file_name(path);
@@ -91,54 +173,34 @@ int run_memory(int argc, char** argv) {
       status = 1;
       continue;
     }
-    const ks::TraceModel& m = session.model();
-    const ks::OpTree& tree = session.tree();
-    const ks::MemoryIndex& x = session.memory();
-    int d = -1;
     if (!device.empty()) {
-      d = ks::memory_device_index(x, device);
-      if (d < 0) {
-        if (x.devices.empty())
+      const ks::Answer devices = session.query("memory_devices", {});
+      std::string list;
+      bool found = false;
+      for (size_t r = 0; r < devices.rows; ++r) {
+        const std::string label = label_of(devices, r);
+        found = found || label == device;
+        list += (list.empty() ? "" : ", ") + label;
+      }
+      if (!found) {
+        if (devices.rows == 0)
           std::fprintf(stderr, "%s: no memory events (record with profile_memory=True), so no device %s.\n", name.c_str(),
                        device.c_str());
         else
-          std::fprintf(stderr, "%s: no device %s (the devices are %s).\n", name.c_str(), device.c_str(), device_list(x).c_str());
+          std::fprintf(stderr, "%s: no device %s (the devices are %s).\n", name.c_str(), device.c_str(), list.c_str());
         status = 1;
         continue;
       }
     }
-    const ks::MemoryWindow w = ks::memory_window_us(x, from_us, to_us);
     if (json) {
-      std::printf("%s\n", ks::memory_json(x, tree, m, w, d, name).c_str());
-      continue;
-    }
-    if (csv) {
-      if (events) std::fputs(ks::memory_events_csv(x, tree, m, w, d).c_str(), stdout);
-      else std::fputs(stats_csv(x, ks::memory_stats(x, tree, m, w), d).c_str(), stdout);
-      continue;
-    }
-    if (x.devices.empty()) {
-      std::printf("%s: no [memory] events (record the trace with profile_memory=True)\n", name.c_str());
-      continue;
-    }
-    std::printf("%s: memory on %zu device%s (default %s)\n", name.c_str(), x.devices.size(), x.devices.size() == 1 ? "" : "s",
-                x.devices[size_t(x.default_device)].label.c_str());
-    const auto stats = ks::memory_stats(x, tree, m, w);
-    for (size_t k = 0; k < x.devices.size(); ++k) {
-      if (d >= 0 && size_t(d) != k) continue;
-      const ks::MemoryDevice& dev = x.devices[k];
-      std::printf("  %s: %llu records", dev.label.c_str(), (unsigned long long)dev.records);
-      if (dev.peak_allocated >= 0)
-        std::printf(", peak allocated %.2f MB at %.1f us%s", dev.peak_allocated / 1048576.0,
-                    ks::memory_us_between(dev.peak_ts_ns, x.origin_ns), dev.allocated_from_bytes ? " (running sum of Bytes)" : "");
-      if (dev.peak_reserved >= 0) std::printf(", peak reserved %.2f MB", dev.peak_reserved / 1048576.0);
-      std::printf("\n    %8s %14s %14s %8s %8s %14s %14s  %s\n", "calls", "increase KB", "self incr KB", "allocs",
-                  "self", "alloc KB", "self alloc KB", "operator");
-      for (const ks::MemoryStatRow& r : stats[k])
-        std::printf("    %8llu %14.2f %14.2f %8lld %8lld %14.2f %14.2f  %s\n", (unsigned long long)r.calls,
-                    r.size_increase / 1024.0, r.self_size_increase / 1024.0, (long long)r.allocation_count,
-                    (long long)r.self_allocation_count, r.allocation_size / 1024.0, r.self_allocation_size / 1024.0,
-                    r.name.c_str());
+      std::printf("%s\n", memory_json(session, window, device, name).c_str());
+    } else if (csv) {
+      // Every device's rows with their device column, or the asked device's.
+      const ks::Answer a = session.query(events ? "memory_events" : "memory_stats", window);
+      const auto [from, to] = device.empty() ? std::pair<size_t, size_t>{0, a.rows} : rows_of(a, device);
+      std::fputs(ks::answer_csv(a, from, to).c_str(), stdout);
+    } else {
+      print_text(session, window, device, name);
     }
   }
   return status;

@@ -1,6 +1,6 @@
 // The Memory view's cost in the wasm core, in Node (scripts/bench --only memory): the trace is read
 // as the worker reads it and the Overview computed (the operator trees the page builds at load),
-// then the Memory view is built (records attributed to operators: memoryDevicesJson) — its time,
+// then the Memory view is built (records attributed to operators: the memory_devices answer) — its time,
 // the bytes its index holds and how much the wasm heap grew — and the curve and tables are asked
 // for the whole trace and for zoomed ranges (a tenth of the trace, at five places), as the page
 // asks after a drag.
@@ -39,7 +39,12 @@ async function main() {
   s.queryJson('overview', {});
   const heapBefore = mod.HEAPU8.length;
   let t0 = process.hrtime.bigint();
-  const devices = JSON.parse(s.memoryDevicesJson());
+  const query = (view, params) => {
+    const a = s.query(view, params);
+    if (a.error) throw new Error(a.error);
+    return a;
+  };
+  const devices = JSON.parse(s.queryJson('memory_devices', {}));
   const buildMs = ms(t0);
   const heapAfter = mod.HEAPU8.length;
   const indexBytes = s.memoryIndexBytes();
@@ -48,20 +53,21 @@ async function main() {
   const dev = devices.default_device;
   if (dev) {
     t0 = process.hrtime.bigint();
-    const whole = JSON.parse(s.memoryCurveJson(dev, NaN, NaN, COLUMNS));
+    const whole = query('memory_curve', { device: dev, columns: String(COLUMNS) });
     out.curve_whole_ms = ms(t0);
-    out.curve_whole_points = whole.points.length;
-    const end = whole.points.length ? whole.points[whole.points.length - 1][0] : 0;
+    out.curve_whole_points = whole.rowCount;
+    const end = whole.rowCount ? whole.columns.t_us[whole.rowCount - 1] : 0;
     const curve = [], tables = [];
     for (const f of [0.1, 0.3, 0.5, 0.7, 0.85]) {
       const a = end * f, b = a + end / 10;
       t0 = process.hrtime.bigint();
-      const z = JSON.parse(s.memoryCurveJson(dev, a, b, COLUMNS));
+      const win = { device: dev, from_us: String(a), to_us: String(b) };
+      const z = query('memory_curve', { ...win, columns: String(COLUMNS) });
       curve.push(ms(t0));
-      out.curve_zoom_points = z.points.length;
+      out.curve_zoom_points = z.rowCount;
       t0 = process.hrtime.bigint();
-      s.memoryStatsJson(dev, a, b);
-      s.memoryEvents(dev, a, b);
+      query('memory_stats', win);
+      query('memory_events', win);
       tables.push(ms(t0));
     }
     out.curve_zoom_ms = median(curve);

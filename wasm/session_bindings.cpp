@@ -193,108 +193,6 @@ class Session {
                                             experiment.s_.model(), s_.tb_plugin());
     return ks::diff_json(d, baselineName, experimentName);
   }
-  // --- Memory view (core/analysis/memory.h). device: a label ("GPU0"); fromUs/toUs: the window
-  // in µs from the origin, NaN for an open side. -----------------------------------------------
-  // {"origin_us", "default_device", "devices": [...]}: the whole trace's devices and peaks.
-  std::string memoryDevicesJson() const { return ks::memory_devices_json(s_.memory()); }
-  // The statistics table of one device in the window, as `kinetoscope memory --json` stats rows,
-  // with that device's entry of "devices" (peaks inside the window).
-  std::string memoryStatsJson(const std::string& device, double fromUs, double toUs) const {
-    const ks::MemoryIndex& x = s_.memory();
-    const int d = ks::memory_device_index(x, device);
-    if (d < 0) return error_json(no_device(x, device));
-    const ks::MemoryWindow w = ks::memory_window_us(x, fromUs, toUs);
-    return ks::memory_stats_json(x, s_.tree(), s_.model(), w, d);
-  }
-  // The events table of one device in the window, as columns: {names: string[], op: Uint32Array
-  // (index into names), size: Float64Array (bytes), alloc_us, release_us, duration_us:
-  // Float64Array (NaN: blank), stacks: string[], stack: Uint32Array (index into stacks; 0: "")}.
-  emscripten::val memoryEvents(const std::string& device, double fromUs, double toUs) const {
-    const ks::MemoryIndex& x = s_.memory();
-    const ks::OpTree& t = s_.tree();
-    const ks::TraceModel& m = s_.model();
-    emscripten::val out = emscripten::val::object();
-    const int d = ks::memory_device_index(x, device);
-    if (d < 0) {
-      out.set("error", no_device(x, device));
-      return out;
-    }
-    const auto rows = std::move(ks::memory_events(x, m, ks::memory_window_us(x, fromUs, toUs))[size_t(d)]);
-    const size_t n = rows.size();
-    std::vector<uint32_t> op(n), stack(n);
-    std::vector<double> size(n), alloc(n), release(n), duration(n);
-    std::unordered_map<int32_t, uint32_t> label_of;
-    std::unordered_map<std::string, uint32_t> label_index;
-    // Distinct stacks, and for the rows without one a "" entry per reason, its note beside it.
-    std::unordered_map<ks::StackKey, uint32_t> stack_index;
-    std::unordered_map<int, uint32_t> no_stack_index;
-    emscripten::val names = emscripten::val::array(), stacks = emscripten::val::array(), notes = emscripten::val::array();
-    const double nan = std::nan("");
-    for (size_t i = 0; i < n; ++i) {
-      const ks::MemoryEventRow& e = rows[i];
-      auto lit = label_of.find(e.name_node);
-      if (lit == label_of.end()) {
-        const std::string label = ks::memory_operator_label(t, m, e.name_node);
-        auto [it, fresh] = label_index.try_emplace(label, uint32_t(label_index.size()));
-        if (fresh) names.set(it->second, label);
-        lit = label_of.emplace(e.name_node, it->second).first;
-      }
-      op[i] = lit->second;
-      const ks::StackKey cs = ks::memory_call_stack(t, m, e.name_node);
-      const uint32_t next = uint32_t(stack_index.size() + no_stack_index.size());
-      if (cs) {
-        auto [sit, sfresh] = stack_index.try_emplace(cs, next);
-        if (sfresh) {
-          stacks.set(next, ks::stack_text(t.stacks, m, cs));
-          notes.set(next, std::string());
-        }
-        stack[i] = sit->second;
-      } else {
-        const ks::NoStackReason why = ks::memory_no_stack_reason(t, m, e.name_node);
-        auto [sit, sfresh] = no_stack_index.try_emplace(int(why), next);
-        if (sfresh) {
-          stacks.set(next, std::string());
-          notes.set(next, std::string(ks::no_stack_text(why)));
-        }
-        stack[i] = sit->second;
-      }
-      size[i] = double(e.bytes);
-      alloc[i] = e.alloc_ns ? ks::memory_us_between(*e.alloc_ns, x.origin_ns) : nan;
-      release[i] = e.release_ns ? ks::memory_us_between(*e.release_ns, x.origin_ns) : nan;
-      duration[i] = e.alloc_ns && e.release_ns ? ks::memory_us_between(*e.release_ns, *e.alloc_ns) : nan;
-    }
-    auto f64 = [](const std::vector<double>& v) {
-      return emscripten::val::global("Float64Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
-    };
-    auto u32 = [](const std::vector<uint32_t>& v) {
-      return emscripten::val::global("Uint32Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
-    };
-    out.set("names", names);
-    out.set("op", u32(op));
-    out.set("size", f64(size));
-    out.set("alloc_us", f64(alloc));
-    out.set("release_us", f64(release));
-    out.set("duration_us", f64(duration));
-    out.set("stacks", stacks);
-    out.set("stack_notes", notes);
-    out.set("stack", u32(stack));
-    return out;
-  }
-  // The curve of one device for `columns` pixel columns over the window (min/max per column).
-  std::string memoryCurveJson(const std::string& device, double fromUs, double toUs, double columns) const {
-    const ks::MemoryIndex& x = s_.memory();
-    const int d = ks::memory_device_index(x, device);
-    if (d < 0) return error_json(no_device(x, device));
-    return ks::memory_curve_json(x, s_.model(), d, ks::memory_window_us(x, fromUs, toUs), int(columns));
-  }
-  // The allocations of one device alive at atUs (µs from the origin), largest first (`limit` rows).
-  std::string memoryAliveJson(const std::string& device, double atUs, double limit) const {
-    const ks::MemoryIndex& x = s_.memory();
-    const int d = ks::memory_device_index(x, device);
-    if (d < 0) return error_json(no_device(x, device));
-    const ks::MemoryWindow at = ks::memory_window_us(x, atUs, atUs);
-    return ks::memory_alive_json(x, s_.tree(), s_.model(), d, at.from_ns, size_t(limit));
-  }
   // Bytes the memory index holds (for the benchmark), building it if needed.
   double memoryIndexBytes() const { return static_cast<double>(ks::memory_index_bytes(s_.memory())); }
   double bytesRead() const { return static_cast<double>(s_.model().bytes_read); }
@@ -339,13 +237,6 @@ class Session {
   }
 
  private:
-  static std::string no_device(const ks::MemoryIndex& x, const std::string& device) {
-    if (x.devices.empty()) return "This trace has no memory events (record it with profile_memory=True).";
-    std::string list;
-    for (const ks::MemoryDevice& d : x.devices) list += (list.empty() ? "" : ", ") + d.label;
-    return "no device " + device + " (the devices are " + list + ")";
-  }
-
   // f(filter of step `step`, or null for "": all steps); a step the trace lacks answers an error.
   template <class F>
   std::string in_step(const std::string& step, F&& f) const {
@@ -514,11 +405,6 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("query", &Session::query)
       .function("queryBytes", &Session::queryBytes)
       .function("queryJson", &Session::queryJson)
-      .function("memoryDevicesJson", &Session::memoryDevicesJson)
-      .function("memoryStatsJson", &Session::memoryStatsJson)
-      .function("memoryEvents", &Session::memoryEvents)
-      .function("memoryCurveJson", &Session::memoryCurveJson)
-      .function("memoryAliveJson", &Session::memoryAliveJson)
       .function("memoryIndexBytes", &Session::memoryIndexBytes)
       .function("diffJson", &Session::diffJson)
       .function("bytesRead", &Session::bytesRead)

@@ -6,8 +6,6 @@
 #include <map>
 #include <unordered_map>
 
-#include "core/util/csv_writer.h"
-#include "core/util/json_writer.h"
 
 namespace ks {
 
@@ -44,7 +42,6 @@ bool is_allocation(const MemoryRow& r) { return r.bytes > 0; }
 bool has_addr(const MemoryRow& r) { return r.addr != 0; }  // the reader stores an absent Addr as 0
 
 double us(int64_t ns) { return double(ns / 1000) + double(ns % 1000) / 1000.0; }
-double us_between(int64_t a, int64_t b) { return memory_us_between(a, b); }
 
 // Sums of Bytes saturate: a hostile trace's sizes near 2^63 must not overflow.
 int64_t neg(int64_t v) { return v == INT64_MIN ? INT64_MAX : -v; }
@@ -578,220 +575,36 @@ std::vector<AliveAllocation> memory_alive(const MemoryIndex& x, const TraceModel
   return out;
 }
 
-// --- JSON and CSV --------------------------------------------------------------------------------
-namespace {
-
-void device_fields(JsonWriter& w, const MemoryIndex& x, size_t d, int64_t peak_a, int64_t peak_r, int64_t peak_ts,
-                   uint64_t records) {
-  const MemoryDevice& dev = x.devices[d];
-  w.begin_object().key("device").value(dev.label);
-  w.key("peak_allocated_bytes");
-  if (peak_a >= 0) w.value(peak_a);
-  else w.null();
-  w.key("peak_reserved_bytes");
-  if (peak_r >= 0) w.value(peak_r);
-  else w.null();
-  w.key("records").value(records);
-  w.key("peak_us");
-  if (peak_a >= 0) w.value(us_between(peak_ts, x.origin_ns));
-  else w.null();
-  w.key("allocated_from_bytes").value(dev.allocated_from_bytes);
-  w.key("has_addresses").value(dev.has_addresses);
-  w.end_object();
-}
-
-// A device's entry with its records and peaks inside the window.
-void window_device(JsonWriter& w, const MemoryIndex& x, const TraceModel& m, size_t d, const MemoryWindow& win) {
-  int64_t pa = -1, pr = -1, pts = 0;
-  uint64_t records = 0;
-  const auto [lo, hi] = rows_in(x, m, int(d), win);
+// --- a device in a window, the allocator's count at a moment -------------------------------------
+MemoryDevice memory_device_in(const MemoryIndex& x, const TraceModel& m, int device, const MemoryWindow& w) {
+  MemoryDevice out = x.devices[size_t(device)];
+  if (w.whole()) return out;
+  out.peak_allocated = out.peak_reserved = -1;
+  out.peak_ts_ns = 0;
+  out.records = 0;
+  const auto [lo, hi] = rows_in(x, m, device, w);
   for (size_t i = lo; i < hi; ++i) {
-    const uint32_t row = x.by_device[d][i];
-    ++records;
-    if (x.allocated[row] > pa) {
-      pa = x.allocated[row];
-      pts = m.memory[row].ts_ns;
+    const uint32_t row = x.by_device[size_t(device)][i];
+    ++out.records;
+    if (x.allocated[row] > out.peak_allocated) {
+      out.peak_allocated = x.allocated[row];
+      out.peak_ts_ns = m.memory[row].ts_ns;
     }
-    pr = std::max(pr, m.memory[row].total_reserved);
+    out.peak_reserved = std::max(out.peak_reserved, m.memory[row].total_reserved);
   }
-  device_fields(w, x, d, pa, pr, pts, records);
+  return out;
 }
 
-void stat_rows(JsonWriter& w, const std::vector<MemoryStatRow>& rows) {
-  w.begin_array();
-  for (const MemoryStatRow& r : rows) {
-    w.begin_object().key("name").value(r.name).key("calls").value(r.calls);
-    w.key("size_increase_bytes").value(r.size_increase).key("self_size_increase_bytes").value(r.self_size_increase);
-    w.key("allocation_count").value(r.allocation_count).key("self_allocation_count").value(r.self_allocation_count);
-    w.key("allocation_size_bytes").value(r.allocation_size).key("self_allocation_size_bytes").value(r.self_allocation_size);
-    w.end_object();
-  }
-  w.end_array();
-}
-
-void time_or_null(JsonWriter& w, const MemoryIndex& x, const std::optional<int64_t>& ns) {
-  if (ns) w.value(us_between(*ns, x.origin_ns));
-  else w.null();
-}
-
-}  // namespace
-
-std::string memory_json(const MemoryIndex& x, const OpTree& t, const TraceModel& m, const MemoryWindow& win, int device,
-                        std::string_view file) {
-  JsonWriter w;
-  w.begin_object();
-  w.key("file").value(file);
-  w.key("origin_us").value(us(x.origin_ns));
-  w.key("default_device");
-  if (x.default_device >= 0) w.value(x.devices[size_t(x.default_device)].label);
-  else w.null();
-  auto wanted = [&](size_t d) { return device < 0 || size_t(device) == d; };
-  w.key("devices").begin_array();
-  for (size_t d = 0; d < x.devices.size(); ++d)
-    if (wanted(d)) window_device(w, x, m, d, win);
-  w.end_array();
-  const auto stats = memory_stats(x, t, m, win);
-  w.key("stats").begin_object();
-  for (size_t d = 0; d < x.devices.size(); ++d) {
-    if (!wanted(d)) continue;
-    w.key(x.devices[d].label);
-    stat_rows(w, stats[d]);
-  }
-  w.end_object();
-  const auto events = memory_events(x, m, win);
-  w.key("events").begin_object();
-  for (size_t d = 0; d < x.devices.size(); ++d) {
-    if (!wanted(d)) continue;
-    w.key(x.devices[d].label).begin_array();
-    for (const MemoryEventRow& e : events[d]) {
-      w.begin_object().key("operator").value(memory_operator_label(t, m, e.name_node)).key("size_bytes").value(e.bytes);
-      w.key("alloc_us");
-      time_or_null(w, x, e.alloc_ns);
-      w.key("release_us");
-      time_or_null(w, x, e.release_ns);
-      w.key("duration_us");
-      if (e.alloc_ns && e.release_ns) w.value(us_between(*e.release_ns, *e.alloc_ns));
-      else w.null();
-      w.end_object();
-    }
-    w.end_array();
-  }
-  w.end_object();
-  w.key("curve").begin_object();
-  for (size_t d = 0; d < x.devices.size(); ++d) {
-    if (!wanted(d)) continue;
-    w.key(x.devices[d].label).begin_array();
-    for (const CurvePoint& p : memory_curve(x, m, int(d), win)) {
-      w.begin_array().value(us_between(p.ts_ns, x.origin_ns)).value(p.allocated);
-      if (p.reserved >= 0) w.value(p.reserved);
-      else w.null();
-      w.end_array();
-    }
-    w.end_array();
-  }
-  w.end_object();
-  w.end_object();
-  return w.take();
-}
-
-std::string memory_stats_json(const MemoryIndex& x, const OpTree& t, const TraceModel& m, const MemoryWindow& win,
-                              int device) {
-  JsonWriter w;
-  w.begin_object().key("device");
-  window_device(w, x, m, size_t(device), win);
-  w.key("rows");
-  stat_rows(w, memory_stats(x, t, m, win)[size_t(device)]);
-  w.end_object();
-  return w.take();
-}
-
-std::string memory_events_csv(const MemoryIndex& x, const OpTree& t, const TraceModel& m, const MemoryWindow& win,
-                              int device) {
-  CsvWriter c;
-  for (const char* h : {"device", "operator", "size_bytes", "alloc_us", "release_us", "duration_us"}) c.field(h);
-  c.end_row();
-  const auto events = memory_events(x, m, win);
-  for (size_t d = 0; d < x.devices.size(); ++d) {
-    if (device >= 0 && size_t(device) != d) continue;
-    for (const MemoryEventRow& e : events[d]) {
-      c.field(x.devices[d].label).field(memory_operator_label(t, m, e.name_node)).field(e.bytes);
-      if (e.alloc_ns) c.field(us_between(*e.alloc_ns, x.origin_ns));
-      else c.empty();
-      if (e.release_ns) c.field(us_between(*e.release_ns, x.origin_ns));
-      else c.empty();
-      if (e.alloc_ns && e.release_ns) c.field(us_between(*e.release_ns, *e.alloc_ns));
-      else c.empty();
-      c.end_row();
-    }
-  }
-  return c.take();
-}
-
-std::string memory_devices_json(const MemoryIndex& x) {
-  JsonWriter w;
-  w.begin_object().key("origin_us").value(us(x.origin_ns));
-  w.key("default_device");
-  if (x.default_device >= 0) w.value(x.devices[size_t(x.default_device)].label);
-  else w.null();
-  w.key("devices").begin_array();
-  for (size_t d = 0; d < x.devices.size(); ++d) {
-    const MemoryDevice& dev = x.devices[d];
-    device_fields(w, x, d, dev.peak_allocated, dev.peak_reserved, dev.peak_ts_ns, dev.records);
-  }
-  w.end_array().end_object();
-  return w.take();
-}
-
-std::string memory_alive_json(const MemoryIndex& x, const OpTree& t, const TraceModel& m, int device, int64_t at_ns,
-                              size_t limit) {
-  JsonWriter w;
-  w.begin_object();
-  w.key("device").value(device >= 0 ? x.devices[size_t(device)].label : std::string());
-  w.key("at_us").value(us_between(at_ns, x.origin_ns));
-  // The allocator's own count at that moment (the last record at or before it).
+int64_t memory_allocated_at(const MemoryIndex& x, const TraceModel& m, int device, int64_t at_ns) {
   int64_t allocated = -1;
-  if (device >= 0) {
-    for (uint32_t row : x.by_device[size_t(device)]) {
-      if (m.memory[row].ts_ns > at_ns) break;
-      if (x.allocated[row] >= 0) allocated = x.allocated[row];
-    }
+  if (device < 0 || size_t(device) >= x.devices.size()) return allocated;
+  for (uint32_t row : x.by_device[size_t(device)]) {
+    if (m.memory[row].ts_ns > at_ns) break;
+    if (x.allocated[row] >= 0) allocated = x.allocated[row];
   }
-  w.key("allocated_bytes");
-  if (allocated >= 0) w.value(allocated);
-  else w.null();
-  const std::vector<AliveAllocation> alive = memory_alive(x, m, device, at_ns);
-  int64_t sum = 0;
-  for (const AliveAllocation& a : alive) add(sum, a.bytes);
-  w.key("alive_bytes").value(sum);
-  w.key("addresses").value(device >= 0 && x.devices[size_t(device)].has_addresses);
-  w.key("count").value(uint64_t(alive.size()));
-  w.key("rows").begin_array();
-  for (size_t i = 0; i < alive.size() && i < limit; ++i) {
-    const AliveAllocation& a = alive[i];
-    w.begin_object().key("operator").value(memory_operator_label(t, m, a.name_node));
-    w.key("size_bytes").value(a.bytes);
-    w.key("alloc_us").value(us_between(a.alloc_ns, x.origin_ns));
-    w.key("age_us").value(us_between(at_ns, a.alloc_ns));
-    w.key("call_stack").value(stack_text(t.stacks, m, memory_call_stack(t, m, a.name_node)));
-    w.key("no_stack").value(no_stack_text(memory_no_stack_reason(t, m, a.name_node)));
-    w.end_object();
-  }
-  w.end_array().end_object();
-  return w.take();
+  return allocated;
 }
 
-std::string memory_curve_json(const MemoryIndex& x, const TraceModel& m, int device, const MemoryWindow& win, int columns) {
-  JsonWriter w;
-  w.begin_object().key("device").value(device >= 0 ? x.devices[size_t(device)].label : std::string());
-  w.key("points").begin_array();
-  for (const CurvePoint& p : memory_curve_downsampled(x, m, device, win, columns)) {
-    w.begin_array().value(us_between(p.ts_ns, x.origin_ns)).value(p.allocated);
-    if (p.reserved >= 0) w.value(p.reserved);
-    else w.null();
-    w.end_array();
-  }
-  w.end_array().end_object();
-  return w.take();
-}
+double memory_origin_us(const MemoryIndex& x) { return us(x.origin_ns); }
 
 }  // namespace ks

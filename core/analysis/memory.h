@@ -117,22 +117,12 @@ std::vector<AliveAllocation> memory_alive(const MemoryIndex& x, const TraceModel
 // The device index of a label, -1 if the trace has no such device.
 int memory_device_index(const MemoryIndex& x, std::string_view label);
 
-// JSON of `kinetoscope memory --json` (docs/contracts.md); `device` -1: every device.
-std::string memory_json(const MemoryIndex& x, const OpTree& t, const TraceModel& m, const MemoryWindow& w, int device,
-                        std::string_view file);
-// {"device": {one entry of memory_json's "devices", peaks inside the window}, "rows": [stats rows
-// of that device as in memory_json]}: what the page's statistics table shows.
-std::string memory_stats_json(const MemoryIndex& x, const OpTree& t, const TraceModel& m, const MemoryWindow& w, int device);
-// CSV of the events table (with a device column), `device` -1: every device.
-std::string memory_events_csv(const MemoryIndex& x, const OpTree& t, const TraceModel& m, const MemoryWindow& w, int device);
-// {"origin_us", "default_device", "devices": [...as memory_json...]}: what the Overview shows.
-std::string memory_devices_json(const MemoryIndex& x);
-// {"device", "at_us", "allocated_bytes", "alive_bytes", "addresses", "rows": [{"operator",
-// "size_bytes", "alloc_us", "age_us", "call_stack", "no_stack" (why it has none: no_stack_text, "" when it has one)}]} (at most `limit` rows; `count` says all).
-std::string memory_alive_json(const MemoryIndex& x, const OpTree& t, const TraceModel& m, int device, int64_t at_ns,
-                              size_t limit);
-// {"device", "points": [[t_us, allocated, reserved|null], ...]} of memory_curve_downsampled.
-std::string memory_curve_json(const MemoryIndex& x, const TraceModel& m, int device, const MemoryWindow& w, int columns);
+// A device's records and peaks inside the window (the whole trace: as the index holds them).
+MemoryDevice memory_device_in(const MemoryIndex& x, const TraceModel& m, int device, const MemoryWindow& w);
+// The allocator's own count on a device at a moment: its last record at or before it (-1: none).
+int64_t memory_allocated_at(const MemoryIndex& x, const TraceModel& m, int device, int64_t at_ns);
+// tb_plugin's time origin in absolute µs (every other time of the view counts from it).
+double memory_origin_us(const MemoryIndex& x);
 
 // a - b (ns) in µs, as every memory JSON prints times: exact where int64 holds the difference,
 // else computed in doubles (hostile timestamps never overflow).

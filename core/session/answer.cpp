@@ -52,6 +52,9 @@ const AnswerColumn* Answer::column(std::string_view name) const {
 AnswerBuilder::AnswerBuilder(const ViewSchema& schema, size_t rows) {
   a_.schema = &schema;
   a_.rows = rows;
+  // Room for every column of the schema: what add() returns stays valid while later columns are
+  // added, so a view may fill several columns row by row.
+  a_.columns.reserve(schema.columns.size());
 }
 
 AnswerColumn& AnswerBuilder::add(std::string_view name, bool present) {
@@ -89,10 +92,20 @@ Answer AnswerBuilder::take() {
 
 namespace {
 
+// A count's value as the whole number it is; beyond int64 (a saturated sum) it saturates too.
+int64_t count_value(double v) {
+  if (v >= 9223372036854775807.0) return INT64_MAX;
+  if (v <= -9223372036854775808.0) return INT64_MIN;
+  return int64_t(v);
+}
+
 void write_cell(JsonWriter& w, const Answer& a, const AnswerColumn& c, size_t row) {
   switch (c.spec->type) {
     case ColumnType::kF64: w.value(c.f64[row]); break;
-    case ColumnType::kCount: w.value(int64_t(c.f64[row])); break;
+    case ColumnType::kCount:
+      if (std::isnan(c.f64[row])) w.null();
+      else w.value(count_value(c.f64[row]));
+      break;
     case ColumnType::kI32:
       if (c.i32[row] == kNullI32) w.null();
       else w.value(int64_t(c.i32[row]));
@@ -125,7 +138,10 @@ void csv_cell(CsvWriter& out, const Answer& a, const AnswerColumn& c, size_t row
       if (std::isnan(c.f64[row])) out.empty();
       else out.field(c.f64[row]);
       break;
-    case ColumnType::kCount: out.field(int64_t(c.f64[row])); break;
+    case ColumnType::kCount:
+      if (std::isnan(c.f64[row])) out.empty();
+      else out.field(count_value(c.f64[row]));
+      break;
     case ColumnType::kI32:
       if (c.i32[row] == kNullI32) out.empty();
       else out.field(int64_t(c.i32[row]));
@@ -256,7 +272,35 @@ double answer_meta_number(const Answer& a, std::string_view key, std::string_vie
   return end == text.c_str() ? std::nan("") : x;
 }
 
-std::string answer_csv(const Answer& a, bool header) {
+
+std::string answer_rows_json(const Answer& a, size_t from, size_t to, bool as_arrays) {
+  std::vector<const AnswerColumn*> cols;
+  for (const AnswerColumn& c : a.columns)
+    if (c.spec->in_json) cols.push_back(&c);
+  JsonWriter w;
+  w.begin_array();
+  for (size_t r = from; r < to && r < a.rows; ++r) {
+    if (as_arrays) w.begin_array();
+    else w.begin_object();
+    for (const AnswerColumn* c : cols) {
+      if (!as_arrays) w.key(c->spec->name);
+      write_cell(w, a, *c, r);
+    }
+    if (as_arrays) w.end_array();
+    else w.end_object();
+  }
+  w.end_array();
+  return w.take();
+}
+
+std::string answer_row_json(const Answer& a, size_t row) {
+  const std::string rows = answer_rows_json(a, row, row + 1);
+  return rows.size() > 2 ? rows.substr(1, rows.size() - 2) : "null";
+}
+
+std::string answer_csv(const Answer& a, bool header) { return answer_csv(a, 0, SIZE_MAX, header); }
+
+std::string answer_csv(const Answer& a, size_t from, size_t to, bool header) {
   std::vector<const AnswerColumn*> cols;
   for (std::string_view name : a.schema->csv) {
     const AnswerColumn* c = a.column(name);
@@ -267,7 +311,7 @@ std::string answer_csv(const Answer& a, bool header) {
     for (const AnswerColumn* c : cols) out.field(c->spec->csv_header.empty() ? c->spec->name : c->spec->csv_header);
     out.end_row();
   }
-  for (size_t r = 0; r < a.rows; ++r) {
+  for (size_t r = from; r < to && r < a.rows; ++r) {
     for (const AnswerColumn* c : cols) csv_cell(out, a, *c, r);
     out.end_row();
   }

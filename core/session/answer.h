@@ -4,6 +4,7 @@
 // through the answer's own string table, each text once. The CLI prints its --json, --csv and
 // text from the same answer, so a view's columns are declared once (view_schema.h).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
@@ -49,8 +50,8 @@ struct Answer {
   const AnswerColumn* column(std::string_view name) const;
 };
 
-// Fills an answer column by column: add() opens a column of the schema, the push_* calls
-// append one cell to it, intern() keeps each string once.
+// Fills an answer: add() opens a column of the schema (each at most once; the reference it
+// returns stays valid until take()), cells are appended to it, intern() keeps each string once.
 class AnswerBuilder {
  public:
   AnswerBuilder(const ViewSchema& schema, size_t rows);
@@ -78,9 +79,17 @@ std::string_view answer_meta(const Answer& a, std::string_view key);
 // for null), or with `field` a number field of a flat object value (NaN when absent).
 std::string answer_meta_string(const Answer& a, std::string_view key);
 double answer_meta_number(const Answer& a, std::string_view key, std::string_view field = "");
+// Rows [from, to) of the answer as a JSON array of {column: value} objects (or, as_arrays, of
+// [value, ...] arrays), the --json columns only: for a CLI output that nests an answer's rows
+// (`kinetoscope memory --json` groups each view's rows by device).
+std::string answer_rows_json(const Answer& a, size_t from, size_t to, bool as_arrays = false);
+// One row as its JSON object.
+std::string answer_row_json(const Answer& a, size_t row);
 // The answer's CSV: the schema's csv columns that are in the answer and present, header first
-// (header false: the rows only, to follow another answer's CSV of the same view).
+// (header false: the rows only, to follow another answer's CSV of the same view); rows [from, to)
+// only when given.
 std::string answer_csv(const Answer& a, bool header = true);
+std::string answer_csv(const Answer& a, size_t from, size_t to, bool header = true);
 // {"error": sentence}, what a failed query's JSON reads.
 std::string error_json(std::string_view message);
 

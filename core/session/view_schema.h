@@ -11,7 +11,7 @@ namespace ks {
 
 // How a column is stored and what its null is (answer.h):
 //   kF64    a number (double; NaN: null)             → Float64Array
-//   kCount  a whole number, written without decimals → Float64Array (exact to 2^53)
+//   kCount  a whole number, signed, written without decimals (NaN: null) → Float64Array (exact to 2^53)
 //   kI32    a whole number (int32; INT32_MIN: null)   → Int32Array
 //   kI32x3  three whole numbers a row ([x, y, z]; a first INT32_MIN: null) → Int32Array of 3n
 //   kString an index into the answer's strings (0xFFFFFFFF: null) → Uint32Array

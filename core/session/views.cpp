@@ -27,6 +27,11 @@ const std::vector<ViewDef>& views() {
       {&kGpuSummarySchema, &gpu_summary_answer},
       {&kOverviewSchema, &overview_answer},
       {&kTrimSchema, nullptr},
+      {&kMemoryDevicesSchema, &memory_devices_query},
+      {&kMemoryStatsSchema, &memory_stats_query},
+      {&kMemoryEventsSchema, &memory_events_query},
+      {&kMemoryCurveSchema, &memory_curve_query},
+      {&kMemoryAliveSchema, &memory_alive_query},
   };
   return list;
 }

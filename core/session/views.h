@@ -9,6 +9,7 @@
 
 #include "core/analysis/distributed.h"
 #include "core/analysis/kernels.h"
+#include "core/analysis/memory.h"
 #include "core/analysis/operators.h"
 #include "core/analysis/recommendations.h"
 #include "core/analysis/step_breakdown.h"
@@ -104,5 +105,19 @@ Answer overview_inputs_answer(const OverviewInputs& in, std::string_view file);
 class TraceTrimmer;
 extern const ViewSchema kTrimSchema;
 Answer trim_report_answer(const TraceTrimmer& t);
+// The Memory view (views/memory.cpp): each answer of the Session, and of an index built already
+// (`device` -1: every device).
+extern const ViewSchema kMemoryDevicesSchema, kMemoryStatsSchema, kMemoryEventsSchema, kMemoryCurveSchema, kMemoryAliveSchema;
+Answer memory_devices_query(const Session& s, QueryParamsRef params);
+Answer memory_stats_query(const Session& s, QueryParamsRef params);
+Answer memory_events_query(const Session& s, QueryParamsRef params);
+Answer memory_curve_query(const Session& s, QueryParamsRef params);
+Answer memory_alive_query(const Session& s, QueryParamsRef params);
+Answer memory_devices_answer(const MemoryIndex& x, const TraceModel& m, const MemoryWindow& w);
+Answer memory_stats_answer(const MemoryIndex& x, const OpTree& t, const TraceModel& m, const MemoryWindow& w, int device);
+Answer memory_events_answer(const MemoryIndex& x, const OpTree& t, const TraceModel& m, const MemoryWindow& w, int device);
+// `columns` 0: every point; else drawn over that many pixel columns (memory_curve_downsampled).
+Answer memory_curve_answer(const MemoryIndex& x, const TraceModel& m, const MemoryWindow& w, int device, int columns);
+Answer memory_alive_answer(const MemoryIndex& x, const OpTree& t, const TraceModel& m, int device, int64_t at_ns, size_t limit);
 
 }  // namespace ks

@@ -13,6 +13,7 @@
 #include "core/analysis/op_tree.h"
 #include "core/analysis/operators.h"
 #include "core/session/session.h"
+#include "core/session/views.h"
 #include "test_util.h"
 
 namespace {
@@ -119,7 +120,7 @@ TEST_CASE("python-function-call-stacks: Operators by stack, the detail, kernels 
   const ks::MemoryIndex x = ks::build_memory_index(l.m(), t);
   const int d = ks::memory_device_index(x, "GPU0");
   REQUIRE(d >= 0);
-  const std::string alive = ks::memory_alive_json(x, t, l.m(), d, (1700000000000000 + 500) * 1000, 10);
+  const std::string alive = ks::answer_json(ks::memory_alive_answer(x, t, l.m(), d, (1700000000000000 + 500) * 1000, 10));
   CHECK(alive.find("\"call_stack\":\"" + std::string("model.py(12): forward;")) != std::string::npos);
   CHECK(alive.find(ks::no_stack_text(ks::NoStackReason::kAutograd)) != std::string::npos);
 }

@@ -169,10 +169,9 @@ TEST_CASE("memory: the allocations alive at the peak, largest first", "[memory]"
   CHECK(ks::stack_text(f.tree.stacks, f.m(), ks::memory_call_stack(f.tree, f.m(), alive[2].name_node)).starts_with("model.py(10): forward"));
   // Just before the peak: aten::matmul's 1 MiB and aten::empty's 4096 bytes.
   CHECK(ks::memory_alive(f.x, f.m(), g, 319'000).size() == 2);
-  const std::string json = ks::memory_alive_json(f.x, f.tree, f.m(), g, 320'000, 10);
-  CHECK(json.find("\"allocated_bytes\":3149824") != std::string::npos);
-  CHECK(json.find("\"alive_bytes\":3149824") != std::string::npos);
-  CHECK(json.find("\"age_us\":195,") != std::string::npos);  // aten::empty's, allocated at 125
+  // What the allocator counted then (the answer's allocated_bytes: session_test.cpp).
+  CHECK(ks::memory_allocated_at(f.x, f.m(), g, 320'000) == 3 * MiB + 4096);
+  CHECK(ks::memory_allocated_at(f.x, f.m(), g, 0) == -1);
 }
 
 TEST_CASE("memory: the curve, exact and as tb_plugin's step plot", "[memory]") {
@@ -231,7 +230,6 @@ TEST_CASE("memory: a trace without [memory] events has no device", "[memory]") {
   CHECK(x.default_device == -1);
   CHECK(ks::memory_device_index(x, "GPU0") == -1);
   CHECK(ks::memory_alive(x, m, -1, 0).empty());
-  CHECK(ks::memory_json(x, t, m, {}, -1, "f").find("\"devices\":[]") != std::string::npos);
 }
 
 TEST_CASE("memory: records of an unknown device type are left out, not fatal", "[memory]") {

@@ -365,3 +365,100 @@ TEST_CASE("Session answers the summary: the trace's health as rows, what it is a
   CHECK(json.rfind("{\"file\":\"t.json\",\"ok\":true,\"error\":\"\",\"format\":\"object\",", 0) == 0);
   CHECK(json.find(",\"truncated\":true,\"health\":[{\"reason\":\"truncated\",\"severity\":\"error\",\"count\":1,") != std::string::npos);
 }
+
+// The Memory view's answers on tests/data/memory-alive-at-peak.json, whose numbers memory_test.cpp
+// works out by hand: GPU0 peaks at 3 MiB + 4096 bytes at 320 µs (220 µs from the origin at 100).
+TEST_CASE("Session answers the memory devices, with peaks in a window and nulls where none", "[session][memory]") {
+  Opened o("memory-alive-at-peak.json");
+  const ks::Answer a = o.s.query("memory_devices", {});
+  REQUIRE(a.error.empty());
+  REQUIRE(a.rows == 2);
+  CHECK(a.strings[a.column("device")->str[1]] == "GPU0");
+  CHECK(a.column("peak_allocated_bytes")->f64[1] == 3 * 1048576 + 4096);
+  CHECK(a.column("peak_us")->f64[1] == 220);
+  CHECK(a.column("records")->f64[1] == 9);
+  CHECK(a.column("has_addresses")->u8[1] == 1);
+  const std::string json = ks::answer_json(a);
+  CHECK(json.starts_with("{\"origin_us\":100,\"default_device\":\"GPU0\",\"devices\":[{\"device\":\"CPU\",\"peak_allocated_bytes\":64,"));
+  // A window with no GPU record: no peak (null), no records.
+  const ks::Answer early = o.s.query("memory_devices", {{"from_us", "0"}, {"to_us", "1"}});
+  REQUIRE(early.rows == 2);
+  CHECK(std::isnan(early.column("peak_allocated_bytes")->f64[1]));
+  CHECK(early.column("records")->f64[1] == 0);
+  CHECK(ks::answer_json(early).find("{\"device\":\"GPU0\",\"peak_allocated_bytes\":null,\"peak_reserved_bytes\":null,\"records\":0,\"peak_us\":null,") !=
+        std::string::npos);
+}
+
+TEST_CASE("Session answers memory statistics and events per device, signed sizes exact", "[session][memory]") {
+  Opened o("memory-alive-at-peak.json");
+  const ks::Answer stats = o.s.query("memory_stats", {{"device", "GPU0"}});
+  REQUIRE(stats.error.empty());
+  REQUIRE(stats.rows == 5);  // aten::add, empty, linear, matmul, relu: by name
+  CHECK(stats.strings[stats.column("name")->str[0]] == "aten::add");
+  CHECK(stats.column("size_increase_bytes")->f64[0] == 8192 - 1048576);
+  const std::string json = ks::answer_json(stats);
+  CHECK(json.starts_with("{\"device\":{\"device\":\"GPU0\",\"peak_allocated_bytes\":3149824,"));
+  CHECK(json.find("\"size_increase_bytes\":-1040384,") != std::string::npos);  // a negative count, as an integer
+  CHECK(json.find("\"device\":\"GPU0\",\"name\"") == std::string::npos);       // the device column is not in --json
+  // One device asked: its device column is absent, with no cell to carry.
+  CHECK_FALSE(stats.column("device")->present);
+  CHECK(stats.column("device")->str.empty());
+  // Every device, grouped: the CSV has the device column first.
+  const std::string csv = ks::answer_csv(o.s.query("memory_stats", {}));
+  CHECK(csv.starts_with("device,name,calls,size_increase_bytes,"));
+  CHECK(csv.find("\nCPU,aten::empty,1,64,64,1,1,64,64\n") != std::string::npos);
+  CHECK(csv.find("\nGPU0,aten::add,1,-1040384,-1040384,1,1,8192,8192\n") != std::string::npos);
+
+  // Events inside [100, 300] µs from the origin: a side outside it is null (memory_test.cpp).
+  const ks::Answer ev = o.s.query("memory_events", {{"device", "GPU0"}, {"from_us", "100"}, {"to_us", "300"}});
+  REQUIRE(ev.rows == 3);
+  CHECK(ev.strings[ev.column("operator")->str[2]] == "aten::linear (aten::empty)");
+  CHECK(std::isnan(ev.column("alloc_us")->f64[2]));
+  CHECK(ev.column("release_us")->f64[2] == 250);
+  CHECK(ev.strings[ev.column("call_stack")->str[2]].starts_with("model.py(10): forward"));
+  CHECK(ev.strings[ev.column("no_stack")->str[2]].empty());
+  CHECK(ks::answer_json(ev).find("{\"operator\":\"aten::relu\",\"size_bytes\":2097152,\"alloc_us\":220,\"release_us\":null,\"duration_us\":null}") !=
+        std::string::npos);
+}
+
+TEST_CASE("Session answers the memory curve as columns, its window's peak in the metadata", "[session][memory]") {
+  Opened o("memory-alive-at-peak.json");
+  const ks::Answer all = o.s.query("memory_curve", {{"device", "GPU0"}});
+  REQUIRE(all.rows == 9);
+  CHECK(all.column("allocated_bytes")->f64[4] == 3 * 1048576 + 4096);
+  CHECK(all.column("reserved_bytes")->f64[4] == 4 * 1048576);
+  const std::string json = ks::answer_json(all);
+  CHECK(json.starts_with("{\"device\":\"GPU0\",\"peak_allocated_bytes\":3149824,\"peak_reserved_bytes\":4194304,\"peak_us\":220,\"rows\":["));
+  // Drawn over 1 pixel column of a window: the level entering it, the column's points, the level
+  // leaving it at the window's end.
+  const ks::Answer drawn = o.s.query("memory_curve", {{"device", "GPU0"}, {"from_us", "200"}, {"to_us", "300"}, {"columns", "1"}});
+  REQUIRE(drawn.rows >= 2);
+  CHECK(drawn.column("t_us")->f64.front() == 200);
+  CHECK(drawn.column("t_us")->f64.back() == 300);
+  CHECK(ks::answer_json(drawn).find("\"peak_us\":220") != std::string::npos);
+}
+
+TEST_CASE("Session answers the allocations alive at a moment, at the peak by default", "[session][memory]") {
+  Opened o("memory-alive-at-peak.json");
+  const ks::Answer peak = o.s.query("memory_alive", {});
+  REQUIRE(peak.error.empty());
+  REQUIRE(peak.rows == 3);
+  CHECK(peak.strings[peak.column("operator")->str[0]] == "aten::relu");
+  CHECK(peak.column("size_bytes")->f64[0] == 2 * 1048576);
+  const std::string json = ks::answer_json(o.s.query("memory_alive", {{"device", "GPU0"}, {"at_us", "220"}, {"limit", "2"}}));
+  CHECK(json.starts_with("{\"device\":\"GPU0\",\"at_us\":220,\"allocated_bytes\":3149824,\"alive_bytes\":3149824,\"addresses\":true,\"count\":3,\"rows\":["));
+  CHECK(json.find("aten::linear (aten::empty)") == std::string::npos);  // the third largest, past the limit
+  // aten::empty's 4096 bytes, allocated at 125 µs (25 from the origin): 195 µs old at the peak.
+  CHECK(ks::answer_json(o.s.query("memory_alive", {{"at_us", "220"}})).find("\"age_us\":195,") != std::string::npos);
+}
+
+TEST_CASE("Session says which memory device or number it cannot answer", "[session][memory]") {
+  Opened o("memory-alive-at-peak.json");
+  CHECK(o.s.query("memory_stats", {{"device", "GPU3"}}).error == "no device GPU3 (the devices are CPU, GPU0)");
+  CHECK(o.s.query("memory_events", {{"from_us", "soon"}}).error == "from_us is not a number: soon");
+  CHECK(o.s.query("memory_curve", {{"from_us", "300"}, {"to_us", "200"}}).error == "from_us is after to_us");
+  CHECK(o.s.query("memory_curve", {{"columns", "0"}}).error == "columns must be 1 to 1000000");
+  Opened none("op-tree-linking.json");
+  CHECK(ks::answer_json(none.s.query("memory_devices", {})).ends_with(",\"default_device\":null,\"devices\":[]}"));
+  CHECK(none.s.query("memory_alive", {}).error == "This trace has no memory events (record it with profile_memory=True).");
+}

@@ -47,11 +47,16 @@ std::string load(const uint8_t* data, size_t size, size_t chunk, bool& failed, b
     out += ks::answer_csv(ks::kernel_table_answer(ks::kernel_table(tree, m, ks::KernelGroupBy::kName), m));
     // The Memory view: tables of the whole trace and of a window, the drawn curve, the alive list.
     const ks::MemoryIndex x = ks::build_memory_index(m, tree, {tb});
-    out += ks::memory_json(x, tree, m, {}, -1, "f");
-    out += ks::memory_json(x, tree, m, ks::memory_window_us(x, 1, 50), -1, "f");
+    for (const ks::MemoryWindow& w : {ks::MemoryWindow{}, ks::memory_window_us(x, 1, 50)}) {
+      out += ks::answer_json(ks::memory_devices_answer(x, m, w));
+      out += ks::answer_json(ks::memory_stats_answer(x, tree, m, w, -1));
+      out += ks::answer_csv(ks::memory_events_answer(x, tree, m, w, -1));
+      out += ks::answer_json(ks::memory_curve_answer(x, m, w, -1, 0));
+    }
     for (size_t d = 0; d < x.devices.size(); ++d) {
-      out += ks::memory_curve_json(x, m, int(d), {}, 7);
-      out += ks::memory_alive_json(x, tree, m, int(d), x.devices[d].peak_ts_ns, 5);
+      out += ks::answer_json(ks::memory_stats_answer(x, tree, m, {}, int(d)));
+      out += ks::answer_json(ks::memory_curve_answer(x, m, {}, int(d), 7));
+      out += ks::answer_json(ks::memory_alive_answer(x, tree, m, int(d), x.devices[d].peak_ts_ns, 5));
     }
   }
   return out;

@@ -312,7 +312,8 @@ for (const file of files.slice(0, 12)) {
   results.push({ name: 'wasm split plan = the core\'s, past 4 GiB exact', diffs });
 }
 // The Memory view from the wasm Session equals `kinetoscope memory --json`: each device's
-// statistics and events, whole and in a window, and the devices' peaks.
+// statistics, events and curve, whole and in a window, and the devices' peaks — the answers' JSON
+// and their typed columns.
 {
   const { execFileSync } = await import('node:child_process');
   const fs = await import('node:fs');
@@ -323,27 +324,32 @@ for (const file of files.slice(0, 12)) {
     const s = new mod.Session();
     feedAll(s, readBytes(file), 1 << 20);
     const diffs = [];
-    const devices = JSON.parse(s.memoryDevicesJson());
+    const json = (view, params) => JSON.parse(s.queryJson(view, params));
+    const devices = json('memory_devices', {});
     const whole = JSON.parse(execFileSync(cli, ['memory', '--json', file], { encoding: 'utf8', maxBuffer: 1 << 28 }));
     if (JSON.stringify(devices.devices) !== JSON.stringify(whole.devices)) diffs.push('devices differ');
+    if (devices.origin_us !== whole.origin_us || devices.default_device !== whole.default_device) diffs.push('origin or default device differ');
     const end = Math.max(...whole.devices.map((d) => d.peak_us ?? 0)) * 1.5;
     for (const [from, to] of [[NaN, NaN], [end / 3, end]]) {
+      const win = Number.isNaN(from) ? {} : { from_us: String(from), to_us: String(to) };
       const native = Number.isNaN(from) ? whole
         : JSON.parse(execFileSync(cli, ['memory', '--json', '--from-us', String(from), '--to-us', String(to), file], { encoding: 'utf8', maxBuffer: 1 << 28 }));
       for (const d of whole.devices.map((x) => x.device)) {
-        const stats = JSON.parse(s.memoryStatsJson(d, from, to));
-        if (JSON.stringify(stats.rows) !== JSON.stringify(native.stats[d])) diffs.push(`${d} ${from}..${to}: statistics differ`);
-        const ev = s.memoryEvents(d, from, to);
-        const rows = Array.from(ev.op, (op, i) => ({ operator: ev.names[op], size_bytes: ev.size[i],
-          alloc_us: Number.isNaN(ev.alloc_us[i]) ? null : ev.alloc_us[i], release_us: Number.isNaN(ev.release_us[i]) ? null : ev.release_us[i] }));
-        const want = native.events[d].map((e) => ({ operator: e.operator, size_bytes: e.size_bytes, alloc_us: e.alloc_us, release_us: e.release_us }));
-        const near = (a, b) => (a === null || b === null ? a === b : Math.abs(a - b) < 1e-6);
-        if (rows.length !== want.length || rows.some((r, i) => r.operator !== want[i].operator || r.size_bytes !== want[i].size_bytes || !near(r.alloc_us, want[i].alloc_us) || !near(r.release_us, want[i].release_us))) {
-          diffs.push(`${d} ${from}..${to}: events differ (${rows.length} vs ${want.length})`);
+        const p = { device: d, ...win };
+        if (JSON.stringify(json('memory_stats', p).rows) !== JSON.stringify(native.stats[d])) diffs.push(`${d} ${from}..${to}: statistics differ`);
+        if (JSON.stringify(json('memory_events', p).rows) !== JSON.stringify(native.events[d])) diffs.push(`${d} ${from}..${to}: events differ`);
+        const curve = json('memory_curve', p).rows.map((r) => [r.t_us, r.allocated_bytes, r.reserved_bytes]);
+        if (JSON.stringify(curve) !== JSON.stringify(native.curve[d])) diffs.push(`${d} ${from}..${to}: curve differs`);
+        // The typed answer holds the same numbers.
+        const ev = s.query('memory_events', p);
+        const want = native.events[d];
+        const orNull = (v) => (Number.isNaN(v) ? null : v);
+        if (ev.rowCount !== want.length || want.some((e, i) => ev.columns.size_bytes[i] !== e.size_bytes || orNull(ev.columns.release_us[i]) !== e.release_us)) {
+          diffs.push(`${d} ${from}..${to}: typed events differ (${ev.rowCount} vs ${want.length})`);
         }
       }
     }
-    if (!/no device GPU9/.test(JSON.parse(s.memoryStatsJson('GPU9', NaN, NaN)).error ?? '')) diffs.push('unknown device not refused');
+    if (!/no device GPU9/.test(s.query('memory_stats', { device: 'GPU9' }).error)) diffs.push('unknown device not refused');
     s.delete();
     results.push({ name: `wasm memory = native ${path.basename(file)}`, diffs });
   }

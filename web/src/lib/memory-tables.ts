@@ -54,7 +54,7 @@ export function eventsModel(e: MemoryEvents): TableModel {
     rowCount: e.rowCount,
     rowKey: (i) => i,
     columns: [
-      { id: 'operator', label: 'Operator', type: 'text', value: (i) => e.names[e.op[i]] ?? '', minWidth: 160 },
+      { id: 'operator', label: 'Operator', type: 'text', value: (i) => e.strings[e.op[i]] ?? '', minWidth: 160 },
       bytesCol('size', 'Size', e.size),
       msCol('alloc_us', 'Allocation time', e.allocUs),
       msCol('release_us', 'Release time', e.releaseUs),

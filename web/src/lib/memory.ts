@@ -1,7 +1,9 @@
-// The Memory view's data as the page holds it, read (and checked) from the core's answers
-// (Session.memory*; docs/contracts.md "Memory"). Times are µs from the trace's time origin
-// (tb_plugin's: its first kept event), sizes bytes.
-import { Reader } from './json-check';
+// The Memory view's data as the page holds it: the core's answers (Session.query('memory_devices'
+// | 'memory_stats' | 'memory_events' | 'memory_curve' | 'memory_alive'; docs/contracts.md), their
+// number columns read in place, their strings through the answer's strings. Times are µs from the
+// trace's time origin (tb_plugin's: its first kept event), sizes bytes.
+import type { Answer } from '../generated/views';
+import { stringColumn } from './answer';
 
 export interface MemoryDevice {
   device: string;
@@ -21,25 +23,24 @@ export interface MemoryDevices {
   devices: MemoryDevice[];
 }
 
-function readDevice(r: Reader): MemoryDevice {
-  r.object();
-  return {
-    device: r.str('device'),
-    peakAllocatedBytes: r.numOrNull('peak_allocated_bytes'),
-    peakReservedBytes: r.numOrNull('peak_reserved_bytes'),
-    records: r.num('records'),
-    peakUs: r.numOrNull('peak_us'),
-    allocatedFromBytes: r.bool('allocated_from_bytes'),
-    hasAddresses: r.bool('has_addresses'),
-  };
-}
+const orNull = (v: number): number | null => (Number.isNaN(v) ? null : v);
 
-export function parseMemoryDevices(json: string): MemoryDevices {
-  const root = Reader.parse('memoryDevicesJson', json);
+/** The devices and their peaks (of the whole trace, or of the window the query named). */
+export function memoryDevices(a: Answer<'memory_devices'>): MemoryDevices {
+  const c = a.columns;
+  const names = stringColumn(c.device, a.strings);
   return {
-    originUs: root.num('origin_us'),
-    defaultDevice: root.strOrNull('default_device'),
-    devices: root.field('devices').items().map(readDevice),
+    originUs: a.meta.origin_us,
+    defaultDevice: a.meta.default_device,
+    devices: names.map((device, i) => ({
+      device: device ?? '',
+      peakAllocatedBytes: orNull(c.peak_allocated_bytes[i]),
+      peakReservedBytes: orNull(c.peak_reserved_bytes[i]),
+      records: c.records[i],
+      peakUs: orNull(c.peak_us[i]),
+      allocatedFromBytes: c.allocated_from_bytes[i] === 1,
+      hasAddresses: c.has_addresses[i] === 1,
+    })),
   };
 }
 
@@ -57,79 +58,62 @@ export interface MemoryStats {
   selfAllocationSize: Float64Array;
 }
 
-export function parseMemoryStats(json: string): MemoryStats {
-  const root = Reader.parse('memoryStatsJson', json);
-  const rows = root.field('rows').items();
-  const n = rows.length;
-  const s: MemoryStats = {
-    device: readDevice(root.field('device')),
-    rowCount: n,
-    name: new Array(n),
-    calls: new Float64Array(n),
-    sizeIncrease: new Float64Array(n),
-    selfSizeIncrease: new Float64Array(n),
-    allocationCount: new Float64Array(n),
-    selfAllocationCount: new Float64Array(n),
-    allocationSize: new Float64Array(n),
-    selfAllocationSize: new Float64Array(n),
+/** One device's statistics (the query named its device: the metadata holds its peaks in the window). */
+export function memoryStats(a: Answer<'memory_stats'>): MemoryStats {
+  const d = a.meta.device;
+  if (!d) throw new Error('memory_stats: asked without a device');
+  const c = a.columns;
+  return {
+    device: {
+      device: d.device,
+      peakAllocatedBytes: d.peak_allocated_bytes,
+      peakReservedBytes: d.peak_reserved_bytes,
+      records: d.records,
+      peakUs: d.peak_us,
+      allocatedFromBytes: d.allocated_from_bytes,
+      hasAddresses: d.has_addresses,
+    },
+    rowCount: a.rowCount,
+    name: stringColumn(c.name, a.strings) as string[],
+    calls: c.calls,
+    sizeIncrease: c.size_increase_bytes,
+    selfSizeIncrease: c.self_size_increase_bytes,
+    allocationCount: c.allocation_count,
+    selfAllocationCount: c.self_allocation_count,
+    allocationSize: c.allocation_size_bytes,
+    selfAllocationSize: c.self_allocation_size_bytes,
   };
-  for (let i = 0; i < n; i++) {
-    const r = rows[i].object();
-    s.name[i] = r.str('name');
-    s.calls[i] = r.num('calls');
-    s.sizeIncrease[i] = r.num('size_increase_bytes');
-    s.selfSizeIncrease[i] = r.num('self_size_increase_bytes');
-    s.allocationCount[i] = r.num('allocation_count');
-    s.selfAllocationCount[i] = r.num('self_allocation_count');
-    s.allocationSize[i] = r.num('allocation_size_bytes');
-    s.selfAllocationSize[i] = r.num('self_allocation_size_bytes');
-  }
-  return s;
 }
 
-/** The events table of one device in a window (Session.memoryEvents, checked). NaN: blank side. */
+/** The events table of one device in a window. NaN: a blank side. */
 export interface MemoryEvents {
   rowCount: number;
-  names: string[];
+  /** The answer's strings: `op`, `stack` and `noStack` index them. */
+  strings: string[];
   op: Uint32Array;
   size: Float64Array;
   allocUs: Float64Array;
   releaseUs: Float64Array;
   durationUs: Float64Array;
-  stacks: string[];
+  /** The allocating operator's call stack ("" : none). */
   stack: Uint32Array;
-  /** Beside each entry of `stacks`: why a row pointing at an empty one has no stack ("" otherwise). */
-  stackNotes: string[];
+  /** Why a row has no call stack ("" when it has one). */
+  noStack: Uint32Array;
 }
 
-export function checkMemoryEvents(v: Record<string, unknown>): MemoryEvents {
-  if (typeof v.error === 'string') throw new Error(v.error);
-  const arr = <T>(k: string, ctor: new (...a: never[]) => T): T => {
-    if (!(v[k] instanceof ctor)) throw new Error(`memoryEvents: ${k} should be a ${ctor.name}`);
-    return v[k] as T;
+export function memoryEvents(a: Answer<'memory_events'>): MemoryEvents {
+  const c = a.columns;
+  return {
+    rowCount: a.rowCount,
+    strings: a.strings,
+    op: c.operator,
+    size: c.size_bytes,
+    allocUs: c.alloc_us,
+    releaseUs: c.release_us,
+    durationUs: c.duration_us,
+    stack: c.call_stack,
+    noStack: c.no_stack,
   };
-  const strs = (k: string): string[] => {
-    const a = v[k];
-    if (!Array.isArray(a) || a.some((x) => typeof x !== 'string')) throw new Error(`memoryEvents: ${k} should be strings`);
-    return a as string[];
-  };
-  const op = arr('op', Uint32Array);
-  const e: MemoryEvents = {
-    rowCount: op.length,
-    names: strs('names'),
-    op,
-    size: arr('size', Float64Array),
-    allocUs: arr('alloc_us', Float64Array),
-    releaseUs: arr('release_us', Float64Array),
-    durationUs: arr('duration_us', Float64Array),
-    stacks: strs('stacks'),
-    stack: arr('stack', Uint32Array),
-    stackNotes: Array.isArray(v.stack_notes) ? strs('stack_notes') : [],
-  };
-  for (const c of [e.size, e.allocUs, e.releaseUs, e.durationUs, e.stack]) {
-    if (c.length !== e.rowCount) throw new Error('memoryEvents: columns of different lengths');
-  }
-  return e;
 }
 
 /** Curve points: time (µs from the origin), allocated and reserved bytes (NaN: not recorded). */
@@ -140,21 +124,9 @@ export interface MemoryCurve {
   reserved: Float64Array;
 }
 
-export function parseMemoryCurve(json: string): MemoryCurve {
-  const root = Reader.parse('memoryCurveJson', json);
-  const pts = root.field('points').items();
-  const n = pts.length;
-  const c: MemoryCurve = { device: root.str('device'), t: new Float64Array(n), allocated: new Float64Array(n), reserved: new Float64Array(n) };
-  for (let i = 0; i < n; i++) {
-    const p = pts[i].value;
-    if (!Array.isArray(p) || p.length !== 3 || typeof p[0] !== 'number' || typeof p[1] !== 'number' || !(p[2] === null || typeof p[2] === 'number')) {
-      throw new Error(`memoryCurveJson: points[${i}] should be [t, allocated, reserved|null]`);
-    }
-    c.t[i] = p[0];
-    c.allocated[i] = p[1];
-    c.reserved[i] = p[2] === null ? NaN : p[2];
-  }
-  return c;
+export function memoryCurve(a: Answer<'memory_curve'>): MemoryCurve {
+  const c = a.columns;
+  return { device: a.meta.device ?? '', t: c.t_us, allocated: c.allocated_bytes, reserved: c.reserved_bytes };
 }
 
 export interface AliveRow {
@@ -177,22 +149,21 @@ export interface MemoryAlive {
   rows: AliveRow[];
 }
 
-export function parseMemoryAlive(json: string): MemoryAlive {
-  const root = Reader.parse('memoryAliveJson', json);
+export function memoryAlive(a: Answer<'memory_alive'>): MemoryAlive {
+  const c = a.columns, s = a.strings;
+  const rows: AliveRow[] = [];
+  for (let i = 0; i < a.rowCount; i++) {
+    rows.push({ operator: s[c.operator[i]], sizeBytes: c.size_bytes[i], allocUs: c.alloc_us[i], ageUs: c.age_us[i], callStack: s[c.call_stack[i]], noStack: s[c.no_stack[i]] });
+  }
+  const m = a.meta;
+  return { device: m.device, atUs: m.at_us, allocatedBytes: m.allocated_bytes, aliveBytes: m.alive_bytes, addresses: m.addresses, count: m.count, rows };
+}
+
+/** A query's window as the memory answers' parameters (µs from the origin; an absent side: open). */
+export function windowParams(fromUs?: number, toUs?: number): { from_us?: string; to_us?: string } {
   return {
-    device: root.str('device'),
-    atUs: root.num('at_us'),
-    allocatedBytes: root.numOrNull('allocated_bytes'),
-    aliveBytes: root.num('alive_bytes'),
-    addresses: root.bool('addresses'),
-    count: root.num('count'),
-    rows: root
-      .field('rows')
-      .items()
-      .map((r) => {
-        r.object();
-        return { operator: r.str('operator'), sizeBytes: r.num('size_bytes'), allocUs: r.num('alloc_us'), ageUs: r.num('age_us'), callStack: r.str('call_stack'), noStack: r.has('no_stack') ? r.str('no_stack') : '' };
-      }),
+    ...(fromUs != null && Number.isFinite(fromUs) ? { from_us: String(fromUs) } : {}),
+    ...(toUs != null && Number.isFinite(toUs) ? { to_us: String(toUs) } : {}),
   };
 }
 

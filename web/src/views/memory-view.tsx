@@ -8,7 +8,21 @@ import type { SortState } from '../lib/table-model';
 import { knownSort, type TablePlace } from '../lib/deep-link';
 import { csvStem } from '../lib/download';
 import { formatCount } from '../lib/format';
-import { formatMemBytes, formatMemMs, linkRange, type MemoryCurve, type MemoryDevices, type MemoryEvents, type MemoryStats } from '../lib/memory';
+import { openAnswer } from '../lib/answer';
+import {
+  formatMemBytes,
+  formatMemMs,
+  linkRange,
+  memoryAlive,
+  memoryCurve,
+  memoryDevices,
+  memoryEvents,
+  memoryStats,
+  type MemoryCurve,
+  type MemoryDevices,
+  type MemoryEvents,
+  type MemoryStats,
+} from '../lib/memory';
 import { eventsModel, statsModel } from '../lib/memory-tables';
 import { framesOf } from '../lib/operators';
 import type { Step } from '../lib/overview';
@@ -85,7 +99,8 @@ function MemoryBody({
   onPlace?: (p: TablePlace) => void;
 }) {
   const devicesState = useQuery(ask, { what: 'memoryDevices' });
-  const info = devicesState.status === 'ready' ? devicesState.data.devices : null;
+  const answer = devicesState.status === 'ready' ? devicesState.data.answer : null;
+  const info = useMemo(() => (answer ? memoryDevices(openAnswer('memory_devices', answer)) : null), [answer]);
   if (!info) {
     return (
       <section class="view memory-view" data-testid="memory-view" data-state="loading" aria-label="Memory">
@@ -146,7 +161,12 @@ function MemoryDeviceView({
   const tablesQ = { what: 'memory' as const, device, ...(win ? { fromUs: win[0], toUs: win[1] } : {}) };
   // The last tables stay (dimmed) while another range's are counted, so nothing jumps.
   const { state: tables, shown, fresh } = useQueryKeeping(ask, tablesQ, (asked) => asked.device === device);
-  const ready = fresh && shown ? shown.data : null;
+  const shownData = shown?.data;
+  const opened = useMemo(
+    () => (shownData ? { stats: memoryStats(openAnswer('memory_stats', shownData.stats)), events: memoryEvents(openAnswer('memory_events', shownData.events)) } : null),
+    [shownData],
+  );
+  const ready = fresh && opened ? opened : null;
   const peakUs = ready ? ready.stats.device.peakUs : win ? null : dev.peakUs;
   const aliveAt = at ?? peakUs;
 
@@ -194,11 +214,11 @@ function MemoryDeviceView({
       <CurvePanel ask={ask} device={device} win={win} steps={steps} originUs={info.originUs} aliveAt={aliveAt} onRange={select} onAt={setAt} />
       <AlivePanel ask={ask} device={device} atUs={aliveAt} isPeak={at == null} hasAddresses={dev.hasAddresses} onPeak={() => setAt(null)} onAt={setAt} />
       {!shown && <QueryStatus state={tables} stem="memory-tables" what="memory tables" loading="Counting the memory of each operator…" />}
-      {shown && (
+      {opened && (
         <div class={fresh ? undefined : 'stale'}>
           <MemoryTables
-            stats={shown.data.stats}
-            events={shown.data.events}
+            stats={opened.stats}
+            events={opened.events}
             fileName={fileName}
             device={device}
             win={win}
@@ -315,7 +335,8 @@ function CurvePanel({
   const cols = Math.ceil(columns / 100) * 100;
   const q = cols > 0 ? { what: 'memoryCurve' as const, device, columns: cols, ...(win ? { fromUs: win[0], toUs: win[1] } : {}) } : null;
   const state = useQuery(ask, q);
-  const curve = state.status === 'ready' && sameQuery(state.asked, q) ? state.data.curve : null;
+  const answer = state.status === 'ready' && sameQuery(state.asked, q) ? state.data.answer : null;
+  const curve = useMemo(() => (answer ? memoryCurve(openAnswer('memory_curve', answer)) : null), [answer]);
   // The last curve of this device stays drawn while the next range's comes: no blank flash.
   const last = useRef<MemoryCurve | null>(null);
   if (curve) last.current = curve;
@@ -396,7 +417,8 @@ function AlivePanel({
 }) {
   const q = atUs != null && hasAddresses ? { what: 'memoryAlive' as const, device, atUs, limit: ALIVE_LIMIT } : null;
   const state = useQuery(ask, q);
-  const alive = state.status === 'ready' && sameQuery(state.asked, q) ? state.data.alive : null;
+  const answer = state.status === 'ready' && sameQuery(state.asked, q) ? state.data.answer : null;
+  const alive = useMemo(() => (answer ? memoryAlive(openAnswer('memory_alive', answer)) : null), [answer]);
   const [open, setOpen] = useState<number | null>(null);
   useEffect(() => setOpen(null), [device, atUs]);
   if (!hasAddresses) {
@@ -560,18 +582,18 @@ function MemoryTables({
           <DetailPanel
             stem="mem-event"
             label="Memory event details"
-            name={<code>{events.names[events.op[row]]}</code>}
+            name={<code>{events.strings[events.op[row]]}</code>}
             fields={rowFields(eModel, row, ['operator'])}
             onClose={close}
           >
             <h5>Call stack of the allocating operator</h5>
-            {events.stacks[events.stack[row]] ? (
-              <Frames frames={framesOf(events.stacks[events.stack[row]])} testid="mem-event-detail-frames" />
+            {events.strings[events.stack[row]] ? (
+              <Frames frames={framesOf(events.strings[events.stack[row]])} testid="mem-event-detail-frames" />
             ) : (
               <p class="muted" data-testid="mem-event-detail-no-stack">
-                {events.names[events.op[row]] === '<unknown>'
+                {events.strings[events.op[row]] === '<unknown>'
                   ? 'Not recorded: no operator was running when it was allocated.'
-                  : events.stackNotes[events.stack[row]] || 'Not recorded (profile with with_stack=True).'}
+                  : events.strings[events.noStack[row]] || 'Not recorded (profile with with_stack=True).'}
               </p>
             )}
           </DetailPanel>

@@ -27,7 +27,7 @@ import {
   type StepValues,
 } from '../lib/overview';
 import type { Device, Summary } from '../lib/summary';
-import { formatMemBytes, formatMemMs, type MemoryDevice, type MemoryDevices } from '../lib/memory';
+import { formatMemBytes, formatMemMs, memoryDevices, type MemoryDevice, type MemoryDevices } from '../lib/memory';
 
 /** The views' names as the tabs show them. */
 export const VIEW_LABELS: Record<string, string> = {
@@ -753,8 +753,8 @@ function MemoryPeaks({ memory: whole, ask, step, onShowView }: { memory: MemoryD
     if (!ask || !step) return;
     let live = true;
     const from = step.start_us - whole.originUs, to = step.end_us - whole.originUs;
-    Promise.all(whole.devices.map((d) => ask({ what: 'memory', device: d.device, fromUs: from, toUs: to }).then((r) => r.stats.device))).then(
-      (devices) => live && setInStep({ step: step.name, devices }),
+    ask({ what: 'memoryDevices', fromUs: from, toUs: to }).then(
+      (r) => live && setInStep({ step: step.name, devices: memoryDevices(openAnswer('memory_devices', r.answer)).devices }),
       (e) => live && setFailed(String((e as Error)?.message ?? e)),
     );
     return () => {

@@ -26,7 +26,7 @@ import { DiffView, type DiffTrace } from './diff-view';
 import { ModuleView } from './module-view';
 import { RangesView } from './ranges-view';
 import { MemoryView } from './memory-view';
-import type { MemoryDevices } from '../lib/memory';
+import { memoryDevices, type MemoryDevices } from '../lib/memory';
 import { OperatorsView } from './operators-view';
 import { OverviewView, VIEW_LABELS } from './overview-view';
 import { TimelineView, type TimelineRequest, type TrimFn } from './timeline-view';
@@ -199,7 +199,7 @@ export function TracePage({
     if (!memoryEvents || !entry.overview || session == null) return;
     let live = true;
     ask({ what: 'memoryDevices' }).then(
-      (r) => live && setMemoryPeaks(r.devices),
+      (r) => live && setMemoryPeaks(memoryDevices(openAnswer('memory_devices', r.answer))),
       () => live && setMemoryPeaks(null),
     );
     return () => {

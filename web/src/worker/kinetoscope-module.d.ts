@@ -19,16 +19,6 @@ declare module '*/generated/kinetoscope_web.mjs' {
     queryBytes(view: string, params: Record<string, string>): Uint8Array;
     /** The same answer as the CLI's --json text. */
     queryJson(view: string, params: Record<string, string>): string;
-    /** Memory view (docs/contracts.md): the devices and their peaks over the whole trace. */
-    memoryDevicesJson(): string;
-    /** One device's statistics in [fromUs, toUs] (µs from the origin; NaN: open side). */
-    memoryStatsJson(device: string, fromUs: number, toUs: number): string;
-    /** One device's events in the window as columns, or {error}. */
-    memoryEvents(device: string, fromUs: number, toUs: number): Record<string, unknown>;
-    /** One device's curve down-sampled to `columns` pixel columns of the window. */
-    memoryCurveJson(device: string, fromUs: number, toUs: number, columns: number): string;
-    /** The allocations of one device alive at atUs, largest first (at most `limit`). */
-    memoryAliveJson(device: string, atUs: number, limit: number): string;
     /** Bytes the memory index holds (benchmark). */
     memoryIndexBytes(): number;
     /** The Diff view, this Session the baseline (as `kinetoscope diff --json`). */

@@ -10,7 +10,6 @@ import type { DistributedAnswers } from '../lib/distributed';
 import type { Diff } from '../lib/diff';
 import { openAnswer, type WireAnswer } from '../lib/answer';
 import type { KernelGroupBy } from '../lib/kernels';
-import type { MemoryAlive, MemoryCurve, MemoryDevices, MemoryEvents, MemoryStats } from '../lib/memory';
 import type { OpGroupBy } from '../lib/operators';
 import { gpuMetricsOf, overviewInfoOf, stepBreakdownOf, type Overview } from '../lib/overview';
 import { summaryOf, type Summary } from '../lib/summary';
@@ -113,7 +112,7 @@ export type Query =
    * Memory view (lib/memory.ts): `device` a label ("GPU0"); `fromUs`/`toUs` the window in µs from
    * the time origin (absent: open); `columns` the pixel columns the curve is drawn over.
    */
-  | { what: 'memoryDevices'; step?: string }
+  | { what: 'memoryDevices'; fromUs?: number; toUs?: number; step?: string }
   /** The Overview's GPU summary of `step` (absent: all steps), as `kinetoscope gpus --step N --json`. */
   | { what: 'gpuSummary'; step?: string }
   | { what: 'memory'; device: string; fromUs?: number; toUs?: number; step?: string }
@@ -140,12 +139,13 @@ export type QueryResult =
   | { what: 'ranges'; answer: WireAnswer }
   | { what: 'rangeKernels'; answer: WireAnswer }
   | { what: 'distributedRank'; summary: Uint8Array }
-  | { what: 'memoryDevices'; devices: MemoryDevices }
+  | { what: 'memoryDevices'; answer: WireAnswer }
   /** The gpu_summary view's answer as it is (lib/overview.ts gpuSummaryOf). */
   | { what: 'gpuSummary'; answer: WireAnswer }
-  | { what: 'memory'; stats: MemoryStats; events: MemoryEvents }
-  | { what: 'memoryCurve'; curve: MemoryCurve }
-  | { what: 'memoryAlive'; alive: MemoryAlive }
+  /** The memory_stats and memory_events answers of one window (both tables show it). */
+  | { what: 'memory'; stats: WireAnswer; events: WireAnswer }
+  | { what: 'memoryCurve'; answer: WireAnswer }
+  | { what: 'memoryAlive'; answer: WireAnswer }
   | { what: 'diff'; diff: Diff };
 
 export type QueryWhat = Query['what'];

@@ -14,7 +14,7 @@ import { answerTransferables, type WireAnswer } from '../lib/answer';
 import { CoreError } from '../lib/json-check';
 import { parseDiff } from '../lib/diff';
 import { kernelDetailParams } from '../lib/kernels';
-import { checkMemoryEvents, parseMemoryAlive, parseMemoryCurve, parseMemoryDevices, parseMemoryStats } from '../lib/memory';
+import { windowParams } from '../lib/memory';
 import { transferables } from '../lib/operators';
 import { HelperPort, mergeRanges, PIECE_BYTES, PieceSource, planSplits, type MergeTarget } from './split-read';
 import { ChunkFeeder, InputError, LocalChunks, MAX_CHUNK, RemoteChunks, type ChunkSource } from './feeder';
@@ -452,21 +452,17 @@ function answer(session: KinetoscopeSession, q: Query): QueryResult {
     case 'distributedRank':
       return { what: 'distributedRank', summary: session.queryBytes('distributed_rank', { worker: q.worker, span: q.span }) };
     case 'memoryDevices':
-      return { what: 'memoryDevices', devices: parseMemoryDevices(session.memoryDevicesJson()) };
+      return { what: 'memoryDevices', answer: viewAnswer(session, 'memory_devices', windowParams(q.fromUs, q.toUs)) };
     case 'gpuSummary':
       return { what: 'gpuSummary', answer: viewAnswer(session, 'gpu_summary', step ? { step } : {}) };
     case 'memory': {
-      const from = q.fromUs ?? NaN, to = q.toUs ?? NaN;
-      return {
-        what: 'memory',
-        stats: parseMemoryStats(session.memoryStatsJson(q.device, from, to)),
-        events: checkMemoryEvents(session.memoryEvents(q.device, from, to)),
-      };
+      const p = { device: q.device, ...windowParams(q.fromUs, q.toUs) };
+      return { what: 'memory', stats: viewAnswer(session, 'memory_stats', p), events: viewAnswer(session, 'memory_events', p) };
     }
     case 'memoryCurve':
-      return { what: 'memoryCurve', curve: parseMemoryCurve(session.memoryCurveJson(q.device, q.fromUs ?? NaN, q.toUs ?? NaN, q.columns)) };
+      return { what: 'memoryCurve', answer: viewAnswer(session, 'memory_curve', { device: q.device, ...windowParams(q.fromUs, q.toUs), columns: String(q.columns) }) };
     case 'memoryAlive':
-      return { what: 'memoryAlive', alive: parseMemoryAlive(session.memoryAliveJson(q.device, q.atUs, q.limit)) };
+      return { what: 'memoryAlive', answer: viewAnswer(session, 'memory_alive', { device: q.device, at_us: String(q.atUs), limit: String(q.limit) }) };
     // Two traces' operator trees, whole (as tb_plugin's Diff view): `step` does not apply.
     case 'diff': {
       const experiment = sessions.get(q.experiment);
