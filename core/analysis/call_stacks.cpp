@@ -135,14 +135,14 @@ StackKey row_stack(const CallStacks& s, const TraceModel& m, EventKind kind, uin
   switch (kind) {
     case EventKind::kCpuOp:
       if (row >= m.cpu_ops.size()) return 0;
-      if (m.cpu_ops[row].call_stack) return m.cpu_ops[row].call_stack;
+      if (const StringId own = m.call_stack(kind, row)) return own;
       return row < s.cpu_op.size() && s.cpu_op[row] ? kDerivedStack | s.cpu_op[row] : 0;
     case EventKind::kUserAnnotation:
       if (row >= m.user_annotations.size()) return 0;
-      if (m.user_annotations[row].call_stack) return m.user_annotations[row].call_stack;
+      if (const StringId own = m.call_stack(kind, row)) return own;
       return row < s.user_annotation.size() && s.user_annotation[row] ? kDerivedStack | s.user_annotation[row] : 0;
     case EventKind::kGpuAnnotation:
-      return row < m.gpu_annotations.size() ? m.gpu_annotations[row].call_stack : 0;
+      return m.call_stack(kind, row);
     default:
       return 0;
   }

@@ -88,6 +88,27 @@ template <class Model, class F> void with_table(Model& m, size_t t, F&& f) {
   });
 }
 
+// The ops' call stacks and module hierarchies in row order again (TraceModel::op_arg searches
+// them): a B/E pair whose B came in an earlier range and its E in this one is filed among this
+// range's rows (flush_inserts) before this range's own entries are appended, so its call stack can
+// come before entries of lower rows.
+template <class Table> void sort_by_row(Table& t) {
+  bool sorted = true;
+  for (size_t i = 1; i < t.size() && sorted; ++i) sorted = t[i - 1].row < t[i].row;
+  if (sorted) return;
+  std::vector<std::remove_reference_t<decltype(t[0])>> rows(t.begin(), t.end());
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.row < b.row; });
+  for (size_t i = 0; i < rows.size(); ++i) t[i] = rows[i];
+}
+void sort_op_args(TraceModel& m) {
+  sort_by_row(m.cpu_op_stacks);
+  sort_by_row(m.cpu_op_modules);
+  sort_by_row(m.user_annotation_stacks);
+  sort_by_row(m.user_annotation_modules);
+  sort_by_row(m.gpu_annotation_stacks);
+  sort_by_row(m.gpu_annotation_modules);
+}
+
 // Maps a later range's ids to the merged model's.
 template <class M> struct Remap {
   const M& merger;
@@ -413,6 +434,7 @@ bool PartialMerger::apply(int section, const char*& p, const char* end, uint32_t
         if (!get(p, end, ob)) return false;
         Remap<PartialMerger> remap{*this};
         visit_fields(ob.row, remap);
+        remap.str(ob.call_stack);
         b.open_[{ob.row.s.pid, ob.row.s.tid}].push_back(ob);
         break;
       }
@@ -467,6 +489,7 @@ bool PartialMerger::add(const char* piece, size_t n) {
     }
     if (section == kEnd) {
       for (size_t t = 0; t < kTableCount; ++t) flush_inserts(t, UINT64_MAX);
+      sort_op_args(r_.model());
       if (tail_stopped_) {
         r_.stopped_ = true;
         r_.covered_end_ = tail_cut_;

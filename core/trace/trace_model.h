@@ -61,10 +61,23 @@ struct CpuOpRow {  // cpu_op / Operator, user_annotation, gpu_user_annotation
   SliceRow s;
   StringId input_dims = 0;   // raw JSON text of "Input Dims" / "Input dims"
   StringId input_type = 0;   // raw JSON text of "Input type"
-  StringId call_stack = 0;
-  StringId module_hierarchy = 0;
+  // "Call stack" and "Module Hierarchy": TraceModel::call_stack / module_hierarchy (OpArgRow).
 };
-static_assert(sizeof(CpuOpRow) == 56, "issue 21: the row's size is measured (tests/core/issue_12_heap_test.cpp)");
+static_assert(sizeof(CpuOpRow) == 48, "issue 21: the row's size is measured (tests/core/compact_layouts_test.cpp)");
+
+// The "Call stack" or "Module Hierarchy" of the rows of one op table (`kKind`: cpu_ops,
+// user_annotations, gpu_annotations) that have one, in row order: a trace recorded without
+// with_stack / with_modules (the modern shape: none of its 2.2 M ops) pays nothing for them, not 8
+// bytes in every op row (issue 21: 6.3 MB of the modern 480 MiB trace), and one recorded with them
+// pays 8 bytes a row that has one, as before. Two tables per op table, not one of (row, stack,
+// module), so a with_stack trace without module hierarchies pays no more than it did. Read through
+// TraceModel::call_stack / module_hierarchy.
+template <EventKind kKind> struct OpArgRow {
+  static constexpr EventKind kind = kKind;
+  uint32_t row = 0;
+  StringId id = 0;
+};
+template <EventKind kKind> using OpArgTable = ChunkedTable<OpArgRow<kKind>>;
 
 // The Sequence number and Fwd thread id of the op rows that have them (15-37% of the cpu_ops of
 // the real traces here, 16% of the modern shape's), read by no view, only by the columns: kept
@@ -210,6 +223,44 @@ struct TraceModel {
   ChunkedTable<InstantRow> others;
   ChunkedTable<CollectiveRow> collectives;
   ChunkedTable<OpSequenceRow> op_sequences;  // cpu_op / user_annotation / gpu_annotation rows' ids
+  // The ops' "Call stack" and "Module Hierarchy" (OpArgRow), by op table.
+  OpArgTable<EventKind::kCpuOp> cpu_op_stacks;
+  OpArgTable<EventKind::kCpuOp> cpu_op_modules;
+  OpArgTable<EventKind::kUserAnnotation> user_annotation_stacks;
+  OpArgTable<EventKind::kUserAnnotation> user_annotation_modules;
+  OpArgTable<EventKind::kGpuAnnotation> gpu_annotation_stacks;
+  OpArgTable<EventKind::kGpuAnnotation> gpu_annotation_modules;
+
+  // An op row's "Call stack" / "Module Hierarchy" (0: none); `kind` is its table's.
+  StringId call_stack(EventKind kind, size_t row) const {
+    switch (kind) {
+      case EventKind::kCpuOp: return op_arg(cpu_op_stacks, cpu_ops.size(), row);
+      case EventKind::kUserAnnotation: return op_arg(user_annotation_stacks, user_annotations.size(), row);
+      case EventKind::kGpuAnnotation: return op_arg(gpu_annotation_stacks, gpu_annotations.size(), row);
+      default: return 0;
+    }
+  }
+  StringId module_hierarchy(EventKind kind, size_t row) const {
+    switch (kind) {
+      case EventKind::kCpuOp: return op_arg(cpu_op_modules, cpu_ops.size(), row);
+      case EventKind::kUserAnnotation: return op_arg(user_annotation_modules, user_annotations.size(), row);
+      case EventKind::kGpuAnnotation: return op_arg(gpu_annotation_modules, gpu_annotations.size(), row);
+      default: return 0;
+    }
+  }
+  // Where every row has one (a with_stack trace's call stacks), row i is entry i; else a binary
+  // search of the entries, which are in row order (model_merge.cpp sorts the few that a merge of
+  // ranges read apart appends out of order).
+  template <class Table> static StringId op_arg(const Table& t, size_t rows, size_t row) {
+    if (t.size() == rows) return row < rows ? t[row].id : 0;
+    size_t lo = 0, hi = t.size();
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (t[mid].row < row) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < t.size() && t[lo].row == row ? t[lo].id : 0;
+  }
 
   // The (cat, name) and (pid, tid) pairs of the flows (FlowRow::names, FlowRow::thread), each once.
   std::vector<std::pair<StringId, StringId>> flow_pairs;
@@ -259,7 +310,9 @@ struct TraceModel {
     return cpu_ops.bytes() + user_annotations.bytes() + python_functions.bytes() +
            gpu_annotations.bytes() + runtimes.bytes() + drivers.bytes() + kernels.bytes() +
            memcpys.bytes() + memsets.bytes() + memory.bytes() + counters.bytes() + flows.bytes() +
-           metadata.bytes() + others.bytes() + collectives.bytes() + op_sequences.bytes() + strings.bytes() +
+           metadata.bytes() + others.bytes() + collectives.bytes() + op_sequences.bytes() + cpu_op_stacks.bytes() +
+           cpu_op_modules.bytes() + user_annotation_stacks.bytes() + user_annotation_modules.bytes() +
+           gpu_annotation_stacks.bytes() + gpu_annotation_modules.bytes() + strings.bytes() +
            flow_pairs.capacity() * sizeof(flow_pairs[0]);
   }
 
