@@ -45,7 +45,7 @@ CallStacks derive_call_stacks(const TraceModel& m) {
     const uint64_t tx = thread_key(x.s), ty = thread_key(y.s);
     if (tx != ty) return tx < ty;
     if (x.s.ts_ns != y.s.ts_ns) return x.s.ts_ns < y.s.ts_ns;
-    if (x.s.dur_ns != y.s.dur_ns) return x.s.dur_ns > y.s.dur_ns;
+    if (m.dur_ns(x.s) != m.dur_ns(y.s)) return m.dur_ns(x.s) > m.dur_ns(y.s);
     if (x.python_id != y.python_id) return x.python_id < y.python_id;
     return a < b;
   });
@@ -107,7 +107,7 @@ CallStacks derive_call_stacks(const TraceModel& m) {
     for (; f < frames.size(); ++f) {
       const PythonFunctionRow& r = frame_row(frames[f]);
       if (thread_key(r.s) != t || r.s.ts_ns > op.ts_ns) break;
-      const int64_t end = r.s.ts_ns + r.s.dur_ns;
+      const int64_t end = r.s.ts_ns + m.dur_ns(r.s);
       while (!open.empty() && open.back().end < end) open.pop_back();  // done before this one ends
       const uint32_t caller = open.empty() ? 0 : open.back().stack;
       const bool muted = !open.empty() && open.back().muted;

@@ -48,7 +48,7 @@ void slice_columns(std::vector<Column>& cols, const TraceModel& m, const Table& 
   for (const auto& row : t) {
     const SliceRow& s = get(row);
     ts.push_back(static_cast<double>(s.ts_ns - m.start_ns));
-    dur.push_back(static_cast<double>(s.dur_ns));
+    dur.push_back(static_cast<double>(m.dur_ns(s)));
     name.push_back(s.name);
     cat.push_back(s.cat);
     pid.push_back(s.pid);

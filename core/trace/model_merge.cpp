@@ -12,12 +12,13 @@ namespace {
 
 inline bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-// The pieces' sections, in the order they are written and applied: strings before anything
-// that holds ids, the flows' (cat, name) / (pid, tid) pairs before the flow rows, the pending E events before the later range's open B events (which go on top
+// The pieces' sections, in the order they are written and applied: strings and the wide
+// durations before anything that holds ids or durations, the flows' (cat, name) / (pid, tid) pairs before the flow rows, the pending E events before the later range's open B events (which go on top
 // of the stacks they leave), the collectives and the ops' sequence numbers after the tables they point into.
 enum Section : int {
   kHeader = 0,
   kStrings,
+  kWideDurs,
   kFlowPairs,
   kCategoryCounts,
   kPhaseCounts,
@@ -122,6 +123,9 @@ template <class M> struct Remap {
   }
   void pair(uint32_t& p) { p = merger.pair(p); }
   void row(EventKind kind, uint32_t& r) { r = merger.map_row(slice_table_of(kind), r); }
+  void dur(PackedDur& d) {
+    if (uint32_t(d) & kWideDur) d = PackedDur(kWideDur | uint32_t(merger.wide_dur_base() + (uint32_t(d) & ~kWideDur)));
+  }
 };
 
 }  // namespace
@@ -242,6 +246,7 @@ bool PartialWriter::next(std::string& out, size_t max_bytes) {
     auto size_of = [&](size_t i) -> size_t {
       switch (section_) {
         case kStrings: return 8 + m.strings.get(StringId(i)).size();
+        case kWideDurs: return 8;
         case kFlowPairs: return 8;
         case kMembers: {
           const auto& d = r_.deferred_members_[i];
@@ -262,6 +267,7 @@ bool PartialWriter::next(std::string& out, size_t max_bytes) {
     auto write = [&](size_t i) {
       switch (section_) {
         case kStrings: put_text(out, m.strings.get(StringId(i))); break;
+        case kWideDurs: put(out, m.wide_durs[i]); break;
         case kFlowPairs: put(out, m.flow_pairs[i].first); put(out, m.flow_pairs[i].second); break;
         case kCategoryCounts: put(out, m.category_counts[i]); break;
         case kPhaseCounts: put(out, m.phase_counts[i]); break;
@@ -280,6 +286,7 @@ bool PartialWriter::next(std::string& out, size_t max_bytes) {
     };
     switch (section_) {
       case kStrings: count = m.strings.size(); break;
+      case kWideDurs: count = m.wide_durs.size(); break;
       case kFlowPairs: count = m.flow_pairs.size(); break;
       case kCategoryCounts: count = m.category_counts.size(); break;
       case kPhaseCounts: count = m.phase_counts.size(); break;
@@ -366,6 +373,7 @@ bool PartialMerger::header(const char*& p, const char* end) {
   later_rows_.assign(kTableCount, 0);
   base_rows_.assign(kTableCount, 0);
   for_each_table(m, [&](size_t id, const auto& t) { base_rows_[id] = t.size(); });
+  wide_dur_base_ = m.wide_durs.size();
   return true;
 }
 
@@ -378,6 +386,12 @@ bool PartialMerger::apply(int section, const char*& p, const char* end, uint32_t
         std::string_view s;
         if (!get_text(p, end, s)) return false;
         remap_.push_back(m.strings.intern(s));
+        break;
+      }
+      case kWideDurs: {
+        int64_t d = 0;
+        if (!get(p, end, d)) return false;
+        m.wide_durs.push_back(d);
         break;
       }
       case kFlowPairs: {

@@ -7,7 +7,8 @@
 // A visitor has: num(T&) for a plain value, str(StringId&) for a string id, flow(FlowId&) for a
 // flow id (text ids are string ids | kFlowIdText), id(PackedId&) for an External id or
 // correlation (wide ones are string ids | kPackedText), pair(uint32_t&) for an index into
-// TraceModel::flow_pairs, row(EventKind table, uint32_t&) for an index into another table's rows. Narrowed args (NarrowId) are plain values: their wide side table
+// TraceModel::flow_pairs, row(EventKind table, uint32_t&) for an index into another table's rows,
+// dur(PackedDur&) for a slice's duration (wide ones are indices into TraceModel::wide_durs). Narrowed args (NarrowId) are plain values: their wide side table
 // (TraceModel::wide_args) is keyed by row and is the merge's to shift.
 #pragma once
 #include "core/trace/trace_model.h"
@@ -16,7 +17,7 @@ namespace ks {
 
 template <class V> void visit_fields(SliceRow& r, V& v) {
   v.num(r.ts_ns);
-  v.num(r.dur_ns);
+  v.dur(r.dur);
   v.str(r.name);
   v.str(r.cat);
   v.str(r.pid);

@@ -131,7 +131,7 @@ void TraceBuilder::add_slice(EventKind kind, const RawEvent& e, StringId cat, in
   StringPool& sp = m_.strings;
   SliceRow s;
   s.ts_ns = ts;
-  s.dur_ns = dur;
+  s.dur = m_.pack_dur(dur);
   s.name = intern_cached(recent_name_, e.name);
   s.cat = cat;  // interned by on_event (the same text)
   s.pid = intern_cached(recent_pid_, e.pid);

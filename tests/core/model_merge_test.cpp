@@ -79,8 +79,10 @@ std::unique_ptr<TraceReader> read_sequential(const std::string& text, size_t chu
   return r;
 }
 
-// A row as the bytes of its fields (no padding), string ids included.
+// A row as the bytes of its fields (no padding), string ids included; a duration as its value
+// (a merge files the wide ones of a B/E pair split between ranges after the later range's).
 struct FieldBytes {
+  const TraceModel& m;
   std::string out;
   template <class T> void num(const T& v) { out.append(reinterpret_cast<const char*>(&v), sizeof(T)); }
   void str(ks::StringId& id) { num(id); }
@@ -88,6 +90,7 @@ struct FieldBytes {
   void id(ks::PackedId& p) { num(p); }
   void pair(uint32_t& p) { num(p); }
   void row(ks::EventKind, uint32_t& r) { num(r); }
+  void dur(ks::PackedDur& d) { num(m.dur_value(d)); }
 };
 
 std::vector<std::vector<std::string>> table_rows(const TraceModel& m) {
@@ -95,7 +98,7 @@ std::vector<std::vector<std::string>> table_rows(const TraceModel& m) {
   ks::for_each_table(m, [&](size_t id, const auto& t) {
     for (size_t i = 0; i < t.size(); ++i) {
       auto row = t[i];
-      FieldBytes fb;
+      FieldBytes fb{m, {}};
       ks::visit_fields(row, fb);
       tables[id].push_back(std::move(fb.out));
     }
