@@ -45,7 +45,7 @@ CallStacks derive_call_stacks(const TraceModel& m) {
     const uint64_t tx = thread_key(x.s), ty = thread_key(y.s);
     if (tx != ty) return tx < ty;
     if (x.s.ts_ns != y.s.ts_ns) return x.s.ts_ns < y.s.ts_ns;
-    if (x.s.dur_ns != y.s.dur_ns) return x.s.dur_ns > y.s.dur_ns;
+    if (m.dur_ns(x.s) != m.dur_ns(y.s)) return m.dur_ns(x.s) > m.dur_ns(y.s);
     if (x.python_id != y.python_id) return x.python_id < y.python_id;
     return a < b;
   });
@@ -107,7 +107,7 @@ CallStacks derive_call_stacks(const TraceModel& m) {
     for (; f < frames.size(); ++f) {
       const PythonFunctionRow& r = frame_row(frames[f]);
       if (thread_key(r.s) != t || r.s.ts_ns > op.ts_ns) break;
-      const int64_t end = r.s.ts_ns + r.s.dur_ns;
+      const int64_t end = r.s.ts_ns + m.dur_ns(r.s);
       while (!open.empty() && open.back().end < end) open.pop_back();  // done before this one ends
       const uint32_t caller = open.empty() ? 0 : open.back().stack;
       const bool muted = !open.empty() && open.back().muted;
@@ -135,14 +135,14 @@ StackKey row_stack(const CallStacks& s, const TraceModel& m, EventKind kind, uin
   switch (kind) {
     case EventKind::kCpuOp:
       if (row >= m.cpu_ops.size()) return 0;
-      if (m.cpu_ops[row].call_stack) return m.cpu_ops[row].call_stack;
+      if (const StringId own = m.call_stack(kind, row)) return own;
       return row < s.cpu_op.size() && s.cpu_op[row] ? kDerivedStack | s.cpu_op[row] : 0;
     case EventKind::kUserAnnotation:
       if (row >= m.user_annotations.size()) return 0;
-      if (m.user_annotations[row].call_stack) return m.user_annotations[row].call_stack;
+      if (const StringId own = m.call_stack(kind, row)) return own;
       return row < s.user_annotation.size() && s.user_annotation[row] ? kDerivedStack | s.user_annotation[row] : 0;
     case EventKind::kGpuAnnotation:
-      return row < m.gpu_annotations.size() ? m.gpu_annotations[row].call_stack : 0;
+      return m.call_stack(kind, row);
     default:
       return 0;
   }

@@ -151,14 +151,14 @@ void tb_calls(const TraceModel& m, RankSummary& r) {
   auto scan = [&](const ChunkedTable<CpuOpRow>& t) {
     for (const CpuOpRow& row : t)
       if (is_communication_op(m.strings.get(row.s.name)))
-        cands.push_back({row.s.ts_ns, row.s.ts_ns + row.s.dur_ns, m.id_value(row.s.external_id), row.s.name, row.input_dims, row.input_type});
+        cands.push_back({row.s.ts_ns, row.s.ts_ns + m.dur_ns(row.s), m.id_value(row.s.external_id), row.s.name, row.input_dims, row.input_type});
   };
   scan(m.cpu_ops);
   scan(m.user_annotations);
   scan(m.gpu_annotations);  // tb_plugin reads gpu_user_annotation as a user annotation
   for (const PythonFunctionRow& row : m.python_functions)
     if (m.strings.get(row.s.cat) == "python" && is_communication_op(m.strings.get(row.s.name)))
-      cands.push_back({row.s.ts_ns, row.s.ts_ns + row.s.dur_ns, m.id_value(row.s.external_id), row.s.name, 0, 0});
+      cands.push_back({row.s.ts_ns, row.s.ts_ns + m.dur_ns(row.s), m.id_value(row.s.external_id), row.s.name, 0, 0});
   std::stable_sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) { return a.ts < b.ts; });
   std::unordered_map<int64_t, size_t> by_ext;  // the last candidate with each external id wins
   for (size_t i = 0; i < cands.size(); ++i) {
@@ -188,7 +188,7 @@ void tb_calls(const TraceModel& m, RankSummary& r) {
   if (r.nccl)
     for (const KernelRow& k : m.kernels) {
       auto it = call_of_ext.find(m.id_value(k.s.external_id));
-      if (it != call_of_ext.end()) r.calls[it->second].ranges.push_back({k.s.ts_ns, k.s.ts_ns + k.s.dur_ns});
+      if (it != call_of_ext.end()) r.calls[it->second].ranges.push_back({k.s.ts_ns, k.s.ts_ns + m.dur_ns(k.s)});
     }
   for (DistCall& c : r.calls) sort_ranges(c.ranges);
 }
@@ -219,7 +219,7 @@ void default_calls(const TraceModel& m, RankSummary& r, std::vector<char>& comm_
       const std::string_view n = m.strings.get(row.s.name);
       const bool pc = n == "record_param_comms";
       if (is_collective_range(n) || pc)
-        hosts.push_back({row.s.ts_ns, row.s.ts_ns + row.s.dur_ns, row.s.pid, row.s.tid, kind, i, pc});
+        hosts.push_back({row.s.ts_ns, row.s.ts_ns + m.dur_ns(row.s), row.s.pid, row.s.tid, kind, i, pc});
     }
   };
   scan(m.cpu_ops, EventKind::kCpuOp);
@@ -301,7 +301,7 @@ void default_calls(const TraceModel& m, RankSummary& r, std::vector<char>& comm_
     for (DeviceRef d : links.of(l)) {
       if (d.kind != EventKind::kKernel) continue;
       const SliceRow& k = m.kernels[d.row].s;
-      call.ranges.push_back({k.ts_ns, k.ts_ns + k.dur_ns});
+      call.ranges.push_back({k.ts_ns, k.ts_ns + m.dur_ns(k)});
       comm_kernel[d.row] = 1;
     }
   }
@@ -416,8 +416,8 @@ RankSummary distributed_rank(const TraceModel& m, std::string_view worker, std::
     for (const DistCall& c : r.calls) comm.insert(comm.end(), c.ranges.begin(), c.ranges.end());
     for (size_t i = 0; i < m.kernels.size(); ++i) {
       const SliceRow& k = m.kernels[i].s;
-      if (comm_kernel[i] || is_collective_kernel(m.strings.get(k.name))) comm.push_back({k.ts_ns, k.ts_ns + k.dur_ns});
-      else comp.push_back({k.ts_ns, k.ts_ns + k.dur_ns});
+      if (comm_kernel[i] || is_collective_kernel(m.strings.get(k.name))) comm.push_back({k.ts_ns, k.ts_ns + m.dur_ns(k)});
+      else comp.push_back({k.ts_ns, k.ts_ns + m.dur_ns(k)});
     }
     if (comp.empty()) {
       // No GPU computation: the host operators' time, but not the ranges that are the collectives
@@ -427,7 +427,7 @@ RankSummary distributed_rank(const TraceModel& m, std::string_view worker, std::
         if (starts_with(n, "ProfilerStep#") || n == "record_param_comms" || starts_with(n, "c10d::") ||
             is_collective_range(n) || is_dataloader_op(n))
           continue;
-        comp.push_back({op.s.ts_ns, op.s.ts_ns + op.s.dur_ns});
+        comp.push_back({op.s.ts_ns, op.s.ts_ns + m.dur_ns(op.s)});
       }
     }
     computation = merge_ranges(std::move(comp));

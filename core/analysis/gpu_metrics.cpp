@@ -23,7 +23,7 @@ std::pair<int64_t, int64_t> global_window(const TraceModel& m) {
     }
   }
   if (from_trace) return {lo, hi};
-  auto span = [&](const SliceRow& s) { lo = std::min(lo, s.ts_ns); hi = std::max(hi, s.ts_ns + s.dur_ns); };
+  auto span = [&](const SliceRow& s) { lo = std::min<int64_t>(lo, s.ts_ns); hi = std::max(hi, s.ts_ns + m.dur_ns(s)); };
   for (const auto& r : m.cpu_ops) span(r.s);
   for (const auto& r : m.user_annotations) span(r.s);
   for (const auto& r : m.gpu_annotations) span(r.s);
@@ -71,7 +71,7 @@ GpuMetricsResult gpu_metrics(const TraceModel& m, const StepsResult& steps, bool
     g.device = device;
     Ranges busy;
     busy.reserve(kernels.size());
-    for (const KernelRow* k : kernels) busy.push_back({k->s.ts_ns, k->s.ts_ns + k->s.dur_ns});
+    for (const KernelRow* k : kernels) busy.push_back({k->s.ts_ns, k->s.ts_ns + m.dur_ns(k->s)});
     busy = merge_ranges(std::move(busy));
     if (window > 0) g.utilization = double(overlap_sum(busy, S, E)) / window;
 
@@ -94,7 +94,7 @@ GpuMetricsResult gpu_metrics(const TraceModel& m, const StepsResult& steps, bool
       if (!(v > 0)) continue;
       ++g.blocks_per_sm_count;
       edges.push_back({k->s.ts_ns, v, uint32_t(edges.size()), true});
-      edges.push_back({k->s.ts_ns + k->s.dur_ns, v, uint32_t(edges.size()), false});
+      edges.push_back({k->s.ts_ns + m.dur_ns(k->s), v, uint32_t(edges.size()), false});
     }
     std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
       if (a.t != b.t) return a.t < b.t;
@@ -124,7 +124,7 @@ GpuMetricsResult gpu_metrics(const TraceModel& m, const StepsResult& steps, bool
       const double o = kernel_occupancy(*k, tb_plugin);
       if (!(o >= 0)) continue;
       ++g.occupancy_count;
-      const int64_t cs = std::max(k->s.ts_ns, S), ce = std::min(k->s.ts_ns + k->s.dur_ns, E);
+      const int64_t cs = std::max<int64_t>(k->s.ts_ns, S), ce = std::min(k->s.ts_ns + m.dur_ns(k->s), E);
       if (cs < ce) {
         num += o * double(ce - cs);
         den += double(ce - cs);

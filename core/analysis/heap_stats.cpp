@@ -58,7 +58,9 @@ std::string heap_stats_json(const TraceModel& m, const OpTree* const* trees, siz
       {"memsets", m.memsets.bytes()},       {"memory", m.memory.bytes()},
       {"counters", m.counters.bytes()},     {"flows", m.flows.bytes()},
       {"metadata", m.metadata.bytes()},     {"others", m.others.bytes()},
-      {"collectives", m.collectives.bytes()}, {"op_sequences", m.op_sequences.bytes()}};
+      {"collectives", m.collectives.bytes()}, {"op_sequences", m.op_sequences.bytes()},
+      {"op_stacks", m.cpu_op_stacks.bytes() + m.user_annotation_stacks.bytes() + m.gpu_annotation_stacks.bytes()},
+      {"op_modules", m.cpu_op_modules.bytes() + m.user_annotation_modules.bytes() + m.gpu_annotation_modules.bytes()}};
   for (const auto& [name, bytes] : tables) w.key(name).value(uint64_t(bytes));
   w.end_object();
   w.key("strings").begin_object();

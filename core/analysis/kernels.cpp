@@ -112,7 +112,7 @@ KernelTable kernel_table(const OpTree& t, const TraceModel& m, KernelGroupBy gro
         table.rows.back().tensor_cores = tc(k.s.name);
         table.rows.back().tc_rule = tc.rule(k.s.name);
       }
-      add_kernel(table.rows[it->second], k, k.s.dur_ns, t.tb_plugin);  // every kernel, its recorded dur
+      add_kernel(table.rows[it->second], k, m.dur_ns(k.s), t.tb_plugin);  // every kernel, its recorded dur
     }
   } else {
     std::unordered_map<std::string, size_t> index;
@@ -139,7 +139,7 @@ KernelTable kernel_table(const OpTree& t, const TraceModel& m, KernelGroupBy gro
         g.tc_rule = tc.rule(k.s.name);
         table.rows.push_back(std::move(g));
       }
-      add_kernel(table.rows[it->second], k, span_ns(k.s.ts_ns, k.s.dur_ns, t.tb_plugin), t.tb_plugin);
+      add_kernel(table.rows[it->second], k, span_ns(k.s.ts_ns, m.dur_ns(k.s), t.tb_plugin), t.tb_plugin);
     });
   }
   sort_by_total(table.rows);
@@ -160,7 +160,7 @@ KernelDetail kernel_detail(const OpTree& t, const TraceModel& m, const KernelKey
   if (!props_row) {
     // The row's own numbers, as the table counts them: every kernel of that name, its recorded dur.
     for (uint32_t i = 0; i < m.kernels.size(); ++i)
-      if (is_named(m.kernels[i].s.name) && (!step || step->has_kernel(i))) add_kernel(d.total, m.kernels[i], m.kernels[i].s.dur_ns, t.tb_plugin);
+      if (is_named(m.kernels[i].s.name) && (!step || step->has_kernel(i))) add_kernel(d.total, m.kernels[i], m.dur_ns(m.kernels[i].s), t.tb_plugin);
   }
   std::unordered_map<std::string_view, size_t> ops;
   std::map<LaunchProps, size_t> launches;
@@ -171,7 +171,7 @@ KernelDetail kernel_detail(const OpTree& t, const TraceModel& m, const KernelKey
     const std::string_view op = launcher_name(t, m, node);
     const LaunchProps props = launch_props(k);
     if (props_row && (op != key.op || props != wanted)) return;
-    const int64_t dur = span_ns(k.s.ts_ns, k.s.dur_ns, t.tb_plugin);
+    const int64_t dur = span_ns(k.s.ts_ns, m.dur_ns(k.s), t.tb_plugin);
     if (props_row) add_kernel(d.total, k, dur, t.tb_plugin);
     auto [o, new_op] = ops.try_emplace(op, d.operators.size());
     if (new_op) {

@@ -16,7 +16,7 @@ namespace {
 int64_t time_origin(const TraceModel& m) {
   int64_t lo = INT64_MAX;
   auto slices = [&](const auto& table, auto get) {
-    for (size_t i = 0; i < table.size(); ++i) lo = std::min(lo, get(table[i]));
+    for (size_t i = 0; i < table.size(); ++i) lo = std::min<int64_t>(lo, get(table[i]));
   };
   slices(m.cpu_ops, [](const CpuOpRow& r) { return r.s.ts_ns; });
   slices(m.user_annotations, [](const CpuOpRow& r) { return r.s.ts_ns; });

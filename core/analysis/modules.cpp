@@ -209,7 +209,7 @@ std::vector<HNode> timed_hierarchy(const TraceModel& m) {
   for (uint32_t i = 0; i < m.python_functions.size(); ++i) {
     const PythonFunctionRow& r = m.python_functions[i];
     if (r.python_module_id == kNoId || !is_python_function(m, r)) continue;
-    frames.push_back({i, (uint64_t(r.s.pid) << 32) | r.s.tid, r.s.ts_ns, r.s.ts_ns + r.s.dur_ns, chain_depth(r.python_id), r.python_id});
+    frames.push_back({i, (uint64_t(r.s.pid) << 32) | r.s.tid, r.s.ts_ns, r.s.ts_ns + m.dur_ns(r.s), chain_depth(r.python_id), r.python_id});
   }
   std::stable_sort(frames.begin(), frames.end(), [](const Frame& a, const Frame& b) {
     if (a.thread != b.thread) return a.thread < b.thread;
@@ -273,7 +273,7 @@ std::vector<HNode> lightning_hierarchy(const TraceModel& m, bool tb_plugin) {
     std::string name(n.substr(kPlModulePrefix.size()));
     auto [it, fresh] = index.try_emplace(name, seen.size());
     if (fresh) seen.emplace_back(s.ts_ns, std::move(name));
-    else seen[it->second].first = std::min(seen[it->second].first, s.ts_ns);
+    else seen[it->second].first = std::min<int64_t>(seen[it->second].first, s.ts_ns);
   });
   std::stable_sort(seen.begin(), seen.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   auto attr = [](const std::string& name) -> std::string_view {
@@ -341,7 +341,7 @@ std::map<AggKey, Agg> aggregate(const OpTree& t, const TraceModel& m, NodeClass 
         ++a.occurrences;
         for (int32_t c = node.first_child; c >= 0; c = t.nodes[size_t(c)].next_sibling)
           if (t.nodes[size_t(c)].is_operator) ++a.operators;
-        a.host_total += node_slice(m, node).dur_ns;
+        a.host_total += m.dur_ns(node_slice(m, node));
         a.host_self += node_host_self_ns(t, node);
         a.device_total += node_device_total_ns(t, node);
         a.device_self += node_device_self_ns(t, node);

@@ -184,12 +184,12 @@ class Builder {
       nest_on([&](int32_t n) {
         const SliceRow& r = node_slice(m_, t_.nodes[size_t(n)]);
         const double start = float_us(r.ts_ns);
-        return std::pair<double, double>{start, start + float_us(r.dur_ns)};
+        return std::pair<double, double>{start, start + float_us(m_.dur_ns(r))};
       });
     } else {
       nest_on([&](int32_t n) {
         const SliceRow& r = node_slice(m_, t_.nodes[size_t(n)]);
-        return std::pair<int64_t, int64_t>{r.ts_ns, r.ts_ns + r.dur_ns};
+        return std::pair<int64_t, int64_t>{r.ts_ns, r.ts_ns + m_.dur_ns(r)};
       });
     }
   }
@@ -572,13 +572,13 @@ class Builder {
         }
         for (int32_t l = node.first_launch; l >= 0; l = t_.launches[size_t(l)].next) {
           const Launch& launch = t_.launches[size_t(l)];
-          if (const SliceRow* s = launch_slice(t_, m_, launch)) host_self -= span_ns(s->ts_ns, s->dur_ns, tb_);
+          if (const SliceRow* s = launch_slice(t_, m_, launch)) host_self -= span_ns(s->ts_ns, m_.dur_ns(*s), tb_);
           // Σ duration of the launch's device work, and of its Tensor Core kernels.
           int64_t device_ns = 0, tc_ns = 0;
           for (uint32_t d = launch.device_begin, end = launch_device_end(t_, launch); d < end; ++d) {
             const DeviceRef ref = t_.launched[d];
             const SliceRow& s = device_slice(m_, ref);
-            const int64_t span = span_ns(s.ts_ns, s.dur_ns, tb_);
+            const int64_t span = span_ns(s.ts_ns, m_.dur_ns(s), tb_);
             device_ns += span;
             if (ref.kind == EventKind::kKernel && tc(s.name) == TcState::kYes) tc_ns += span;
           }
@@ -652,7 +652,7 @@ class Builder {
   int64_t start_of(int32_t n) const { return node_slice(m_, t_.nodes[size_t(n)]).ts_ns; }
   int64_t end_of(int32_t n) const {
     const SliceRow& s = node_slice(m_, t_.nodes[size_t(n)]);
-    return s.ts_ns + s.dur_ns;
+    return s.ts_ns + m_.dur_ns(s);
   }
 
   // The External id linking reads from a node's row (module frames link by time only).

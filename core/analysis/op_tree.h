@@ -265,18 +265,18 @@ int64_t span_ns(int64_t ts_ns, int64_t dur_ns, bool tb_plugin);
 
 // A node's start and end, ns: its row's (a root: see OpTree::root_spans).
 inline int64_t node_start_ns(const OpTree& t, const TraceModel& m, const OpNode& n) {
-  return n.type == NodeType::kRoot ? t.root_spans[n.row].first : node_slice(m, n).ts_ns;
+  return n.type == NodeType::kRoot ? t.root_spans[n.row].first : int64_t(node_slice(m, n).ts_ns);
 }
 inline int64_t node_end_ns(const OpTree& t, const TraceModel& m, const OpNode& n) {
   if (n.type == NodeType::kRoot) return t.root_spans[n.row].second;
   const SliceRow& s = node_slice(m, n);
-  return s.ts_ns + s.dur_ns;
+  return s.ts_ns + m.dur_ns(s);
 }
 // Host total (spec §5.2): the row's duration as the trees count it (span_ns); 0 for a root.
 inline int64_t node_host_total_ns(const OpTree& t, const TraceModel& m, const OpNode& n) {
   if (n.type == NodeType::kRoot) return 0;
   const SliceRow& s = node_slice(m, n);
-  return span_ns(s.ts_ns, s.dur_ns, t.tb_plugin);
+  return span_ns(s.ts_ns, m.dur_ns(s), t.tb_plugin);
 }
 
 // The name of a node ("CallTreeRoot" for roots).

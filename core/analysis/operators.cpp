@@ -163,7 +163,7 @@ std::vector<OperatorKernel> operator_kernels(const OpTree& t, const TraceModel& 
         if (fresh) out.push_back({k.s.name, 0, 0, tc(k.s.name)});
         OperatorKernel& g = out[it->second];
         ++g.calls;
-        g.total_ns += span_ns(k.s.ts_ns, k.s.dur_ns, t.tb_plugin);  // as the node's device time counts it
+        g.total_ns += span_ns(k.s.ts_ns, m.dur_ns(k.s), t.tb_plugin);  // as the node's device time counts it
       }
     }
   });

@@ -53,7 +53,7 @@ RangeTable range_table(const OpTree& t, const TraceModel& m, std::vector<std::pa
   for (uint32_t i = 0; i < m.user_annotations.size(); ++i) {
     const SliceRow& s = m.user_annotations[i].s;
     if (m.strings.get(s.name).starts_with("ProfilerStep#")) continue;
-    by_thread[s.tid].push_back({i, s.ts_ns, s.ts_ns + std::max<int64_t>(s.dur_ns, 0)});
+    by_thread[s.tid].push_back({i, s.ts_ns, s.ts_ns + std::max<int64_t>(m.dur_ns(s), 0)});
   }
   for (auto& [tid, calls] : by_thread) {
     std::sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) {
@@ -136,10 +136,10 @@ RangeTable range_table(const OpTree& t, const TraceModel& m, std::vector<std::pa
       for (uint32_t d = launch.device_begin, end = launch_device_end(t, launch); d < end; ++d) {
         const DeviceRef ref = t.launched[d];
         const SliceRow& s = device_slice(m, ref);
-        r.device_self_ns += s.dur_ns;
+        r.device_self_ns += m.dur_ns(s);
         if (ref.kind != EventKind::kKernel) continue;
-        r.kernel_total_ns += s.dur_ns;
-        if (tc(s.name) == TcState::kYes) r.tc_total_ns += s.dur_ns;
+        r.kernel_total_ns += m.dur_ns(s);
+        if (tc(s.name) == TcState::kYes) r.tc_total_ns += m.dur_ns(s);
       }
     }
   }
@@ -154,7 +154,7 @@ RangeTable range_table(const OpTree& t, const TraceModel& m, std::vector<std::pa
     }
     // Device work per stream (pid, tid as written), by start.
     std::map<std::pair<StringId, StringId>, std::vector<std::pair<int64_t, int64_t>>> work;
-    auto add_work = [&](const SliceRow& s) { work[{s.pid, s.tid}].push_back({s.ts_ns, s.dur_ns}); };
+    auto add_work = [&](const SliceRow& s) { work[{s.pid, s.tid}].push_back({s.ts_ns, m.dur_ns(s)}); };
     for (const KernelRow& k : m.kernels) add_work(k.s);
     for (const MemcpyRow& k : m.memcpys) add_work(k.s);
     for (const MemcpyRow& k : m.memsets) add_work(k.s);
@@ -170,11 +170,11 @@ RangeTable range_table(const OpTree& t, const TraceModel& m, std::vector<std::pa
           const SliceRow& s = m.gpu_annotations[g].s;
           if (s.name != h.name) continue;
           ++r.gpu_copies;
-          r.gpu_span_ns += s.dur_ns;
+          r.gpu_span_ns += m.dur_ns(s);
           out.has_gpu_copies = true;
           auto w = work.find({s.pid, s.tid});
           if (w == work.end()) continue;
-          const int64_t end = s.ts_ns + s.dur_ns;
+          const int64_t end = s.ts_ns + m.dur_ns(s);
           auto lo = std::lower_bound(w->second.begin(), w->second.end(), std::pair<int64_t, int64_t>{s.ts_ns, INT64_MIN});
           for (; lo != w->second.end() && lo->first < end; ++lo) r.gpu_work_ns += lo->second;
         }
@@ -258,7 +258,7 @@ std::vector<RangeKernel> range_kernels(const OpTree& t, const TraceModel& m, std
       auto [it, fresh] = index.try_emplace(s.name, out.size());
       if (fresh) out.push_back({std::string(m.strings.get(s.name)), 0, 0, tc(s.name)});
       ++out[it->second].calls;
-      out[it->second].total_ns += s.dur_ns;
+      out[it->second].total_ns += m.dur_ns(s);
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const RangeKernel& a, const RangeKernel& b) { return a.total_ns > b.total_ns; });

@@ -109,7 +109,7 @@ std::array<Ranges, kRoleCount> role_ranges(const TraceModel& m, const StepOption
 
   std::array<Ranges, kRoleCount> ranges;
   auto add = [&](Role r, const SliceRow& s) {
-    ranges[size_t(r)].push_back({s.ts_ns, s.ts_ns + s.dur_ns});
+    ranges[size_t(r)].push_back({s.ts_ns, s.ts_ns + m.dur_ns(s)});
     heartbeat();  // every event: minutes on a 10 GB trace in wasm (core/util/heartbeat.h)
   };
   auto merge = [&](Role r) { ranges[size_t(r)] = merge_ranges(std::move(ranges[size_t(r)])); };

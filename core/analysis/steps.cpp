@@ -233,7 +233,7 @@ StepsResult find_steps(const TraceModel& m, const StepOptions& options, StepMatc
   std::string number;
   auto scan = [&](const ChunkedTable<CpuOpRow>& t, bool gpu) {
     for (const CpuOpRow& r : t)
-      if (step_number(m.strings.get(r.s.name), number)) found.push_back({r.s.ts_ns, r.s.ts_ns + r.s.dur_ns, number, gpu});
+      if (step_number(m.strings.get(r.s.name), number)) found.push_back({r.s.ts_ns, r.s.ts_ns + m.dur_ns(r.s), number, gpu});
     heartbeat(t.size());
   };
   scan(m.cpu_ops, false);
@@ -244,11 +244,11 @@ StepsResult find_steps(const TraceModel& m, const StepOptions& options, StepMatc
   if (found.empty()) {
     // One step over the host work: cpu ops and "python" events (not python_function).
     int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (const CpuOpRow& r : m.cpu_ops) { lo = std::min(lo, r.s.ts_ns); hi = std::max(hi, r.s.ts_ns + r.s.dur_ns); }
+    for (const CpuOpRow& r : m.cpu_ops) { lo = std::min<int64_t>(lo, r.s.ts_ns); hi = std::max(hi, r.s.ts_ns + m.dur_ns(r.s)); }
     for (const PythonFunctionRow& r : m.python_functions) {
       if (m.strings.get(r.s.cat) != "python") continue;
-      lo = std::min(lo, r.s.ts_ns);
-      hi = std::max(hi, r.s.ts_ns + r.s.dur_ns);
+      lo = std::min<int64_t>(lo, r.s.ts_ns);
+      hi = std::max(hi, r.s.ts_ns + m.dur_ns(r.s));
     }
     if (lo > hi) return result;
     found.push_back({lo, hi, "0", false});  // device-adjusted below like any step
@@ -270,8 +270,8 @@ StepsResult find_steps(const TraceModel& m, const StepOptions& options, StepMatc
   auto match = [&](size_t s, uint32_t runtime) {
     for (DeviceRef d : devices.of(runtime)) {
       const SliceRow& ds = device_slice(m, d);
-      dev_min[s] = std::min(dev_min[s], ds.ts_ns);
-      dev_max[s] = std::max(dev_max[s], ds.ts_ns + ds.dur_ns);
+      dev_min[s] = std::min<int64_t>(dev_min[s], ds.ts_ns);
+      dev_max[s] = std::max(dev_max[s], ds.ts_ns + m.dur_ns(ds));
       mark(d) = 1;
       ++matched[s];
       ++any_matched;
@@ -299,7 +299,7 @@ StepsResult find_steps(const TraceModel& m, const StepOptions& options, StepMatc
     size_t r = 0, s = 0, e = 0;  // first step whose end_max is after rs; first of `ends` >= rs
     int64_t last = INT64_MIN;
     for (const SliceRow& rt : m.runtimes) {
-      const int64_t rs = rt.ts_ns, re = rt.ts_ns + rt.dur_ns;
+      const int64_t rs = rt.ts_ns, re = rt.ts_ns + m.dur_ns(rt);
       if (rs < last) {
         s = size_t(std::upper_bound(end_max.begin(), end_max.end(), rs) - end_max.begin());
         e = size_t(std::lower_bound(ends.begin(), ends.end(), rs) - ends.begin());
@@ -327,7 +327,7 @@ StepsResult find_steps(const TraceModel& m, const StepOptions& options, StepMatc
     size_t s = 0, r = 0;
     while (s < n && r < order.size()) {
       const SliceRow& rt = m.runtimes[order[r]];
-      const int64_t rs = rt.ts_ns, re = rt.ts_ns + rt.dur_ns;
+      const int64_t rs = rt.ts_ns, re = rt.ts_ns + m.dur_ns(rt);
       if (rs < found[s].ts) {
         ++r;
       } else if (re <= found[s].end) {
@@ -350,7 +350,7 @@ StepsResult find_steps(const TraceModel& m, const StepOptions& options, StepMatc
   int64_t prev_end = found[0].ts;
   if (matched[0] > 0) {  // older GPU work still running when the first step began
     auto older = [&](const SliceRow& d, char was_matched) {
-      const int64_t end = d.ts_ns + d.dur_ns;
+      const int64_t end = d.ts_ns + m.dur_ns(d);
       if (!was_matched && end < dev_min[0]) prev_end = std::max(prev_end, end);
     };
     for (size_t i = 0; i < m.kernels.size(); ++i) older(m.kernels[i].s, kernel_matched[i]);

@@ -50,7 +50,7 @@ TcShare tc_kernel_share(const TraceModel& m, bool tb_plugin, const StepFilter* s
   for (uint32_t i = 0; i < m.kernels.size(); ++i) {
     if (step && !step->has_kernel(i)) continue;
     const KernelRow& k = m.kernels[i];
-    share.add(tc(k.s.name), k.s.dur_ns);
+    share.add(tc(k.s.name), m.dur_ns(k.s));
   }
   return share;
 }
@@ -63,7 +63,7 @@ std::vector<TcShare> tc_kernel_share_by_gpu(const TraceModel& m, bool tb_plugin,
     if (step && !step->has_kernel(i)) continue;
     const KernelRow& k = m.kernels[i];
     const auto g = std::find(gpu_ids.begin(), gpu_ids.end(), k.device);
-    if (g != gpu_ids.end()) out[size_t(g - gpu_ids.begin())].add(tc(k.s.name), k.s.dur_ns);
+    if (g != gpu_ids.end()) out[size_t(g - gpu_ids.begin())].add(tc(k.s.name), m.dur_ns(k.s));
   }
   return out;
 }
@@ -92,7 +92,7 @@ std::optional<std::vector<TcShare>> tc_share_by_gpu(const OpTree& t, const Trace
       any = true;
       const auto g = std::find(gpu_ids.begin(), gpu_ids.end(), k.device);
       if (g == gpu_ids.end()) return;
-      out[size_t(g - gpu_ids.begin())].add(tc(k.s.name), span_ns(k.s.ts_ns, k.s.dur_ns, t.tb_plugin));
+      out[size_t(g - gpu_ids.begin())].add(tc(k.s.name), span_ns(k.s.ts_ns, m.dur_ns(k.s), t.tb_plugin));
     });
   }
   if (!any) return std::nullopt;
@@ -120,7 +120,7 @@ EligibleKernels tc_eligible_kernels(const OpTree& t, const TraceModel& m) {
     const bool bottom = node.tc_eligible == TcState::kYes && !child_has;
     int64_t own = 0;
     own_kernels(t, m, node, [&](const KernelRow& k) {
-      const int64_t d = span_ns(k.s.ts_ns, k.s.dur_ns, t.tb_plugin);
+      const int64_t d = span_ns(k.s.ts_ns, m.dur_ns(k.s), t.tb_plugin);
       own += d;
       if (!bottom) return;
       const TcState s = tc(k.s.name);

@@ -48,7 +48,7 @@ void slice_columns(std::vector<Column>& cols, const TraceModel& m, const Table& 
   for (const auto& row : t) {
     const SliceRow& s = get(row);
     ts.push_back(static_cast<double>(s.ts_ns - m.start_ns));
-    dur.push_back(static_cast<double>(s.dur_ns));
+    dur.push_back(static_cast<double>(m.dur_ns(s)));
     name.push_back(s.name);
     cat.push_back(s.cat);
     pid.push_back(s.pid);
@@ -71,8 +71,8 @@ void op_columns(std::vector<Column>& cols, const TraceModel& m, const ChunkedTab
     const CpuOpRow& r = t[i];
     dims.push_back(r.input_dims);
     types.push_back(r.input_type);
-    stack.push_back(r.call_stack);
-    module.push_back(r.module_hierarchy);
+    stack.push_back(m.call_stack(kind, i));
+    module.push_back(m.module_hierarchy(kind, i));
   }
   seq.assign(t.size(), id_or_nan(kNoId));
   fwd.assign(t.size(), id_or_nan(kNoId));

@@ -12,12 +12,13 @@ namespace {
 
 inline bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-// The pieces' sections, in the order they are written and applied: strings before anything
-// that holds ids, the flows' (cat, name) / (pid, tid) pairs before the flow rows, the pending E events before the later range's open B events (which go on top
+// The pieces' sections, in the order they are written and applied: strings and the wide
+// durations before anything that holds ids or durations, the flows' (cat, name) / (pid, tid) pairs before the flow rows, the pending E events before the later range's open B events (which go on top
 // of the stacks they leave), the collectives and the ops' sequence numbers after the tables they point into.
 enum Section : int {
   kHeader = 0,
   kStrings,
+  kWideDurs,
   kFlowPairs,
   kCategoryCounts,
   kPhaseCounts,
@@ -88,6 +89,27 @@ template <class Model, class F> void with_table(Model& m, size_t t, F&& f) {
   });
 }
 
+// The ops' call stacks and module hierarchies in row order again (TraceModel::op_arg searches
+// them): a B/E pair whose B came in an earlier range and its E in this one is filed among this
+// range's rows (flush_inserts) before this range's own entries are appended, so its call stack can
+// come before entries of lower rows.
+template <class Table> void sort_by_row(Table& t) {
+  bool sorted = true;
+  for (size_t i = 1; i < t.size() && sorted; ++i) sorted = t[i - 1].row < t[i].row;
+  if (sorted) return;
+  std::vector<std::remove_reference_t<decltype(t[0])>> rows(t.begin(), t.end());
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.row < b.row; });
+  for (size_t i = 0; i < rows.size(); ++i) t[i] = rows[i];
+}
+void sort_op_args(TraceModel& m) {
+  sort_by_row(m.cpu_op_stacks);
+  sort_by_row(m.cpu_op_modules);
+  sort_by_row(m.user_annotation_stacks);
+  sort_by_row(m.user_annotation_modules);
+  sort_by_row(m.gpu_annotation_stacks);
+  sort_by_row(m.gpu_annotation_modules);
+}
+
 // Maps a later range's ids to the merged model's.
 template <class M> struct Remap {
   const M& merger;
@@ -101,6 +123,9 @@ template <class M> struct Remap {
   }
   void pair(uint32_t& p) { p = merger.pair(p); }
   void row(EventKind kind, uint32_t& r) { r = merger.map_row(slice_table_of(kind), r); }
+  void dur(PackedDur& d) {
+    if (uint32_t(d) & kWideDur) d = PackedDur(kWideDur | uint32_t(merger.wide_dur_base() + (uint32_t(d) & ~kWideDur)));
+  }
 };
 
 }  // namespace
@@ -236,6 +261,7 @@ bool PartialWriter::next(std::string& out, size_t max_bytes) {
     auto size_of = [&](size_t i) -> size_t {
       switch (section_) {
         case kStrings: return 8 + m.strings.get(StringId(i)).size();
+        case kWideDurs: return 8;
         case kFlowPairs: return 8;
         case kMembers: {
           const auto& d = r_.deferred_members_[i];
@@ -256,6 +282,7 @@ bool PartialWriter::next(std::string& out, size_t max_bytes) {
     auto write = [&](size_t i) {
       switch (section_) {
         case kStrings: put_text(out, m.strings.get(StringId(i))); break;
+        case kWideDurs: put(out, m.wide_durs[i]); break;
         case kFlowPairs: put(out, m.flow_pairs[i].first); put(out, m.flow_pairs[i].second); break;
         case kCategoryCounts: put(out, m.category_counts[i]); break;
         case kPhaseCounts: put(out, m.phase_counts[i]); break;
@@ -274,6 +301,7 @@ bool PartialWriter::next(std::string& out, size_t max_bytes) {
     };
     switch (section_) {
       case kStrings: count = m.strings.size(); break;
+      case kWideDurs: count = m.wide_durs.size(); break;
       case kFlowPairs: count = m.flow_pairs.size(); break;
       case kCategoryCounts: count = m.category_counts.size(); break;
       case kPhaseCounts: count = m.phase_counts.size(); break;
@@ -360,6 +388,7 @@ bool PartialMerger::header(const char*& p, const char* end) {
   later_rows_.assign(kTableCount, 0);
   base_rows_.assign(kTableCount, 0);
   for_each_table(m, [&](size_t id, const auto& t) { base_rows_[id] = t.size(); });
+  wide_dur_base_ = m.wide_durs.size();
   return true;
 }
 
@@ -372,6 +401,12 @@ bool PartialMerger::apply(int section, const char*& p, const char* end, uint32_t
         std::string_view s;
         if (!get_text(p, end, s)) return false;
         remap_.push_back(m.strings.intern(s));
+        break;
+      }
+      case kWideDurs: {
+        int64_t d = 0;
+        if (!get(p, end, d)) return false;
+        m.wide_durs.push_back(d);
         break;
       }
       case kFlowPairs: {
@@ -428,6 +463,7 @@ bool PartialMerger::apply(int section, const char*& p, const char* end, uint32_t
         if (!get(p, end, ob)) return false;
         Remap<PartialMerger> remap{*this};
         visit_fields(ob.row, remap);
+        remap.str(ob.call_stack);
         b.open_[{ob.row.s.pid, ob.row.s.tid}].push_back(ob);
         break;
       }
@@ -482,6 +518,7 @@ bool PartialMerger::add(const char* piece, size_t n) {
     }
     if (section == kEnd) {
       for (size_t t = 0; t < kTableCount; ++t) flush_inserts(t, UINT64_MAX);
+      sort_op_args(r_.model());
       if (tail_stopped_) {
         r_.stopped_ = true;
         r_.covered_end_ = tail_cut_;

@@ -86,6 +86,8 @@ class PartialMerger {
   // The merged model's flow pair (TraceModel::flow_pairs) of a later range's pair index.
   uint32_t pair(uint32_t later) const { return later < pair_remap_.size() ? pair_remap_[later] : 0; }
   uint32_t map_row(size_t table, uint32_t later_row) const;
+  // Where the later range's wide durations (TraceModel::wide_durs) start in the merged model's.
+  size_t wide_dur_base() const { return wide_dur_base_; }
 
  private:
   bool apply(int section, const char*& p, const char* end, uint32_t count);
@@ -110,6 +112,7 @@ class PartialMerger {
   std::vector<size_t> next_insert_;
   std::vector<uint64_t> later_rows_;  // later rows appended so far, by table
   std::vector<uint64_t> base_rows_;   // the earlier table sizes before the merge
+  size_t wide_dur_base_ = 0;
   std::vector<std::vector<uint64_t>> inserted_at_;  // positions of inserted rows, by table
   std::vector<TraceBuilder::OpenBegin> resolved_;   // the matched B events
 };

@@ -7,7 +7,8 @@
 // A visitor has: num(T&) for a plain value, str(StringId&) for a string id, flow(FlowId&) for a
 // flow id (text ids are string ids | kFlowIdText), id(PackedId&) for an External id or
 // correlation (wide ones are string ids | kPackedText), pair(uint32_t&) for an index into
-// TraceModel::flow_pairs, row(EventKind table, uint32_t&) for an index into another table's rows. Narrowed args (NarrowId) are plain values: their wide side table
+// TraceModel::flow_pairs, row(EventKind table, uint32_t&) for an index into another table's rows,
+// dur(PackedDur&) for a slice's duration (wide ones are indices into TraceModel::wide_durs). Narrowed args (NarrowId) are plain values: their wide side table
 // (TraceModel::wide_args) is keyed by row and is the merge's to shift.
 #pragma once
 #include "core/trace/trace_model.h"
@@ -16,7 +17,7 @@ namespace ks {
 
 template <class V> void visit_fields(SliceRow& r, V& v) {
   v.num(r.ts_ns);
-  v.num(r.dur_ns);
+  v.dur(r.dur);
   v.str(r.name);
   v.str(r.cat);
   v.str(r.pid);
@@ -29,8 +30,11 @@ template <class V> void visit_fields(CpuOpRow& r, V& v) {
   visit_fields(r.s, v);
   v.str(r.input_dims);
   v.str(r.input_type);
-  v.str(r.call_stack);
-  v.str(r.module_hierarchy);
+}
+
+template <EventKind K, class V> void visit_fields(OpArgRow<K>& r, V& v) {
+  v.row(K, r.row);
+  v.str(r.id);
 }
 
 template <class V> void visit_fields(OpSequenceRow& r, V& v) {
@@ -127,12 +131,14 @@ template <class V> void visit_fields(InstantRow& r, V& v) {
 }
 
 // The tables, in a fixed order, each with its id: the EventKind whose rows it holds (slices of
-// every other kind go to `others`, kOther), kCount for the collectives and kCount + 1 for the ops'
-// sequence numbers (whose rows point into the slice tables, so they come last). Works on a const
-// model too (Model = const TraceModel).
+// every other kind go to `others`, kOther), kCount for the collectives, kCount + 1 for the ops'
+// sequence numbers and the six after it for the ops' call stacks and module hierarchies (whose
+// rows point into the slice tables, so they come last). Works on a const model too (Model = const
+// TraceModel).
 constexpr size_t kCollectivesTable = static_cast<size_t>(EventKind::kCount);
 constexpr size_t kOpSequencesTable = kCollectivesTable + 1;
-constexpr size_t kTableCount = kOpSequencesTable + 1;
+constexpr size_t kOpArgTables = kOpSequencesTable + 1;  // six: stacks and modules of the three op tables
+constexpr size_t kTableCount = kOpArgTables + 6;
 template <class Model, class F> void for_each_table(Model& m, F&& f) {
   f(size_t(EventKind::kCpuOp), m.cpu_ops);
   f(size_t(EventKind::kUserAnnotation), m.user_annotations);
@@ -150,6 +156,12 @@ template <class Model, class F> void for_each_table(Model& m, F&& f) {
   f(size_t(EventKind::kOther), m.others);
   f(kCollectivesTable, m.collectives);
   f(kOpSequencesTable, m.op_sequences);
+  f(kOpArgTables, m.cpu_op_stacks);
+  f(kOpArgTables + 1, m.cpu_op_modules);
+  f(kOpArgTables + 2, m.user_annotation_stacks);
+  f(kOpArgTables + 3, m.user_annotation_modules);
+  f(kOpArgTables + 4, m.gpu_annotation_stacks);
+  f(kOpArgTables + 5, m.gpu_annotation_modules);
 }
 
 // The table a slice of `kind` is filed in (TraceBuilder::add_slice), by table id.

@@ -131,7 +131,7 @@ void TraceBuilder::add_slice(EventKind kind, const RawEvent& e, StringId cat, in
   StringPool& sp = m_.strings;
   SliceRow s;
   s.ts_ns = ts;
-  s.dur_ns = dur;
+  s.dur = m_.pack_dur(dur);
   s.name = intern_cached(recent_name_, e.name);
   s.cat = cat;  // interned by on_event (the same text)
   s.pid = intern_cached(recent_pid_, e.pid);
@@ -147,11 +147,23 @@ void TraceBuilder::add_slice(EventKind kind, const RawEvent& e, StringId cat, in
       r.s = s;
       r.input_dims = sp.intern(a.input_dims);
       r.input_type = sp.intern(a.input_type);
-      r.call_stack = sp.intern(a.call_stack);
-      r.module_hierarchy = sp.intern(a.module_hierarchy);
       auto& table = kind == EventKind::kCpuOp            ? m_.cpu_ops
                     : kind == EventKind::kUserAnnotation ? m_.user_annotations
                                                          : m_.gpu_annotations;
+      const auto row = uint32_t(table.size());
+      auto add_arg = [&](auto& args, std::string_view text) {
+        if (const StringId id = sp.intern(text)) args.push_back({row, id});
+      };
+      if (kind == EventKind::kCpuOp) {
+        add_arg(m_.cpu_op_stacks, a.call_stack);
+        add_arg(m_.cpu_op_modules, a.module_hierarchy);
+      } else if (kind == EventKind::kUserAnnotation) {
+        add_arg(m_.user_annotation_stacks, a.call_stack);
+        add_arg(m_.user_annotation_modules, a.module_hierarchy);
+      } else {
+        add_arg(m_.gpu_annotation_stacks, a.call_stack);
+        add_arg(m_.gpu_annotation_modules, a.module_hierarchy);
+      }
       if (a.sequence_number != kNoId || a.fwd_thread_id != kNoId) {
         OpSequenceRow q;
         q.kind = kind;
@@ -245,7 +257,7 @@ void TraceBuilder::add_begin_end(const OpenBegin& ob, int64_t dur) {
   be.args.external_id = m_.id_value(ob.row.s.external_id);
   be.args.correlation = m_.id_value(ob.row.s.correlation);
   be.args.input_dims = sp.get(ob.row.input_dims);
-  be.args.call_stack = sp.get(ob.row.call_stack);
+  be.args.call_stack = sp.get(ob.call_stack);
   add_slice(ob.kind, be, ob.row.s.cat, ob.row.s.ts_ns, dur);
 }
 
@@ -340,7 +352,7 @@ void TraceBuilder::on_event(const RawEvent& e, uint64_t offset) {
       ob.row.s.external_id = m_.pack_id(e.args.external_id);
       ob.row.s.correlation = m_.pack_id(e.args.correlation);
       ob.row.input_dims = sp.intern(e.args.input_dims);
-      ob.row.call_stack = sp.intern(e.args.call_stack);
+      ob.call_stack = sp.intern(e.args.call_stack);
       ob.offset = offset;
       open_[{ob.row.s.pid, ob.row.s.tid}].push_back(ob);
       return;

@@ -26,6 +26,7 @@ class TraceBuilder : public EventSink {
   struct OpenBegin {
     EventKind kind;
     CpuOpRow row;
+    StringId call_stack = 0;  // the row's own is kept apart (TraceModel::call_stack)
     uint64_t offset;
   };
   // An E kept by a partial builder: its thread, time and offset, and the size of every slice

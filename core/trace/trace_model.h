@@ -44,10 +44,30 @@ enum class PackedId : uint32_t {};
 constexpr PackedId kPackedAbsent = PackedId(0xFFFFFFFFu);
 constexpr uint32_t kPackedText = 0x80000000u;
 
+// A slice's start, ns, as two 4-byte halves: the slice row needs 4-byte alignment, not 8, so a
+// row of nine 4-byte fields is 36 bytes, not 40 (issue 21). Read and assigned as an int64_t.
+class SplitTime {
+ public:
+  SplitTime() = default;
+  SplitTime(int64_t v) : lo_(uint32_t(uint64_t(v))), hi_(uint32_t(uint64_t(v) >> 32)) {}
+  operator int64_t() const { return int64_t(uint64_t(hi_) << 32 | lo_); }
+
+ private:
+  uint32_t lo_ = 0, hi_ = 0;
+};
+
+// A slice's duration in 4 bytes (TraceModel::pack_dur / dur_ns): a value in [0, 2^31) ns (2.1 s)
+// as itself, any other (longer: a whole-run annotation, a stalled op; the modern 480 MiB trace has
+// none) as kWideDur | its index in TraceModel::wide_durs, exact either way and shifted when ranges
+// read apart are merged. An enum, so that arithmetic on it does not compile: every reader goes
+// through TraceModel::dur_ns (issue 21: 5.9 MB of the modern 480 MiB trace's 1.48 M slice rows).
+enum class PackedDur : uint32_t {};
+constexpr uint32_t kWideDur = 0x80000000u;
+
 // Columns every duration event has.
 struct SliceRow {
-  int64_t ts_ns = 0;
-  int64_t dur_ns = 0;
+  SplitTime ts_ns;
+  PackedDur dur = PackedDur(0);  // TraceModel::dur_ns reads it
   StringId name = 0;
   StringId cat = 0;
   StringId pid = 0;  // pid and tid as written: numbers or strings ("stream 7")
@@ -55,16 +75,29 @@ struct SliceRow {
   PackedId external_id = kPackedAbsent;  // TraceModel::id_value reads it (kNoId: absent)
   PackedId correlation = kPackedAbsent;
 };
-static_assert(sizeof(SliceRow) == 40, "issue 21: the slice row's size is measured (tests/core/issue_12_heap_test.cpp)");
+static_assert(sizeof(SliceRow) == 36 && alignof(SliceRow) == 4, "issue 21: the slice row's size is measured (tests/core/compact_layouts_test.cpp)");
 
 struct CpuOpRow {  // cpu_op / Operator, user_annotation, gpu_user_annotation
   SliceRow s;
   StringId input_dims = 0;   // raw JSON text of "Input Dims" / "Input dims"
   StringId input_type = 0;   // raw JSON text of "Input type"
-  StringId call_stack = 0;
-  StringId module_hierarchy = 0;
+  // "Call stack" and "Module Hierarchy": TraceModel::call_stack / module_hierarchy (OpArgRow).
 };
-static_assert(sizeof(CpuOpRow) == 56, "issue 21: the row's size is measured (tests/core/issue_12_heap_test.cpp)");
+static_assert(sizeof(CpuOpRow) == 44, "issue 21: the row's size is measured (tests/core/compact_layouts_test.cpp)");
+
+// The "Call stack" or "Module Hierarchy" of the rows of one op table (`kKind`: cpu_ops,
+// user_annotations, gpu_annotations) that have one, in row order: a trace recorded without
+// with_stack / with_modules (the modern shape: none of its 2.2 M ops) pays nothing for them, not 8
+// bytes in every op row (issue 21: 6.3 MB of the modern 480 MiB trace), and one recorded with them
+// pays 8 bytes a row that has one, as before. Two tables per op table, not one of (row, stack,
+// module), so a with_stack trace without module hierarchies pays no more than it did. Read through
+// TraceModel::call_stack / module_hierarchy.
+template <EventKind kKind> struct OpArgRow {
+  static constexpr EventKind kind = kKind;
+  uint32_t row = 0;
+  StringId id = 0;
+};
+template <EventKind kKind> using OpArgTable = ChunkedTable<OpArgRow<kKind>>;
 
 // The Sequence number and Fwd thread id of the op rows that have them (15-37% of the cpu_ops of
 // the real traces here, 16% of the modern shape's), read by no view, only by the columns: kept
@@ -210,6 +243,44 @@ struct TraceModel {
   ChunkedTable<InstantRow> others;
   ChunkedTable<CollectiveRow> collectives;
   ChunkedTable<OpSequenceRow> op_sequences;  // cpu_op / user_annotation / gpu_annotation rows' ids
+  // The ops' "Call stack" and "Module Hierarchy" (OpArgRow), by op table.
+  OpArgTable<EventKind::kCpuOp> cpu_op_stacks;
+  OpArgTable<EventKind::kCpuOp> cpu_op_modules;
+  OpArgTable<EventKind::kUserAnnotation> user_annotation_stacks;
+  OpArgTable<EventKind::kUserAnnotation> user_annotation_modules;
+  OpArgTable<EventKind::kGpuAnnotation> gpu_annotation_stacks;
+  OpArgTable<EventKind::kGpuAnnotation> gpu_annotation_modules;
+
+  // An op row's "Call stack" / "Module Hierarchy" (0: none); `kind` is its table's.
+  StringId call_stack(EventKind kind, size_t row) const {
+    switch (kind) {
+      case EventKind::kCpuOp: return op_arg(cpu_op_stacks, cpu_ops.size(), row);
+      case EventKind::kUserAnnotation: return op_arg(user_annotation_stacks, user_annotations.size(), row);
+      case EventKind::kGpuAnnotation: return op_arg(gpu_annotation_stacks, gpu_annotations.size(), row);
+      default: return 0;
+    }
+  }
+  StringId module_hierarchy(EventKind kind, size_t row) const {
+    switch (kind) {
+      case EventKind::kCpuOp: return op_arg(cpu_op_modules, cpu_ops.size(), row);
+      case EventKind::kUserAnnotation: return op_arg(user_annotation_modules, user_annotations.size(), row);
+      case EventKind::kGpuAnnotation: return op_arg(gpu_annotation_modules, gpu_annotations.size(), row);
+      default: return 0;
+    }
+  }
+  // Where every row has one (a with_stack trace's call stacks), row i is entry i; else a binary
+  // search of the entries, which are in row order (model_merge.cpp sorts the few that a merge of
+  // ranges read apart appends out of order).
+  template <class Table> static StringId op_arg(const Table& t, size_t rows, size_t row) {
+    if (t.size() == rows) return row < rows ? t[row].id : 0;
+    size_t lo = 0, hi = t.size();
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (t[mid].row < row) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < t.size() && t[lo].row == row ? t[lo].id : 0;
+  }
 
   // The (cat, name) and (pid, tid) pairs of the flows (FlowRow::names, FlowRow::thread), each once.
   std::vector<std::pair<StringId, StringId>> flow_pairs;
@@ -236,6 +307,20 @@ struct TraceModel {
     return v;
   }
 
+  // A slice's duration, ns, as kept in its row (PackedDur) and back.
+  int64_t dur_ns(const SliceRow& s) const { return dur_value(s.dur); }
+  int64_t dur_value(PackedDur d) const {
+    const uint32_t x = uint32_t(d);
+    return x < kWideDur ? int64_t(x) : wide_durs[x & ~kWideDur];
+  }
+  PackedDur pack_dur(int64_t v) {
+    if (v >= 0 && v < int64_t(kWideDur)) return PackedDur(uint32_t(v));
+    wide_durs.push_back(v);
+    return PackedDur(kWideDur | uint32_t(wide_durs.size() - 1));
+  }
+  // The durations of 2^31 ns and more (and any negative one), in the order they were read.
+  std::vector<int64_t> wide_durs;
+
   // Values of narrowed args beyond int32, by (table, field, row): none in the traces seen.
   std::unordered_map<uint64_t, int64_t> wide_args;
   static uint64_t wide_key(EventKind table, WideField f, size_t row) {
@@ -259,8 +344,10 @@ struct TraceModel {
     return cpu_ops.bytes() + user_annotations.bytes() + python_functions.bytes() +
            gpu_annotations.bytes() + runtimes.bytes() + drivers.bytes() + kernels.bytes() +
            memcpys.bytes() + memsets.bytes() + memory.bytes() + counters.bytes() + flows.bytes() +
-           metadata.bytes() + others.bytes() + collectives.bytes() + op_sequences.bytes() + strings.bytes() +
-           flow_pairs.capacity() * sizeof(flow_pairs[0]);
+           metadata.bytes() + others.bytes() + collectives.bytes() + op_sequences.bytes() + cpu_op_stacks.bytes() +
+           cpu_op_modules.bytes() + user_annotation_stacks.bytes() + user_annotation_modules.bytes() +
+           gpu_annotation_stacks.bytes() + gpu_annotation_modules.bytes() + strings.bytes() +
+           flow_pairs.capacity() * sizeof(flow_pairs[0]) + wide_durs.capacity() * sizeof(int64_t);
   }
 
   // Raw counts as written in the file.

@@ -135,7 +135,7 @@ TEST_CASE("real ModuleList GPT with with_stack=True (H200, PyTorch 2.11): stacks
   kstest::feed_all(r, text, 1 << 20);
   REQUIRE(r.error().empty());
   const ks::TraceModel& m = r.model();
-  for (uint32_t i = 0; i < m.cpu_ops.size(); ++i) REQUIRE(m.cpu_ops[i].call_stack == 0);  // no arg: all derived
+  for (uint32_t i = 0; i < m.cpu_ops.size(); ++i) REQUIRE(m.call_stack(ks::EventKind::kCpuOp, i) == 0);  // no arg: all derived
   const ks::OpTree t = ks::build_op_tree(m);
   const auto stacks = ks::operator_stacks(t, m, ks::OpGroupBy::kName, "aten::layer_norm", "");
   REQUIRE(!stacks.empty());

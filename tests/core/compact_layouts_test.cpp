@@ -2,12 +2,14 @@
 // with a side table for wide values, 64-bit ids) keep every value exactly.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <map>
 #include <vector>
 #include <string>
 
+#include "core/analysis/kernels.h"
 #include "core/analysis/op_tree.h"
 #include "core/analysis/operators.h"
 #include "core/analysis/summary.h"
@@ -160,12 +162,14 @@ TEST_CASE("the model's bytes per row, measured from the tables' capacities", "[c
   REQUIRE(m.runtimes.size() == 20000);
   REQUIRE(m.kernels.size() == 5000);
   // Blocks of 16,384 rows; a table's first block starts at 64 rows and doubles.
-  CHECK(m.cpu_ops.bytes() == 2 * 16384 * 56);   // CpuOpRow: 56 bytes (72 with 8-byte ids and sequence numbers)
+  CHECK(m.cpu_ops.bytes() == 2 * 16384 * 44);   // CpuOpRow: 44 bytes (56 with the call stack and module hierarchy ids and an 8-byte duration)
+  CHECK(m.cpu_op_stacks.bytes() + m.cpu_op_modules.bytes() == 0);  // none here: nothing held for them
   REQUIRE(m.op_sequences.size() == 4000);       // the sequence numbers of the ops that have one
   CHECK(m.op_sequences.bytes() == 4096 * 16);
-  CHECK(m.runtimes.bytes() == 2 * 16384 * 40);  // SliceRow: 40 bytes (48 with 8-byte ids)
-  CHECK(m.kernels.bytes() == 8192 * 96);        // KernelRow: 96 bytes (104)
-  CHECK(m.user_annotations.bytes() == 64 * 56); // one row: 64 rows, not 16,384
+  CHECK(m.runtimes.bytes() == 2 * 16384 * 36);  // SliceRow: 36 bytes (40 with an 8-byte duration, 48 with 8-byte ids)
+  CHECK(m.kernels.bytes() == 8192 * 88);        // KernelRow: 88 bytes (96, 104)
+  CHECK(m.user_annotations.bytes() == 64 * 44); // one row: 64 rows, not 16,384
+  CHECK(m.wide_durs.empty());
   // 20,100 flows, of which the 100 fwdbwd ones are kept: 128 rows of 24 bytes.
   CHECK(m.kind_counts[size_t(ks::EventKind::kFlow)] == 20100);
   REQUIRE(m.flows.size() == 100);
@@ -181,8 +185,145 @@ TEST_CASE("the model's bytes per row, measured from the tables' capacities", "[c
     if (i % 5) CHECK(std::isnan(col(ops, "sequence_number").f64[i]));
     else CHECK(col(ops, "sequence_number").f64[i] == double(i));
   }
-  static_assert(sizeof(ks::SliceRow) == 40 && sizeof(ks::CpuOpRow) == 56 && sizeof(ks::OpSequenceRow) == 16 && sizeof(ks::KernelRow) == 96 &&
+  static_assert(sizeof(ks::SliceRow) == 36 && sizeof(ks::CpuOpRow) == 44 && sizeof(ks::OpSequenceRow) == 16 && sizeof(ks::KernelRow) == 88 &&
                 sizeof(ks::MemcpyRow) == 64 && sizeof(ks::FlowRow) == 24);
+}
+
+// Issue 21, fourth pass: "Call stack" and "Module Hierarchy" are kept apart, (row, id) for the
+// rows that have one. Every op of a with_stack trace has a call stack (row i is entry i); here
+// some have one, some not, in all three op tables, as X events and a B/E pair, read in chunks of
+// 7 bytes and at once: each row reads its own back, the others none.
+TEST_CASE("call stacks and module hierarchies kept apart read back for the rows that have them", "[compact_layouts]") {
+  std::string t = R"({"traceEvents":[)";
+  auto op = [&](const char* cat, int i, bool stack, bool module) {
+    std::string args;
+    if (stack) args += R"("Call stack":"f.py()" + std::to_string(i) + R"(): g;h.py(2): k")";
+    if (module) args += std::string(args.empty() ? "" : ",") + R"("Module Hierarchy":"top.layers.)" + std::to_string(i) + R"(")";
+    t += std::string(R"({"ph":"X","cat":")") + cat + R"(","name":"op)" + std::to_string(i) + R"(","pid":1,"tid":1,"ts":)" +
+         std::to_string(10 * i) + R"(,"dur":5,"args":{)" + args + "}},\n";
+  };
+  for (int i = 0; i < 300; ++i) op("cpu_op", i, i % 3 == 0, i % 5 == 0);
+  op("user_annotation", 1000, false, false);
+  op("user_annotation", 1001, true, true);
+  op("gpu_user_annotation", 1002, true, false);
+  t += R"({"ph":"B","cat":"cpu_op","name":"op2000","pid":1,"tid":2,"ts":5,"args":{"Call stack":"be.py(1): pair"}},
+    {"ph":"E","pid":1,"tid":2,"ts":9}]})";
+  for (size_t chunk : {size_t(7), size_t(1) << 20}) {
+    ks::TraceReader r;
+    kstest::feed_all(r, t, chunk);
+    const ks::TraceModel& m = r.model();
+    REQUIRE(m.cpu_ops.size() == 301);
+    CHECK(m.cpu_op_stacks.size() == 101);  // i % 3 == 0, and the B/E pair
+    CHECK(m.cpu_op_modules.size() == 60);
+    const auto ops = ks::table_columns(m, "cpu_op");
+    for (uint32_t row = 0; row < m.cpu_ops.size(); ++row) {
+      const std::string name(m.strings.get(m.cpu_ops[row].s.name));
+      INFO(name);
+      const int i = std::stoi(name.substr(2));
+      const std::string stack(m.strings.get(m.call_stack(ks::EventKind::kCpuOp, row)));
+      const std::string module(m.strings.get(m.module_hierarchy(ks::EventKind::kCpuOp, row)));
+      if (i == 2000) CHECK(stack == "be.py(1): pair");
+      else CHECK(stack == (i % 3 == 0 ? "f.py(" + std::to_string(i) + "): g;h.py(2): k" : ""));
+      CHECK(module == (i % 5 == 0 && i < 300 ? "top.layers." + std::to_string(i) : ""));
+      CHECK(col(ops, "call_stack").u32[row] == m.call_stack(ks::EventKind::kCpuOp, row));
+      CHECK(col(ops, "module_hierarchy").u32[row] == m.module_hierarchy(ks::EventKind::kCpuOp, row));
+    }
+    CHECK(m.call_stack(ks::EventKind::kCpuOp, 301) == 0);  // past the rows
+    REQUIRE(m.user_annotations.size() == 2);
+    CHECK(m.call_stack(ks::EventKind::kUserAnnotation, 0) == 0);
+    CHECK(m.strings.get(m.call_stack(ks::EventKind::kUserAnnotation, 1)) == "f.py(1001): g;h.py(2): k");
+    CHECK(m.strings.get(m.module_hierarchy(ks::EventKind::kUserAnnotation, 1)) == "top.layers.1001");
+    CHECK(m.strings.get(m.call_stack(ks::EventKind::kGpuAnnotation, 0)) == "f.py(1002): g;h.py(2): k");
+    CHECK(m.module_hierarchy(ks::EventKind::kGpuAnnotation, 0) == 0);
+    CHECK(m.call_stack(ks::EventKind::kRuntime, 0) == 0);
+  }
+  // Every op with one: entry i is row i, 8 bytes an op as before.
+  ks::TraceReader all;
+  kstest::feed_all(all, R"({"traceEvents":[
+    {"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":1,"args":{"Call stack":"x.py(1): a"}},
+    {"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":3,"dur":1,"args":{"Call stack":"x.py(2): b"}}]})", 1 << 20);
+  CHECK(all.model().strings.get(all.model().call_stack(ks::EventKind::kCpuOp, 0)) == "x.py(1): a");
+  CHECK(all.model().strings.get(all.model().call_stack(ks::EventKind::kCpuOp, 1)) == "x.py(2): b");
+  CHECK(all.model().call_stack(ks::EventKind::kCpuOp, 2) == 0);
+  static_assert(sizeof(ks::OpArgRow<ks::EventKind::kCpuOp>) == 8);
+}
+
+// Issue 21, fourth pass: a slice's duration in 4 bytes, the ones of 2^31 ns (2.1 s) and more in
+// TraceModel::wide_durs; its start as two 4-byte halves (a 36-byte row, 4-byte aligned). Durations
+// on both sides of 2^31 and beyond 2^32, in an op, a runtime call, a kernel and a user range, as X
+// events and a B/E pair, starts whose low half has its top bit set, read in chunks of 7 bytes and
+// at once: each exact from the row, in the table's columns, and in the Kernels and Operators views.
+TEST_CASE("durations beyond 2^31 ns and starts beyond 32 bits read back exactly from 36-byte slice rows", "[compact_layouts]") {
+  const int64_t durs[] = {0, 1, 2147483647, 2147483648, 4294967296 + 5, 10000000001};  // ns
+  std::string t = R"({"traceEvents":[)";
+  std::vector<int64_t> starts;
+  for (size_t i = 0; i < std::size(durs); ++i) {
+    // ns starts, written as µs with 3 decimals, 22 s apart: low halves with and without bit 31
+    const int64_t ts = 1700000000000000000 + int64_t(i) * (20000000000 + 2147483648) + 3;
+    starts.push_back(ts);
+    const auto us = [](int64_t ns) { return std::to_string(ns / 1000) + "." + std::to_string(1000 + ns % 1000).substr(1); };
+    const std::string id = std::to_string(100 + i);
+    t += R"({"ph":"X","cat":"cpu_op","name":"op)" + std::to_string(i) + R"(","pid":1,"tid":1,"ts":)" + us(ts) +
+         R"(,"dur":)" + us(durs[i]) + R"(,"args":{"External id":)" + id + "}},\n";
+    t += R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" + us(ts) +
+         R"(,"dur":)" + us(durs[i]) + R"(,"args":{"External id":)" + id + R"(,"correlation":)" + id + "}},\n";
+    t += R"({"ph":"X","cat":"kernel","name":"k)" + std::to_string(i) + R"(","pid":0,"tid":7,"ts":)" + us(ts) +
+         R"(,"dur":)" + us(durs[i]) + R"(,"args":{"correlation":)" + id + R"(,"device":0,"stream":7}},)" + "\n";
+    t += R"({"ph":"B","cat":"user_annotation","name":"range)" + std::to_string(i) + R"(","pid":1,"tid":2,"ts":)" + us(ts) + "},\n";
+    t += R"({"ph":"E","pid":1,"tid":2,"ts":)" + us(ts + durs[i]) + "},\n";
+  }
+  t += R"({"ph":"X","cat":"cuda_runtime","name":"cudaDeviceSynchronize","pid":1,"tid":1,"ts":1,"dur":1}]})";
+  for (size_t chunk : {size_t(7), size_t(1) << 20}) {
+    INFO("chunk " << chunk);
+    ks::TraceReader r;
+    kstest::feed_all(r, t, chunk);
+    REQUIRE(r.error().empty());
+    const ks::TraceModel& m = r.model();
+    REQUIRE(m.cpu_ops.size() == std::size(durs));
+    REQUIRE(m.kernels.size() == std::size(durs));
+    REQUIRE(m.user_annotations.size() == std::size(durs));
+    REQUIRE(m.runtimes.size() == std::size(durs) + 1);
+    // the three of 2^31 and more, in each of the four tables
+    CHECK(m.wide_durs.size() == 12);
+    const auto kdur = ks::table_columns(m, "kernel");
+    for (size_t i = 0; i < std::size(durs); ++i) {
+      INFO("slice " << i);
+      CHECK(m.dur_ns(m.cpu_ops[i].s) == durs[i]);
+      CHECK(m.dur_ns(m.runtimes[i]) == durs[i]);
+      CHECK(m.dur_ns(m.kernels[i].s) == durs[i]);
+      CHECK(m.dur_ns(m.user_annotations[i].s) == durs[i]);
+      CHECK(int64_t(m.cpu_ops[i].s.ts_ns) == starts[i]);
+      CHECK(int64_t(m.kernels[i].s.ts_ns) == starts[i]);
+      CHECK(int64_t(m.user_annotations[i].s.ts_ns) == starts[i]);
+      CHECK(col(kdur, "dur").f64[i] == double(durs[i]));
+      CHECK(m.id_value(m.kernels[i].s.correlation) == int64_t(100 + i));
+    }
+    CHECK(m.dur_ns(m.runtimes[std::size(durs)]) == 1000);
+    CHECK(m.end_ns == starts.back() + durs[std::size(durs) - 1]);
+    // The views sum them exactly: each kernel its own row, each op its own device time.
+    const ks::OpTree tree = ks::build_op_tree(m);
+    const ks::KernelTable kt = ks::kernel_table(tree, m, ks::KernelGroupBy::kName, nullptr);
+    size_t seen = 0;
+    for (const auto& row : kt.rows) {
+      const std::string name(m.strings.get(row.name));
+      const size_t i = size_t(std::stoi(name.substr(1)));
+      CHECK(row.total_ns == durs[i]);
+      ++seen;
+    }
+    CHECK(seen >= std::size(durs) - 1);  // k0 (0 ns) may be left out
+    const ks::OperatorTable ot = ks::operator_table(tree, m, ks::OpGroupBy::kName);
+    for (const ks::OperatorGroup& g : ot.rows) {
+      const std::string name(m.strings.get(g.name));
+      if (name.rfind("op", 0) != 0) continue;
+      const size_t i = size_t(std::stoi(name.substr(2)));
+      INFO(name);
+      CHECK(g.stats.host_total_ns == durs[i]);
+      CHECK(g.stats.device_total_ns == durs[i]);
+    }
+  }
+  CHECK(std::any_of(starts.begin(), starts.end(), [](int64_t s) { return (uint64_t(s) & 0x80000000u) != 0; }));
+  CHECK(std::any_of(starts.begin(), starts.end(), [](int64_t s) { return (uint64_t(s) & 0x80000000u) == 0; }));
+  static_assert(sizeof(ks::SliceRow) == 36 && alignof(ks::SliceRow) == 4);
 }
 
 TEST_CASE("External ids and correlations of any 64-bit value read back exactly", "[compact_layouts]") {

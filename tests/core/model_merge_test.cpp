@@ -79,8 +79,10 @@ std::unique_ptr<TraceReader> read_sequential(const std::string& text, size_t chu
   return r;
 }
 
-// A row as the bytes of its fields (no padding), string ids included.
+// A row as the bytes of its fields (no padding), string ids included; a duration as its value
+// (a merge files the wide ones of a B/E pair split between ranges after the later range's).
 struct FieldBytes {
+  const TraceModel& m;
   std::string out;
   template <class T> void num(const T& v) { out.append(reinterpret_cast<const char*>(&v), sizeof(T)); }
   void str(ks::StringId& id) { num(id); }
@@ -88,6 +90,7 @@ struct FieldBytes {
   void id(ks::PackedId& p) { num(p); }
   void pair(uint32_t& p) { num(p); }
   void row(ks::EventKind, uint32_t& r) { num(r); }
+  void dur(ks::PackedDur& d) { num(m.dur_value(d)); }
 };
 
 std::vector<std::vector<std::string>> table_rows(const TraceModel& m) {
@@ -95,7 +98,7 @@ std::vector<std::vector<std::string>> table_rows(const TraceModel& m) {
   ks::for_each_table(m, [&](size_t id, const auto& t) {
     for (size_t i = 0; i < t.size(); ++i) {
       auto row = t[i];
-      FieldBytes fb;
+      FieldBytes fb{m, {}};
       ks::visit_fields(row, fb);
       tables[id].push_back(std::move(fb.out));
     }
@@ -301,6 +304,39 @@ TEST_CASE("a B in one range closed by its E in the next, with the rows between",
   require_same(*seq, *par.reader, true);
   REQUIRE(par.reader->model().health.get(ks::HealthReason::kUnmatchedEnd).count == 1);
   REQUIRE(par.reader->model().health.get(ks::HealthReason::kUnclosedBegin).count == 1);
+}
+
+// The ops' call stacks are kept apart, in row order (TraceModel::call_stack): the B/E pair
+// closed in the later range is filed among that range's rows before their own call stacks are
+// appended, so the merge must put them back in row order.
+TEST_CASE("a B with a call stack closed by its E in the next range, among ops with call stacks", "[parallel]") {
+  const std::string text = R"({"traceEvents":[
+    {"ph":"B","cat":"cpu_op","name":"outer","pid":1,"tid":1,"ts":10,"args":{"Call stack":"a.py(1): outer"}},
+    {"ph":"X","cat":"cpu_op","name":"x0","pid":1,"tid":2,"ts":11,"dur":1,"args":{"Call stack":"b.py(1): x0"}},
+    {"ph":"X","cat":"cpu_op","name":"x1","pid":1,"tid":2,"ts":12,"dur":1,"args":{"Call stack":"b.py(2): x1"}},
+    {"ph":"E","pid":1,"tid":1,"ts":20},
+    {"ph":"X","cat":"cpu_op","name":"x2","pid":1,"tid":2,"ts":21,"dur":1,"args":{"Call stack":"b.py(3): x2","Module Hierarchy":"top.m"}},
+    {"ph":"X","cat":"cpu_op","name":"x3","pid":1,"tid":2,"ts":22,"dur":1}]})";
+  const auto seq = read_sequential(text, 4 << 20);
+  const size_t at = text.find(R"({"ph":"X","cat":"cpu_op","name":"x1")");
+  REQUIRE(at != std::string::npos);
+  const Ranged par = read_in_ranges(text, {at}, 1 << 20, 1 << 20);
+  REQUIRE(par.merged == 1);
+  require_same(*seq, *par.reader, true);
+  for (const TraceReader* r : {seq.get(), par.reader.get()}) {
+    const TraceModel& m = r->model();
+    REQUIRE(m.cpu_ops.size() == 5);
+    std::map<std::string, std::string> stack_of, module_of;
+    for (uint32_t i = 0; i < m.cpu_ops.size(); ++i) {
+      const std::string name(m.strings.get(m.cpu_ops[i].s.name));
+      stack_of[name] = m.strings.get(m.call_stack(ks::EventKind::kCpuOp, i));
+      module_of[name] = m.strings.get(m.module_hierarchy(ks::EventKind::kCpuOp, i));
+    }
+    CHECK(stack_of == std::map<std::string, std::string>{{"outer", "a.py(1): outer"}, {"x0", "b.py(1): x0"},
+                                                          {"x1", "b.py(2): x1"}, {"x2", "b.py(3): x2"}, {"x3", ""}});
+    CHECK(module_of["x2"] == "top.m");
+    CHECK(module_of["x1"].empty());
+  }
 }
 
 TEST_CASE("a proposal inside a string, an escape or nested args is refused and read on", "[parallel]") {

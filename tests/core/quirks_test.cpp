@@ -60,8 +60,8 @@ TEST_CASE("ns-fractional-timestamps: microseconds with fractions become exact ns
   Loaded l("ns-fractional-timestamps.json");
   REQUIRE(l.m().cpu_ops.size() == 2);
   CHECK(l.m().cpu_ops[0].s.ts_ns == 1712195495406752797LL);
-  CHECK(l.m().cpu_ops[0].s.dur_ns == 1500);
-  CHECK(l.m().cpu_ops[1].s.dur_ns == 2);  // 1.5 ns, rounded half away from zero
+  CHECK(l.m().dur_ns(l.m().cpu_ops[0].s) == 1500);
+  CHECK(l.m().dur_ns(l.m().cpu_ops[1].s) == 2);  // 1.5 ns, rounded half away from zero
   CHECK(*l.m().base_time_ns == 1727743122000000000LL);
   CHECK(l.m().start_ns == 1712195495406752797LL);
   CHECK(l.m().end_ns == 1712195495406760002LL);
@@ -105,9 +105,9 @@ TEST_CASE("begin-end-pairs: B/E paired per thread, strays counted", "[quirks]") 
   REQUIRE(l.m().user_annotations.size() == 2);
   // inner closes first
   CHECK(l.str(l.m().user_annotations[0].s.name) == "inner");
-  CHECK(l.m().user_annotations[0].s.dur_ns == 3000);
+  CHECK(l.m().dur_ns(l.m().user_annotations[0].s) == 3000);
   CHECK(l.str(l.m().user_annotations[1].s.name) == "outer");
-  CHECK(l.m().user_annotations[1].s.dur_ns == 20000);
+  CHECK(l.m().dur_ns(l.m().user_annotations[1].s) == 20000);
   CHECK(l.health(HealthReason::kUnmatchedEnd) == 1);
   CHECK(l.health(HealthReason::kUnclosedBegin) == 1);
   REQUIRE(l.m().memory.size() == 1);

@@ -75,7 +75,7 @@ TEST_CASE("a sample trace in random chunk sizes gives the same summary", "[reade
   CHECK(m.counters.size() == 1600);
   CHECK(m.kernels[0].grid[0] == 4);
   CHECK(m.strings.get(m.kernels[0].s.name) == "void k<\"x\">()");
-  CHECK(m.strings.get(m.cpu_ops[0].call_stack) == "a.py(1): f\nb.py(2): g");
+  CHECK(m.strings.get(m.call_stack(ks::EventKind::kCpuOp, 0)) == "a.py(1): f\nb.py(2): g");
   CHECK(m.strings.get(m.cpu_ops[0].input_dims) == "[[2,3],[]]");
   CHECK(m.devices.size() == 1);
   CHECK(m.devices[0].sms == 132);
