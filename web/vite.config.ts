@@ -91,6 +91,9 @@ export default defineConfig({
   },
   test: {
     include: ['../tests/web/**/*.test.ts'],
+    // A hang guard, not a speed check: vitest's 5 s default failed tests that read megabytes
+    // (the split read past 4 GiB, the 100k-row sort) when the machine was loaded.
+    testTimeout: 120_000,
     environment: 'node',
   },
 });
