@@ -408,6 +408,10 @@ std::string answer_bytes(const Answer& a) {
       case ColumnType::kString: put_cells(out, c.str); break;
       case ColumnType::kTri:
       case ColumnType::kBool: put_cells(out, c.u8); break;
+      case ColumnType::kF64Pairs:
+        put_cells(out, c.ends);
+        put_cells(out, c.f64);
+        break;
     }
   }
   put(out, uint32_t(a.strings.size()));
@@ -462,6 +466,13 @@ bool answer_from_bytes(std::string_view bytes, const ViewSchema& schema, Answer&
       case ColumnType::kString: ok = r.get_cells(c.str, rows); break;
       case ColumnType::kTri:
       case ColumnType::kBool: ok = r.get_cells(c.u8, rows); break;
+      case ColumnType::kF64Pairs: {
+        // Each row's end, in pairs, never going back; then two numbers a pair.
+        ok = r.get_cells(c.ends, rows);
+        for (size_t k = 1; ok && k < c.ends.size(); ++k) ok = c.ends[k] >= c.ends[k - 1];
+        ok = ok && r.get_cells(c.f64, 2 * uint64_t(c.ends.empty() ? 0 : c.ends.back()));
+        break;
+      }
     }
     if (!ok) return fail("a " + view + " answer whose column " + name + " does not hold one cell a row");
     out.columns.push_back(std::move(c));

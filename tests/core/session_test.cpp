@@ -132,6 +132,23 @@ TEST_CASE("An answer survives its binary form; bytes that are not one are refuse
     CHECK(ks::answer_csv(back) == ks::answer_csv(a));
     CHECK(ks::answer_bytes(back) == bytes);
   }
+  {
+    // A pairs column (each GPU's utilization timeline) keeps its rows' ends and its pairs.
+    Opened g("diff-baseline.json");
+    const ks::Answer m = g.s.query("gpu_metrics", {});
+    REQUIRE(m.error.empty());
+    const ks::AnswerColumn* pairs = nullptr;
+    for (const ks::AnswerColumn& c : m.columns)
+      if (c.spec->type == ks::ColumnType::kF64Pairs) pairs = &c;
+    REQUIRE(pairs);
+    REQUIRE(!pairs->f64.empty());
+    ks::Answer back;
+    std::string error;
+    REQUIRE(ks::answer_from_bytes(ks::answer_bytes(m), *m.schema, back, error));
+    CHECK(back.column(pairs->spec->name)->ends == pairs->ends);
+    CHECK(back.column(pairs->spec->name)->f64 == pairs->f64);
+    CHECK(ks::answer_json(back) == ks::answer_json(m));
+  }
   const ks::Answer a = o.s.query("kernels", {{"group_by", "props"}});
   const std::string bytes = ks::answer_bytes(a);
   ks::Answer back;
