@@ -318,6 +318,13 @@ std::string answer_csv(const Answer& a, size_t from, size_t to, bool header) {
   return out.take();
 }
 
+Answer error_answer(const ViewSchema& schema, std::string error) {
+  Answer a;
+  a.schema = &schema;
+  a.error = std::move(error);
+  return a;
+}
+
 std::string error_json(std::string_view message) {
   JsonWriter w;
   w.begin_object().key("error").value(message).end_object();

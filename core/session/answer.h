@@ -91,6 +91,8 @@ std::string answer_row_json(const Answer& a, size_t row);
 std::string answer_csv(const Answer& a, bool header = true);
 std::string answer_csv(const Answer& a, size_t from, size_t to, bool header = true);
 // {"error": sentence}, what a failed query's JSON reads.
+// An answer of `schema` with no rows and `error`'s sentence (an unknown parameter value or step).
+Answer error_answer(const ViewSchema& schema, std::string error);
 std::string error_json(std::string_view message);
 
 // The answer in a compact binary form (its columns' cells as they are, its strings, its metadata),

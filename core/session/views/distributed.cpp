@@ -290,10 +290,7 @@ constexpr std::string_view kRunViewOnly =
     "the Distributed view is a run's: it reduces the rank summaries (distributed_rank) of the run's traces";
 
 Answer run_view_only(const ViewSchema& schema) {
-  Answer a;
-  a.schema = &schema;
-  a.error = std::string(kRunViewOnly);
-  return a;
+  return error_answer(schema, std::string(kRunViewOnly));
 }
 
 }  // namespace

@@ -139,10 +139,7 @@ Answer gpu_summary_answer(const Session& s, QueryParamsRef params) {
   std::optional<StepFilter> filter;
   std::string error;
   if (!s.step_filter(param(params, "step"), filter, error)) {
-    Answer a;
-    a.schema = &kGpuSummarySchema;
-    a.error = error;
-    return a;
+    return error_answer(kGpuSummarySchema, error);
   }
   const TraceModel& m = s.model();
   // One step: gpu_metrics over that step alone (as tb_plugin's own metrics, whatever the mode);

@@ -161,13 +161,6 @@ Detail detail_of(const Session& s, QueryParamsRef params) {
   return out;
 }
 
-Answer failed(const ViewSchema& schema, std::string error) {
-  Answer a;
-  a.schema = &schema;
-  a.error = std::move(error);
-  return a;
-}
-
 void push_dims(AnswerColumn& c, const std::array<int32_t, 3>& d) {
   if (d[0] || d[1] || d[2]) c.i32.insert(c.i32.end(), d.begin(), d.end());
   else c.i32.insert(c.i32.end(), {kNullI32, 0, 0});
@@ -177,7 +170,7 @@ void push_dims(AnswerColumn& c, const std::array<int32_t, 3>& d) {
 
 Answer kernel_operators_answer(const Session& s, QueryParamsRef params) {
   const Detail x = detail_of(s, params);
-  if (!x.d) return failed(kKernelOperatorsSchema, x.error);
+  if (!x.d) return error_answer(kKernelOperatorsSchema, x.error);
   const std::vector<KernelGroup>& ops = x.d->operators;
   AnswerBuilder b(kKernelOperatorsSchema, ops.size());
   AnswerColumn& name = b.add("name");
@@ -191,7 +184,7 @@ Answer kernel_operators_answer(const Session& s, QueryParamsRef params) {
 
 Answer kernel_launches_answer(const Session& s, QueryParamsRef params) {
   const Detail x = detail_of(s, params);
-  if (!x.d) return failed(kKernelLaunchesSchema, x.error);
+  if (!x.d) return error_answer(kKernelLaunchesSchema, x.error);
   const KernelDetail& d = *x.d;
   AnswerBuilder b(kKernelLaunchesSchema, d.launches.size());
   AnswerColumn& grid = b.add("grid");
@@ -216,7 +209,7 @@ Answer kernel_launches_answer(const Session& s, QueryParamsRef params) {
 
 Answer kernel_detail_answer(const Session& s, QueryParamsRef params) {
   const Detail x = detail_of(s, params);
-  if (!x.d) return failed(kKernelDetailSchema, x.error);
+  if (!x.d) return error_answer(kKernelDetailSchema, x.error);
   const KernelDetail& d = *x.d;
   const KernelKey& key = x.key;
   const bool props = key.group_by == KernelGroupBy::kProps;

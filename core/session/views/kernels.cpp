@@ -57,18 +57,12 @@ Answer kernels_answer(const Session& s, QueryParamsRef params) {
   KernelGroupBy g;
   const std::string_view group_by = param(params, "group_by", "name");
   if (!parse_kernel_group_by(group_by, g)) {
-    Answer a;
-    a.schema = &kKernelsSchema;
-    a.error = "unknown group_by: " + std::string(group_by);
-    return a;
+    return error_answer(kKernelsSchema, "unknown group_by: " + std::string(group_by));
   }
   std::optional<StepFilter> step;
   std::string error;
   if (!s.step_filter(param(params, "step"), step, error)) {
-    Answer a;
-    a.schema = &kKernelsSchema;
-    a.error = error;
-    return a;
+    return error_answer(kKernelsSchema, error);
   }
   return kernel_table_answer(kernel_table(s.tree(), s.model(), g, step ? &*step : nullptr), s.model());
 }

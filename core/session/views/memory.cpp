@@ -151,13 +151,6 @@ const ViewSchema kMemoryAliveSchema = {
 
 namespace {
 
-Answer failed(const ViewSchema& schema, std::string error) {
-  Answer a;
-  a.schema = &schema;
-  a.error = std::move(error);
-  return a;
-}
-
 // A number parameter: absent or "" is NaN (an open side); anything but a whole number text fails.
 bool number_param(QueryParamsRef p, std::string_view name, double& out, std::string& error) {
   out = NAN;
@@ -439,7 +432,7 @@ Answer memory_devices_query(const Session& s, QueryParamsRef p) {
   const MemoryIndex& x = s.memory();
   MemoryWindow w;
   std::string error;
-  if (!window_params(x, p, w, error)) return failed(kMemoryDevicesSchema, error);
+  if (!window_params(x, p, w, error)) return error_answer(kMemoryDevicesSchema, error);
   return memory_devices_answer(x, s.model(), w);
 }
 
@@ -448,7 +441,7 @@ Answer memory_stats_query(const Session& s, QueryParamsRef p) {
   MemoryWindow w;
   int d = -1;
   std::string error;
-  if (!device_param(x, p, d, error) || !window_params(x, p, w, error)) return failed(kMemoryStatsSchema, error);
+  if (!device_param(x, p, d, error) || !window_params(x, p, w, error)) return error_answer(kMemoryStatsSchema, error);
   return memory_stats_answer(x, s.tree(), s.model(), w, d);
 }
 
@@ -457,7 +450,7 @@ Answer memory_events_query(const Session& s, QueryParamsRef p) {
   MemoryWindow w;
   int d = -1;
   std::string error;
-  if (!device_param(x, p, d, error) || !window_params(x, p, w, error)) return failed(kMemoryEventsSchema, error);
+  if (!device_param(x, p, d, error) || !window_params(x, p, w, error)) return error_answer(kMemoryEventsSchema, error);
   return memory_events_answer(x, s.tree(), s.model(), w, d);
 }
 
@@ -468,8 +461,8 @@ Answer memory_curve_query(const Session& s, QueryParamsRef p) {
   double columns = NAN;
   std::string error;
   if (!device_param(x, p, d, error) || !window_params(x, p, w, error) || !number_param(p, "columns", columns, error))
-    return failed(kMemoryCurveSchema, error);
-  if (!std::isnan(columns) && !(columns >= 1 && columns <= 1e6)) return failed(kMemoryCurveSchema, "columns must be 1 to 1000000");
+    return error_answer(kMemoryCurveSchema, error);
+  if (!std::isnan(columns) && !(columns >= 1 && columns <= 1e6)) return error_answer(kMemoryCurveSchema, "columns must be 1 to 1000000");
   return memory_curve_answer(x, s.model(), w, d, std::isnan(columns) ? 0 : int(columns));
 }
 
@@ -479,10 +472,10 @@ Answer memory_alive_query(const Session& s, QueryParamsRef p) {
   double at = NAN, limit = NAN;
   std::string error;
   if (!device_param(x, p, d, error) || !number_param(p, "at_us", at, error) || !number_param(p, "limit", limit, error))
-    return failed(kMemoryAliveSchema, error);
+    return error_answer(kMemoryAliveSchema, error);
   if (d < 0) d = x.default_device;
-  if (d < 0) return failed(kMemoryAliveSchema, no_device(x, ""));
-  if (!std::isnan(limit) && !(limit >= 0)) return failed(kMemoryAliveSchema, "limit must be 0 or more");
+  if (d < 0) return error_answer(kMemoryAliveSchema, no_device(x, ""));
+  if (!std::isnan(limit) && !(limit >= 0)) return error_answer(kMemoryAliveSchema, "limit must be 0 or more");
   const int64_t at_ns = std::isnan(at) ? x.devices[size_t(d)].peak_ts_ns : memory_window_us(x, at, at).from_ns;
   return memory_alive_answer(x, s.tree(), s.model(), d, at_ns, std::isnan(limit) || limit >= 1e15 ? SIZE_MAX : size_t(limit));
 }

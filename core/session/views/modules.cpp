@@ -103,10 +103,7 @@ const ViewSchema kModulePresenceSchema = {
 Answer modules_answer(const Session& s, QueryParamsRef params) {
   const std::string_view which = param(params, "table", "modules");
   if (which != "modules" && which != "lightning") {
-    Answer a;
-    a.schema = &kModulesSchema;
-    a.error = "unknown table: " + std::string(which) + " (modules or lightning)";
-    return a;
+    return error_answer(kModulesSchema, "unknown table: " + std::string(which) + " (modules or lightning)");
   }
   const ModuleView& v = s.modules();
   const ModuleTable& t = which == "lightning" ? v.lightning : v.modules;
@@ -176,10 +173,7 @@ Answer module_tree_answer(const Session& s, QueryParamsRef params) {
     if (tid.empty() ? t.main : t.tid == tid) pick = &t;
   if (!pick && tid.empty() && !v.threads.empty()) pick = &v.threads.front();
   if (!pick && !tid.empty()) {
-    Answer a;
-    a.schema = &kModuleTreeSchema;
-    a.error = "no thread " + std::string(tid) + " with modules in this trace";
-    return a;
+    return error_answer(kModuleTreeSchema, "no thread " + std::string(tid) + " with modules in this trace");
   }
   static const std::vector<ViewNode> none;
   const std::vector<ViewNode>& nodes = pick ? pick->nodes : none;

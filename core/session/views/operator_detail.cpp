@@ -39,13 +39,6 @@ DetailRow detail_row(const Session& s, QueryParamsRef params) {
   return r;
 }
 
-Answer failed(const ViewSchema& schema, std::string error) {
-  Answer a;
-  a.schema = &schema;
-  a.error = std::move(error);
-  return a;
-}
-
 }  // namespace
 
 const ViewSchema kOperatorKernelsSchema = {
@@ -95,7 +88,7 @@ const ViewSchema kOperatorDetailSchema = {
 
 Answer operator_kernels_answer(const Session& s, QueryParamsRef params) {
   const DetailRow row = detail_row(s, params);
-  if (!row.error.empty()) return failed(kOperatorKernelsSchema, row.error);
+  if (!row.error.empty()) return error_answer(kOperatorKernelsSchema, row.error);
   const TraceModel& m = s.model();
   const std::vector<OperatorKernel> kernels =
       operator_kernels(s.tree(), m, row.group_by, row.name, row.shape, row.step ? &*row.step : nullptr);
@@ -114,7 +107,7 @@ Answer operator_kernels_answer(const Session& s, QueryParamsRef params) {
 
 Answer operator_detail_answer(const Session& s, QueryParamsRef params) {
   const DetailRow row = detail_row(s, params);
-  if (!row.error.empty()) return failed(kOperatorDetailSchema, row.error);
+  if (!row.error.empty()) return error_answer(kOperatorDetailSchema, row.error);
   const StepFilter* step = row.step ? &*row.step : nullptr;
   const OpTree& t = s.tree();
   const TraceModel& m = s.model();

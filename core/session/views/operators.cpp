@@ -50,18 +50,12 @@ Answer operators_answer(const Session& s, QueryParamsRef params) {
   OpGroupBy g;
   const std::string_view group_by = param(params, "group_by", "op");
   if (!parse_op_group_by(group_by, g)) {
-    Answer a;
-    a.schema = &kOperatorsSchema;
-    a.error = "unknown group_by: " + std::string(group_by);
-    return a;
+    return error_answer(kOperatorsSchema, "unknown group_by: " + std::string(group_by));
   }
   std::optional<StepFilter> step;
   std::string error;
   if (!s.step_filter(param(params, "step"), step, error)) {
-    Answer a;
-    a.schema = &kOperatorsSchema;
-    a.error = error;
-    return a;
+    return error_answer(kOperatorsSchema, error);
   }
   return operator_table_answer(operator_table(s.tree(), s.model(), g, step ? &*step : nullptr), s.model());
 }

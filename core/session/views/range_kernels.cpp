@@ -29,10 +29,7 @@ Answer range_kernels_answer(const Session& s, QueryParamsRef params) {
   bool found = false;
   const std::vector<RangeKernel> k = range_kernels(s.tree(), s.model(), key, found);
   if (!found) {
-    Answer a;
-    a.schema = &kRangeKernelsSchema;
-    a.error = "no range " + std::string(key);
-    return a;
+    return error_answer(kRangeKernelsSchema, "no range " + std::string(key));
   }
   AnswerBuilder b(kRangeKernelsSchema, k.size());
   JsonWriter w;
