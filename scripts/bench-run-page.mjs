@@ -13,31 +13,18 @@
 // byte a character for Latin-1 text, 2 otherwise, as V8's structured clone writes them), 8 a
 // number: the N rank summaries
 // (worker → page), the reduce's request (page → worker) and its answer (worker → page).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { chromium } = createRequire(path.join(root, 'web', 'package.json'))('playwright-core');
+import { buildsInTurns, median, option, printTable, root, sidesFrom } from './bench-common.mjs';
 
 const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : dflt;
-};
+const opt = (name, dflt) => option(args, name, dflt);
 const ranks = Number(opt('--ranks', '64'));
 const size = opt('--size', '2M');
 const runs = Number(opt('--runs', '3'));
-const sides = [];
-if (opt('--before')) sides.push({ name: 'before', dist: path.resolve(opt('--before')) });
-sides.push({ name: 'after', dist: path.resolve(opt('--after', path.join(root, 'web', 'dist'))) });
+const sides = sidesFrom(args);
 const log = (m) => process.stderr.write(`[bench-run-page] ${m}\n`);
-const median = (xs) => {
-  const v = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  return v.length ? (v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2) : NaN;
-};
 
 const dir = path.join('/tmp/kinetoscope-bench', `run-page-${ranks}x${size}`);
 if (!fs.existsSync(path.join(dir, `rank${ranks - 1}.pt.trace.json`))) {
@@ -46,20 +33,6 @@ if (!fs.existsSync(path.join(dir, `rank${ranks - 1}.pt.trace.json`))) {
   if (r.status !== 0) throw new Error('gen-trace --ranks failed');
 }
 const runName = path.basename(dir);
-
-async function serve(d) {
-  const p = spawn('python3', [path.join(root, 'scripts', 'static-server.py'), d, '--port', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise((resolve, reject) => {
-    let buf = '';
-    p.stdout.on('data', (x) => {
-      buf += x;
-      const m = /serving (http:\S+)/.exec(buf);
-      if (m) resolve(m[1]);
-    });
-    p.on('exit', (c) => reject(new Error(`static server exited ${c}`)));
-  });
-  return { url, stop: () => p.kill() };
-}
 
 // In the page before its scripts: the messages of the map and the reduce are weighed.
 function weighMessages() {
@@ -125,37 +98,11 @@ async function one(browser, url) {
   }
 }
 
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-const servers = [];
-try {
-  for (const s of sides) {
-    if (!fs.existsSync(path.join(s.dist, 'index.html'))) throw new Error(`${s.dist}/index.html is missing`);
-    const srv = await serve(s.dist);
-    servers.push(srv);
-    s.url = srv.url;
-    s.results = [];
-  }
-  for (let i = 0; i < runs; i++) {
-    for (const s of sides) {
-      const r = await one(browser, s.url);
-      log(`${s.name} run ${i + 1}: ${JSON.stringify(r)}`);
-      s.results.push(r);
-    }
-  }
-} finally {
-  for (const srv of servers) srv.stop();
-  await browser.close();
-}
+await buildsInTurns(sides, runs, one, log);
 const keys = ['ms', 'summaries', 'request', 'answer'];
 const head = ['build', 'run row → view drawn (ms)', `${ranks} rank summaries (KB)`, 'reduce request (KB)', 'reduce answer (KB)'];
 console.log(`a run of ${ranks} ranks of ${size} (${runName}), medians of ${runs} runs, the builds in turns\n`);
-console.log(`| ${head.join(' | ')} |`);
-console.log(`|${head.map(() => '---').join('|')}|`);
-for (const s of sides) {
+printTable(head, sides.map((s) => {
   const m = keys.map((k) => median(s.results.map((r) => r[k])));
-  console.log(`| ${s.name} (${path.relative(root, s.dist) || s.dist}) | ${m[0].toFixed(0)} | ${m.slice(1).map((x) => (x / 1e3).toFixed(1)).join(' | ')} |`);
-}
+  return [`${s.name} (${path.relative(root, s.dist) || s.dist})`, m[0].toFixed(0), ...m.slice(1).map((x) => (x / 1e3).toFixed(1))];
+}));

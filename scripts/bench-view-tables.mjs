@@ -15,44 +15,16 @@
 // Bytes: per query answer, the typed arrays' byteLength plus each string's length (1 byte a
 // character for Latin-1 text, 2 otherwise, as V8's structured clone writes them), summed over
 // what the worker posts for these four (and for the two details). Prints a markdown table of medians.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { chromium } = createRequire(path.join(root, 'web', 'package.json'))('playwright-core');
+import { buildsInTurns, median, option, printTable, root, sidesFrom } from './bench-common.mjs';
 
 const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : dflt;
-};
+const opt = (name, dflt) => option(args, name, dflt);
 const file = path.resolve(opt('--file', '/tmp/h21-heap2/modern-480M.json'));
 const runs = Number(opt('--runs', '3'));
-const sides = [];
-if (opt('--before')) sides.push({ name: 'before', dist: path.resolve(opt('--before')) });
-sides.push({ name: 'after', dist: path.resolve(opt('--after', path.join(root, 'web', 'dist'))) });
+const sides = sidesFrom(args);
 const log = (m) => process.stderr.write(`[bench-view-tables] ${m}\n`);
-const median = (xs) => {
-  const v = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  return v.length ? (v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2) : NaN;
-};
-
-async function serve(dir) {
-  const p = spawn('python3', [path.join(root, 'scripts', 'static-server.py'), dir, '--port', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise((resolve, reject) => {
-    let buf = '';
-    p.stdout.on('data', (d) => {
-      buf += d;
-      const m = /serving (http:\S+)/.exec(buf);
-      if (m) resolve(m[1]);
-    });
-    p.on('exit', (c) => reject(new Error(`static server exited ${c}`)));
-  });
-  return { url, stop: () => p.kill() };
-}
 
 // In the page before its scripts: every Worker's answers to the table queries are weighed.
 function weighAnswers() {
@@ -135,38 +107,12 @@ async function one(browser, url) {
   }
 }
 
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-const servers = [];
-try {
-  for (const s of sides) {
-    if (!fs.existsSync(path.join(s.dist, 'index.html'))) throw new Error(`${s.dist}/index.html is missing`);
-    const srv = await serve(s.dist);
-    servers.push(srv);
-    s.url = srv.url;
-    s.results = [];
-  }
-  for (let i = 0; i < runs; i++) {
-    for (const s of sides) {
-      const r = await one(browser, s.url);
-      log(`${s.name} run ${i + 1}: ${JSON.stringify(r)}`);
-      s.results.push(r);
-    }
-  }
-} finally {
-  for (const srv of servers) srv.stop();
-  await browser.close();
-}
+await buildsInTurns(sides, runs, one, log);
 const keys = ['ops', 'ops_shape', 'kernels', 'kern_props', 'op_detail', 'kern_detail', 'bytes_ops', 'bytes_kernels', 'bytes_details'];
 const head = ['build', 'Operators tab → rows (ms)', 'op+shape → rows (ms)', 'Kernels tab → rows (ms)', 'props → rows (ms)', 'operator row → detail (ms)',
   'kernel row → detail (ms)', 'Operators answers (MB)', 'Kernels answers (MB)', 'the two details (KB)'];
 console.log(`${path.basename(file)} (${(fs.statSync(file).size / 2 ** 20).toFixed(0)} MiB), medians of ${runs} runs, the builds in turns\n`);
-console.log(`| ${head.join(' | ')} |`);
-console.log(`|${head.map(() => '---').join('|')}|`);
-for (const s of sides) {
+printTable(head, sides.map((s) => {
   const m = keys.map((k) => median(s.results.map((r) => r[k])));
-  console.log(`| ${s.name} (${path.relative(root, s.dist) || s.dist}) | ${m.slice(0, 6).map((x) => x.toFixed(0)).join(' | ')} | ${m.slice(6, 8).map((x) => (x / 1e6).toFixed(2)).join(' | ')} | ${(m[8] / 1e3).toFixed(1)} |`);
-}
+  return [`${s.name} (${path.relative(root, s.dist) || s.dist})`, ...m.slice(0, 6).map((x) => x.toFixed(0)), ...m.slice(6, 8).map((x) => (x / 1e6).toFixed(2)), (m[8] / 1e3).toFixed(1)];
+}));

@@ -62,10 +62,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { CHROMIUM_ARGS, chromium, median, root, staticServer } from './bench-common.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const V8_STRING_CAP = 536870888;
 
 // ---------------------------------------------------------------- arguments
@@ -119,11 +117,6 @@ const parseSize = (s) => {
 };
 
 const log = (...x) => console.error('[bench]', ...x);
-const median = (xs) => {
-  const v = xs.filter((x) => Number.isFinite(x)).sort((p, q) => p - q);
-  if (!v.length) return NaN;
-  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-};
 const fmtMB = (b) => (Number.isFinite(b) ? `${Math.round(b / 1e6)} MB` : '–');
 
 function run(cmd, args, extra = {}) {
@@ -311,8 +304,6 @@ async function benchWasm(file) {
 let browserState = null;
 async function browser() {
   if (browserState) return browserState;
-  const req = createRequire(path.join(root, 'web', 'package.json'));
-  const { chromium } = req('playwright-core');
   // launch(), not launchServer()+connect(): over connect() Playwright treats the browser as
   // remote and copies every setInputFiles file through its protocol (3 GB into /tmp). An
   // unknown switch that Chromium ignores marks our browser process, to find its renderers.
@@ -326,8 +317,7 @@ async function browser() {
   }
   const b = await chromium.launch({
     executablePath, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync', marker,
+    args: [...CHROMIUM_ARGS, marker,
       // Extra switches for an experiment (e.g. KS_BENCH_CHROMIUM_ARGS=--js-flags=--no-liftoff).
       ...(process.env.KS_BENCH_CHROMIUM_ARGS || '').split(' ').filter(Boolean)],
   });
@@ -342,21 +332,6 @@ async function browser() {
   if (!Number.isFinite(pid)) log('could not find the browser process: renderer memory not measured');
   browserState = { browser: b, pid };
   return browserState;
-}
-
-async function staticServer(dir = path.join(root, 'web', 'dist'), extra = []) {
-  const p = spawn('python3', [path.join(root, 'scripts', 'static-server.py'), dir,
-    '--port', '0', '--quiet', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise((resolve, reject) => {
-    let buf = '';
-    p.stdout.on('data', (d) => {
-      buf += d;
-      const m = /serving (http:\S+)/.exec(buf);
-      if (m) resolve(m[1]);
-    });
-    p.on('exit', (c) => reject(new Error(`static server exited ${c}`)));
-  });
-  return { url, stop: () => p.kill() };
 }
 
 // The pids of a process and all its descendants (the browser and its renderers, GPU process, ...).
@@ -563,14 +538,14 @@ async function benchPage(file, url, workers = null) {
           window.__ksT1 = performance.now();
           window.__ksEvents = el.textContent; // kept: the card moves on to the Overview soon after
         }
-        // The Overview is drawn when its step chart has bars (its first part: steps, breakdown, GPU
+        // The Overview is drawn when its step chart has bars, or says the trace has no steps (its first part: steps, breakdown, GPU
         // metrics); time the frame that paints them. It is complete when the card is done (the
         // operator trees and recommendations in, the view tabs shown).
-        if (window.__ksT1 && !window.__ksT2 && document.querySelector('[data-testid="step-bars"] > *')) {
+        if (window.__ksT1 && !window.__ksT2 && document.querySelector('[data-testid="step-bars"] > *, [data-testid="overview-card"] [data-testid="no-steps"]')) {
           window.__ksT2 = -1;
           requestAnimationFrame(() => { window.__ksT2 = performance.now(); });
         }
-        if (window.__ksT1 && !window.__ksT3 && document.querySelector('[data-status="done"] [data-testid="overview-card"] [data-testid="step-bars"] > *')) {
+        if (window.__ksT1 && !window.__ksT3 && document.querySelector('[data-status="done"] [data-testid="overview-card"] :is([data-testid="step-bars"] > *, [data-testid="no-steps"])')) {
           window.__ksT3 = -1;
           requestAnimationFrame(() => { window.__ksT3 = performance.now(); });
         }
