@@ -269,28 +269,6 @@ int run_step_views(const char* command, int argc, char** argv) {
   return loaded | status;
 }
 
-// "80,1,1" -> {80, 1, 1}; false if it is not three integers.
-bool parse_dims(const std::string& text, std::array<int32_t, 3>& out) {
-  const char* p = text.c_str();
-  for (int i = 0; i < 3; ++i) {
-    char* end = nullptr;
-    const long v = std::strtol(p, &end, 10);
-    if (end == p || v < INT32_MIN || v > INT32_MAX) return false;
-    out[size_t(i)] = int32_t(v);
-    p = end;
-    if (i < 2 && *p++ != ',') return false;
-  }
-  return *p == '\0';
-}
-
-bool parse_int(const std::string& text, int32_t& out) {
-  char* end = nullptr;
-  const long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end || v < INT32_MIN || v > INT32_MAX) return false;
-  out = int32_t(v);
-  return true;
-}
-
 // A call stack as the trace holds it ("a.py(1): f;b.py(2): g"), one frame a line.
 void print_frames(std::string_view frames) {
   for (size_t at = 0; at <= frames.size();) {
@@ -429,10 +407,10 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
     else if (a == "--input-shape" && more && command == "operators") { input_shape = argv[++i]; has_shape = true; }
     else if (a == "--operator" && more && command == "kernels") { kernel_key.op = argv[++i]; has_props = true; }
     else if ((a == "--grid" || a == "--block") && more && command == "kernels") {
-      if (!parse_dims(argv[++i], a == "--grid" ? kernel_key.grid : kernel_key.block)) return usage((a + " takes X,Y,Z").c_str());
+      if (!ks::parse_launch_dims(argv[++i], a == "--grid" ? kernel_key.grid : kernel_key.block)) return usage((a + " takes X,Y,Z").c_str());
       has_props = true;
     } else if ((a == "--registers" || a == "--shared-memory") && more && command == "kernels") {
-      if (!parse_int(argv[++i], a == "--registers" ? kernel_key.registers_per_thread : kernel_key.shared_memory))
+      if (!ks::parse_launch_int(argv[++i], a == "--registers" ? kernel_key.registers_per_thread : kernel_key.shared_memory))
         return usage((a + " takes a whole number").c_str());
       has_props = true;
     } else if (a.size() > 1 && a[0] == '-') {

@@ -1,7 +1,9 @@
 #include "core/analysis/kernels.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <unordered_map>
@@ -84,6 +86,32 @@ void sort_by_total(std::vector<T>& rows) {
 }
 
 }  // namespace
+
+bool parse_launch_dims(std::string_view text, std::array<int32_t, 3>& out) {
+  const std::string s(text);
+  std::array<int32_t, 3> v{};
+  const char* p = s.c_str();
+  for (size_t i = 0; i < 3; ++i) {
+    char* end = nullptr;
+    const long x = std::strtol(p, &end, 10);
+    if (end == p || x < INT32_MIN || x > INT32_MAX) return false;
+    v[i] = int32_t(x);
+    p = end;
+    if (i < 2 && *p++ != ',') return false;
+  }
+  if (*p != '\0') return false;
+  out = v;
+  return true;
+}
+
+bool parse_launch_int(std::string_view text, int32_t& out) {
+  const std::string s(text);
+  char* end = nullptr;
+  const long x = std::strtol(s.c_str(), &end, 10);
+  if (s.empty() || *end || x < INT32_MIN || x > INT32_MAX) return false;
+  out = int32_t(x);
+  return true;
+}
 
 bool parse_kernel_group_by(std::string_view s, KernelGroupBy& out) {
   if (s == "name") out = KernelGroupBy::kName;

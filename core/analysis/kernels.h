@@ -19,6 +19,11 @@ namespace ks {
 enum class KernelGroupBy { kName, kProps };
 // "name" / "props"; false for anything else.
 bool parse_kernel_group_by(std::string_view s, KernelGroupBy& out);
+// A launch property as a row names it (the CLI's --grid/--registers, the detail views' params):
+// "80,1,1" -> {80, 1, 1}, "255" -> 255; false (and `out` unchanged) when it is not three whole
+// numbers / one, each within int32.
+bool parse_launch_dims(std::string_view text, std::array<int32_t, 3>& out);
+bool parse_launch_int(std::string_view text, int32_t& out);
 
 struct KernelGroup {
   StringId name = 0;

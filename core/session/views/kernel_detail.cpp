@@ -96,31 +96,9 @@ const ViewSchema kKernelDetailSchema = {
 
 namespace {
 
-// "80,1,1" -> {80, 1, 1}; "" leaves `out` as it is. False when it is not three whole numbers.
-bool parse_dims(std::string_view text, std::array<int32_t, 3>& out) {
-  if (text.empty()) return true;
-  const std::string s(text);
-  const char* p = s.c_str();
-  for (int i = 0; i < 3; ++i) {
-    char* end = nullptr;
-    const long v = std::strtol(p, &end, 10);
-    if (end == p || v < INT32_MIN || v > INT32_MAX) return false;
-    out[size_t(i)] = int32_t(v);
-    p = end;
-    if (i < 2 && *p++ != ',') return false;
-  }
-  return *p == '\0';
-}
-
-bool parse_int(std::string_view text, int32_t& out) {
-  if (text.empty()) return true;
-  const std::string s(text);
-  char* end = nullptr;
-  const long v = std::strtol(s.c_str(), &end, 10);
-  if (*end || v < INT32_MIN || v > INT32_MAX) return false;
-  out = int32_t(v);
-  return true;
-}
+// A launch property's parameter: "" leaves `out` as it is (the row has none).
+bool parse_dims(std::string_view text, std::array<int32_t, 3>& out) { return text.empty() || parse_launch_dims(text, out); }
+bool parse_int(std::string_view text, int32_t& out) { return text.empty() || parse_launch_int(text, out); }
 
 // The detail the parameters name (computed once for the three views), or the sentence why not.
 struct Detail {
