@@ -364,6 +364,56 @@ emscripten::val chooseSplits(const emscripten::val& nominal, const emscripten::v
   return offsets_array(ks::choose_splits(n, f, uint64_t(size)));
 }
 
+// The split read's merge order (model_merge.h RangeMerge), driven by the page's first worker
+// (web/src/worker/split-read.ts mergeRanges): actions and piece states as the strings the page
+// uses, offsets as numbers (exact to 2^53), the outcome as the page's MergeOutcome.
+class RangeMerge {
+ public:
+  explicit RangeMerge(const emscripten::val& splits) : m_(offsets_of(splits)) {}
+  std::string at(bool stopped, double coveredEnd) { return name(m_.at(stopped, offset(coveredEnd))); }
+  // A state mergeCommit never answers is taken as a piece that did not merge.
+  std::string piece(const std::string& state, bool stopped, double coveredEnd) {
+    const ks::PieceState s = state == "merging" ? ks::PieceState::kMerging
+                             : state == "done"  ? ks::PieceState::kDone
+                             : state == "refused" ? ks::PieceState::kRefused
+                                                  : ks::PieceState::kBroken;
+    return name(m_.piece(s, stopped, offset(coveredEnd)));
+  }
+  std::string ended() { return name(m_.ended()); }
+  std::string lost(const std::string& why) { return name(m_.lost(why)); }
+  std::string noSource() { return name(m_.no_source()); }
+  int range() const { return m_.range(); }
+  double from() const { return double(m_.from()); }
+  emscripten::val outcome() const {
+    emscripten::val out = emscripten::val::object();
+    out.set("merged", m_.merged());
+    out.set("readOn", m_.read_on());
+    out.set("broken", m_.broken());
+    out.set("reason", m_.reason().empty() ? emscripten::val::null() : emscripten::val(m_.reason()));
+    return out;
+  }
+
+ private:
+  // NaN and negatives as 0, past 2^64 as its last byte: never an undefined conversion.
+  static uint64_t offset(double d) { return d > 0 ? d < 18446744073709551615.0 ? uint64_t(d) : UINT64_MAX : 0; }
+  static std::vector<uint64_t> offsets_of(const emscripten::val& v) {
+    std::vector<uint64_t> out;
+    const unsigned n = v.isArray() ? v["length"].as<unsigned>() : 0;
+    for (unsigned i = 0; i < n; ++i) out.push_back(offset(v[i].as<double>()));
+    return out;
+  }
+  static std::string name(ks::MergeAction a) {
+    switch (a) {
+      case ks::MergeAction::kAskPiece: return "ask";
+      case ks::MergeAction::kReadOn: return "readOn";
+      case ks::MergeAction::kReadAgain: return "readAgain";
+      case ks::MergeAction::kFinished: break;
+    }
+    return "finished";
+  }
+  ks::RangeMerge m_;
+};
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(kinetoscope) {
@@ -373,6 +423,17 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
   emscripten::function("rootIsArray", &rootIsArray);
   emscripten::function("nominalSplits", &nominalSplits);
   emscripten::function("chooseSplits", &chooseSplits);
+
+  emscripten::class_<RangeMerge>("RangeMerge")
+      .constructor<const emscripten::val&>()
+      .function("at", &RangeMerge::at)
+      .function("piece", &RangeMerge::piece)
+      .function("ended", &RangeMerge::ended)
+      .function("lost", &RangeMerge::lost)
+      .function("noSource", &RangeMerge::noSource)
+      .function("range", &RangeMerge::range)
+      .function("from", &RangeMerge::from)
+      .function("outcome", &RangeMerge::outcome);
 
   emscripten::class_<Trimmer>("Trimmer")
       .constructor<double, double>()

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <type_traits>
 
 #include "core/trace/row_fields.h"
@@ -183,33 +185,111 @@ std::vector<uint64_t> propose_splits(uint64_t size, int ranges,
   return choose_splits(nominal, found, size);
 }
 
+// ---- the merge order ----------------------------------------------------------------------
+
+RangeMerge::RangeMerge(std::vector<uint64_t> splits) : splits_(std::move(splits)) {}
+
+MergeAction RangeMerge::at(bool stopped, uint64_t covered_end) {
+  if (action_ == MergeAction::kReadAgain) return action_;
+  pieces_ = 0;
+  range_ = -1;
+  if (!stopped) return action_ = MergeAction::kFinished;
+  // Each merge and each read on moves the stop to a later split; one that does not would be
+  // asked for the same range, or read on from the same offset, for ever.
+  if (stopped_once_ && covered_end <= stop_)
+    return break_off("the first range stopped again at " + std::to_string(covered_end) + ", not past " +
+                     std::to_string(stop_));
+  stopped_once_ = true;
+  stop_ = covered_end;
+  const auto it = std::find(splits_.begin(), splits_.end(), covered_end);
+  if (it == splits_.end()) return give_up("no worker read the range after it");
+  range_ = int(it - splits_.begin());
+  return action_ = MergeAction::kAskPiece;
+}
+
+MergeAction RangeMerge::piece(PieceState state, bool stopped, uint64_t covered_end) {
+  if (action_ != MergeAction::kAskPiece) return action_;
+  switch (state) {
+    case PieceState::kMerging: ++pieces_; return action_;
+    case PieceState::kDone: ++merged_; return at(stopped, covered_end);
+    // Refused by the header check, before anything changed: the first reader reads it itself.
+    case PieceState::kRefused: return give_up("its range was refused");
+    case PieceState::kBroken: break;
+  }
+  return break_off("a piece of it could not be merged");
+}
+
+// The pieces did not make a whole range, or stopped coming: harmless before the first one was
+// merged (nothing changed), a half-merged model after.
+MergeAction RangeMerge::ended() {
+  if (action_ != MergeAction::kAskPiece) return action_;
+  return pieces_ ? break_off("its pieces ended early") : give_up("its pieces ended early");
+}
+
+MergeAction RangeMerge::lost(std::string_view why) {
+  if (action_ != MergeAction::kAskPiece) return action_;
+  std::string reason = "its helper was lost (" + std::string(why) + ")";
+  return pieces_ ? break_off(std::move(reason)) : give_up(std::move(reason));
+}
+
+MergeAction RangeMerge::no_source() {
+  if (action_ != MergeAction::kAskPiece) return action_;
+  std::string reason = "no worker read the range after it";
+  return pieces_ ? break_off(std::move(reason)) : give_up(std::move(reason));
+}
+
+MergeAction RangeMerge::give_up(std::string reason) {
+  reason_ = std::move(reason);
+  ++read_on_;
+  return action_ = MergeAction::kReadOn;
+}
+
+MergeAction RangeMerge::break_off(std::string reason) {
+  reason_ = std::move(reason);
+  return action_ = MergeAction::kReadAgain;
+}
+
 int merge_ranges(TraceReader& first, const std::vector<TraceReader*>& later,
                   const std::function<void(uint64_t)>& read_from, size_t piece_bytes) {
+  std::vector<uint64_t> splits;
+  for (const TraceReader* r : later) splits.push_back(r->range_start());
+  RangeMerge order(std::move(splits));
   std::string piece;
-  int merged_ranges = 0;
-  while (first.stopped()) {
-    TraceReader* next = nullptr;
-    for (TraceReader* r : later)
-      if (r->range_start() == first.covered_end() && r->finished() && !r->failed()) next = r;
-    bool merged = false;
-    if (next) {
-      PartialWriter writer(*next);
-      PartialMerger merger(first);
-      while (writer.next(piece, piece_bytes)) {
-        if (!merger.add(piece.data(), piece.size())) break;
-      }
-      if (!merger.done() && !merger.refused()) return -1;
-      merged = merger.done();
-      merged_ranges += merged;
-    }
-    if (!merged) {
-      const uint64_t from = first.covered_end();
+  // The writer of the range being merged and the merger into `first`, made at its first piece.
+  std::optional<PartialWriter> writer;
+  std::optional<PartialMerger> merger;
+  MergeAction next = order.at(first.stopped(), first.covered_end());
+  for (;;) {
+    if (next == MergeAction::kReadOn) {
       first.read_on();
-      read_from(from);
+      read_from(order.from());
+      next = order.at(first.stopped(), first.covered_end());
+      continue;
     }
+    if (next != MergeAction::kAskPiece) break;
+    const TraceReader* source = later[size_t(order.range())];
+    if (!source->finished() || source->failed()) {
+      next = order.no_source();
+      continue;
+    }
+    if (order.pieces() == 0) {
+      writer.emplace(*source);
+      merger.emplace(first);
+    }
+    if (!writer->next(piece, piece_bytes)) {
+      next = order.ended();
+      continue;
+    }
+    const bool ok = merger->add(piece.data(), piece.size());
+    const PieceState state = merger->done()      ? PieceState::kDone
+                             : merger->refused() ? PieceState::kRefused
+                             : ok                ? PieceState::kMerging
+                                                 : PieceState::kBroken;
+    next = order.piece(state, first.stopped(), first.covered_end());
   }
+  if (next == MergeAction::kReadAgain) return -1;
   first.finish();
-  return merged_ranges;
+  return order.merged();
 }
 
 // ---- writer ------------------------------------------------------------------------------

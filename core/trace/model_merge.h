@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/trace/trace_reader.h"
@@ -45,11 +46,75 @@ std::vector<uint64_t> choose_splits(const std::vector<uint64_t>& nominal, const 
 std::vector<uint64_t> propose_splits(uint64_t size, int ranges,
                                      const std::function<size_t(uint64_t, char*, size_t)>& read_at);
 
-// Chains the ranges into `first` and finishes it: while `first` has stopped, merges the finished
-// partial reader that starts where it stopped (through pieces of `piece_bytes`), or, when there
-// is none or the merge refuses it, has `first` read on: `read_from(offset)` must feed `first`
-// from that offset until it stops again or the input ends (without finish()). Returns how many
-// ranges were merged, or -1 when a merge broke part-way (then read the file again in one range).
+// The merge order of a split read, written once for every driver (issue 23): merge_ranges below
+// (the CLI's threads, the tests), the page's first worker awaiting pieces from helper workers on
+// MessagePorts (web/src/worker/split-read.ts mergeRanges, through the wasm binding's RangeMerge),
+// tests/golden/wasm_ranges_test.mjs across two heaps. It holds no reader and no bytes: the driver
+// says where the first reader stands and how each piece of the expected range went; it says what
+// to do next, and keeps the counts and the last reason (the page's MergeOutcome).
+//
+//   at(stopped, covered_end)  where the first reader stands, at the start and after reading on:
+//       not stopped: kFinished. Stopped where range i starts: kAskPiece, range() = i. Stopped
+//       where no range starts: kReadOn ("no worker read the range after it").
+//   piece(state, stopped, covered_end)  how a piece of range() merged, and where the reader stands
+//       after it: merging: kAskPiece again; done: merged() + 1, then as at(); refused (nothing
+//       changed): kReadOn; broken: kReadAgain.
+//   ended()  its source said it sent every piece, the merge not done; lost(why) its source is
+//       gone (its worker died, trapped, stalled or could not read); no_source() nothing read it:
+//       before a piece of it was merged kReadOn, after (a half-merged model) kReadAgain.
+//   kReadOn: the driver calls read_on() and feeds the first reader from from() until it stops
+//       again or the input ends, then at(). kReadAgain (final): the first reader's model is
+//       unusable, read the file again in one range. kFinished (final): finish() it.
+//
+// A stop not past the one before (a reader that would stop at one split for ever) is read again
+// in one range rather than looped on. Calls that do not answer the last action change nothing.
+enum class MergeAction : uint8_t { kAskPiece, kReadOn, kReadAgain, kFinished };
+// A piece's outcome as PartialMerger::add left it (the wasm Session's mergeCommit answer).
+enum class PieceState : uint8_t { kMerging, kDone, kRefused, kBroken };
+
+class RangeMerge {
+ public:
+  // The later ranges' starts (range i starts at splits[i]): the split plan.
+  explicit RangeMerge(std::vector<uint64_t> splits);
+
+  MergeAction at(bool stopped, uint64_t covered_end);
+  MergeAction piece(PieceState state, bool stopped, uint64_t covered_end);
+  MergeAction ended();
+  MergeAction lost(std::string_view why);
+  MergeAction no_source();
+
+  MergeAction action() const { return action_; }
+  // The range to ask a piece of (kAskPiece): an index into the splits; -1 otherwise.
+  int range() const { return action_ == MergeAction::kAskPiece ? range_ : -1; }
+  // Where to read on from (kReadOn): where the first reader stopped.
+  uint64_t from() const { return stop_; }
+  // Pieces of range() merged so far.
+  int pieces() const { return pieces_; }
+  // Ranges merged, times the first reader read on, whether it must read the file again.
+  int merged() const { return merged_; }
+  int read_on() const { return read_on_; }
+  bool broken() const { return action_ == MergeAction::kReadAgain; }
+  // Why the first reader last read on or broke off ("" when it did neither).
+  const std::string& reason() const { return reason_; }
+
+ private:
+  MergeAction give_up(std::string reason);    // nothing of the range merged: read it on
+  MergeAction break_off(std::string reason);  // a half-merged model: read again
+
+  std::vector<uint64_t> splits_;
+  MergeAction action_ = MergeAction::kFinished;
+  int range_ = -1, pieces_ = 0, merged_ = 0, read_on_ = 0;
+  uint64_t stop_ = 0;
+  bool stopped_once_ = false;
+  std::string reason_;
+};
+
+// Chains the ranges into `first` and finishes it, in RangeMerge's order: while `first` has
+// stopped, merges the finished partial reader that starts where it stopped (through pieces of
+// `piece_bytes`), or, when there is none or the merge refuses it, has `first` read on:
+// `read_from(offset)` must feed `first` from that offset until it stops again or the input ends
+// (without finish()). Returns how many ranges were merged, or -1 when a merge broke part-way
+// (then read the file again in one range; `first` is not finished).
 int merge_ranges(TraceReader& first, const std::vector<TraceReader*>& later,
                   const std::function<void(uint64_t)>& read_from, size_t piece_bytes = size_t(4) << 20);
 

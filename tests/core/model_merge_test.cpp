@@ -514,3 +514,190 @@ TEST_CASE("ranges past 4 GiB keep exact offsets: the stop, the covered end, the 
   REQUIRE(sampled);
   REQUIRE(first.model().event_count == 3001);
 }
+
+// ---- the merge order (RangeMerge): every decision the CLI's merge_ranges and the page's
+// mergeRanges act on, one path per case, each action and count checked.
+
+namespace {
+using ks::MergeAction;
+using ks::PieceState;
+using ks::RangeMerge;
+}  // namespace
+
+TEST_CASE("merge order: every range merged in order, then finished", "[parallel][merge-order]") {
+  RangeMerge m({100, 200});
+  REQUIRE(m.at(true, 100) == MergeAction::kAskPiece);
+  CHECK(m.range() == 0);
+  CHECK(m.piece(PieceState::kMerging, true, 100) == MergeAction::kAskPiece);
+  CHECK(m.range() == 0);
+  CHECK(m.pieces() == 1);
+  CHECK(m.piece(PieceState::kMerging, true, 100) == MergeAction::kAskPiece);
+  // Done: the first reader now stands where range 0 stopped, the start of range 1.
+  REQUIRE(m.piece(PieceState::kDone, true, 200) == MergeAction::kAskPiece);
+  CHECK(m.range() == 1);
+  CHECK(m.pieces() == 0);
+  REQUIRE(m.piece(PieceState::kDone, false, 300) == MergeAction::kFinished);
+  CHECK(m.range() == -1);
+  CHECK(m.merged() == 2);
+  CHECK(m.read_on() == 0);
+  CHECK_FALSE(m.broken());
+  CHECK(m.reason().empty());
+  // A first reader that never stopped (no split confirmed) has nothing to merge.
+  RangeMerge none({100});
+  CHECK(none.at(false, 0) == MergeAction::kFinished);
+  CHECK(none.merged() == 0);
+}
+
+TEST_CASE("merge order: the first range refused is read on by the first reader, the next merged", "[parallel][merge-order]") {
+  RangeMerge m({100, 200});
+  REQUIRE(m.at(true, 100) == MergeAction::kAskPiece);
+  REQUIRE(m.piece(PieceState::kRefused, true, 100) == MergeAction::kReadOn);
+  CHECK(m.from() == 100);
+  CHECK(m.range() == -1);
+  CHECK(m.read_on() == 1);
+  CHECK(m.reason() == "its range was refused");
+  // It read on from 100 and stopped at the next split: that range's pieces are asked for.
+  REQUIRE(m.at(true, 200) == MergeAction::kAskPiece);
+  CHECK(m.range() == 1);
+  REQUIRE(m.piece(PieceState::kDone, false, 300) == MergeAction::kFinished);
+  CHECK(m.merged() == 1);
+  CHECK(m.read_on() == 1);
+  CHECK_FALSE(m.broken());
+  CHECK(m.reason() == "its range was refused");  // the last reason stays on record
+}
+
+TEST_CASE("merge order: a helper lost before its first piece is read on; after it, the file is read again", "[parallel][merge-order]") {
+  RangeMerge before({100});
+  REQUIRE(before.at(true, 100) == MergeAction::kAskPiece);
+  REQUIRE(before.lost("The analysis worker stopped (test).") == MergeAction::kReadOn);
+  CHECK(before.from() == 100);
+  CHECK(before.read_on() == 1);
+  CHECK(before.reason() == "its helper was lost (The analysis worker stopped (test).)");
+  REQUIRE(before.at(false, 200) == MergeAction::kFinished);
+  CHECK_FALSE(before.broken());
+
+  RangeMerge after({100, 200});
+  REQUIRE(after.at(true, 100) == MergeAction::kAskPiece);
+  REQUIRE(after.piece(PieceState::kMerging, true, 100) == MergeAction::kAskPiece);
+  REQUIRE(after.lost("helper died") == MergeAction::kReadAgain);
+  CHECK(after.broken());
+  CHECK(after.merged() == 0);
+  CHECK(after.read_on() == 0);
+  CHECK(after.reason() == "its helper was lost (helper died)");
+  // Final: the other range is not asked for, whatever comes.
+  CHECK(after.at(true, 200) == MergeAction::kReadAgain);
+  CHECK(after.piece(PieceState::kDone, false, 300) == MergeAction::kReadAgain);
+  CHECK(after.range() == -1);
+  CHECK(after.merged() == 0);
+}
+
+TEST_CASE("merge order: a broken piece, first or later, has the file read again", "[parallel][merge-order]") {
+  for (int merging : {0, 2}) {
+    INFO(merging << " pieces merged before it");
+    RangeMerge m({100});
+    REQUIRE(m.at(true, 100) == MergeAction::kAskPiece);
+    for (int i = 0; i < merging; ++i) REQUIRE(m.piece(PieceState::kMerging, true, 100) == MergeAction::kAskPiece);
+    REQUIRE(m.piece(PieceState::kBroken, true, 100) == MergeAction::kReadAgain);
+    CHECK(m.broken());
+    CHECK(m.read_on() == 0);
+    CHECK(m.reason() == "a piece of it could not be merged");
+  }
+}
+
+TEST_CASE("merge order: no helper for the range, or a stop where no range starts, is read on", "[parallel][merge-order]") {
+  RangeMerge m({100, 200, 300});
+  REQUIRE(m.at(true, 100) == MergeAction::kAskPiece);
+  REQUIRE(m.no_source() == MergeAction::kReadOn);
+  CHECK(m.from() == 100);
+  CHECK(m.reason() == "no worker read the range after it");
+  REQUIRE(m.at(true, 200) == MergeAction::kAskPiece);
+  REQUIRE(m.no_source() == MergeAction::kReadOn);
+  CHECK(m.from() == 200);
+  // Stopped at 250, where no range starts: read on without asking anyone.
+  REQUIRE(m.at(true, 250) == MergeAction::kReadOn);
+  CHECK(m.from() == 250);
+  REQUIRE(m.at(true, 300) == MergeAction::kAskPiece);
+  CHECK(m.range() == 2);
+  REQUIRE(m.piece(PieceState::kDone, false, 400) == MergeAction::kFinished);
+  CHECK(m.read_on() == 3);
+  CHECK(m.merged() == 1);
+  CHECK_FALSE(m.broken());
+}
+
+TEST_CASE("merge order: pieces that end before the range is merged", "[parallel][merge-order]") {
+  RangeMerge none({100});
+  REQUIRE(none.at(true, 100) == MergeAction::kAskPiece);
+  REQUIRE(none.ended() == MergeAction::kReadOn);  // nothing changed: read on
+  CHECK(none.reason() == "its pieces ended early");
+  CHECK(none.read_on() == 1);
+  RangeMerge some({100});
+  REQUIRE(some.at(true, 100) == MergeAction::kAskPiece);
+  REQUIRE(some.piece(PieceState::kMerging, true, 100) == MergeAction::kAskPiece);
+  REQUIRE(some.ended() == MergeAction::kReadAgain);  // half merged
+  CHECK(some.reason() == "its pieces ended early");
+  CHECK(some.read_on() == 0);
+}
+
+TEST_CASE("merge order: a stop not past the one before is read again, never looped on", "[parallel][merge-order]") {
+  RangeMerge m({100, 200});
+  REQUIRE(m.at(true, 100) == MergeAction::kAskPiece);
+  REQUIRE(m.piece(PieceState::kRefused, true, 100) == MergeAction::kReadOn);
+  // A reader that read on and stopped at the same split again.
+  REQUIRE(m.at(true, 100) == MergeAction::kReadAgain);
+  CHECK(m.reason() == "the first range stopped again at 100, not past 100");
+  RangeMerge done({100, 200});
+  REQUIRE(done.at(true, 200) == MergeAction::kAskPiece);
+  REQUIRE(done.piece(PieceState::kDone, true, 100) == MergeAction::kReadAgain);  // a merge that went back
+  CHECK(done.merged() == 1);
+}
+
+TEST_CASE("merge order: calls that do not answer the last action change nothing", "[parallel][merge-order]") {
+  RangeMerge m({100});
+  REQUIRE(m.at(true, 100) == MergeAction::kAskPiece);
+  REQUIRE(m.no_source() == MergeAction::kReadOn);
+  // Not asked for a piece: outcomes of one are ignored until the reader says where it stands.
+  CHECK(m.piece(PieceState::kDone, false, 200) == MergeAction::kReadOn);
+  CHECK(m.lost("late") == MergeAction::kReadOn);
+  CHECK(m.ended() == MergeAction::kReadOn);
+  CHECK(m.merged() == 0);
+  CHECK(m.read_on() == 1);
+  CHECK(m.reason() == "no worker read the range after it");
+  CHECK(m.at(false, 200) == MergeAction::kFinished);
+  CHECK(m.no_source() == MergeAction::kFinished);
+  CHECK(m.read_on() == 1);
+}
+
+TEST_CASE("merge order: splits past 4 GiB are matched exactly", "[parallel][merge-order]") {
+  const uint64_t a = 5000000007ull, b = a + (uint64_t(1) << 32);  // b and a agree in their low 32 bits
+  RangeMerge m({a, b});
+  REQUIRE(m.at(true, b) == MergeAction::kAskPiece);
+  CHECK(m.range() == 1);
+  REQUIRE(m.no_source() == MergeAction::kReadOn);
+  CHECK(m.from() == b);
+  CHECK(m.at(true, b + 1) == MergeAction::kReadOn);  // not a split
+  CHECK(m.from() == b + 1);
+}
+
+TEST_CASE("merge_ranges: a later reader that did not finish is no source: the first reads on", "[parallel][merge-order]") {
+  const std::string text = kstest::read_fixture("split-points-bare-array.json");
+  std::vector<uint64_t> props;
+  for (uint64_t p : proposals(text))
+    if (p > text.find("aten::add")) props.push_back(p);
+  REQUIRE(props.size() >= 1);
+  TraceReader first;
+  first.stop_at({props[0]});
+  feed_from(first, text, 0, 4096);
+  REQUIRE(first.stopped());
+  TraceReader later;  // read its range, but not finished: its partial model is not whole
+  later.start_at(props[0], true);
+  feed_from(later, text, props[0], 4096);
+  std::vector<TraceReader*> ptrs{&later};
+  std::vector<uint64_t> read_from;
+  const int merged = ks::merge_ranges(first, ptrs, [&](uint64_t from) {
+    read_from.push_back(from);
+    feed_from(first, text, from, 4096);
+  });
+  CHECK(merged == 0);
+  CHECK(read_from == std::vector<uint64_t>{props[0]});
+  require_same(*read_sequential(text, 4096), first, true);
+}

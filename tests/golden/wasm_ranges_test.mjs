@@ -2,7 +2,8 @@
 // the page's workers would: each its own heap), the later ranges' partial models crossing as
 // pieces of at most 64 KB copied out of one heap into the other, must give the sequential
 // Session's summary, overview, operators and kernels. And when a helper is lost, the first
-// Session reads on by itself (readOn) and still gives them.
+// Session reads on by itself (readOn) and still gives them. The order of the merge is the core's
+// (RangeMerge through the binding, driven here as web/src/worker/split-read.ts mergeRanges drives it).
 // usage: node tests/golden/wasm_ranges_test.mjs build/wasm/kinetoscope_node.js
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -55,27 +56,39 @@ function readInRanges(bytes, ranges, lose = -1) {
     h.finish();
     return h;
   });
-  let merged = 0;
-  while (s.stopped()) {
-    const i = splits.indexOf(s.coveredEnd());
-    let state = 'refused';
-    if (i >= 0 && i !== lose) {
-      for (let piece; (piece = later[i].nextPiece(PIECE)) !== null;) {
-        assert.ok(piece.length <= PIECE || piece.length < 5 << 20);
-        const off = s.mergePrepare(piece.length);
-        first.HEAPU8.set(piece, off);
-        state = s.mergeCommit(piece.length);
-        if (state !== 'merging') break;
-      }
-    }
-    assert.notEqual(state, 'broken');
-    if (state === 'done') merged++;
-    else {
-      const from = s.coveredEnd();
+  // The core's merge order (RangeMerge, as the page's mergeRanges drives it) across the heaps.
+  const order = new first.RangeMerge(splits);
+  let next = order.at(s.stopped(), s.coveredEnd());
+  while (next === 'ask' || next === 'readOn') {
+    if (next === 'readOn') {
+      const from = order.from();
       s.readOn();
       feedFrom(first, s, bytes, from);
+      next = order.at(s.stopped(), s.coveredEnd());
+      continue;
     }
+    const i = order.range();
+    if (i === lose) {
+      next = order.lost('test');
+      assert.equal(next, 'readOn', 'a helper lost before its first piece: the first reads on');
+      assert.equal(order.outcome().reason, 'its helper was lost (test)');
+      continue;
+    }
+    const piece = later[i].nextPiece(PIECE);
+    if (piece === null) {
+      next = order.ended();
+      continue;
+    }
+    assert.ok(piece.length <= PIECE || piece.length < 5 << 20);
+    const off = s.mergePrepare(piece.length);
+    first.HEAPU8.set(piece, off);
+    next = order.piece(s.mergeCommit(piece.length), s.stopped(), s.coveredEnd());
   }
+  assert.equal(next, 'finished');
+  const outcome = order.outcome();
+  order.delete();
+  assert.equal(outcome.broken, false);
+  const merged = outcome.merged;
   s.finish();
   for (const h of later) h.delete();
   return { s, merged, splits: splits.length };
@@ -132,14 +145,19 @@ console.log(`wasm ranges: ${checked} traces read in 2 and 3 ranges across two he
   h.startAt(BASE + split, true);
   feedFrom(helper, h, bytes, split);
   h.finish();
-  let state = 'refused';
-  for (let piece; (piece = h.nextPiece(PIECE)) !== null;) {
+  // The merge order matches the stop to its split past 4 GiB (offsets as doubles through the binding).
+  const order = new first.RangeMerge([BASE + split - 2 ** 32, BASE + split]);
+  let next = order.at(s.stopped(), s.coveredEnd());
+  assert.equal(next, 'ask');
+  assert.equal(order.range(), 1, 'the range whose start is the stop, not one 2^32 before it');
+  for (let piece; next === 'ask' && (piece = h.nextPiece(PIECE)) !== null;) {
     const off = s.mergePrepare(piece.length);
     first.HEAPU8.set(piece, off);
-    state = s.mergeCommit(piece.length);
-    if (state !== 'merging') break;
+    next = order.piece(s.mergeCommit(piece.length), s.stopped(), s.coveredEnd());
   }
-  assert.equal(state, 'done', 'the range past 4 GiB is merged, not refused');
+  assert.equal(next, 'finished', 'the range past 4 GiB is merged, not refused');
+  assert.deepEqual(order.outcome(), { merged: 1, readOn: 0, broken: false, reason: null });
+  order.delete();
   s.finish();
   const summary = JSON.parse(s.queryJson('summary', {}));
   assert.deepEqual(summary, JSON.parse(whole.queryJson('summary', {})));

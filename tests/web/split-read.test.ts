@@ -2,6 +2,10 @@
 // workers and where the splits go, the helper's pieces crossing to the first worker in order with
 // back-pressure, and the first worker's fallbacks (a range refused, a helper lost before or during
 // its pieces) — the same protocol tests/golden/wasm_ranges_test.mjs drives on real heaps.
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   defaultSplitWorkers,
@@ -14,11 +18,18 @@ import {
   SPLIT_MIN_BYTES,
   SPLIT_WINDOW,
   type MergeTarget,
+  type RangeMergeCore,
 } from '../../web/src/worker/split-read';
 import { parsePlan } from '../../web/src/worker/test-faults';
 import { readChunks } from '../../web/src/worker/feeder';
 import { WorkerPool, type Started } from '../../web/src/worker/worker-pool';
 import type { Port } from '../../web/src/worker/protocol';
+
+// The merge order is the core's (core/trace/model_merge.h RangeMerge): the fakes below drive the
+// real one, from the Node build of the wasm module (scripts/build makes it before these tests run).
+const nodeBuild = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../build/wasm/kinetoscope_node.js');
+if (!fs.existsSync(nodeBuild)) throw new Error(`${nodeBuild} is missing: build the core first (./scripts/build)`);
+const kinetoscope = (await createRequire(import.meta.url)(nodeBuild)()) as { RangeMerge: new (splits: readonly number[]) => RangeMergeCore };
 
 /** Two ends of a channel whose messages arrive on a later microtask, in order (a MessageChannel's way). */
 function channel(): [Port, Port] {
@@ -151,12 +162,16 @@ class FakeFirst implements MergeTarget {
     this.isStopped = next != null;
   }
   merge(piece: Uint8Array) {
-    const [range, index, last] = piece;
+    const [range, index, last, damaged] = piece;
     if (this.refuse.has(range)) return 'refused' as const;
+    if (damaged) return 'broken' as const;
     this.log.push(`${range}.${index}`);
     if (!last) return 'merging' as const;
     this.after(range);
     return 'done' as const;
+  }
+  rangeMerge(splits: readonly number[]) {
+    return new kinetoscope.RangeMerge(splits);
   }
   /** Reads from `from` (after readOn) until the next split or the end. */
   readRest = async (from: number) => {
@@ -165,8 +180,11 @@ class FakeFirst implements MergeTarget {
   };
 }
 
-/** A helper over a fake channel serving `count` pieces of range `range`; `die`: lost after that many. */
-function helperOf(range: number, count: number, die = -1) {
+/**
+ * A helper over a fake channel serving `count` pieces of range `range`; `die`: lost after that many;
+ * `damaged`: that piece does not merge; `whole` false: no piece says it is the last.
+ */
+function helperOf(range: number, count: number, die = -1, damaged = -1, whole = true) {
   const [a, b] = channel();
   const source = new PieceSource(a);
   const port = new HelperPort(b);
@@ -177,7 +195,8 @@ function helperOf(range: number, count: number, die = -1) {
         source.lose('helper died');
         return null; // (never seen: the source is lost)
       }
-      return i < count ? Uint8Array.of(range, i, ++i === count ? 1 : 0) : null;
+      const at = i++;
+      return at < count ? Uint8Array.of(range, at, whole && i === count ? 1 : 0, at === damaged ? 1 : 0) : null;
     }),
   );
   source.assign({ kind: 'range', start: 0, stopAt: [], root: true });
@@ -228,6 +247,26 @@ describe('mergeRanges (the first worker)', () => {
     expect(out.broken).toBe(true);
     expect(out.merged).toBe(0);
     expect(hs[1].port.wanted).toBe(false); // the other helper's pieces are not wanted either
+  });
+
+  it('a piece that does not merge breaks the merge: the file is read again', async () => {
+    const t = new FakeFirst([100, 200], 300);
+    const hs = [helperOf(0, 3, -1, 1), helperOf(1, 2)];
+    const out = await mergeRanges(t, [100, 200], hs.map((h) => h.source), t.readRest);
+    expect(out).toEqual({ merged: 0, readOn: 0, broken: true, reason: 'a piece of it could not be merged' });
+    expect(t.log).toEqual(['0.0']);
+    expect(hs[1].port.wanted).toBe(false);
+  });
+
+  it('pieces that end before their range is whole: read on if none merged, read again if some were', async () => {
+    const none = new FakeFirst([100], 200);
+    const empty = helperOf(0, 0);
+    expect(await mergeRanges(none, [100], [empty.source], none.readRest)).toEqual({ merged: 0, readOn: 1, broken: false, reason: 'its pieces ended early' });
+    expect(none.log).toEqual(['read@100']);
+    const some = new FakeFirst([100], 200);
+    const cut = helperOf(0, 2, -1, -1, false);
+    expect(await mergeRanges(some, [100], [cut.source], some.readRest)).toEqual({ merged: 0, readOn: 0, broken: true, reason: 'its pieces ended early' });
+    expect(some.log).toEqual(['0.0', '0.1']);
   });
 
   it('stops when cancelled while waiting for pieces', async () => {

@@ -93,6 +93,8 @@ declare module '*/generated/kinetoscope_web.mjs' {
     nominalSplits(size: number, k: number): number[];
     /** The splits from the boundary found in each nominal window (its index in the window, -1: none). */
     chooseSplits(nominal: number[], found: number[], size: number): number[];
+    /** The split read's merge order over these splits (core/trace/model_merge.h RangeMerge; split-read.ts mergeRanges drives it). */
+    RangeMerge: new (splits: readonly number[]) => import('./split-read').RangeMergeCore;
     /** The core calls fn from inside its long loops (a sign of life); absent from older cores. */
     setHeartbeat?(fn: (() => void) | undefined): void;
   }

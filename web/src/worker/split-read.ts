@@ -1,7 +1,8 @@
 // One big file read by several trace workers at once (issue 12 §2; docs/contracts.md "One file,
 // several workers"). The core reads a plain trace in byte ranges and merges the later ranges'
 // partial models into the first one's; this file is the page's coordination of it, free of wasm
-// and of Workers so that it is tested with fakes (tests/web/split-read.test.ts):
+// (the core's parts come in through SplitCore and MergeTarget) and of Workers, so that it is
+// tested with fakes and the Node build of the core (tests/web/split-read.test.ts):
 //
 //   page            how many workers (rangeCount; app/loader.ts), one MessageChannel per helper; the
 //                   first worker gets a `load` with the helpers' ports, each helper a `loadRange` with its port;
@@ -9,9 +10,10 @@
 //                   reported to the first worker (`rangeLost`).
 //   first worker    reads small windows at size/k*i, proposes the splits (chooseSplits), sends each
 //                   helper its range ({start, stopAt: the later splits, root}) on its port, reads
-//                   [0, S1) itself, then merges the ranges in order (mergeRanges): on a refusal or
-//                   a lost helper it reads on itself; a helper lost part-way through its pieces
-//                   leaves a half-merged model, so the file is read again in one range.
+//                   [0, S1) itself, then merges the ranges in the core's order (mergeRanges pumps
+//                   pieces into RangeMerge, core/trace/model_merge.h): on a refusal or a lost
+//                   helper it reads on itself; a helper lost part-way through its pieces leaves a
+//                   half-merged model, so the file is read again in one range.
 //   helper worker   reads [Si, end) (its own reader worker on File.slice(Si)), stops at the next
 //                   split, finishes, then sends its partial model as pieces on the port, at most
 //                   `credit` ahead of what the first has merged (servePieces), and deletes its
@@ -286,13 +288,45 @@ export class HelperPort {
 
 // ------------------------------------------------------------------ merging, in the first worker
 
-/** What mergeRanges needs of the first worker's Session (wasm Session, or a fake). */
+/** What the core's merge order says to do next (core/trace/model_merge.h RangeMerge). */
+export type MergeAction = 'ask' | 'readOn' | 'readAgain' | 'finished';
+/** How a piece merged: the Session's mergeCommit answer. */
+export type PieceState = 'merging' | 'done' | 'refused' | 'broken';
+
+/**
+ * The core's merge order (core/trace/model_merge.h RangeMerge; the wasm module's RangeMerge):
+ * every decision of mergeRanges is its. Told where the first Session stands and how each piece of
+ * the range it asked for went (merged, ended, lost, none), it answers what to do next.
+ */
+export interface RangeMergeCore {
+  /** Where the first Session stands, at the start and after reading on. */
+  at(stopped: boolean, coveredEnd: number): MergeAction;
+  /** How a piece of range() merged, and where the first Session stands after it. */
+  piece(state: PieceState, stopped: boolean, coveredEnd: number): MergeAction;
+  /** range()'s source said it sent every piece. */
+  ended(): MergeAction;
+  /** range()'s source was lost (why). */
+  lost(why: string): MergeAction;
+  /** No source reads range(). */
+  noSource(): MergeAction;
+  /** The range to ask a piece of ('ask'): its index in the splits. */
+  range(): number;
+  /** Where to read on from ('readOn'). */
+  from(): number;
+  /** The counts and the last reason so far. */
+  outcome(): MergeOutcome;
+  delete(): void;
+}
+
+/** What mergeRanges needs of the first worker's Session (wasm Session, or a fake) and of the core. */
 export interface MergeTarget {
   stopped(): boolean;
   coveredEnd(): number;
   readOn(): void;
   /** mergePrepare + copy + mergeCommit of one piece. */
-  merge(piece: Uint8Array): 'merging' | 'done' | 'refused' | 'broken';
+  merge(piece: Uint8Array): PieceState;
+  /** The core's merge order over these splits (`new mod.RangeMerge(splits)`). */
+  rangeMerge(splits: readonly number[]): RangeMergeCore;
 }
 
 export interface MergeOutcome {
@@ -307,13 +341,15 @@ export interface MergeOutcome {
 }
 
 /**
- * Merges the helpers' ranges into `t` in order (core merge_ranges, across workers): while `t` is
- * stopped at a split, the helper whose range starts there sends its pieces; "done" goes on with
- * the next; "refused", a helper lost before its first piece was merged, or no helper: `readOn`
- * and `readRest(from)` (read the file from `from` until `t` stops again or the file ends). A
- * helper lost after a piece was merged, or a "broken" piece, leaves a half-merged model: the
- * caller reads the file again in one range (`broken`). Every source is closed at the end (the
- * helpers not merged delete their Sessions). `checkCancelled` throws to stop.
+ * Merges the helpers' ranges into `t` in the core's order (RangeMerge, as the CLI's
+ * merge_ranges): this is only the pump. It waits for the piece of the range the core asks for
+ * (from that range's source; the helper sends them on its port), merges it into `t`, and tells
+ * the core how it went — or that the source ended, was lost (HelperLost) or is missing — and does
+ * what the core answers: ask again, read on (`readOn`, then `readRest(from)`: read the file from
+ * `from` until `t` stops again or the file ends), stop with `broken` (a half-merged model: the
+ * caller reads the file again in one range) or stop. A source is closed once the core leaves its
+ * range, and every source at the end (the helpers not merged delete their Sessions).
+ * `checkCancelled` throws to stop.
  */
 export async function mergeRanges(
   t: MergeTarget,
@@ -322,53 +358,37 @@ export async function mergeRanges(
   readRest: (from: number) => Promise<void>,
   checkCancelled: () => void = () => {},
 ): Promise<MergeOutcome> {
-  const out: MergeOutcome = { merged: 0, readOn: 0, broken: false, reason: null };
+  const order = t.rangeMerge(splits);
   try {
-    while (t.stopped()) {
-      const i = splits.indexOf(t.coveredEnd());
-      const src = i >= 0 ? sources[i] : null;
-      let state: 'merging' | 'done' | 'refused' | 'broken' = 'refused';
-      let reason = src ? 'its range was refused' : 'no worker read the range after it';
-      let pieces = 0;
-      if (src) {
-        try {
-          for (;;) {
-            const piece = await src.next();
-            checkCancelled();
-            if (!piece) {
-              // All sent without the merge being done: the pieces did not make a whole range.
-              state = pieces ? 'broken' : 'refused';
-              reason = 'its pieces ended early';
-              break;
-            }
-            state = t.merge(piece);
-            pieces++;
-            if (state !== 'merging') break;
-          }
-        } catch (e) {
-          if (!(e instanceof HelperLost)) throw e;
-          state = pieces ? 'broken' : 'refused';
-          reason = `its helper was lost (${e.message})`;
-        }
-        src.close();
-      }
-      if (state === 'done') {
-        out.merged++;
+    let next = order.at(t.stopped(), t.coveredEnd());
+    while (next === 'ask' || next === 'readOn') {
+      if (next === 'readOn') {
+        const from = order.from();
+        t.readOn();
+        await readRest(from);
+        checkCancelled();
+        next = order.at(t.stopped(), t.coveredEnd());
         continue;
       }
-      out.reason = reason;
-      if (state === 'broken') {
-        out.broken = true;
-        return out;
+      const range = order.range();
+      const src = sources[range] ?? null;
+      if (!src) {
+        next = order.noSource();
+        continue;
       }
-      out.readOn++;
-      const from = t.coveredEnd();
-      t.readOn();
-      await readRest(from);
-      checkCancelled();
+      try {
+        const piece = await src.next();
+        checkCancelled();
+        next = piece ? order.piece(t.merge(piece), t.stopped(), t.coveredEnd()) : order.ended();
+      } catch (e) {
+        if (!(e instanceof HelperLost)) throw e;
+        next = order.lost(e.message);
+      }
+      if (next !== 'ask' || order.range() !== range) src.close();
     }
-    return out;
+    return order.outcome();
   } finally {
+    order.delete();
     for (const s of sources) s?.close();
   }
 }

@@ -648,6 +648,7 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
           told.tell();
           return state;
         },
+        rangeMerge: (at) => new mod.RangeMerge(at),
       };
       const outcome = inputError ? null : await mergeRanges(target, splits, helpers.slice(0, splits.length), readFrom, () => {
         if (job.cancelled) throw abortError();
