@@ -186,12 +186,6 @@ class Session {
     return emscripten::val::global("Uint8Array").new_(
         emscripten::typed_memory_view(bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data())));
   }
-  // The Diff view as `kinetoscope diff --json` prints it, from the diff answers (until the worker
-  // takes the answers themselves).
-  std::string diffJson(const Session& experiment, const std::string& baselineName, const std::string& experimentName) const {
-    const ks::QueryParams names = {{"baseline", baselineName}, {"experiment", experimentName}};
-    return ks::diff_json(s_.query("diff", names, experiment.s_), s_.query("diff_operators", names, experiment.s_));
-  }
   // The same answer as the CLI's --json text (tests compare the two).
   std::string queryJson(const std::string& view, const emscripten::val& params) const {
     return ks::answer_json(s_.query(view, to_params(params)));
@@ -409,7 +403,6 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("query", emscripten::select_overload<emscripten::val(const std::string&, const emscripten::val&, const Session&) const>(&Session::query))
       .function("queryBytes", &Session::queryBytes)
       .function("queryJson", &Session::queryJson)
-      .function("diffJson", &Session::diffJson)
       .function("memoryIndexBytes", &Session::memoryIndexBytes)
       .function("bytesRead", &Session::bytesRead)
       .function("eventCount", &Session::eventCount)
