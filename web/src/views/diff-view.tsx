@@ -301,7 +301,12 @@ function DiffBody({
     if (i == null || !zoomable || i < 0 || i >= n) return;
     onZoom(b.paths[i]);
   };
-  const x = b.labels.map((_, i) => i);
+  // The charts' data, made once per node: the Chart remakes its uPlot for new data, and a hover
+  // re-renders this body (the readout), so data made on each render remade the chart under the
+  // mouse, whose new cursor had no pair: the readout never showed and a click could find none.
+  const x = useMemo(() => b.labels.map((_, i) => i), [b]);
+  const barData = useMemo(() => [x, b.baselineUs, b.experimentUs] as uPlot.AlignedData, [x, b]);
+  const lineData = useMemo(() => [x, b.deltaUs, b.cumulativeUs] as uPlot.AlignedData, [x, b]);
   const xAxis = (t: ChartTheme, width: number): uPlot.Axis => {
     const every = Math.max(1, Math.ceil((n * 90) / Math.max(1, width - 80)));
     const short = (s: string) => (s.length > 14 ? `${s.slice(0, 13)}…` : s);
@@ -400,7 +405,7 @@ function DiffBody({
           <Chart
             key={path}
             options={barOptions}
-            data={[x, b.baselineUs, b.experimentUs] as uPlot.AlignedData}
+            data={barData}
             height={200}
             testid="diff-bar-chart"
             label={`Time of each part of ${name}, baseline against experiment`}
@@ -410,7 +415,7 @@ function DiffBody({
           <Chart
             key={path}
             options={lineOptions}
-            data={[x, b.deltaUs, b.cumulativeUs] as uPlot.AlignedData}
+            data={lineData}
             height={130}
             testid="diff-line-chart"
             label="The experiment's difference per part and its running sum"
