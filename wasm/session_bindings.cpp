@@ -1,7 +1,8 @@
 // The Embind layer: a Session wraps one ks::Session (core/session/session.h: the trace, its
 // analysis graph and caches). Only conversion lives here; the worker copies chunk bytes straight
 // into the reader's buffer (prepare returns a heap offset). Views on the one answer shape are
-// query(view, params); the others still have a call of their own each, until they move there.
+// query(view, params), a view of two traces (the Diff view) query(view, params, otherSession);
+// the others still have a call of their own each, until they move there.
 #include <emscripten/bind.h>
 
 #include <cmath>
@@ -14,7 +15,6 @@
 #include <vector>
 
 #include "core/analysis/distributed.h"
-#include "core/analysis/diff.h"
 #include "core/analysis/gpu_metrics.h"
 #include "core/analysis/heap_stats.h"
 #include "core/analysis/memory.h"
@@ -174,6 +174,11 @@ class Session {
   emscripten::val query(const std::string& view, const emscripten::val& params) const {
     return answer_to_js(view, s_.query(view, to_params(params)));
   }
+  // A view of two traces (the Diff view: this Session the baseline, `other`, another Session of
+  // this module, the experiment): query with a third argument (Embind tells the two by arity).
+  emscripten::val query(const std::string& view, const emscripten::val& params, const Session& other) const {
+    return answer_to_js(view, s_.query(view, to_params(params), other.s_));
+  }
   // The answer in its binary form (core/session/answer.h answer_bytes), a Uint8Array copy: for an
   // answer that goes back into the core, as a rank summary into the run's reduce.
   emscripten::val queryBytes(const std::string& view, const emscripten::val& params) const {
@@ -184,14 +189,6 @@ class Session {
   // The same answer as the CLI's --json text (tests compare the two).
   std::string queryJson(const std::string& view, const emscripten::val& params) const {
     return ks::answer_json(s_.query(view, to_params(params)));
-  }
-  // The Diff view with this trace as the baseline and `experiment` (another Session of the same
-  // worker) as the experiment, as `kinetoscope diff --json` with the names given.
-  std::string diffJson(const Session& experiment, const std::string& baselineName,
-                       const std::string& experimentName) const {
-    const ks::DiffResult d = ks::diff_trees(s_.diff_tree(), s_.model(), experiment.s_.diff_tree(),
-                                            experiment.s_.model(), s_.tb_plugin());
-    return ks::diff_json(d, baselineName, experimentName);
   }
   // Bytes the memory index holds (for the benchmark), building it if needed.
   double memoryIndexBytes() const { return static_cast<double>(ks::memory_index_bytes(s_.memory())); }
@@ -463,11 +460,11 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("mergePrepare", &Session::mergePrepare)
       .function("mergeCommit", &Session::mergeCommit)
       .function("error", &Session::error)
-      .function("query", &Session::query)
+      .function("query", emscripten::select_overload<emscripten::val(const std::string&, const emscripten::val&) const>(&Session::query))
+      .function("query", emscripten::select_overload<emscripten::val(const std::string&, const emscripten::val&, const Session&) const>(&Session::query))
       .function("queryBytes", &Session::queryBytes)
       .function("queryJson", &Session::queryJson)
       .function("memoryIndexBytes", &Session::memoryIndexBytes)
-      .function("diffJson", &Session::diffJson)
       .function("bytesRead", &Session::bytesRead)
       .function("eventCount", &Session::eventCount)
       .function("columns", &Session::columns)

@@ -6,7 +6,6 @@
 #include <map>
 #include <unordered_map>
 
-#include "core/util/json_writer.h"
 
 namespace ks {
 
@@ -243,66 +242,6 @@ std::array<std::vector<int32_t>, size_t(ThreadRole::kCount)> role_lists(const Op
   return out;
 }
 
-void write_side(JsonWriter& w, const DiffSide& s) {
-  w.begin_object();
-  w.key("name").value(s.name);
-  w.key("nodes").value(uint64_t(s.nodes));
-  w.key("threads").value(uint64_t(s.threads));
-  w.key("duration_us").value(double(s.host_ns) / 1e3);
-  w.key("device_duration_us").value(double(s.device_ns) / 1e3);
-  w.key("total_duration_us").value(double(s.total_ns) / 1e3);
-  w.key("aggs").begin_array();
-  for (const DiffAgg& a : s.aggs) {
-    w.begin_object();
-    w.key("name").value(a.name);
-    w.key("calls").value(a.calls);
-    w.key("host_duration_us").value(double(a.host_total_ns) / 1e3);
-    w.key("device_duration_us").value(double(a.device_total_ns) / 1e3);
-    w.key("self_host_duration_us").value(double(a.host_self_ns) / 1e3);
-    w.key("self_device_duration_us").value(double(a.device_self_ns) / 1e3);
-    w.end_object();
-  }
-  w.end_array();
-  w.end_object();
-}
-
-void write_node(JsonWriter& w, const DiffNode& d) {
-  w.begin_object();
-  w.key("path").value(d.path);
-  w.key("name").value(d.name);
-  w.key("role");
-  if (d.role) w.value(thread_role_name(*d.role));
-  else w.null();
-  w.key("baseline");
-  write_side(w, d.baseline);
-  w.key("experiment");
-  write_side(w, d.experiment);
-  w.key("children").begin_array();
-  for (const DiffNode& c : d.children) write_node(w, c);
-  w.end_array();
-  w.end_object();
-}
-
-std::string change_text(int64_t from, int64_t to) {
-  char buf[64];
-  if (from == 0) std::snprintf(buf, sizeof buf, "%s", to == 0 ? "0.0 %" : "new");
-  else std::snprintf(buf, sizeof buf, "%+.1f %%", (double(to) - double(from)) / double(from) * 100);
-  return buf;
-}
-
-void text_node(std::string& out, const DiffNode& d, int depth) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "  %-9s %12.1f %12.1f %9s %12.1f %12.1f %9s  %*s", d.path.c_str(),
-                d.baseline.host_ns / 1e3, d.experiment.host_ns / 1e3, change_text(d.baseline.host_ns, d.experiment.host_ns).c_str(),
-                d.baseline.device_ns / 1e3, d.experiment.device_ns / 1e3,
-                change_text(d.baseline.device_ns, d.experiment.device_ns).c_str(), depth * 2, "");
-  out += buf;
-  out += d.name;
-  if (d.experiment.name != d.name) out += " | " + d.experiment.name;
-  out += '\n';
-  for (const DiffNode& c : d.children) text_node(out, c, depth + 1);
-}
-
 }  // namespace
 
 const char* thread_role_name(ThreadRole r) {
@@ -392,33 +331,6 @@ DiffResult diff_trees(const OpTree& baseline, const TraceModel& baseline_model, 
     out.root.children.push_back(std::move(n));
   }
   out.compared = true;
-  return out;
-}
-
-std::string diff_json(const DiffResult& d, std::string_view baseline_name, std::string_view experiment_name) {
-  JsonWriter w;
-  w.begin_object();
-  w.key("baseline").value(baseline_name);
-  w.key("experiment").value(experiment_name);
-  if (!d.compared) {
-    w.key("error").value(d.error);
-    w.key("tree").null();
-  } else {
-    w.key("tree");
-    write_node(w, d.root);
-  }
-  w.end_object();
-  return w.take();
-}
-
-std::string diff_text(const DiffResult& d, std::string_view baseline_name, std::string_view experiment_name) {
-  std::string out = "baseline " + std::string(baseline_name) + ", experiment " + std::string(experiment_name) + "\n";
-  if (!d.compared) return out + "  " + d.error + "\n";
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "  %-9s %12s %12s %9s %12s %12s %9s  %s\n", "path", "host base", "host exp", "change",
-                "device base", "device exp", "change", "node (us)");
-  out += buf;
-  text_node(out, d.root, 0);
   return out;
 }
 

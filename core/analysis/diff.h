@@ -73,16 +73,6 @@ std::vector<DiffThread> diff_threads(const OpTree& t, const TraceModel& m);
 DiffResult diff_trees(const OpTree& baseline, const TraceModel& baseline_model, const OpTree& experiment,
                       const TraceModel& experiment_model, bool tb_plugin);
 
-// {"baseline": NAME, "experiment": NAME, "tree": NODE} with NODE =
-// {"path", "name", "baseline": SIDE, "experiment": SIDE, "children": [NODE...]} and SIDE =
-// {"name", "nodes", "duration_us", "device_duration_us", "total_duration_us",
-//  "aggs": [{"name", "calls", "host_duration_us", "device_duration_us", "self_host_duration_us",
-//  "self_device_duration_us"}]}.
-std::string diff_json(const DiffResult& d, std::string_view baseline_name, std::string_view experiment_name);
-
-// Indented text: one line per node with both sides' host and device time (us) and the change.
-std::string diff_text(const DiffResult& d, std::string_view baseline_name, std::string_view experiment_name);
-
 // The numbers `kinetoscope diff --fail-if-slower` gates on, per step on average over the steps
 // (the Overview's numbers): "step" the step time, and each part of the step-time breakdown
 // ("kernel", "memcpy", "memset", "communication", "runtime", "dataloader", "cpu_exec", "other").

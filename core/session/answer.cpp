@@ -298,6 +298,12 @@ std::string answer_row_json(const Answer& a, size_t row) {
   return rows.size() > 2 ? rows.substr(1, rows.size() - 2) : "null";
 }
 
+std::string answer_cell_json(const Answer& a, const AnswerColumn& c, size_t row) {
+  JsonWriter w;
+  write_cell(w, a, c, row);
+  return w.take();
+}
+
 std::string answer_csv(const Answer& a, bool header) { return answer_csv(a, 0, SIZE_MAX, header); }
 
 std::string answer_csv(const Answer& a, size_t from, size_t to, bool header) {

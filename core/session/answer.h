@@ -85,6 +85,9 @@ double answer_meta_number(const Answer& a, std::string_view key, std::string_vie
 std::string answer_rows_json(const Answer& a, size_t from, size_t to, bool as_arrays = false);
 // One row as its JSON object.
 std::string answer_row_json(const Answer& a, size_t row);
+// One cell as its JSON value, for a printer whose --json nests an answer's columns further than
+// its rows (`kinetoscope diff --json`: each node's two sides as objects).
+std::string answer_cell_json(const Answer& a, const AnswerColumn& c, size_t row);
 // The answer's CSV: the schema's csv columns that are in the answer and present, header first
 // (header false: the rows only, to follow another answer's CSV of the same view); rows [from, to)
 // only when given.

@@ -9,6 +9,11 @@ std::string_view param(const QueryParams& p, std::string_view name, std::string_
   return it == p.end() ? fallback : std::string_view(it->second);
 }
 
+Session::Session(SessionOptions options) : options_(options) {
+  static uint64_t made = 0;  // the wasm module has one thread; the CLI makes its Sessions on one
+  serial_ = ++made;
+}
+
 void Session::report(OverviewPhase phase) const {
   if (progress_) progress_(overview_phase_name(phase), int(phase), kOverviewPhaseCount);
 }
@@ -107,10 +112,20 @@ Answer Session::query(std::string_view view, const QueryParams& params) const {
   for (const ViewDef& v : views()) {
     if (v.schema->view != view) continue;
     if (v.answer) return v.answer(*this, params);
-    a.schema = v.schema;
-    a.error = "the " + std::string(view) + " view is answered by reading the file again, not by a loaded trace";
-    return a;
+    if (v.pair) return error_answer(*v.schema, "the " + std::string(view) + " view compares two traces: ask it with the other trace's Session");
+    return error_answer(*v.schema, "the " + std::string(view) + " view is answered by reading the file again, not by a loaded trace");
   }
+  a.error = "unknown view: " + std::string(view);
+  return a;
+}
+
+Answer Session::query(std::string_view view, const QueryParams& params, const Session& other) const {
+  for (const ViewDef& v : views()) {
+    if (v.schema->view != view) continue;
+    if (v.pair) return v.pair(*this, other, params);
+    return error_answer(*v.schema, "the " + std::string(view) + " view is of one trace: ask it without another Session");
+  }
+  Answer a;
   a.error = "unknown view: " + std::string(view);
   return a;
 }

@@ -7,6 +7,7 @@
 // computes in one mode and keeps one set of caches; a caller that wants both reads the trace
 // into two Sessions (the CLI's --tb-plugin; the page never asks for it).
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -36,7 +37,7 @@ using QueryParams = std::map<std::string, std::string, std::less<>>;
 
 class Session {
  public:
-  explicit Session(SessionOptions options = {}) : options_(options) {}
+  explicit Session(SessionOptions options = {});
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
@@ -75,6 +76,14 @@ class Session {
   // A view's answer (views.h lists them). An unknown view, parameter value or step answers with
   // `error` set and no rows.
   Answer query(std::string_view view, const QueryParams& params) const;
+  // A view of two traces (the Diff view): this Session's trace and `other`'s, both read in this
+  // process (the page's two Sessions of one worker, the CLI's two files). Asking a view of one
+  // trace this way, or a view of two without `other`, answers with an error.
+  Answer query(std::string_view view, const QueryParams& params, const Session& other) const;
+  // A number no other Session of this process has: names a computation of this Session with
+  // `other` (the diff's, kept for its second answer by shared()), where an address could be
+  // reused by a Session made after this one is gone.
+  uint64_t serial() const { return serial_; }
 
   // A computation several views read (a detail whose lists are views of their own: the kernel
   // detail's stacks, operators and launches), kept for the next view that asks with the same key.
@@ -99,6 +108,7 @@ class Session {
   const T& cached(std::optional<T>& slot, F&& build) const;
 
   SessionOptions options_;
+  uint64_t serial_;
   TraceReader reader_;
   Progress progress_;
   mutable std::optional<StepsResult> steps_;

@@ -32,6 +32,8 @@ const std::vector<ViewDef>& views() {
       {&kMemoryEventsSchema, &memory_events_query},
       {&kMemoryCurveSchema, &memory_curve_query},
       {&kMemoryAliveSchema, &memory_alive_query},
+      {&kDiffSchema, nullptr, &diff_answer},
+      {&kDiffOperatorsSchema, nullptr, &diff_operators_answer},
   };
   return list;
 }

@@ -24,8 +24,11 @@ using QueryParamsRef = const std::map<std::string, std::string, std::less<>>&;
 struct ViewDef {
   const ViewSchema* schema;
   // Null: the view is answered by something other than a loaded trace (trim: a trimmer reading
-  // the file again); a Session's query of it answers with an error.
+  // the file again) or is a view of two traces; a Session's query of it answers with an error.
   Answer (*answer)(const Session& s, QueryParamsRef params);
+  // A view of two traces (the Diff view: `s` the baseline, `other` the experiment), asked with
+  // Session::query(view, params, other).
+  Answer (*pair)(const Session& s, const Session& other, QueryParamsRef params) = nullptr;
 };
 
 const std::vector<ViewDef>& views();
@@ -119,5 +122,12 @@ Answer memory_events_answer(const MemoryIndex& x, const OpTree& t, const TraceMo
 // `columns` 0: every point; else drawn over that many pixel columns (memory_curve_downsampled).
 Answer memory_curve_answer(const MemoryIndex& x, const TraceModel& m, const MemoryWindow& w, int device, int columns);
 Answer memory_alive_answer(const MemoryIndex& x, const OpTree& t, const TraceModel& m, int device, int64_t at_ns, size_t limit);
+// The Diff view (views/diff.cpp): two answers of the same parameters, asked of the baseline's
+// Session with the experiment's, one computation for both (Session::shared): `diff` the tree's
+// nodes, `diff_operators` each node side's operators. `kinetoscope diff --json` nests them.
+extern const ViewSchema kDiffSchema, kDiffOperatorsSchema;
+Answer diff_answer(const Session& s, const Session& other, QueryParamsRef params);
+Answer diff_operators_answer(const Session& s, const Session& other, QueryParamsRef params);
+std::string diff_json(const Answer& tree, const Answer& operators);
 
 }  // namespace ks

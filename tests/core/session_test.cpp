@@ -479,3 +479,95 @@ TEST_CASE("Session says which memory device or number it cannot answer", "[sessi
   CHECK(ks::answer_json(none.s.query("memory_devices", {})).ends_with(",\"default_device\":null,\"devices\":[]}"));
   CHECK(none.s.query("memory_alive", {}).error == "This trace has no memory events (record it with profile_memory=True).");
 }
+
+// The Diff view: two answers of the baseline's Session asked with the experiment's, on the
+// hand-made pair (tests/data/diff-baseline.json, diff-experiment.json; the arithmetic in
+// tests/data/README.md and tests/core/diff_test.cpp): the tree's nodes in pre-order with both
+// sides' numbers, each node side's operators, and --json nesting them as the CLI prints it.
+TEST_CASE("Session answers the Diff view of two Sessions as the tree's nodes and their operators", "[session][diff]") {
+  Opened base("diff-baseline.json"), exp("diff-experiment.json");
+  const ks::QueryParams names = {{"baseline", "diff-baseline.json"}, {"experiment", "diff-experiment.json"}};
+  const ks::Answer tree = base.s.query("diff", names, exp.s);
+  REQUIRE(tree.error.empty());
+  REQUIRE(tree.rows == 7);
+  auto strings = [&](const ks::Answer& a, const char* column) {
+    std::vector<std::string> out;
+    for (uint32_t id : a.column(column)->str) out.push_back(id == ks::kNullString ? "null" : a.strings[id]);
+    return out;
+  };
+  CHECK(strings(tree, "path") == std::vector<std::string>{"0", "0-0", "0-1", "0-1-0", "0-1-1", "0-2", "0-3"});
+  CHECK(tree.column("parent")->i32 == std::vector<int32_t>{-1, 0, 0, 2, 2, 0, 0});
+  CHECK(tree.column("depth")->i32 == std::vector<int32_t>{0, 1, 1, 2, 2, 1, 1});
+  CHECK(strings(tree, "role") == std::vector<std::string>(7, "null"));  // one thread a side: no level of roles
+  CHECK(strings(tree, "name")[4] == "aten::relu");
+  CHECK(strings(tree, "experiment_name")[4] == "aten::mul");
+  CHECK(strings(tree, "experiment_name")[6] == "Blank");
+  CHECK(tree.column("baseline_duration_us")->f64 == std::vector<double>{180, 10, 50, 40, 10, 30, 90});
+  CHECK(tree.column("experiment_duration_us")->f64 == std::vector<double>{110, 20, 50, 40, 10, 40, 0});
+  CHECK(tree.column("baseline_device_duration_us")->f64 == std::vector<double>{58, 0, 30, 30, 0, 0, 28});
+  CHECK(tree.column("experiment_total_duration_us")->f64 == std::vector<double>{80, 20, 20, 20, 10, 40, 0});
+  CHECK(tree.column("baseline_nodes")->f64 == std::vector<double>{6, 1, 1, 1, 1, 1, 3});
+  CHECK(tree.column("experiment_nodes")->f64[6] == 0);
+  CHECK(ks::answer_meta_string(tree, "baseline") == "diff-baseline.json");
+
+  const ks::Answer ops = base.s.query("diff_operators", names, exp.s);
+  REQUIRE(ops.error.empty());
+  // Node 0-1-1 (row 4): aten::relu on the baseline's side, aten::mul on the experiment's.
+  std::vector<std::string> at4;
+  for (size_t r = 0; r < ops.rows; ++r)
+    if (ops.column("node")->i32[r] == 4)
+      at4.push_back(ops.strings[ops.column("side")->str[r]] + " " + ops.strings[ops.column("name")->str[r]] + " " +
+                    std::to_string(int(ops.column("calls")->f64[r])) + " " + std::to_string(int(ops.column("host_duration_us")->f64[r])));
+  CHECK(at4 == std::vector<std::string>{"baseline aten::relu 1 10", "experiment aten::mul 1 10"});
+  // The root's baseline side: four operators in collection order, aten::convolution first.
+  CHECK(ops.column("node")->i32[0] == 0);
+  CHECK(ops.strings[ops.column("name")->str[0]] == "aten::convolution");
+  CHECK(ops.column("calls")->f64[0] == 2);
+  CHECK(ops.column("self_host_duration_us")->f64[0] == 59);
+  CHECK(ops.column("self_device_duration_us")->f64[0] == 58);
+  // The blank side (0-3's experiment, row 6) has no operators; rows go by node, the baseline's first.
+  for (size_t r = 0; r < ops.rows; ++r) {
+    CHECK_FALSE((ops.column("node")->i32[r] == 6 && ops.strings[ops.column("side")->str[r]] == "experiment"));
+    if (r > 0) CHECK(ops.column("node")->i32[r] >= ops.column("node")->i32[r - 1]);
+  }
+  // --json nests both answers back into the one object the CLI has always printed.
+  std::string golden = kstest::read_path(kstest::repo_path("tests/golden/cli/diff/diff-baseline--diff-experiment.json"));
+  while (!golden.empty() && golden.back() == '\n') golden.pop_back();
+  CHECK(ks::diff_json(tree, ops) == golden);
+}
+
+TEST_CASE("Session's Diff answers are of the experiment asked with, whichever was asked before", "[session][diff]") {
+  Opened base("diff-baseline.json"), exp("diff-experiment.json"), self("diff-baseline.json");
+  auto root_experiment_us = [&](const ks::Session& other) {
+    const ks::Answer a = base.s.query("diff", {}, other);
+    REQUIRE(a.error.empty());
+    return a.column("experiment_duration_us")->f64[0];
+  };
+  auto operator_rows = [&](const ks::Session& other) { return base.s.query("diff_operators", {}, other).rows; };
+  // The second answer of a pair is the kept computation's: it must be the pair's, not the last one's.
+  CHECK(root_experiment_us(exp.s) == 110);
+  const size_t with_exp = operator_rows(exp.s);
+  CHECK(root_experiment_us(self.s) == 180);
+  const size_t with_self = operator_rows(self.s);
+  CHECK(with_self != with_exp);
+  CHECK(operator_rows(exp.s) == with_exp);
+  CHECK(root_experiment_us(exp.s) == 110);
+}
+
+TEST_CASE("Session says when the Diff view cannot compare, and which views take another Session", "[session][diff]") {
+  Opened base("diff-baseline.json"), exp("diff-experiment.json"), tb("diff-experiment.json", true);
+  Opened empty("members-after-trace-events.json");
+  const ks::QueryParams names = {{"baseline", "a.json"}, {"experiment", "b.json"}};
+  // A trace without host operators: the sentence, both names, no rows; --json as it always was.
+  const ks::Answer none = base.s.query("diff", names, empty.s);
+  CHECK(none.error == "the experiment has no host operators to compare");
+  CHECK(none.rows == 0);
+  CHECK(ks::diff_json(none, base.s.query("diff_operators", names, empty.s)) ==
+        "{\"baseline\":\"a.json\",\"experiment\":\"b.json\",\"error\":\"the experiment has no host operators to compare\",\"tree\":null}");
+  // Two Sessions of different modes are not compared.
+  CHECK(base.s.query("diff", names, tb.s).error.find("different modes") != std::string::npos);
+  // A view of two traces asked of one, and a view of one asked with two.
+  CHECK(base.s.query("diff", names).error == "the diff view compares two traces: ask it with the other trace's Session");
+  CHECK(base.s.query("operators", {}, exp.s).error == "the operators view is of one trace: ask it without another Session");
+  CHECK(base.s.query("no-such-view", {}, exp.s).error == "unknown view: no-such-view");
+}

@@ -73,10 +73,19 @@ async function assertOperators(page, c, node, label) {
   }
 }
 
-/** Clicks the bar pair of child `i` (of `n`) in the bar chart. */
+/**
+ * Clicks the bar pair of child `i` (of `n`) in the bar chart. The chart zooms into the pair its
+ * cursor is on, which uPlot moves on a later animation frame than the mouse: the click waits for
+ * the hover readout to name that pair (on a loaded machine the click came first and was lost).
+ */
 async function clickBar(page, c, i, n) {
   const box = await chartBox(page, `${c} [data-testid=diff-bar-chart]`);
-  await page.mouse.click(box.x + ((i + 0.5) / n) * box.width, box.y + box.height - 4);
+  const x = box.x + ((i + 0.5) / n) * box.width, y = box.y + box.height - 4;
+  await page.mouse.move(x, y);
+  const hover = await page.waitForSelector(`${c} [data-testid=diff-hover-text][data-index="${i}"]`);
+  const text = await hover.textContent();
+  await page.mouse.click(x, y);
+  return text;
 }
 
 describe('Diff view', () => {
@@ -104,7 +113,10 @@ describe('Diff view', () => {
       assert.deepEqual(await page.$$eval(`${c} [data-testid=diff-role]`, (rs) => rs.map((r) => r.getAttribute('data-role'))), ['main', 'autograd']);
       const i = 0;
       const child = root.children[i];
-      await clickBar(page, c, i, root.children.length);
+      // The readout names the pair under the mouse (its role's threads) before the click zooms in.
+      const hovered = await clickBar(page, c, i, root.children.length);
+      assert.ok(hovered.startsWith(`${child.name} (${threadsTextOf(child)}): baseline `), `hover readout: ${hovered}`);
+      assert.match(hovered, /click to zoom in$/);
       await page.waitForSelector(`${view}[data-node="${child.path}"][data-state=ready]`);
       assert.equal(await page.getAttribute(`${c} [data-testid=diff-crumbs]`, 'data-depth'), '2');
       await assertTotals(page, c, child, child.path);

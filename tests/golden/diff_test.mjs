@@ -167,6 +167,36 @@ function stepDeviceUs(file) {
   }
 }
 
+// --csv and the text, printed from the same answers: the nodes (--csv), each node side's operators
+// (--csv --operators) and the text's lines, on the hand-made pair (numbers in tests/data/README.md).
+{
+  const diffs = [];
+  const run = (...args) => spawnSync(cli, ['diff', ...args, ...pair], { encoding: 'utf8' });
+  const nodes = run('--csv').stdout.trim().split('\n').map((l) => l.split(','));
+  const head = nodes[0];
+  const col = (row, name) => row[head.indexOf(name)];
+  if (head.slice(0, 5).join() !== 'path,name,role,depth,baseline_name') diffs.push(`--csv header ${head.join()}`);
+  if (nodes.length !== 8) diffs.push(`--csv: ${nodes.length - 1} nodes, expected 7`);
+  const tail = nodes.find((r) => r[0] === '0-3');
+  if (!tail || col(tail, 'baseline_duration_us') !== '90' || col(tail, 'experiment_name') !== 'Blank' || col(tail, 'depth') !== '1')
+    diffs.push(`--csv 0-3: ${tail}`);
+  const ops = run('--csv', '--operators').stdout.trim().split('\n').map((l) => l.split(','));
+  if (ops[0].join() !== 'node,side,name,calls,host_duration_us,device_duration_us,self_host_duration_us,self_device_duration_us')
+    diffs.push(`--csv --operators header ${ops[0].join()}`);
+  // Node 4 is 0-1-1: aten::relu on the baseline's side, aten::mul on the experiment's, 10 us each.
+  const at4 = ops.filter((r) => r[0] === '4').map((r) => r.slice(1, 5).join(' '));
+  if (at4.join('|') !== 'baseline aten::relu 1 10|experiment aten::mul 1 10') diffs.push(`--csv --operators node 4: ${at4.join('|')}`);
+  const text = run().stdout.split('\n');
+  if (text[0] !== 'baseline diff-baseline.json, experiment diff-experiment.json') diffs.push(`text: ${text[0]}`);
+  const relu = text.find((l) => l.trimStart().startsWith('0-1-1 '));
+  if (!relu || !/ 10\.0 +10\.0 +\+0\.0 % +0\.0 +0\.0 +0\.0 % {6}aten::relu \| aten::mul$/.test(relu)) diffs.push(`text 0-1-1: ${relu}`);
+  for (const args of [['--operators'], ['--json', '--csv']]) {
+    const r = run(...args);
+    if (r.status !== 2) diffs.push(`${args.join(' ')}: exit ${r.status}, expected 2`);
+  }
+  results.push({ name: 'kinetoscope diff --csv, --csv --operators and text from the answers', diffs });
+}
+
 // The gate: exit status 3 and one line when slower by more than PCT, 0 otherwise, 2 on misuse.
 {
   const diffs = [];

@@ -354,8 +354,10 @@ for (const file of files.slice(0, 12)) {
     results.push({ name: `wasm memory = native ${path.basename(file)}`, diffs });
   }
 }
-// The Diff view from two wasm Sessions equals `kinetoscope diff --json` on the hand-made pair (and
-// on resnet50's two spans when ../shared is there), in both modes.
+// The Diff view from two wasm Sessions (the baseline's query with the experiment's: the diff and
+// diff_operators answers, typed columns) equals `kinetoscope diff --json` on the hand-made pair
+// (and on resnet50's two spans when ../shared is there), in both modes: every node in pre-order
+// (path, name, role, parent, both sides' numbers) and every node side's operators in order.
 {
   const { execFileSync } = await import('node:child_process');
   const fs = await import('node:fs');
@@ -363,6 +365,41 @@ for (const file of files.slice(0, 12)) {
   const resnet = path.resolve('../shared/traces/resnet50_num_workers_0');
   const pairs = [['tests/data/diff-baseline.json', 'tests/data/diff-experiment.json'].map((f) => path.resolve(f))];
   if (fs.existsSync(resnet)) pairs.push(fs.readdirSync(resnet).sort().map((f) => path.join(resnet, f)));
+  const cell = (a, strings, col, r) => {
+    const v = a.columns[col][r];
+    return a.columns[col] instanceof Uint32Array ? (v === 0xffffffff ? null : strings[v]) : v;
+  };
+  // diffs: what differs between the answers and the CLI's nested object `want`.
+  const compareDiff = (tree, ops, want, diffs) => {
+    if (tree.error || ops.error) return diffs.push(`error: ${tree.error || ops.error}`);
+    const ts = new TextDecoder().decode(tree.stringBytes).split('\0');
+    const os = new TextDecoder().decode(ops.stringBytes).split('\0');
+    const meta = JSON.parse(tree.meta);
+    if (meta.baseline !== want.baseline || meta.experiment !== want.experiment) diffs.push(`names ${tree.meta}`);
+    const rows = [];
+    const walk = (n, parent) => {
+      rows.push({ n, parent });
+      const self = rows.length - 1;
+      n.children.forEach((c) => walk(c, self));
+    };
+    walk(want.tree, -1);
+    if (tree.rowCount !== rows.length) return diffs.push(`${tree.rowCount} nodes, the CLI ${rows.length}`);
+    let op = 0;
+    rows.forEach(({ n, parent }, r) => {
+      for (const k of ['path', 'name', 'role']) if (cell(tree, ts, k, r) !== n[k]) diffs.push(`${n.path} ${k}: ${cell(tree, ts, k, r)} vs ${n[k]}`);
+      if (tree.columns.parent[r] !== parent) diffs.push(`${n.path} parent ${tree.columns.parent[r]} vs ${parent}`);
+      for (const side of ['baseline', 'experiment']) {
+        const { aggs, ...numbers } = n[side];
+        for (const [k, v] of Object.entries(numbers)) if (cell(tree, ts, `${side}_${k}`, r) !== v) diffs.push(`${n.path} ${side}_${k}: ${cell(tree, ts, `${side}_${k}`, r)} vs ${v}`);
+        for (const a of aggs) {
+          if (ops.columns.node[op] !== r || cell(ops, os, 'side', op) !== side) diffs.push(`${n.path} ${side}: operator row ${op} is node ${ops.columns.node[op]}'s ${cell(ops, os, 'side', op)}`);
+          for (const [k, v] of Object.entries(a)) if (cell(ops, os, k, op) !== v) diffs.push(`${n.path} ${side} ${a.name} ${k}: ${cell(ops, os, k, op)} vs ${v}`);
+          op++;
+        }
+      }
+    });
+    if (ops.rowCount !== op) diffs.push(`${ops.rowCount} operator rows, the CLI ${op}`);
+  };
   for (const pair of pairs) {
     const [a, b, aTb, bTb] = [...pair, ...pair].map((f, i) => {
       const s = new mod.Session(i >= 2);
@@ -370,14 +407,20 @@ for (const file of files.slice(0, 12)) {
       return s;
     });
     const names = pair.map((f) => path.basename(f));
-    const mine = [JSON.parse(a.diffJson(b, ...names)), JSON.parse(aTb.diffJson(bTb, ...names))];
-    for (const s of [a, b, aTb, bTb]) s.delete();
+    const p = { baseline: names[0], experiment: names[1] };
+    const mine = [[a, b], [aTb, bTb]].map(([x, y]) => [x.query('diff', p, y), x.query('diff_operators', p, y)]);
     const diffs = [];
-    if (!mine[0].tree) diffs.push(`no tree: ${mine[0].error}`);
+    if (mine[0][0].error || !(mine[0][0].columns.baseline_duration_us instanceof Float64Array)) diffs.push(`no tree: ${mine[0][0].error}`);
+    // A view of two traces asked of one, and one of one trace asked with two, say so.
+    if (!/compares two traces/.test(a.query('diff', p).error)) diffs.push('diff without the experiment not refused');
+    if (!/is of one trace/.test(a.query('operators', {}, b).error)) diffs.push('operators with another Session not refused');
+    for (const s of [a, b, aTb, bTb]) s.delete();
     if (fs.existsSync(cli)) {
       ['', '--tb-plugin'].forEach((tb, k) => {
-        const native = execFileSync(cli, ['diff', '--json', ...(tb ? [tb] : []), ...pair], { encoding: 'utf8', maxBuffer: 1 << 28 });
-        if (JSON.stringify(JSON.parse(native)) !== JSON.stringify(mine[k])) diffs.push(`diff ${tb || 'default'} differs from the native CLI`);
+        const native = JSON.parse(execFileSync(cli, ['diff', '--json', ...(tb ? [tb] : []), ...pair], { encoding: 'utf8', maxBuffer: 1 << 28 }));
+        const before = diffs.length;
+        compareDiff(mine[k][0], mine[k][1], native, diffs);
+        if (diffs.length > before) diffs.splice(before + 5, Infinity, `diff ${tb || 'default'} differs from the native CLI`);
       });
     }
     results.push({ name: `wasm diff = native ${names.join(' vs ')}`, diffs });

@@ -1,57 +1,111 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openAnswer } from '../../web/src/lib/answer';
 import { formatPlace, parsePlace } from '../../web/src/lib/deep-link';
-import { bars, label, nodeAt, operatorRows, parseDiff, trail } from '../../web/src/lib/diff';
+import { bars, label, nodeAt, openDiff, operatorRows, threadsText, trail, type DiffTree } from '../../web/src/lib/diff';
+import { CoreError } from '../../web/src/lib/json-check';
 import { defaultExperiment, traceOfLink, traceTitle, type DiffTrace } from '../../web/src/views/diff-view';
+import { answerOf, wireOf } from './answer-fixture';
 
-// `kinetoscope diff --json tests/data/diff-baseline.json tests/data/diff-experiment.json`
-// (the numbers are worked out in tests/data/README.md).
-const DIFF = `{"baseline":"diff-baseline.json","experiment":"diff-experiment.json","tree":{"path":"0","name":"CompositeNodes","baseline":{"name":"CompositeNodes","nodes":6,"duration_us":180,"device_duration_us":58,"total_duration_us":150,"aggs":[{"name":"aten::convolution","calls":2,"host_duration_us":68,"device_duration_us":58,"self_host_duration_us":59,"self_device_duration_us":58},{"name":"aten::conv2d","calls":2,"host_duration_us":76,"device_duration_us":58,"self_host_duration_us":8,"self_device_duration_us":0},{"name":"aten::relu","calls":1,"host_duration_us":10,"device_duration_us":0,"self_host_duration_us":10,"self_device_duration_us":0},{"name":"aten::add_","calls":2,"host_duration_us":16,"device_duration_us":0,"self_host_duration_us":16,"self_device_duration_us":0}]},"experiment":{"name":"CompositeNodes","nodes":3,"duration_us":110,"device_duration_us":20,"total_duration_us":80,"aggs":[{"name":"aten::convolution","calls":1,"host_duration_us":36,"device_duration_us":20,"self_host_duration_us":32,"self_device_duration_us":20},{"name":"aten::conv2d","calls":1,"host_duration_us":38,"device_duration_us":20,"self_host_duration_us":2,"self_device_duration_us":0},{"name":"aten::mul","calls":1,"host_duration_us":10,"device_duration_us":0,"self_host_duration_us":10,"self_device_duration_us":0},{"name":"aten::add_","calls":1,"host_duration_us":10,"device_duration_us":0,"self_host_duration_us":10,"self_device_duration_us":0}]},"children":[{"path":"0-0","name":"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__","baseline":{"name":"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__","nodes":1,"duration_us":10,"device_duration_us":0,"total_duration_us":10,"aggs":[]},"experiment":{"name":"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__","nodes":1,"duration_us":20,"device_duration_us":0,"total_duration_us":20,"aggs":[]},"children":[]},{"path":"0-1","name":"nn.Module: Net","baseline":{"name":"nn.Module: Net","nodes":1,"duration_us":50,"device_duration_us":30,"total_duration_us":30,"aggs":[{"name":"aten::convolution","calls":1,"host_duration_us":36,"device_duration_us":30,"self_host_duration_us":31,"self_device_duration_us":30},{"name":"aten::conv2d","calls":1,"host_duration_us":38,"device_duration_us":30,"self_host_duration_us":2,"self_device_duration_us":0},{"name":"aten::relu","calls":1,"host_duration_us":10,"device_duration_us":0,"self_host_duration_us":10,"self_device_duration_us":0}]},"experiment":{"name":"nn.Module: Net","nodes":1,"duration_us":50,"device_duration_us":20,"total_duration_us":20,"aggs":[{"name":"aten::convolution","calls":1,"host_duration_us":36,"device_duration_us":20,"self_host_duration_us":32,"self_device_duration_us":20},{"name":"aten::conv2d","calls":1,"host_duration_us":38,"device_duration_us":20,"self_host_duration_us":2,"self_device_duration_us":0},{"name":"aten::mul","calls":1,"host_duration_us":10,"device_duration_us":0,"self_host_duration_us":10,"self_device_duration_us":0}]},"children":[{"path":"0-1-0","name":"nn.Module: Conv2d","baseline":{"name":"nn.Module: Conv2d","nodes":1,"duration_us":40,"device_duration_us":30,"total_duration_us":30,"aggs":[{"name":"aten::convolution","calls":1,"host_duration_us":36,"device_duration_us":30,"self_host_duration_us":31,"self_device_duration_us":30},{"name":"aten::conv2d","calls":1,"host_duration_us":38,"device_duration_us":30,"self_host_duration_us":2,"self_device_duration_us":0}]},"experiment":{"name":"nn.Module: Conv2d","nodes":1,"duration_us":40,"device_duration_us":20,"total_duration_us":20,"aggs":[{"name":"aten::convolution","calls":1,"host_duration_us":36,"device_duration_us":20,"self_host_duration_us":32,"self_device_duration_us":20},{"name":"aten::conv2d","calls":1,"host_duration_us":38,"device_duration_us":20,"self_host_duration_us":2,"self_device_duration_us":0}]},"children":[]},{"path":"0-1-1","name":"aten::relu","baseline":{"name":"aten::relu","nodes":1,"duration_us":10,"device_duration_us":0,"total_duration_us":10,"aggs":[{"name":"aten::relu","calls":1,"host_duration_us":10,"device_duration_us":0,"self_host_duration_us":10,"self_device_duration_us":0}]},"experiment":{"name":"aten::mul","nodes":1,"duration_us":10,"device_duration_us":0,"total_duration_us":10,"aggs":[{"name":"aten::mul","calls":1,"host_duration_us":10,"device_duration_us":0,"self_host_duration_us":10,"self_device_duration_us":0}]},"children":[]}]},{"path":"0-2","name":"Optimizer.step#SGD.step","baseline":{"name":"Optimizer.step#SGD.step","nodes":1,"duration_us":30,"device_duration_us":0,"total_duration_us":30,"aggs":[{"name":"aten::add_","calls":1,"host_duration_us":8,"device_duration_us":0,"self_host_duration_us":8,"self_device_duration_us":0}]},"experiment":{"name":"Optimizer.step#SGD.step","nodes":1,"duration_us":40,"device_duration_us":0,"total_duration_us":40,"aggs":[{"name":"aten::add_","calls":1,"host_duration_us":10,"device_duration_us":0,"self_host_duration_us":10,"self_device_duration_us":0}]},"children":[]},{"path":"0-3","name":"CompositeNodes","baseline":{"name":"CompositeNodes","nodes":3,"duration_us":90,"device_duration_us":28,"total_duration_us":80,"aggs":[{"name":"aten::convolution","calls":1,"host_duration_us":32,"device_duration_us":28,"self_host_duration_us":28,"self_device_duration_us":28},{"name":"aten::conv2d","calls":1,"host_duration_us":38,"device_duration_us":28,"self_host_duration_us":6,"self_device_duration_us":0},{"name":"aten::add_","calls":1,"host_duration_us":8,"device_duration_us":0,"self_host_duration_us":8,"self_device_duration_us":0}]},"experiment":{"name":"Blank","nodes":0,"duration_us":0,"device_duration_us":0,"total_duration_us":0,"aggs":[]},"children":[]}]}}`;
+type Side = { name: string; nodes: number; threads: number; duration_us: number; device_duration_us: number; total_duration_us: number; aggs: Record<string, unknown>[] };
+type Node = { path: string; name: string; role: string | null; baseline: Side; experiment: Side; children: Node[] };
+
+/**
+ * The core's two answers of a comparison (diff: the nodes in pre-order, diff_operators: each node
+ * side's operators) as the wasm Session gives them, made from `kinetoscope diff --json`'s nested
+ * object (tests/golden/cli/diff: the hand-made pairs of tests/data, numbers worked out in
+ * tests/data/README.md), through the wire form the worker transfers.
+ */
+function diffOf(golden: string): DiffTree {
+  const d = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../golden/cli/diff', golden), 'utf8')) as { baseline: string; experiment: string; tree: Node };
+  const nodes: Record<string, unknown>[] = [];
+  const ops: Record<string, unknown>[] = [];
+  const walk = (n: Node, parent: number, depth: number) => {
+    const row: Record<string, unknown> = { path: n.path, name: n.name, role: n.role, parent, depth };
+    for (const side of ['baseline', 'experiment'] as const) {
+      const { aggs, ...numbers } = n[side];
+      for (const [k, v] of Object.entries(numbers)) row[`${side}_${k}`] = v;
+      for (const a of aggs) ops.push({ node: nodes.length, side, ...a });
+    }
+    const self = nodes.length;
+    nodes.push(row);
+    // The operators are by node: the node's rows before its children's.
+    n.children.forEach((c) => walk(c, self, depth + 1));
+  };
+  walk(d.tree, -1, 0);
+  const tree = answerOf('diff', { baseline: d.baseline, experiment: d.experiment, rows: nodes });
+  const operators = answerOf('diff_operators', { rows: ops });
+  return openDiff(openAnswer('diff', wireOf(tree)), openAnswer('diff_operators', wireOf(operators)));
+}
 
 describe('diff data', () => {
-  it('reads the tree', () => {
-    const d = parseDiff(DIFF);
-    expect(d.baseline).toBe('diff-baseline.json');
-    expect(d.tree.path).toBe('0');
-    expect(d.tree.children.map((c) => c.path)).toEqual(['0-0', '0-1', '0-2', '0-3']);
-    expect(d.tree.baseline.durationUs).toBe(180);
-    expect(d.tree.experiment.totalDurationUs).toBe(80);
-    expect(d.tree.baseline.aggs[0]).toEqual({ name: 'aten::convolution', calls: 2, hostUs: 68, deviceUs: 58, selfHostUs: 59, selfDeviceUs: 58 });
-  });
+  const t = diffOf('diff-baseline--diff-experiment.json');
 
-  it('fails with the path of a bad field', () => {
-    expect(() => parseDiff(DIFF.replace('"duration_us":180', '"duration_us":"x"'))).toThrow(/tree\.baseline\.duration_us/);
+  it('reads the tree: nodes in pre-order, children by parent, both sides per node', () => {
+    expect(t.rowCount).toBe(7);
+    expect(t.path).toEqual(['0', '0-0', '0-1', '0-1-0', '0-1-1', '0-2', '0-3']);
+    expect(t.children[0].map((c) => t.path[c])).toEqual(['0-0', '0-1', '0-2', '0-3']);
+    expect(t.children[2].map((c) => t.path[c])).toEqual(['0-1-0', '0-1-1']);
+    expect(t.baseline.durationUs[0]).toBe(180);
+    expect(t.experiment.totalDurationUs[0]).toBe(80);
+    expect(t.role).toEqual([null, null, null, null, null, null, null]);
   });
 
   it('finds nodes and breadcrumbs by path, stopping where the path leaves the tree', () => {
-    const t = parseDiff(DIFF).tree;
-    expect(nodeAt(t, '0-1-0').name).toBe('nn.Module: Conv2d');
-    expect(trail(t, '0-1-1').map((n) => n.path)).toEqual(['0', '0-1', '0-1-1']);
-    expect(nodeAt(t, '0-1-9').path).toBe('0-1');
-    expect(nodeAt(t, 'x').path).toBe('0');
-    expect(label(nodeAt(t, '0-1-1'))).toBe('aten::relu | aten::mul');
-    expect(label(nodeAt(t, '0-3'))).toBe('Others | (none)');
+    expect(t.name[nodeAt(t, '0-1-0')]).toBe('nn.Module: Conv2d');
+    expect(trail(t, '0-1-1').map((n) => t.path[n])).toEqual(['0', '0-1', '0-1-1']);
+    expect(t.path[nodeAt(t, '0-1-9')]).toBe('0-1');
+    expect(t.path[nodeAt(t, 'x')]).toBe('0');
+    expect(label(t, nodeAt(t, '0-1-1'))).toBe('aten::relu | aten::mul');
+    expect(label(t, nodeAt(t, '0-3'))).toBe('Others | (none)');
   });
 
   it('bars: the children, their difference and its running sum', () => {
-    const b = bars(parseDiff(DIFF).tree);
+    const b = bars(t, 0);
     expect(b.paths).toEqual(['0-0', '0-1', '0-2', '0-3']);
     expect(b.baselineUs).toEqual([10, 30, 30, 80]);
     expect(b.experimentUs).toEqual([20, 20, 40, 0]);
     expect(b.deltaUs).toEqual([10, -10, 10, -80]);
     expect(b.cumulativeUs).toEqual([10, 0, 10, -70]);
     // A node without children is its own single pair of bars.
-    const leaf = bars(nodeAt(parseDiff(DIFF).tree, '0-2'));
+    const leaf = bars(t, nodeAt(t, '0-2'));
     expect(leaf.paths).toEqual(['0-2']);
     expect(leaf.deltaUs).toEqual([10]);
   });
 
   it('operators side by side: baseline order first, then the experiment own, with differences', () => {
-    const r = operatorRows(parseDiff(DIFF).tree);
+    const r = operatorRows(t, 0);
     expect(r.name).toEqual(['aten::convolution', 'aten::conv2d', 'aten::relu', 'aten::add_', 'aten::mul']);
     expect([...r.calls[0]]).toEqual([2, 2, 1, 2, 0]);
     expect([...r.calls[1]]).toEqual([1, 1, 0, 1, 1]);
     expect([...r.deviceUs[2]]).toEqual([-38, -38, 0, 0, 0]);
     expect([...r.selfHostUs[2]]).toEqual([32 - 59, 2 - 8, -10, 10 - 16, 10]);
+    // Each node's own rows only: 0-1-1 is aten::relu against aten::mul; 0-3's experiment is blank.
+    const leaf = operatorRows(t, nodeAt(t, '0-1-1'));
+    expect(leaf.name).toEqual(['aten::relu', 'aten::mul']);
+    expect([...leaf.calls[0]]).toEqual([1, 0]);
+    expect([...leaf.calls[1]]).toEqual([0, 1]);
+    const blank = operatorRows(t, nodeAt(t, '0-3'));
+    expect(blank.name).toEqual(['aten::convolution', 'aten::conv2d', 'aten::add_']);
+    expect([...blank.hostUs[1]]).toEqual([0, 0, 0]);
+    expect([...blank.hostUs[2]]).toEqual([-32, -38, -8]);
+  });
+
+  it('roles: every thread merged by role, named after the role, with both sides\' threads', () => {
+    const r = diffOf('diff-threads-rank0--diff-threads-rank1.json');
+    expect(r.children[0].map((c) => r.role[c])).toEqual(['main', 'autograd', 'communication']);
+    expect(r.role[nodeAt(r, '0-0-0')]).toBeNull();
+    expect(label(r, nodeAt(r, '0-1'))).toBe('Autograd (backward)');
+    expect(threadsText(r, nodeAt(r, '0-0'))).toBe('1 thread');
+    expect(threadsText(r, nodeAt(r, '0-2'))).toBe('1 → 2 threads');
+    expect(threadsText(r, 0)).toBe('3 → 4 threads');
+  });
+
+  it('a comparison the core refused is its sentence', () => {
+    const refused = wireOf(answerOf('diff', { baseline: 'a.json', experiment: 'b.json', rows: [] }), 'the experiment has no host operators to compare');
+    expect(() => openAnswer('diff', refused)).toThrow(CoreError);
+    expect(() => openAnswer('diff', refused)).toThrow('the experiment has no host operators to compare');
   });
 });
 

@@ -1,114 +1,131 @@
-// The Diff view's data: Session.diffJson (as `kinetoscope diff --json`), checked in the worker
-// (json-check.ts), and what the view draws from it: a node found by its path, the breadcrumbs down
-// to it, its children's bars with the delta and cumulative delta, and its operators side by side.
-import { Reader } from './json-check';
-
-export interface DiffAgg {
-  name: string;
-  calls: number;
-  hostUs: number;
-  deviceUs: number;
-  selfHostUs: number;
-  selfDeviceUs: number;
-}
-
-/** One side of a node: one tree node (its name), several ("CompositeNodes") or none ("Blank"). */
-export interface DiffSide {
-  name: string;
-  nodes: number;
-  /** The threads those nodes ran on. */
-  threads: number;
-  durationUs: number;
-  deviceDurationUs: number;
-  /** Σ per tree node: its device time, or its host time when it has none. */
-  totalDurationUs: number;
-  aggs: DiffAgg[];
-}
+// The Diff view's data: the core's two answers of a comparison (Session.query of the baseline with
+// the experiment's Session), read in place: `diff`, the diff tree's nodes in pre-order with both
+// sides' numbers, and `diff_operators`, each node side's operators. From them, what the view
+// draws: a node found by its path, the breadcrumbs down to it, its children's bars with the delta
+// and cumulative delta, and its operators side by side. A node is its row in the diff answer.
+import type { Answer } from '../generated/views';
+import { stringColumn } from './answer';
 
 /** What a thread does (core: diff.h ThreadRole): set on the nodes standing for one role's threads. */
 export type ThreadRole = 'main' | 'autograd' | 'communication' | 'dataloader' | 'other';
 const ROLES: readonly string[] = ['main', 'autograd', 'communication', 'dataloader', 'other'];
 
-export interface DiffNode {
-  path: string;
-  name: string;
-  role: ThreadRole | null;
+/** One side's numbers, a cell per node: its tree nodes' name ("CompositeNodes" for several, "Blank" for none), count, threads and times. */
+export interface DiffSide {
+  name: string[];
+  nodes: Float64Array;
+  /** The threads those nodes ran on. */
+  threads: Float64Array;
+  durationUs: Float64Array;
+  deviceDurationUs: Float64Array;
+  /** Σ per tree node: its device time, or its host time when it has none. */
+  totalDurationUs: Float64Array;
+}
+
+/** Each node side's operators (the diff_operators answer): rows by node, the baseline's side first. */
+export interface DiffOperators {
+  name: string[];
+  calls: Float64Array;
+  hostUs: Float64Array;
+  deviceUs: Float64Array;
+  selfHostUs: Float64Array;
+  selfDeviceUs: Float64Array;
+  /** Rows [from[2n + s], to[2n + s]) are node n's side s (0 baseline, 1 experiment). */
+  from: Uint32Array;
+  to: Uint32Array;
+}
+
+export interface DiffTree {
+  /** The nodes; row 0 is the root ("0"). */
+  rowCount: number;
+  path: string[];
+  name: string[];
+  role: (ThreadRole | null)[];
+  parent: Int32Array;
+  children: number[][];
   baseline: DiffSide;
   experiment: DiffSide;
-  children: DiffNode[];
+  operators: DiffOperators;
+  byPath: Map<string, number>;
 }
 
-export interface Diff {
-  baseline: string;
-  experiment: string;
-  tree: DiffNode;
-}
-
-const MAX_DEPTH = 300; // the core stops at 256 matched levels
-
-function side(r: Reader): DiffSide {
+function sideOf(a: Answer<'diff'>, s: 'baseline' | 'experiment'): DiffSide {
+  const c = a.columns;
+  const b = s === 'baseline';
   return {
-    name: r.str('name'),
-    nodes: r.num('nodes'),
-    threads: r.has('threads') ? r.num('threads') : 0,
-    durationUs: r.num('duration_us'),
-    deviceDurationUs: r.num('device_duration_us'),
-    totalDurationUs: r.num('total_duration_us'),
-    aggs: r.field('aggs').items().map((a) => ({
-      name: a.str('name'),
-      calls: a.num('calls'),
-      hostUs: a.num('host_duration_us'),
-      deviceUs: a.num('device_duration_us'),
-      selfHostUs: a.num('self_host_duration_us'),
-      selfDeviceUs: a.num('self_device_duration_us'),
-    })),
+    name: stringColumn(b ? c.baseline_name : c.experiment_name, a.strings) as string[],
+    nodes: b ? c.baseline_nodes : c.experiment_nodes,
+    threads: b ? c.baseline_threads : c.experiment_threads,
+    durationUs: b ? c.baseline_duration_us : c.experiment_duration_us,
+    deviceDurationUs: b ? c.baseline_device_duration_us : c.experiment_device_duration_us,
+    totalDurationUs: b ? c.baseline_total_duration_us : c.experiment_total_duration_us,
   };
 }
 
-function node(r: Reader, depth: number): DiffNode {
-  const children = r.field('children').items();
-  const role = r.has('role') ? r.strOrNull('role') : null;
+/** The comparison from its two answers: the columns read in place, each node's children and operator rows indexed. */
+export function openDiff(tree: Answer<'diff'>, ops: Answer<'diff_operators'>): DiffTree {
+  const c = tree.columns;
+  const n = tree.rowCount;
+  const path = stringColumn(c.path, tree.strings) as string[];
+  const children: number[][] = Array.from({ length: n }, () => []);
+  for (let i = 0; i < n; i++) if (c.parent[i] >= 0 && c.parent[i] < n) children[c.parent[i]].push(i);
+  const from = new Uint32Array(2 * n), to = new Uint32Array(2 * n);
+  const experimentId = ops.strings.indexOf('experiment');
+  const o = ops.columns;
+  for (let r = 0; r < ops.rowCount; r++) {
+    const k = 2 * o.node[r] + (o.side[r] === experimentId ? 1 : 0);
+    if (k < 0 || k >= from.length) continue;
+    if (to[k] === 0) from[k] = r;
+    to[k] = r + 1;
+  }
   return {
-    path: r.str('path'),
-    name: r.str('name'),
-    role: role != null && ROLES.includes(role) ? (role as ThreadRole) : null,
-    baseline: side(r.field('baseline').object()),
-    experiment: side(r.field('experiment').object()),
-    children: depth < MAX_DEPTH ? children.map((c) => node(c.object(), depth + 1)) : [],
+    rowCount: n,
+    path,
+    name: stringColumn(c.name, tree.strings) as string[],
+    role: stringColumn(c.role, tree.strings).map((r) => (r != null && ROLES.includes(r) ? (r as ThreadRole) : null)),
+    parent: c.parent,
+    children,
+    baseline: sideOf(tree, 'baseline'),
+    experiment: sideOf(tree, 'experiment'),
+    operators: {
+      name: stringColumn(o.name, ops.strings) as string[],
+      calls: o.calls,
+      hostUs: o.host_duration_us,
+      deviceUs: o.device_duration_us,
+      selfHostUs: o.self_host_duration_us,
+      selfDeviceUs: o.self_device_duration_us,
+      from,
+      to,
+    },
+    byPath: new Map(path.map((p, i) => [p, i])),
   };
-}
-
-export function parseDiff(json: string): Diff {
-  const r = Reader.parse('diffJson', json);
-  return { baseline: r.str('baseline'), experiment: r.str('experiment'), tree: node(r.field('tree').object(), 0) };
 }
 
 /** The nodes from the root down to `path` ("0", "0-3", "0-3-1"…); stops where the path leaves the tree. */
-export function trail(root: DiffNode, path: string): DiffNode[] {
-  const out = [root];
+export function trail(t: DiffTree, path: string): number[] {
+  const out = [0];
   const parts = path.split('-');
   if (parts[0] !== '0') return out;
-  let at = root;
+  let at = '0';
   for (const p of parts.slice(1)) {
-    const i = Number(p);
-    const next = Number.isInteger(i) ? at.children[i] : undefined;
-    if (!next) break;
+    at += `-${p}`;
+    const next = t.byPath.get(at);
+    if (next == null) break;
     out.push(next);
-    at = next;
   }
   return out;
 }
 
 /** The node at `path`, or the deepest one the path reaches. */
-export function nodeAt(root: DiffNode, path: string): DiffNode {
-  const t = trail(root, path);
-  return t[t.length - 1];
+export function nodeAt(t: DiffTree, path: string): number {
+  const p = trail(t, path);
+  return p[p.length - 1];
 }
 
 /** A node's label: one name, or both when the sides differ ("aten::relu | aten::mul"); a role's node is named after its role. */
-export function label(n: DiffNode): string {
-  if (n.role) return n.name;
-  const a = n.baseline.name, b = n.experiment.name;
+export function label(t: DiffTree, n: number): string {
+  if (t.role[n]) return t.name[n];
+  const a = t.baseline.name[n], b = t.experiment.name[n];
   const show = (s: string) => (s === 'CompositeNodes' ? 'Others' : s === 'Blank' ? '(none)' : s);
   return a === b ? show(a) : `${show(a)} | ${show(b)}`;
 }
@@ -127,18 +144,18 @@ export interface DiffBars {
   cumulativeUs: number[];
 }
 
-export function bars(n: DiffNode): DiffBars {
-  const items = n.children.length ? n.children : [n];
+export function bars(t: DiffTree, n: number): DiffBars {
+  const items = t.children[n].length ? t.children[n] : [n];
   const out: DiffBars = { labels: [], paths: [], baselineUs: [], experimentUs: [], deltaUs: [], cumulativeUs: [] };
   let sum = 0;
   for (const c of items) {
-    out.labels.push(label(c));
-    out.paths.push(c.path);
-    out.baselineUs.push(c.baseline.totalDurationUs);
-    out.experimentUs.push(c.experiment.totalDurationUs);
-    const d = c.experiment.totalDurationUs - c.baseline.totalDurationUs;
-    sum += d;
-    out.deltaUs.push(d);
+    out.labels.push(label(t, c));
+    out.paths.push(t.path[c]);
+    const a = t.baseline.totalDurationUs[c], b = t.experiment.totalDurationUs[c];
+    out.baselineUs.push(a);
+    out.experimentUs.push(b);
+    sum += b - a;
+    out.deltaUs.push(b - a);
     out.cumulativeUs.push(sum);
   }
   return out;
@@ -158,26 +175,31 @@ export interface DiffRows {
 
 const FIELDS = ['calls', 'hostUs', 'selfHostUs', 'deviceUs', 'selfDeviceUs'] as const;
 
-export function operatorRows(n: DiffNode): DiffRows {
+export function operatorRows(t: DiffTree, n: number): DiffRows {
+  const o = t.operators;
   const index = new Map<string, number>();
   const names: string[] = [];
-  for (const a of [...n.baseline.aggs, ...n.experiment.aggs]) {
-    if (index.has(a.name)) continue;
-    index.set(a.name, names.length);
-    names.push(a.name);
-  }
+  for (let side = 0; side < 2; side++)
+    for (let r = o.from[2 * n + side]; r < o.to[2 * n + side]; r++) {
+      if (index.has(o.name[r])) continue;
+      index.set(o.name[r], names.length);
+      names.push(o.name[r]);
+    }
   const k = names.length;
   const triple = (): [Float64Array, Float64Array, Float64Array] => [new Float64Array(k), new Float64Array(k), new Float64Array(k)];
   const rows: DiffRows = { rowCount: k, name: names, calls: triple(), hostUs: triple(), selfHostUs: triple(), deviceUs: triple(), selfDeviceUs: triple() };
-  n.baseline.aggs.forEach((a) => FIELDS.forEach((f) => (rows[f][0][index.get(a.name)!] = a[f])));
-  n.experiment.aggs.forEach((a) => FIELDS.forEach((f) => (rows[f][1][index.get(a.name)!] = a[f])));
+  for (let side = 0; side < 2; side++)
+    for (let r = o.from[2 * n + side]; r < o.to[2 * n + side]; r++) {
+      const i = index.get(o.name[r])!;
+      for (const f of FIELDS) rows[f][side][i] = o[f][r];
+    }
   for (const f of FIELDS) for (let i = 0; i < k; i++) rows[f][2][i] = rows[f][1][i] - rows[f][0][i];
   return rows;
 }
 
 /** "1 thread" / "2 threads"; for a role's node both sides' counts when they differ ("1 → 2 threads"). */
-export function threadsText(n: DiffNode): string {
-  const a = n.baseline.threads, b = n.experiment.threads;
+export function threadsText(t: DiffTree, n: number): string {
+  const a = t.baseline.threads[n], b = t.experiment.threads[n];
   const word = (k: number) => (k === 1 ? 'thread' : 'threads');
   return a === b ? `${a} ${word(a)}` : `${a} → ${b} ${word(b)}`;
 }

@@ -3,7 +3,8 @@
 // node shown (its children in the diff tree) as a pair of bars, baseline and experiment; middle:
 // the experiment's difference per part and its running sum; bottom: the node's operators side by
 // side with their differences. A click on a bar zooms into that part; the breadcrumbs go back.
-// The numbers are the core's (`kinetoscope diff --json`), asked of the baseline's Session.
+// The numbers are the core's diff and diff_operators answers (`kinetoscope diff --json`), asked
+// of the baseline's Session with the experiment's, their columns read in place (lib/diff.ts).
 import uPlot from 'uplot';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { axisStyle, Chart, fitLabels, type ChartTheme } from '../components/chart';
@@ -12,7 +13,8 @@ import type { NavPlace, Status } from '../lib/run-tree';
 import { useQuery, type Ask } from '../components/use-query';
 import { rowsModel, type Column, type TableModel } from '../lib/table-model';
 import { knownSort, tablePlace, type TablePlace, type TableState } from '../lib/deep-link';
-import { bars, label, nodeAt, operatorRows, threadsText, trail, type DiffNode, type DiffRows } from '../lib/diff';
+import { openAnswer } from '../lib/answer';
+import { bars, label, nodeAt, openDiff, operatorRows, threadsText, trail, type DiffRows, type DiffTree } from '../lib/diff';
 import { formatDurationUs } from '../lib/format';
 import { formatUsCell } from '../lib/operators';
 import { QueryStatus } from './view-status';
@@ -157,9 +159,10 @@ export function DiffView({
       ? ({ what: 'diff', experiment: exp.session!, baselineName: self.name, experimentName: exp.name } as const)
       : null;
   const answer = useQuery(ask, q);
-  const diff = answer.status === 'ready' ? answer.data.diff : null;
-  const node = diff ? nodeAt(diff.tree, path) : null;
-  const crumbs = diff ? trail(diff.tree, path) : [];
+  const data = answer.status === 'ready' ? answer.data : null;
+  const diff = useMemo(() => (data ? openDiff(openAnswer('diff', data.tree), openAnswer('diff_operators', data.operators)) : null), [data]);
+  const node = diff ? nodeAt(diff, path) : null;
+  const crumbs = diff ? trail(diff, path) : [];
 
   // The link: the experiment, the node zoomed into, and the table's state.
   const report = () => {
@@ -167,11 +170,12 @@ export function DiffView({
     const p: TablePlace = {
       ...tablePlace('', '', table.current, DEFAULT_SORT),
       ...(exp ? (e ? { ...(e.run ? { vs_run: e.run } : {}), vs_worker: e.worker, ...(e.span ? { vs_span: e.span } : {}) } : { vs_file: exp.name }) : {}),
-      ...(node && node.path !== '0' ? { node: node.path } : {}),
+      ...(diff && node != null && node !== 0 ? { node: diff.path[node] } : {}),
     };
     onPlace(p);
   };
-  useEffect(report, [expKey, node?.path]);
+  const nodePath = diff && node != null ? diff.path[node] : null;
+  useEffect(report, [expKey, nodePath]);
 
   const pick = (
     <div class="diff-pick" data-testid="diff-pick">
@@ -246,8 +250,8 @@ export function DiffView({
     );
   } else if (answer.status !== 'ready') {
     body = <QueryStatus state={answer} stem="diff" what="diff" loading={`Comparing ${self.name} with ${exp.name}…`} />;
-  } else if (node) {
-    body = <DiffBody node={node} crumbs={crumbs} onZoom={setPath} fileName={fileName} link={link} table={table} report={report} />;
+  } else if (diff && node != null) {
+    body = <DiffBody tree={diff} node={node} crumbs={crumbs} onZoom={setPath} fileName={fileName} link={link} table={table} report={report} />;
   }
   return (
     <section
@@ -255,7 +259,7 @@ export function DiffView({
       data-testid="diff-view"
       data-state={diff ? 'ready' : pairing ? 'pairing' : answer.status}
       data-experiment={exp?.name ?? ''}
-      data-node={node?.path ?? ''}
+      data-node={nodePath ?? ''}
     >
       {pick}
       {body}
@@ -264,6 +268,7 @@ export function DiffView({
 }
 
 function DiffBody({
+  tree: t,
   node,
   crumbs,
   onZoom,
@@ -272,25 +277,36 @@ function DiffBody({
   table,
   report,
 }: {
-  node: DiffNode;
-  crumbs: DiffNode[];
+  tree: DiffTree;
+  /** The node shown: its row in the diff answer. */
+  node: number;
+  /** The rows from the root down to it. */
+  crumbs: number[];
   onZoom: (path: string) => void;
   fileName: string;
   link?: TablePlace;
   table: { current: TableState | null };
   report: () => void;
 }) {
-  const b = useMemo(() => bars(node), [node]);
-  const rows = useMemo(() => operatorRows(node), [node]);
+  const b = useMemo(() => bars(t, node), [t, node]);
+  const rows = useMemo(() => operatorRows(t, node), [t, node]);
   const model = useMemo(() => operatorModel(rows), [rows]);
   const [hover, setHover] = useState<number | null>(null);
   const n = b.labels.length;
-  const zoomable = node.children.length > 0;
+  const kids = t.children[node];
+  const zoomable = kids.length > 0;
+  const path = t.path[node];
+  const name = label(t, node);
   const zoom = (i: number | null | undefined) => {
     if (i == null || !zoomable || i < 0 || i >= n) return;
     onZoom(b.paths[i]);
   };
-  const x = b.labels.map((_, i) => i);
+  // The charts' data, made once per node: the Chart remakes its uPlot for new data, and a hover
+  // re-renders this body (the readout), so data made on each render remade the chart under the
+  // mouse, whose new cursor had no pair: the readout never showed and a click could find none.
+  const x = useMemo(() => b.labels.map((_, i) => i), [b]);
+  const barData = useMemo(() => [x, b.baselineUs, b.experimentUs] as uPlot.AlignedData, [x, b]);
+  const lineData = useMemo(() => [x, b.deltaUs, b.cumulativeUs] as uPlot.AlignedData, [x, b]);
   const xAxis = (t: ChartTheme, width: number): uPlot.Axis => {
     const every = Math.max(1, Math.ceil((n * 90) / Math.max(1, width - 80)));
     const short = (s: string) => (s.length > 14 ? `${s.slice(0, 13)}…` : s);
@@ -333,39 +349,39 @@ function DiffBody({
       <nav class="diff-crumbs" aria-label="Diff tree" data-testid="diff-crumbs" data-depth={crumbs.length}>
         {crumbs.map((c, i) =>
           i < crumbs.length - 1 ? (
-            <span key={c.path}>
-              <button type="button" class="diff-crumb" data-testid="diff-crumb" data-path={c.path} onClick={() => onZoom(c.path)}>
-                {i === 0 ? 'All' : label(c)}
+            <span key={t.path[c]}>
+              <button type="button" class="diff-crumb" data-testid="diff-crumb" data-path={t.path[c]} onClick={() => onZoom(t.path[c])}>
+                {i === 0 ? 'All' : label(t, c)}
               </button>
               <span class="muted" aria-hidden="true">
                 {' › '}
               </span>
             </span>
           ) : (
-            <strong key={c.path} data-testid="diff-crumb-current" data-path={c.path}>
-              {i === 0 ? 'All' : label(c)}
+            <strong key={t.path[c]} data-testid="diff-crumb-current" data-path={t.path[c]}>
+              {i === 0 ? 'All' : label(t, c)}
             </strong>
           ),
         )}
       </nav>
       <div class="diff-totals" data-testid="diff-totals">
-        <Total what="Host" a={node.baseline.durationUs} b={node.experiment.durationUs} id="host" />
+        <Total what="Host" a={t.baseline.durationUs[node]} b={t.experiment.durationUs[node]} id="host" />
         <Total
           what="Device"
           title="Kernels, memory copies and sets launched by the operators compared (in the steps, on every thread at the top)"
-          a={node.baseline.deviceDurationUs}
-          b={node.experiment.deviceDurationUs}
+          a={t.baseline.deviceDurationUs[node]}
+          b={t.experiment.deviceDurationUs[node]}
           id="device"
         />
-        <Total what="Total (device, else host)" a={node.baseline.totalDurationUs} b={node.experiment.totalDurationUs} id="total" />
-        {node.role && (
+        <Total what="Total (device, else host)" a={t.baseline.totalDurationUs[node]} b={t.experiment.totalDurationUs[node]} id="total" />
+        {t.role[node] && (
           <div class="diff-total" data-testid="diff-threads">
             <span class="muted">Threads</span>
-            <span>{threadsText(node)}</span>
+            <span>{threadsText(t, node)}</span>
           </div>
         )}
       </div>
-      {node.children.some((c) => c.role) && <RoleTable node={node} onZoom={onZoom} />}
+      {kids.some((c) => t.role[c]) && <RoleTable tree={t} node={node} onZoom={onZoom} />}
       <div class="diff-charts" onMouseLeave={() => setHover(null)}>
         <ul class="ov-legend" aria-label="Legend">
           <li>
@@ -387,19 +403,19 @@ function DiffBody({
         </ul>
         <div class={zoomable ? 'diff-chart zoomable' : 'diff-chart'} data-testid="diff-bars" data-columns={n} data-zoomable={zoomable ? 'yes' : 'no'}>
           <Chart
-            key={node.path}
+            key={path}
             options={barOptions}
-            data={[x, b.baselineUs, b.experimentUs] as uPlot.AlignedData}
+            data={barData}
             height={200}
             testid="diff-bar-chart"
-            label={`Time of each part of ${label(node)}, baseline against experiment`}
+            label={`Time of each part of ${name}, baseline against experiment`}
           />
         </div>
         <div class={zoomable ? 'diff-chart zoomable' : 'diff-chart'} data-testid="diff-lines">
           <Chart
-            key={node.path}
+            key={path}
             options={lineOptions}
-            data={[x, b.deltaUs, b.cumulativeUs] as uPlot.AlignedData}
+            data={lineData}
             height={130}
             testid="diff-line-chart"
             label="The experiment's difference per part and its running sum"
@@ -409,13 +425,13 @@ function DiffBody({
           {h != null ? (
             <span data-testid="diff-hover-text" data-index={h}>
               <strong>{b.labels[h]}</strong>
-              {node.children[h]?.role ? ` (${threadsText(node.children[h])})` : ''}: baseline {fmt(b.baselineUs[h])}, experiment {fmt(b.experimentUs[h])}, difference {signed(b.deltaUs[h])} (
-              {signed(b.cumulativeUs[h])} so far){zoomable && node.children[h].children.length ? ' — click to zoom in' : ''}
+              {kids[h] != null && t.role[kids[h]] ? ` (${threadsText(t, kids[h])})` : ''}: baseline {fmt(b.baselineUs[h])}, experiment {fmt(b.experimentUs[h])}, difference {signed(b.deltaUs[h])} (
+              {signed(b.cumulativeUs[h])} so far){zoomable && t.children[kids[h]].length ? ' — click to zoom in' : ''}
             </span>
           ) : (
             <span class="muted">
               {zoomable
-                ? node.children.some((c) => c.role)
+                ? kids.some((c) => t.role[c])
                   ? 'Each pair of bars is one role of thread (the steps\' main thread, the autograd engine\'s backward pass, communication, …); click one to zoom into it.'
                   : 'Each pair of bars is a part of this node (matched dataloader, optimizer, module and step ranges, and what lies between them); click one to zoom into it.'
                 : 'This part has no matched parts inside it: its operators are listed below.'}
@@ -424,15 +440,15 @@ function DiffBody({
         </div>
       </div>
       <p class="muted diff-table-note" data-testid="diff-table-note">
-        Operators under {node.path === '0' ? 'the whole comparison' : label(node)}: times in µs; B baseline, E experiment, Δ experiment − baseline. The
+        Operators under {path === '0' ? 'the whole comparison' : name}: times in µs; B baseline, E experiment, Δ experiment − baseline. The
         self times of each side are in the Columns menu and the CSV.
       </p>
       <DataTable
-        key={node.path}
+        key={path}
         model={model}
         stem="diff"
-        csvName={`${fileName.replace(/\.json(\.gz)?$/, '')}-diff-${node.path}.csv`}
-        label={`Operators of ${label(node)}, baseline against experiment`}
+        csvName={`${fileName.replace(/\.json(\.gz)?$/, '')}-diff-${path}.csv`}
+        label={`Operators of ${name}, baseline against experiment`}
         initialSort={knownSort(model, link?.sort, DEFAULT_SORT)}
         initialSearch={link?.q ?? ''}
         initialSelected={link?.row ?? null}
@@ -458,8 +474,8 @@ function change(a: number, b: number): string {
  * engine's, the process groups', DataLoaders', others), with both sides' threads, host and device
  * time: where two ranks' steps differ, by what kind of thread. A row opens its role.
  */
-function RoleTable({ node, onZoom }: { node: DiffNode; onZoom: (path: string) => void }) {
-  const roles = node.children.filter((c) => c.role);
+function RoleTable({ tree: t, node, onZoom }: { tree: DiffTree; node: number; onZoom: (path: string) => void }) {
+  const roles = t.children[node].filter((c) => t.role[c]);
   return (
     <table class="table diff-roles" data-testid="diff-roles" aria-label="Time by thread role, baseline against experiment">
       <caption class="ov-caption">Every thread, merged by role (device: kernels, copies and sets they launched in the steps)</caption>
@@ -476,26 +492,27 @@ function RoleTable({ node, onZoom }: { node: DiffNode; onZoom: (path: string) =>
       </thead>
       <tbody>
         {roles.map((c) => {
-          const d = c.experiment.deviceDurationUs - c.baseline.deviceDurationUs;
+          const bd = t.baseline.deviceDurationUs[c], ed = t.experiment.deviceDurationUs[c];
+          const d = ed - bd;
           return (
-            <tr key={c.path} data-testid="diff-role" data-role={c.role!} data-path={c.path}>
+            <tr key={t.path[c]} data-testid="diff-role" data-role={t.role[c]!} data-path={t.path[c]}>
               <td>
-                <button type="button" class="link-button" data-testid="diff-role-open" onClick={() => onZoom(c.path)} title={`Zoom into ${label(c)}`}>
-                  {label(c)}
+                <button type="button" class="link-button" data-testid="diff-role-open" onClick={() => onZoom(t.path[c])} title={`Zoom into ${label(t, c)}`}>
+                  {label(t, c)}
                 </button>
               </td>
               <td class="num" data-testid="diff-role-threads">
-                {c.baseline.threads} → {c.experiment.threads}
+                {t.baseline.threads[c]} → {t.experiment.threads[c]}
               </td>
-              <td class="num">{fmt(c.baseline.durationUs)}</td>
-              <td class="num">{fmt(c.experiment.durationUs)}</td>
-              <td class="num" data-testid="diff-role-device-b" data-us={c.baseline.deviceDurationUs}>
-                {fmt(c.baseline.deviceDurationUs)}
+              <td class="num">{fmt(t.baseline.durationUs[c])}</td>
+              <td class="num">{fmt(t.experiment.durationUs[c])}</td>
+              <td class="num" data-testid="diff-role-device-b" data-us={bd}>
+                {fmt(bd)}
               </td>
-              <td class="num" data-testid="diff-role-device-e" data-us={c.experiment.deviceDurationUs}>
-                {fmt(c.experiment.deviceDurationUs)}
+              <td class="num" data-testid="diff-role-device-e" data-us={ed}>
+                {fmt(ed)}
               </td>
-              <td class={`num ${d > 0 ? 'diff-worse' : d < 0 ? 'diff-better' : 'muted'}`}>{change(c.baseline.deviceDurationUs, c.experiment.deviceDurationUs)}</td>
+              <td class={`num ${d > 0 ? 'diff-worse' : d < 0 ? 'diff-better' : 'muted'}`}>{change(bd, ed)}</td>
             </tr>
           );
         })}

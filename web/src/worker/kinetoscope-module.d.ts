@@ -15,14 +15,14 @@ declare module '*/generated/kinetoscope_web.mjs' {
      * strings as UTF-8 bytes, the metadata as a small JSON text; `error` the core's sentence.
      */
     query(view: string, params: Record<string, string>): KinetoscopeAnswer;
+    /** A view of two traces (the Diff view): this Session the baseline, `other` (of this module) the experiment. */
+    query(view: string, params: Record<string, string>, other: KinetoscopeSession): KinetoscopeAnswer;
     /** The same answer in its binary form (core/session/answer.h answer_bytes), for an answer that goes back into the core. */
     queryBytes(view: string, params: Record<string, string>): Uint8Array;
     /** The same answer as the CLI's --json text. */
     queryJson(view: string, params: Record<string, string>): string;
     /** Bytes the memory index holds (benchmark). */
     memoryIndexBytes(): number;
-    /** The Diff view, this Session the baseline (as `kinetoscope diff --json`). */
-    diffJson(experiment: KinetoscopeSession, baselineName: string, experimentName: string): string;
     error(): string;
     /** One model table as columns (see docs/contracts.md): typed arrays, string ids index strings(). */
     columns(kind: string): Record<string, Float64Array | Int32Array | Uint32Array>;

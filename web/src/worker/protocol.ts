@@ -7,7 +7,6 @@
 // can ask it for more (`query`) until the page sends `close`. Query answers are columns (typed
 // arrays, transferred) and small objects, already checked against the shapes the views expect.
 import type { DistributedAnswers } from '../lib/distributed';
-import type { Diff } from '../lib/diff';
 import { openAnswer, type WireAnswer } from '../lib/answer';
 import type { KernelGroupBy } from '../lib/kernels';
 import type { OpGroupBy } from '../lib/operators';
@@ -146,7 +145,8 @@ export type QueryResult =
   | { what: 'memory'; stats: WireAnswer; events: WireAnswer }
   | { what: 'memoryCurve'; answer: WireAnswer }
   | { what: 'memoryAlive'; answer: WireAnswer }
-  | { what: 'diff'; diff: Diff };
+  /** The comparison's two answers, diff and diff_operators (lib/diff.ts openDiff). */
+  | { what: 'diff'; tree: WireAnswer; operators: WireAnswer };
 
 export type QueryWhat = Query['what'];
 export type QueryOf<W extends QueryWhat> = Extract<Query, { what: W }>;

@@ -12,7 +12,6 @@ import { isGzip } from '../lib/gzip';
 import { Throttle } from '../lib/progress';
 import { answerTransferables, type WireAnswer } from '../lib/answer';
 import { CoreError } from '../lib/json-check';
-import { parseDiff } from '../lib/diff';
 import { kernelDetailParams } from '../lib/kernels';
 import { windowParams } from '../lib/memory';
 import { transferables } from '../lib/operators';
@@ -405,16 +404,17 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
 /**
  * A view's answer from the core as it is (lib/answer.ts): its column buffers are transferred to
  * the page untouched. A step the trace does not have comes back as the core's sentence (a CoreError).
+ * `other`: the second Session of a view of two traces (the Diff view's experiment).
  */
-function viewAnswer(session: KinetoscopeSession, view: string, params: Record<string, string>): WireAnswer {
-  const a = session.query(view, params);
+function viewAnswer(session: KinetoscopeSession, view: string, params: Record<string, string>, other?: KinetoscopeSession): WireAnswer {
+  const a = other ? session.query(view, params, other) : session.query(view, params);
   if (a.error) throw new CoreError(a.error);
   return a;
 }
 
 /**
- * One query against a Session: the core writes a small JSON text, checked and made columns here.
- * A step the trace does not have comes back as the core's sentence (a CoreError).
+ * One query against a Session: the core's answers, passed on as they are (no JSON of rows). A
+ * step the trace does not have comes back as the core's sentence (a CoreError).
  */
 function answer(session: KinetoscopeSession, q: Query): QueryResult {
   const step = ('step' in q ? q.step : undefined) ?? '';
@@ -467,7 +467,9 @@ function answer(session: KinetoscopeSession, q: Query): QueryResult {
     case 'diff': {
       const experiment = sessions.get(q.experiment);
       if (!experiment) throw Object.assign(new Error('The experiment trace is no longer loaded in the analysis worker.'), { name: SESSION_GONE });
-      return { what: 'diff', diff: parseDiff(session.diffJson(experiment, q.baselineName, q.experimentName)) };
+      // Two views of one comparison, which the baseline's Session keeps for the second.
+      const p = { baseline: q.baselineName, experiment: q.experimentName };
+      return { what: 'diff', tree: viewAnswer(session, 'diff', p, experiment), operators: viewAnswer(session, 'diff_operators', p, experiment) };
     }
   }
 }
