@@ -1,7 +1,7 @@
 // FLOPs per operator call (core/analysis/flops.h): each formula on hand-worked shapes (worked out
 // in tests/data/README.md, "FLOPs fixtures"), PyTorch's own counts for the 29 single-op cases and
 // the GPT step of tests/data/h200_pt211 (flop_counter_golden.json, exactly), the device peak
-// table's matches.
+// table's matches, and the flops view on a hand-made two-step trace.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -312,6 +312,157 @@ TEST_CASE("device peaks: deviceProperties pick the row, dense figures only", "[f
     if (std::isfinite(p.tf32)) CHECK(p.bf16 <= 2.02 * p.tf32);  // the datasheets round: L4 121 vs 60
     if (std::isfinite(p.fp8)) CHECK(p.fp8 <= 2.03 * p.bf16);  // L40S 733 vs 362.05
   }
+}
+
+namespace {
+
+double num(simdjson::dom::element e);
+
+struct FlopsView {
+  ks::Session s;
+  simdjson::dom::parser p;
+  simdjson::dom::element j;
+  ks::Answer a;
+  FlopsView(const std::string& text, ks::QueryParams params = {}) {
+    kstest::feed_all(s.reader(), text, 7);
+    a = s.query("flops", params);
+    REQUIRE(a.error.empty());
+    REQUIRE(p.parse(ks::answer_json(a)).get(j) == simdjson::SUCCESS);
+  }
+  double at(std::initializer_list<const char*> path) const {
+    simdjson::dom::element e = j;
+    for (const char* k : path) REQUIRE(e[k].get(e) == simdjson::SUCCESS);
+    return num(e);
+  }
+  bool is_null(std::initializer_list<const char*> path) const {
+    simdjson::dom::element e = j;
+    for (const char* k : path) REQUIRE(e[k].get(e) == simdjson::SUCCESS);
+    return e.is_null();
+  }
+  double cell(const char* col, size_t row) const { return a.column(col)->f64[row]; }
+  std::string text(const char* col, size_t row) const { return a.strings[a.column(col)->str[row]]; }
+};
+
+double num(simdjson::dom::element e) {
+  double v = std::nan("");
+  if (!e.is_null()) REQUIRE(e.get_double().get(v) == simdjson::SUCCESS);
+  return v;
+}
+double num(simdjson::dom::element e, const char* key) {
+  simdjson::dom::element x;
+  REQUIRE(e[key].get(x) == simdjson::SUCCESS);
+  return num(x);
+}
+std::string text(simdjson::dom::element e, const char* key) {
+  std::string_view v;
+  REQUIRE(e[key].get(v) == simdjson::SUCCESS);
+  return std::string(v);
+}
+
+simdjson::dom::element step_of(const FlopsView& v, size_t i) {
+  simdjson::dom::array steps;
+  REQUIRE(v.j["steps"].get(steps) == simdjson::SUCCESS);
+  REQUIRE(i < steps.size());
+  simdjson::dom::element e;
+  REQUIRE(steps.at(i).get(e) == simdjson::SUCCESS);
+  return e;
+}
+
+}  // namespace
+
+// flops-mfu-two-steps.json (tests/data/README.md): an H100 SXM; step 1 one bf16 addmm under
+// aten::linear, 1024³ (100 µs of kernel); step 2 an fp32 mm whose CUTLASS kernel is a TF32
+// Tensor Core one (512x256 @ 256x128, 50 µs) held twice by FlopCounterMode's PythonDispatchMode,
+// a plain fp32 mm (256x256 @ 256x128, 40 µs, an FFMA kernel) and a relu (10 µs, no formula);
+// each step 1000 µs.
+TEST_CASE("flops view: per step FLOPs, TFLOP/s and MFU against the dtype carrying most FLOPs", "[flops]") {
+  FlopsView v(kstest::read_fixture("flops-mfu-two-steps.json"), {{"file", "f.json"}});
+  CHECK(v.is_null({"note"}));
+  simdjson::dom::element d;
+  REQUIRE(v.j["device"].get(d) == simdjson::SUCCESS);
+  CHECK(text(d, "peak_row") == "h100-sxm");
+  CHECK(num(d["peaks_tflops"].value_unsafe(), "bf16") == 989.5);
+  CHECK(num(d, "memory_bandwidth_gbs") == 3350);
+  const simdjson::dom::element s1 = step_of(v, 0), s2 = step_of(v, 1);
+  CHECK(text(s1, "step") == "1");
+  CHECK(num(s1, "duration_us") == 1000);
+  CHECK(num(s1, "flops") == 2147483648.0);  // 2·1024³, the addmm alone (linear has no formula)
+  CHECK(num(s1, "tflops_per_s") == Approx(2.147483648));
+  CHECK(text(s1, "mfu_dtype") == "bf16");
+  CHECK(num(s1, "mfu_pct") == Approx(2.147483648 / 989.5 * 100));
+  // step 2: 2·512·256·128 (TF32, counted once under PythonDispatchMode) + 2·256·256·128 (FP32)
+  CHECK(num(s2, "flops") == 33554432.0 + 16777216.0);
+  CHECK(text(s2, "mfu_dtype") == "tf32");
+  CHECK(num(s2, "mfu_pct") == Approx(0.050331648 / 494.5 * 100));
+  CHECK(v.at({"average", "flops"}) == (2147483648.0 + 50331648.0) / 2);
+  CHECK(v.at({"average", "tflops_per_s"}) == Approx(1.098907648));
+  CHECK(v.at({"average", "mfu_pct"}) == Approx(1.098907648 / 989.5 * 100));
+  // coverage: 100 + 50 + 40 µs of counted calls' kernels of 200 µs of kernels
+  CHECK(v.at({"coverage", "counted_device_us"}) == 190);
+  CHECK(v.at({"coverage", "kernel_us"}) == 200);
+  CHECK(v.at({"coverage", "pct"}) == 95);
+  // the operator rows, FLOPs descending
+  REQUIRE(v.a.rows == 3);
+  CHECK(v.text("name", 0) == "aten::addmm");
+  CHECK(v.text("dtype", 0) == "bf16");
+  CHECK(v.cell("bytes", 0) == (1024 + 2 * 1024 * 1024) * 2 + 1024 * 1024 * 2);
+  CHECK(v.cell("device_us", 0) == 100);
+  CHECK(v.cell("tflops_per_s", 0) == Approx(21.47483648));
+  CHECK(v.cell("pct_of_peak", 0) == Approx(21.47483648 / 989.5 * 100));
+  CHECK(v.cell("intensity", 0) == Approx(2147483648.0 / 6293504));
+  CHECK(v.text("name", 1) == "aten::mm");
+  CHECK(v.text("dtype", 1) == "tf32");
+  CHECK(v.cell("calls", 1) == 1);
+  CHECK(v.cell("pct_of_peak", 1) == Approx(0.67108864 / 494.5 * 100));
+  CHECK(v.text("dtype", 2) == "fp32");
+  CHECK(v.cell("bytes", 2) == (256 * 256 + 256 * 128 + 256 * 128) * 4);
+  CHECK(v.cell("pct_of_peak", 2) == Approx(0.4194304 / 67 * 100));
+  CHECK(std::string(ks::answer_meta(v.a, "uncounted")) == R"({"no_shapes":0,"no_concrete_inputs":0,"bad_shapes":0})");
+}
+
+TEST_CASE("flops view: --step and --peak", "[flops]") {
+  FlopsView v(kstest::read_fixture("flops-mfu-two-steps.json"), {{"step", "2"}, {"peak", "a100-sxm-80gb"}});
+  simdjson::dom::array steps;
+  REQUIRE(v.j["steps"].get(steps) == simdjson::SUCCESS);
+  CHECK(steps.size() == 1);
+  REQUIRE(v.a.rows == 2);
+  CHECK(v.at({"coverage", "kernel_us"}) == 100);
+  CHECK(v.at({"coverage", "counted_device_us"}) == 90);
+  CHECK(v.at({"average", "mfu_pct"}) == Approx(0.050331648 / 156 * 100));  // the A100's TF32
+  CHECK(text(v.j["device"].value_unsafe(), "peak_row") == "a100-sxm-80gb");
+  ks::Session s;
+  kstest::feed_all(s.reader(), kstest::read_fixture("flops-mfu-two-steps.json"), 1 << 20);
+  CHECK(s.query("flops", {{"peak", "h300"}}).error.rfind("no peak row h300 (the rows are v100-sxm2, ", 0) == 0);
+  CHECK(s.query("flops", {{"step", "9"}}).error == "no step 9 (the steps are 1, 2)");
+}
+
+TEST_CASE("flops view: a trace recorded without shapes gives null, never zeros", "[flops]") {
+  FlopsView v(kstest::read_fixture("flops-no-record-shapes.json"));
+  CHECK(v.a.rows == 0);
+  CHECK(ks::answer_meta_string(v.a, "note").rfind("recorded without record_shapes=True", 0) == 0);
+  CHECK(v.is_null({"coverage"}));
+  CHECK(v.is_null({"average", "flops"}));
+  CHECK(v.is_null({"average", "mfu_pct"}));
+  const simdjson::dom::element s1 = step_of(v, 0);
+  CHECK(std::isnan(num(s1, "flops")));
+  CHECK(std::isnan(num(s1, "tflops_per_s")));
+  CHECK(num(s1, "duration_us") == 1000);
+}
+
+TEST_CASE("flops view: an unknown device shows FLOPs and TFLOP/s, no MFU, and says why", "[flops]") {
+  std::string text = kstest::read_fixture("flops-mfu-two-steps.json");
+  const size_t at = text.find("NVIDIA H100 80GB HBM3");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 21, "NVIDIA GeForce RTX 4090");
+  FlopsView v(text);
+  CHECK(v.is_null({"device", "peak_row"}));
+  CHECK(v.at({"average", "tflops_per_s"}) == Approx(1.098907648));
+  CHECK(v.is_null({"average", "mfu_pct"}));
+  CHECK(std::isnan(v.cell("pct_of_peak", 0)));
+  CHECK(v.cell("tflops_per_s", 0) == Approx(21.47483648));
+  const std::string note = ks::answer_meta_string(v.a, "note");
+  CHECK(note.find("no peak known for name \"NVIDIA GeForce RTX 4090\"") == 0);
+  CHECK(note.find("MFU is not (choose a row with --peak)") != std::string::npos);
 }
 
 TEST_CASE("flops: Concrete Inputs are kept only for the ops whose formula reads them", "[flops]") {
