@@ -50,6 +50,7 @@ const char kUsage[] =
     "       kinetoscope distributed [--json] [--jobs N] [--tb-plugin] DIR|TRACE...\n"
     "       kinetoscope memory [--json|--csv [--events]] [--device NAME] [--from-us T --to-us T]\n"
     "                          [--tb-plugin] TRACE...\n"
+    "       kinetoscope flops [--json|--csv] [--step N] [--peak DEVICE] TRACE...\n"
     "       kinetoscope diff [--json|--csv [--operators]] [--tb-plugin] BASELINE EXPERIMENT\n"
     "       kinetoscope diff --fail-if-slower PCT [--metric M] [--tb-plugin] BASELINE EXPERIMENT\n"
     "\n"
@@ -114,6 +115,10 @@ const char kUsage[] =
     "            with --json also the events (allocation/release pairs) and the curve. Times are\n"
     "            us from the trace's first event (origin_us); --from-us/--to-us keep a window\n"
     "            (inclusive). --csv prints the statistics, --csv --events the events.\n"
+    "  flops     FLOPs counted from the operators' recorded shapes (record_shapes=True) with\n"
+    "            PyTorch's flop_counter formulas: per step FLOPs, TFLOP/s and MFU against the\n"
+    "            device's dense peak; per operator and dtype FLOPs, bytes, TFLOP/s, % of peak,\n"
+    "            intensity (`kinetoscope flops --help`, docs/flops.md).\n"
     "\n"
     "  diff      two traces' operator trees side by side, matched at their dataloader,\n"
     "            optimizer, module and ProfilerStep ranges: per node both sides' host and\n"
@@ -654,6 +659,7 @@ int run_modules(int argc, char** argv) {
 
 int run_memory(int argc, char** argv);  // cli/memory_command.cpp
 int run_ranges(int argc, char** argv);  // cli/ranges_command.cpp
+int run_flops(int argc, char** argv);   // cli/flops_command.cpp
 
 int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
@@ -687,6 +693,7 @@ int main(int argc, char** argv) {
   if (!std::strcmp(argv[1], "distributed")) return run_distributed(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "memory")) return run_memory(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "ranges")) return run_ranges(argc - 2, argv + 2);
+  if (!std::strcmp(argv[1], "flops")) return run_flops(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "diff")) return ks::run_diff_command(argc - 2, argv + 2, kUsage);
   if (!std::strcmp(argv[1], "overview") || !std::strcmp(argv[1], "operators") || !std::strcmp(argv[1], "kernels"))
     return run_tree_views(argv[1], argc - 2, argv + 2);

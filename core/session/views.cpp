@@ -34,6 +34,7 @@ const std::vector<ViewDef>& views() {
       {&kMemoryAliveSchema, &memory_alive_query},
       {&kDiffSchema, nullptr, &diff_answer},
       {&kDiffOperatorsSchema, nullptr, &diff_operators_answer},
+      {&kFlopsSchema, &flops_answer},
   };
   return list;
 }

@@ -89,6 +89,8 @@ DistributedRunAnswers distributed_run_answers(const std::vector<RankSummary>& ra
 DistributedRunAnswers distributed_run_answers(const std::vector<std::string_view>& summaries, bool tb_plugin);
 // `kinetoscope distributed --json`: a line per span, or one {"error"} line.
 std::string distributed_run_json(const DistributedRunAnswers& run);
+extern const ViewSchema kFlopsSchema;
+Answer flops_answer(const Session& s, QueryParamsRef params);
 extern const ViewSchema kSummarySchema;
 Answer summary_answer(const Session& s, QueryParamsRef params);
 Answer summary_model_answer(const TraceModel& m, std::string_view file, std::string_view error);

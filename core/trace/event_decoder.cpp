@@ -67,6 +67,7 @@ error_code decode_args(od::value& v, RawArgs& a) {
     else if (k == "memory bandwidth (GB/s)") err = get_double(fv, a.bandwidth_gbps);
     else if (k == "Input Dims" || k == "Input dims") err = get_raw(fv, a.input_dims);
     else if (k == "Input type") err = get_raw(fv, a.input_type);
+    else if (k == "Concrete Inputs") err = get_raw(fv, a.concrete_inputs);
     else if (k == "Call stack") err = scalar_text(fv, a.call_stack);
     else if (k == "Module Hierarchy") err = scalar_text(fv, a.module_hierarchy);
     else if (k == "Sequence number") err = get_int(fv, a.sequence_number);

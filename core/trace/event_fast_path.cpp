@@ -430,7 +430,8 @@ enum class Arg : uint8_t {
   kBlocksPerSm, kWarpsPerSm, kOccupancy, kBytes, kBandwidth, kInputDims, kInputType, kCallStack,
   kModuleHierarchy, kSequenceNumber, kFwdThreadId, kPythonId, kPythonParentId, kPythonModuleId,
   kDeviceType, kDeviceId, kAddr, kMemBytes, kTotalAllocated, kTotalReserved, kCollectiveName,
-  kDtype, kProcessGroupName, kProcessGroupRanks, kInMsgNelems, kOutMsgNelems, kGroupSize, kMetaValue
+  kDtype, kProcessGroupName, kProcessGroupRanks, kInMsgNelems, kOutMsgNelems, kGroupSize, kMetaValue,
+  kConcreteInputs
 };
 
 // The keys decode_args (event_decoder.cpp) knows, by length first: one switch instead of a
@@ -485,6 +486,7 @@ Arg arg_key(std::string_view k) {
       if (key_is(k, "Sequence number")) return Arg::kSequenceNumber;
       if (key_is(k, "Total Allocated")) return Arg::kTotalAllocated;
       if (key_is(k, "Collective name")) return Arg::kCollectiveName;
+      if (key_is(k, "Concrete Inputs")) return Arg::kConcreteInputs;
       break;
     case 16:
       if (key_is(k, "Module Hierarchy")) return Arg::kModuleHierarchy;
@@ -528,6 +530,7 @@ void apply_arg(Arg which, std::string_view key, const Value& v, RawArgs& a) {
     case Arg::kBandwidth: get_double(v, a.bandwidth_gbps); break;
     case Arg::kInputDims: a.input_dims = raw_text(v); break;
     case Arg::kInputType: a.input_type = raw_text(v); break;
+    case Arg::kConcreteInputs: a.concrete_inputs = raw_text(v); break;
     case Arg::kCallStack: a.call_stack = scalar_text(v); break;
     case Arg::kModuleHierarchy: a.module_hierarchy = scalar_text(v); break;
     case Arg::kSequenceNumber: get_int(v, a.sequence_number); break;

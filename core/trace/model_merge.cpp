@@ -110,6 +110,7 @@ void sort_op_args(TraceModel& m) {
   sort_by_row(m.user_annotation_modules);
   sort_by_row(m.gpu_annotation_stacks);
   sort_by_row(m.gpu_annotation_modules);
+  sort_by_row(m.cpu_op_concrete);
 }
 
 // Maps a later range's ids to the merged model's.

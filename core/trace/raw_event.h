@@ -22,6 +22,7 @@ struct RawArgs {
   int64_t bytes = kNoId;
   double bandwidth_gbps = std::numeric_limits<double>::quiet_NaN();
   std::string_view input_dims, input_type, call_stack, module_hierarchy;
+  std::string_view concrete_inputs;  // "Concrete Inputs", raw JSON text
   int64_t sequence_number = kNoId, fwd_thread_id = kNoId;
   int64_t python_id = kNoId, python_parent_id = kNoId, python_module_id = kNoId;
   // [memory]

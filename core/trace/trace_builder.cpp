@@ -157,6 +157,7 @@ void TraceBuilder::add_slice(EventKind kind, const RawEvent& e, StringId cat, in
       if (kind == EventKind::kCpuOp) {
         add_arg(m_.cpu_op_stacks, a.call_stack);
         add_arg(m_.cpu_op_modules, a.module_hierarchy);
+        if (!a.concrete_inputs.empty() && op_keeps_concrete_inputs(e.name)) add_arg(m_.cpu_op_concrete, a.concrete_inputs);
       } else if (kind == EventKind::kUserAnnotation) {
         add_arg(m_.user_annotation_stacks, a.call_stack);
         add_arg(m_.user_annotation_modules, a.module_hierarchy);

@@ -77,6 +77,13 @@ struct SliceRow {
 };
 static_assert(sizeof(SliceRow) == 36 && alignof(SliceRow) == 4, "issue 21: the slice row's size is measured (tests/core/compact_layouts_test.cpp)");
 
+// Whether the model keeps a cpu_op's "Concrete Inputs" (TraceModel::cpu_op_concrete): the ops
+// whose FLOPs formula reads them (core/analysis/flops.cpp).
+inline bool op_keeps_concrete_inputs(std::string_view name) {
+  return name == "aten::convolution" || name == "aten::_convolution" || name == "aten::convolution_backward" ||
+         name == "aten::_scaled_mm";
+}
+
 struct CpuOpRow {  // cpu_op / Operator, user_annotation, gpu_user_annotation
   SliceRow s;
   StringId input_dims = 0;   // raw JSON text of "Input Dims" / "Input dims"
@@ -250,6 +257,12 @@ struct TraceModel {
   OpArgTable<EventKind::kUserAnnotation> user_annotation_modules;
   OpArgTable<EventKind::kGpuAnnotation> gpu_annotation_stacks;
   OpArgTable<EventKind::kGpuAnnotation> gpu_annotation_modules;
+  // The "Concrete Inputs" of the cpu_ops whose FLOPs formula reads them (op_keeps_concrete_inputs:
+  // a convolution's stride, padding, dilation, groups; _scaled_mm's out_dtype), in row order. Every
+  // op of a PyTorch 2.x trace recorded with shapes has them, but no view reads the others': kept
+  // for all, they would cost 8 bytes a row and their texts (issue 25; docs/benchmarks.md "Worker
+  // heap").
+  OpArgTable<EventKind::kCpuOp> cpu_op_concrete;
 
   // An op row's "Call stack" / "Module Hierarchy" (0: none); `kind` is its table's.
   StringId call_stack(EventKind kind, size_t row) const {
@@ -268,6 +281,8 @@ struct TraceModel {
       default: return 0;
     }
   }
+  // A cpu_op row's "Concrete Inputs" (0: none, or an op that does not keep them).
+  StringId concrete_inputs(size_t row) const { return op_arg(cpu_op_concrete, cpu_ops.size(), row); }
   // Where every row has one (a with_stack trace's call stacks), row i is entry i; else a binary
   // search of the entries, which are in row order (model_merge.cpp sorts the few that a merge of
   // ranges read apart appends out of order).
@@ -346,7 +361,7 @@ struct TraceModel {
            memcpys.bytes() + memsets.bytes() + memory.bytes() + counters.bytes() + flows.bytes() +
            metadata.bytes() + others.bytes() + collectives.bytes() + op_sequences.bytes() + cpu_op_stacks.bytes() +
            cpu_op_modules.bytes() + user_annotation_stacks.bytes() + user_annotation_modules.bytes() +
-           gpu_annotation_stacks.bytes() + gpu_annotation_modules.bytes() + strings.bytes() +
+           gpu_annotation_stacks.bytes() + gpu_annotation_modules.bytes() + cpu_op_concrete.bytes() + strings.bytes() +
            flow_pairs.capacity() * sizeof(flow_pairs[0]) + wide_durs.capacity() * sizeof(int64_t);
   }
 

@@ -53,7 +53,7 @@ std::string dump(const ks::RawEvent& e, uint64_t offset) {
   o << "grid=" << a.grid[0] << "," << a.grid[1] << "," << a.grid[2] << " ";
   o << "block=" << a.block[0] << "," << a.block[1] << "," << a.block[2] << " ";
   sv("dims", a.input_dims); sv("type", a.input_type); sv("stack", a.call_stack);
-  sv("module", a.module_hierarchy); sv("coll", a.collective_name); sv("dtype", a.dtype);
+  sv("module", a.module_hierarchy); sv("concrete", a.concrete_inputs); sv("coll", a.collective_name); sv("dtype", a.dtype);
   sv("pg", a.process_group_name); sv("ranks", a.process_group_ranks); sv("meta", a.meta_value);
   for (int i = 0; i < a.numeric_count; ++i)
     o << "num[" << a.numeric_keys[size_t(i)] << "]=[" << a.numeric_tokens[size_t(i)] << "] ";

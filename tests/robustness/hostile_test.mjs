@@ -40,7 +40,7 @@ for (const file of files) {
   // The large inputs read for seconds each: the summary and the overview (which builds the
   // operator trees the other views share) are enough for them.
   const isLarge = large.includes(file);
-  for (const verb of isLarge ? ['overview'] : ['steps', 'overview', 'operators', 'kernels', 'modules', 'ranges', 'distributed', 'memory']) {
+  for (const verb of isLarge ? ['overview'] : ['steps', 'overview', 'operators', 'kernels', 'modules', 'ranges', 'distributed', 'memory', 'flops']) {
     const v = run([verb, '--json', file]);
     const why = ended(v);
     if (why) diffs.push(`${verb} ${why}: ${v.stderr?.slice(0, 300)}`);

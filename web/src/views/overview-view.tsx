@@ -7,6 +7,7 @@ import { scrollToShow, visibleWindow } from '../lib/table-model';
 import type { Place } from '../lib/deep-link';
 import { formatDeviceMemory } from '../lib/format';
 import { openAnswer } from '../lib/answer';
+import { FlopsCard } from './flops-card';
 import {
   formatPct,
   formatStepUs,
@@ -104,6 +105,7 @@ export function OverviewView({
       {overview.gpus && (
         <GpuSummary data={overview.gpus} devices={summary.devices ?? []} info={overview.info ?? null} traceStartUs={summary.start_us ?? null} ask={ask} step={chosen} />
       )}
+      {ask && overview.gpus && <FlopsCard ask={ask} step={chosen?.name ?? null} />}
       {overview.steps && overview.steps.steps?.length > 0 && overview.steps.average && <StepTable data={overview.steps} sel={step} onSel={onStep} />}
     </section>
   );

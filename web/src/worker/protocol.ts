@@ -114,6 +114,8 @@ export type Query =
   | { what: 'memoryDevices'; fromUs?: number; toUs?: number; step?: string }
   /** The Overview's GPU summary of `step` (absent: all steps), as `kinetoscope gpus --step N --json`. */
   | { what: 'gpuSummary'; step?: string }
+  /** FLOPs, TFLOP/s and MFU per step, from the operators' shapes (the flops view, docs/flops.md). */
+  | { what: 'flops'; step?: string }
   | { what: 'memory'; device: string; fromUs?: number; toUs?: number; step?: string }
   | { what: 'memoryCurve'; device: string; fromUs?: number; toUs?: number; columns: number; step?: string }
   | { what: 'memoryAlive'; device: string; atUs: number; limit: number; step?: string }
@@ -141,6 +143,8 @@ export type QueryResult =
   | { what: 'memoryDevices'; answer: WireAnswer }
   /** The gpu_summary view's answer as it is (lib/overview.ts gpuSummaryOf). */
   | { what: 'gpuSummary'; answer: WireAnswer }
+  /** The flops view's answer as it is (the Overview's FLOPs card reads its metadata). */
+  | { what: 'flops'; answer: WireAnswer }
   /** The memory_stats and memory_events answers of one window (both tables show it). */
   | { what: 'memory'; stats: WireAnswer; events: WireAnswer }
   | { what: 'memoryCurve'; answer: WireAnswer }

@@ -455,6 +455,8 @@ function answer(session: KinetoscopeSession, q: Query): QueryResult {
       return { what: 'memoryDevices', answer: viewAnswer(session, 'memory_devices', windowParams(q.fromUs, q.toUs)) };
     case 'gpuSummary':
       return { what: 'gpuSummary', answer: viewAnswer(session, 'gpu_summary', step ? { step } : {}) };
+    case 'flops':
+      return { what: 'flops', answer: viewAnswer(session, 'flops', step ? { step } : {}) };
     case 'memory': {
       const p = { device: q.device, ...windowParams(q.fromUs, q.toUs) };
       return { what: 'memory', stats: viewAnswer(session, 'memory_stats', p), events: viewAnswer(session, 'memory_events', p) };
