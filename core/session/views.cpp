@@ -7,6 +7,7 @@ const std::vector<ViewDef>& views() {
       {&kOperatorsSchema, &operators_answer},
       {&kKernelsSchema, &kernels_answer},
       {&kRangesSchema, &ranges_answer},
+      {&kGpuTimeSchema, &gpu_time_answer},
   };
   return list;
 }

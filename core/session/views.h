@@ -34,5 +34,7 @@ Answer kernels_answer(const Session& s, QueryParamsRef params);
 Answer kernel_table_answer(const KernelTable& t, const TraceModel& m);
 extern const ViewSchema kRangesSchema;
 Answer ranges_answer(const Session& s, QueryParamsRef params);
+extern const ViewSchema kGpuTimeSchema;
+Answer gpu_time_answer(const Session& s, QueryParamsRef params);
 
 }  // namespace ks
