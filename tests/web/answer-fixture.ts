@@ -1,9 +1,9 @@
 // A view's answer built from rows written by hand in the shape of its --json (docs/contracts.md),
 // as the core builds it: typed columns by the generated schema, each string once.
-import { KERNELS_COLUMNS, NULL_I32, NULL_STRING, OPERATORS_COLUMNS, RANGES_COLUMNS, TRI_UNKNOWN, type Answer, type ColumnSpec, type ViewName } from '../../web/src/generated/views';
+import { GPU_TIME_COLUMNS, KERNELS_COLUMNS, NULL_I32, NULL_STRING, OPERATORS_COLUMNS, RANGES_COLUMNS, TRI_UNKNOWN, type Answer, type ColumnSpec, type ViewName } from '../../web/src/generated/views';
 import type { WireAnswer } from '../../web/src/lib/answer';
 
-const SCHEMAS: Record<ViewName, readonly ColumnSpec[]> = { operators: OPERATORS_COLUMNS, kernels: KERNELS_COLUMNS, ranges: RANGES_COLUMNS };
+const SCHEMAS: Record<ViewName, readonly ColumnSpec[]> = { operators: OPERATORS_COLUMNS, kernels: KERNELS_COLUMNS, ranges: RANGES_COLUMNS, 'gpu-time': GPU_TIME_COLUMNS };
 
 type Row = Record<string, unknown>;
 
