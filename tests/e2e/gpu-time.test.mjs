@@ -37,6 +37,9 @@ async function openGpuTime(page, file) {
   await pickFiles(page, [file]);
   assert.equal(await settled(page, name), 'done');
   const c = card(name);
+  // The Modules and Ranges tabs come before it once their questions are answered: click it
+  // when the tab bar no longer moves.
+  await page.waitForSelector(`${c} [role=tablist]:not([data-modules=loading]):not([data-ranges=loading])`);
   await page.click(`${c} [data-testid=tab-gpu-time]`);
   await page.waitForSelector(`${c} [data-testid=gpu-time-view][data-ready=true]`, { timeout: 90_000 });
   return c;
@@ -75,7 +78,7 @@ describe('GPU time view', () => {
       assert.deepEqual([step3.span_us, step3.compute_us, step3.non_compute_us, step3.idle_us], [44, 30, 14, 0]);
       // What the page says beside the table: HTA's scope, the memset HTA's rounding inverts, the shares.
       assert.match(await page.textContent(`${c} [data-testid=gpu-time-scope]`), /before the last step started \(200 µs from the trace start\)/);
-      assert.match(await page.textContent(`${c} [data-testid=gpu-time-rounding-note]`), /^1 GPU event start and end within one µs/);
+      assert.match(await page.textContent(`${c} [data-testid=gpu-time-rounding-note]`), /^1 GPU event starts and ends within one µs/);
       assert.match(await page.textContent(`${c} [data-testid=gpu-time-summary-compute]`), /Compute 36\.36 %/);
       await page.waitForSelector(`${c} [data-testid=gpu-time-chart] canvas`);
     });

@@ -97,13 +97,13 @@ function GpuTimeBody({ answer: a, fileName }: { answer: GpuTime; fileName: strin
       </p>
       {m.negative_when_rounded > 0 && (
         <p class="muted" data-testid="gpu-time-rounding-note">
-          {formatCount(m.negative_when_rounded)} GPU event{m.negative_when_rounded === 1 ? '' : 's'} start and end within one µs: HTA’s
+          {formatCount(m.negative_when_rounded)} GPU event{m.negative_when_rounded === 1 ? ' starts and ends' : 's start and end'} within one µs: HTA’s
           rounding to whole µs gives {m.negative_when_rounded === 1 ? 'it' : 'them'} a negative duration (its temporal breakdown fails
           when that leaves its non-compute time below 0). Here every time is exact to the ns.
         </p>
       )}
       {a.rowCount > 0 && Number.isFinite(c.compute_pct[0]) && (
-        <div class="gpu-time-summary" data-testid="gpu-time-summary">
+        <div class="gpu-time-summary" data-testid="gpu-time-summary" style={{ display: 'flex', flexWrap: 'wrap', gap: '4px 20px', margin: '4px 0 8px' }}>
           {PARTS.map((p) => (
             <span key={p.key} data-testid={`gpu-time-summary-${p.key}`}>
               <span class="ov-swatch" style={{ background: p.color }} />
