@@ -16,9 +16,10 @@
 //   work launched (by correlation id) from host calls that start before the last ProfilerStep
 //   range starts — HTA leaves the last step out, taking the latest start of any host-side range
 //   named ProfilerStep*, its GPU-side copy (gpu_user_annotation) included; with fewer, all of it.
-// Times are exact ns; HTA rounds them to whole µs when it loads a trace (start up, end down),
-// which GpuTimeRounding::kHta reproduces (to compare with HTA's own numbers). Each step row
-// (the steps of steps.h) is the GPU work of the whole trace clipped to the step's window.
+// Times are exact ns; HTA reads them as doubles and rounds them to whole µs when it loads a trace
+// (start up, end down), which GpuTimeRounding::kHta reproduces (to compare with HTA's own
+// numbers). Each step row (the steps of steps.h) is the GPU work of the whole trace clipped to
+// the step's window. Where Kinetoscope differs from HTA on purpose: docs/compatibility.md.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -39,7 +40,9 @@ GpuWorkKind classify_gpu_work(std::string_view name, bool copy_event);
 
 enum class GpuTimeRounding : uint8_t {
   kExact,  // ns as the trace gives them
-  kHta,    // as HTA loads a trace: start rounded up, end down to whole µs
+  // As HTA loads a trace: µs as doubles, start rounded up and end down to whole µs; in the
+  // trace's row an event that inverts counts as HTA counts it (-1 µs), the steps take it empty.
+  kHta,
 };
 // "ns" / "hta"; false for any other word.
 bool parse_gpu_time_rounding(std::string_view word, GpuTimeRounding& out);
@@ -78,7 +81,7 @@ struct GpuTimeResult {
   // GPU events of the trace's row whose duration HTA's µs rounding makes negative (a sub-µs
   // memset that starts and ends within one µs): HTA counts each as -1 µs of busy time, and when
   // that leaves its non-compute time below 0 (a lone memset) its assertion fails. Kinetoscope
-  // counts them exactly (kHta: as an empty event at the rounded start).
+  // counts them exactly (kHta: as HTA does).
   uint64_t negative_when_rounded = 0;
 };
 
