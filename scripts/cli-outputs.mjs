@@ -36,6 +36,7 @@ const COMMANDS = [
   { name: 'modules', args: ['modules', '--json'], tb: true },
   { name: 'memory', args: ['memory', '--json'], tb: true },
   { name: 'ranges', args: ['ranges', '--json'], tb: false },
+  { name: 'gpu-time', args: ['gpu-time', '--json'], tb: false },
   { name: 'distributed', args: ['distributed', '--json'], tb: true },
   { name: 'diff.self', args: ['diff', '--json'], self: true, tb: true },
 ];

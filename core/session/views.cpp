@@ -32,6 +32,7 @@ const std::vector<ViewDef>& views() {
       {&kMemoryEventsSchema, &memory_events_query},
       {&kMemoryCurveSchema, &memory_curve_query},
       {&kMemoryAliveSchema, &memory_alive_query},
+      {&kGpuTimeSchema, &gpu_time_answer},
   };
   return list;
 }

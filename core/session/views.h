@@ -119,5 +119,7 @@ Answer memory_events_answer(const MemoryIndex& x, const OpTree& t, const TraceMo
 // `columns` 0: every point; else drawn over that many pixel columns (memory_curve_downsampled).
 Answer memory_curve_answer(const MemoryIndex& x, const TraceModel& m, const MemoryWindow& w, int device, int columns);
 Answer memory_alive_answer(const MemoryIndex& x, const OpTree& t, const TraceModel& m, int device, int64_t at_ns, size_t limit);
+extern const ViewSchema kGpuTimeSchema;
+Answer gpu_time_answer(const Session& s, QueryParamsRef params);
 
 }  // namespace ks
