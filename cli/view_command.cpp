@@ -79,6 +79,15 @@ void print_text(const std::string& name, const ks::Answer& a) {
   for (size_t r = 0; r < a.rows; ++r) line([&](size_t i) { return cells[i][r]; });
 }
 
+// Views printed with another's: `kinetoscope gpu-time` prints HTA's idle time and kernel
+// breakdowns with the temporal breakdown (--json: their rows under their rows_key, before its
+// own; text: each answer in turn; --csv: the view's own table). Their parameters are the
+// command's options too.
+std::vector<std::string_view> companions_of(std::string_view view) {
+  if (view == "gpu-time") return {"gpu-idle", "gpu-idle-intervals", "gpu-kernel-types", "gpu-top-kernels"};
+  return {};
+}
+
 }  // namespace
 
 const ks::ViewDef* find_view(std::string_view name) {
@@ -96,10 +105,20 @@ std::string views_usage(std::string_view usage) {
     if (out.empty())
       out = "\nThe other views, each printed from its answer (--json: one object per trace, \"file\" first;\n"
             "--csv: its table; text: its metadata and table):\n";
+    std::vector<const ks::ParamSpec*> params;
+    for (const ks::ParamSpec& p : s.params) params.push_back(&p);
+    for (std::string_view c : companions_of(s.view))
+      for (const ks::ParamSpec& p : find_view(c)->schema->params) {
+        bool seen = false;
+        for (const ks::ParamSpec* q : params) seen = seen || q->name == p.name;
+        if (!seen) params.push_back(&p);
+      }
     out += "       " + command + "[--json|--csv]";
-    for (const ks::ParamSpec& p : s.params) out += " [" + option_of(p.name) + " VALUE]";
+    for (const ks::ParamSpec* p : params) out += " [" + option_of(p->name) + " VALUE]";
     out += " TRACE...\n            " + std::string(s.description) + "\n";
-    for (const ks::ParamSpec& p : s.params) out += "            " + option_of(p.name) + ": " + std::string(p.description) + "\n";
+    for (std::string_view c : companions_of(s.view))
+      out += "            With " + std::string(c) + ": " + std::string(find_view(c)->schema->description) + "\n";
+    for (const ks::ParamSpec* p : params) out += "            " + option_of(p->name) + ": " + std::string(p->description) + "\n";
   }
   return out;
 }
@@ -128,6 +147,9 @@ int run_view_command(const ks::ViewDef& view, int argc, char** argv, const char*
       const ks::ParamSpec* p = nullptr;
       for (const ks::ParamSpec& q : s.params)
         if (option_of(q.name) == a) p = &q;
+      for (std::string_view c : companions_of(s.view))
+        for (const ks::ParamSpec& q : find_view(c)->schema->params)
+          if (!p && option_of(q.name) == a) p = &q;
       if (!p) return fail("unknown option " + a);
       if (i + 1 >= argc) return fail(a + " takes a value");
       params[std::string(p->name)] = argv[++i];
@@ -146,20 +168,28 @@ int run_view_command(const ks::ViewDef& view, int argc, char** argv, const char*
     }
     const std::string name = ks::base_name(path);
     const ks::Answer a = session.query(command, params);
-    if (!a.error.empty()) {
-      std::fprintf(stderr, "%s: %s.\n", name.c_str(), a.error.c_str());
+    std::vector<ks::Answer> with;
+    std::string error = a.error;
+    for (std::string_view c : companions_of(s.view)) {
+      with.push_back(session.query(c, params));
+      if (error.empty()) error = with.back().error;
+    }
+    if (!error.empty()) {
+      std::fprintf(stderr, "%s: %s.\n", name.c_str(), error.c_str());
       status = 1;
       continue;
     }
     if (json) {
       std::string file = "{\"file\":";
       ks::append_json_escaped(file, name);
-      const std::string body = ks::answer_json(a);
+      // gpu-time's four companions (companions_of); any other view has none.
+      const std::string body = with.size() == 4 ? ks::answer_json(a, {&with[0], &with[1], &with[2], &with[3]}) : ks::answer_json(a);
       std::printf("%s%s%s\n", file.c_str(), body.size() > 2 ? "," : "", body.c_str() + 1);
     } else if (csv) {
       std::fputs(ks::answer_csv(a).c_str(), stdout);
     } else {
       print_text(name, a);
+      for (const ks::Answer& w : with) print_text(name, w);
     }
   }
   return status;

@@ -54,7 +54,9 @@ int64_t hta_end(int64_t ts, int64_t dur) { return int64_t(std::floor(hta_us(ts) 
 // inverted (end < start) stays inverted: sorted by start, a range joins the group before when it
 // starts at or before the furthest end seen; a group is [its first start, its furthest end], and
 // its length, negative for a lone inverted range, is added as it is (HTA's -1 µs per such event).
-Ranges hta_groups(Ranges v) {
+}  // namespace
+
+Ranges hta_merged_ranges(Ranges v) {
   std::sort(v.begin(), v.end(), [](const Range& a, const Range& b) { return a.start != b.start ? a.start < b.start : a.end < b.end; });
   Ranges out;
   int64_t furthest = 0;
@@ -66,6 +68,8 @@ Ranges hta_groups(Ranges v) {
   }
   return out;
 }
+
+namespace {
 
 // Whether the names (by StringId) pass a test, each name's text read once.
 class NameTest {
@@ -99,6 +103,7 @@ int64_t sync_stream(std::string_view tid) {
 struct GpuEvent {
   int64_t ts_ns, dur_ns, stream, correlation;
   GpuWorkKind kind;
+  StringId name;
 };
 
 // Calls fn(GpuEvent) for every event on a stream: kernels, memcpys, memsets, CUDA syncs.
@@ -107,15 +112,15 @@ void for_each_gpu_event(const TraceModel& m, F&& fn) {
   NameTest sync_cat(m.strings, is_cuda_sync);
   for (const KernelRow& k : m.kernels)
     if (k.stream != -1)
-      fn(GpuEvent{k.s.ts_ns, m.dur_ns(k.s), k.stream, m.id_value(k.s.correlation), classify_gpu_work(m.strings.get(k.s.name), false)});
+      fn(GpuEvent{k.s.ts_ns, m.dur_ns(k.s), k.stream, m.id_value(k.s.correlation), classify_gpu_work(m.strings.get(k.s.name), false), k.s.name});
   for (const auto* table : {&m.memcpys, &m.memsets})
     for (const MemcpyRow& c : *table)
       if (c.stream != -1)
-        fn(GpuEvent{c.s.ts_ns, m.dur_ns(c.s), c.stream, m.id_value(c.s.correlation), GpuWorkKind::kMemory});
+        fn(GpuEvent{c.s.ts_ns, m.dur_ns(c.s), c.stream, m.id_value(c.s.correlation), GpuWorkKind::kMemory, c.s.name});
   for (const InstantRow& r : m.others) {
     if (r.dur_ns < 0 || !sync_cat(r.cat)) continue;
     const int64_t stream = sync_stream(m.strings.get(r.tid));
-    if (stream != -1) fn(GpuEvent{r.ts_ns, r.dur_ns, stream, m.id_value(r.correlation), GpuWorkKind::kSync});
+    if (stream != -1) fn(GpuEvent{r.ts_ns, r.dur_ns, stream, m.id_value(r.correlation), GpuWorkKind::kSync, r.name});
   }
 }
 
@@ -153,6 +158,85 @@ TemporalBreakdown window_breakdown(const Ranges& all, const Ranges& compute, int
 
 }  // namespace
 
+namespace {
+
+// HTA's default scope (gpu_time.h): with two or more ProfilerStep names, the GPU work launched
+// from host calls that start before the last step starts.
+struct HtaScope {
+  bool last_step_left_out = false;
+  int64_t last_start = 0;
+  std::vector<int64_t> launched;  // correlation ids of the host calls before the cut, sorted
+  // HTA keeps a GPU event (stream > 0) whose correlation matches a host call before the cut; an
+  // event without one matches the host events without one (every operator), so it stays.
+  bool contains(int64_t stream, int64_t correlation) const {
+    if (!last_step_left_out) return true;
+    if (stream <= 0) return false;
+    return correlation == kNoId || std::binary_search(launched.begin(), launched.end(), correlation);
+  }
+};
+
+HtaScope hta_scope(const TraceModel& m, bool hta) {
+  HtaScope out;
+  auto host_start = [&](int64_t ts) { return hta ? hta_start(ts) : ts; };
+  NameTest step_name(m.strings, is_profiler_step);
+  std::vector<StringId> step_names;
+  bool any_step = false;
+  for (const auto* table : {&m.cpu_ops, &m.user_annotations, &m.gpu_annotations})
+    for (const CpuOpRow& r : *table) {
+      if (!step_name(r.s.name)) continue;
+      if (std::find(step_names.begin(), step_names.end(), r.s.name) == step_names.end()) step_names.push_back(r.s.name);
+      const int64_t s = host_start(r.s.ts_ns);
+      out.last_start = any_step ? std::max(out.last_start, s) : s;
+      any_step = true;
+    }
+  out.last_step_left_out = step_names.size() >= 2;
+  if (!out.last_step_left_out) {
+    out.last_start = 0;
+    return out;
+  }
+  for (const auto* table : {&m.runtimes, &m.drivers})
+    for (const SliceRow& r : *table) {
+      const int64_t c = m.id_value(r.correlation);
+      if (c != kNoId && host_start(r.ts_ns) < out.last_start) out.launched.push_back(c);
+    }
+  std::sort(out.launched.begin(), out.launched.end());
+  return out;
+}
+
+}  // namespace
+
+std::vector<ScopedGpuEvent> hta_scoped_events(const TraceModel& m, GpuTimeRounding rounding) {
+  const bool hta = rounding == GpuTimeRounding::kHta;
+  const HtaScope scope = hta_scope(m, hta);
+  // The runtime (or driver) call of each correlation id, for the launch's start; the first by
+  // correlation when a writer repeats one.
+  std::vector<std::pair<int64_t, int64_t>> launches;
+  for (const auto* table : {&m.runtimes, &m.drivers})
+    for (const SliceRow& r : *table) {
+      const int64_t c = m.id_value(r.correlation);
+      if (c != kNoId) launches.emplace_back(c, hta ? hta_start(r.ts_ns) : int64_t(r.ts_ns));
+    }
+  std::stable_sort(launches.begin(), launches.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<ScopedGpuEvent> out;
+  for_each_gpu_event(m, [&](const GpuEvent& e) {
+    if (e.kind == GpuWorkKind::kSync || !scope.contains(e.stream, e.correlation)) return;
+    ScopedGpuEvent x;
+    const int64_t dur = std::max<int64_t>(e.dur_ns, 0);
+    x.start_ns = hta ? hta_start(e.ts_ns) : e.ts_ns;
+    x.end_ns = hta ? hta_end(e.ts_ns, dur) : e.ts_ns + dur;
+    x.stream = e.stream;
+    x.name = e.name;
+    x.kind = e.kind;
+    if (e.correlation != kNoId) {
+      auto it = std::lower_bound(launches.begin(), launches.end(), e.correlation,
+                                 [](const auto& a, int64_t c) { return a.first < c; });
+      if (it != launches.end() && it->first == e.correlation) x.launch_ns = it->second;
+    }
+    out.push_back(x);
+  });
+  return out;
+}
+
 GpuTimeResult gpu_time(const TraceModel& m, const StepsResult& found, const GpuTimeOptions& options) {
   GpuTimeResult out;
   out.rounding = options.rounding;
@@ -165,39 +249,11 @@ GpuTimeResult gpu_time(const TraceModel& m, const StepsResult& found, const GpuT
     if (!hta) return Range{ts, end};
     return Range{rounded.start, std::max(rounded.start, rounded.end)};
   };
-  auto host_start = [&](int64_t ts) { return hta ? hta_start(ts) : ts; };
 
-  // HTA's scope: with two or more ProfilerStep names, the work launched before the last step.
-  NameTest step_name(m.strings, is_profiler_step);
-  std::vector<StringId> step_names;
-  int64_t last_start = 0;
-  bool any_step = false;
-  for (const auto* table : {&m.cpu_ops, &m.user_annotations, &m.gpu_annotations})
-    for (const CpuOpRow& r : *table) {
-      if (!step_name(r.s.name)) continue;
-      if (std::find(step_names.begin(), step_names.end(), r.s.name) == step_names.end()) step_names.push_back(r.s.name);
-      const int64_t s = host_start(r.s.ts_ns);
-      last_start = any_step ? std::max(last_start, s) : s;
-      any_step = true;
-    }
-  out.last_step_left_out = step_names.size() >= 2;
-  out.last_step_start_ns = out.last_step_left_out ? last_start : 0;
-  std::vector<int64_t> launched;  // correlation ids of the host calls before the cut, sorted
-  if (out.last_step_left_out) {
-    for (const auto* table : {&m.runtimes, &m.drivers})
-      for (const SliceRow& r : *table) {
-        const int64_t c = m.id_value(r.correlation);
-        if (c != kNoId && host_start(r.ts_ns) < last_start) launched.push_back(c);
-      }
-    std::sort(launched.begin(), launched.end());
-  }
-  // HTA keeps a GPU event (stream > 0) whose correlation matches a host call before the cut; an
-  // event without one matches the host events without one (every operator), so it stays.
-  auto in_scope = [&](const GpuEvent& e) {
-    if (!out.last_step_left_out) return true;
-    if (e.stream <= 0) return false;
-    return e.correlation == kNoId || std::binary_search(launched.begin(), launched.end(), e.correlation);
-  };
+  const HtaScope scope = hta_scope(m, hta);
+  out.last_step_left_out = scope.last_step_left_out;
+  out.last_step_start_ns = scope.last_start;
+  auto in_scope = [&](const GpuEvent& e) { return scope.contains(e.stream, e.correlation); };
 
   // Steps: each event counted in the step its start falls in.
   const bool per_step = found.from_profiler_steps;
@@ -239,7 +295,7 @@ GpuTimeResult gpu_time(const TraceModel& m, const StepsResult& found, const GpuT
   });
   all = merge_ranges(std::move(all));
   compute = merge_ranges(std::move(compute));
-  if (hta) out.overall = breakdown_of(hta_groups(std::move(scoped_all)), hta_groups(std::move(scoped_compute)), scoped_events);
+  if (hta) out.overall = breakdown_of(hta_merged_ranges(std::move(scoped_all)), hta_merged_ranges(std::move(scoped_compute)), scoped_events);
   else if (own_scope) out.overall = breakdown_of(merge_ranges(std::move(scoped_all)), merge_ranges(std::move(scoped_compute)), scoped_events);
   else out.overall = breakdown_of(all, compute, scoped_events);
   if (per_step) {

@@ -23,11 +23,13 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/analysis/steps.h"
+#include "core/util/intervals.h"
 #include "core/trace/trace_model.h"
 
 namespace ks {
@@ -86,5 +88,27 @@ struct GpuTimeResult {
 };
 
 GpuTimeResult gpu_time(const TraceModel& m, const StepsResult& steps, const GpuTimeOptions& options = {});
+
+// One GPU event of HTA's scope (the trace's row above) as HTA's other analyses read it (its idle
+// time and kernel breakdowns, core/analysis/gpu_idle.h and gpu_kernels.h): a kernel, memcpy or
+// memset — not a CUDA sync, which is the host waiting on the GPU (HTA's idle and kernel
+// breakdowns see none: their goldens of alexnet_critical_path and event_sync_multi_stream match
+// only without them) — its times as the rounding reads them (kHta: HTA's whole µs, where a sub-µs
+// event may end before it starts) and the start of the runtime call that launched it (by
+// correlation id; kNoLaunch when none did).
+inline constexpr int64_t kNoLaunch = std::numeric_limits<int64_t>::min();
+struct ScopedGpuEvent {
+  int64_t start_ns = 0, end_ns = 0;
+  int64_t stream = -1;
+  int64_t launch_ns = kNoLaunch;
+  StringId name = 0;
+  GpuWorkKind kind = GpuWorkKind::kComputation;
+};
+// The events of HTA's scope in the trace's order of tables (kernels, memcpys, memsets).
+std::vector<ScopedGpuEvent> hta_scoped_events(const TraceModel& m, GpuTimeRounding rounding);
+// HTA's merge_kernel_intervals on ranges HTA rounded, an inverted one (end < start) kept as it is:
+// sorted by start, a range joins the group before when it starts at or before the furthest end
+// seen; a lone inverted range stays a group of negative length (HTA's -1 µs).
+Ranges hta_merged_ranges(Ranges v);
 
 }  // namespace ks

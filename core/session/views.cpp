@@ -33,6 +33,10 @@ const std::vector<ViewDef>& views() {
       {&kMemoryCurveSchema, &memory_curve_query},
       {&kMemoryAliveSchema, &memory_alive_query},
       {&kGpuTimeSchema, &gpu_time_answer},
+      {&kGpuIdleSchema, &gpu_idle_answer},
+      {&kGpuIdleIntervalsSchema, &gpu_idle_intervals_answer},
+      {&kGpuKernelTypesSchema, &gpu_kernel_types_answer},
+      {&kGpuTopKernelsSchema, &gpu_top_kernels_answer},
   };
   return list;
 }

@@ -121,5 +121,12 @@ Answer memory_curve_answer(const MemoryIndex& x, const TraceModel& m, const Memo
 Answer memory_alive_answer(const MemoryIndex& x, const OpTree& t, const TraceModel& m, int device, int64_t at_ns, size_t limit);
 extern const ViewSchema kGpuTimeSchema;
 Answer gpu_time_answer(const Session& s, QueryParamsRef params);
+// HTA's idle time and kernel breakdowns (views/gpu_idle.cpp, views/gpu_kernels.cpp), shown in the
+// GPU time tab and printed by `kinetoscope gpu-time --json` with it.
+extern const ViewSchema kGpuIdleSchema, kGpuIdleIntervalsSchema, kGpuKernelTypesSchema, kGpuTopKernelsSchema;
+Answer gpu_idle_answer(const Session& s, QueryParamsRef params);
+Answer gpu_idle_intervals_answer(const Session& s, QueryParamsRef params);
+Answer gpu_kernel_types_answer(const Session& s, QueryParamsRef params);
+Answer gpu_top_kernels_answer(const Session& s, QueryParamsRef params);
 
 }  // namespace ks
