@@ -98,6 +98,49 @@ describe('GPU time view', () => {
     });
   });
 
+  it('the idle time and kernel breakdowns below it: by hand on a fixture, equal to the CLI on the GPT', { ...T, skip }, async () => {
+    const IDLE_FIXTURE = path.join(repo, 'tests/data/gpu-idle-overlapping-sync.json');
+    for (const file of [IDLE_FIXTURE, GPT]) {
+      const want = JSON.parse(execFileSync(cli, ['gpu-time', '--json', file], { encoding: 'utf8', maxBuffer: 1 << 28 }));
+      await withCheckedPage(browser, server.url, async (page) => {
+        const c = await openGpuTime(page, file);
+        await page.waitForSelector(`${c} [data-testid=gpu-idle][data-ready=true] [data-testid=gpu-idle-row]`);
+        await page.waitForSelector(`${c} [data-testid=gpu-kernels][data-ready=true] [data-testid=gpu-top-kernels-row]`);
+        await page.waitForSelector(`${c} [data-testid=gpu-idle-intervals-row]`);
+        // Each table row for row as the CLI's --json members, numbers to the cells' 2 decimals.
+        const same = async (stem, rows, fields, key) => {
+          const shown = await tableRows(page, c, stem);
+          assert.equal(shown.length, rows.length, `${stem}: a row per CLI row`);
+          rows.forEach((w, i) => {
+            const r = shown[i].cells;
+            assert.equal(r[key], String(w[key]), `${stem} row ${i}`);
+            for (const [f, scale] of fields) {
+              const got = cellNum(r[f]);
+              if (w[f] == null) assert.equal(got, null, `${stem} ${f} of row ${i} is blank`);
+              else assert.ok(Math.abs(got - scale * w[f]) <= (scale === 1 ? 0.0051 : 0.051), `${stem} ${f} of row ${i}: page ${r[f]}, CLI ${w[f]}`);
+            }
+          });
+        };
+        await same('gpu-idle', want.idle, [['idle_us', 1], ['host_wait_us', 1], ['kernel_wait_us', 1], ['other_us', 1], ['host_wait_ratio', 100], ['other_ratio', 100]], 'stream');
+        await same('gpu-idle-intervals', want.idle_intervals, [['count', 1], ['mean_us', 1], ['p50_us', 1], ['max_us', 1]], 'category');
+        await same('gpu-kernel-types', want.kernel_types, [['us', 1], ['pct', 1]], 'type');
+        await same('gpu-top-kernels', want.top_kernels, [['calls', 1], ['sum_us', 1], ['max_us', 1], ['min_us', 1], ['mean_us', 1], ['stddev_us', 1]], 'name');
+        if (file === IDLE_FIXTURE) {
+          // By hand (tests/data/README.md): stream 7 waits 50 µs on the host, 2 µs between kernels, 70 µs otherwise.
+          const [s7] = await tableRows(page, c, 'gpu-idle');
+          assert.deepEqual([s7.cells.stream, cellNum(s7.cells.host_wait_us), cellNum(s7.cells.kernel_wait_us), cellNum(s7.cells.other_us)], ['7', 50, 2, 70]);
+          assert.match(await page.textContent(`${c} [data-testid=gpu-idle-intro]`), /under 30 µs/);
+          const types = await tableRows(page, c, 'gpu-kernel-types');
+          assert.deepEqual(types.map((r) => [r.cells.type, cellNum(r.cells.us)]), [
+            ['COMPUTATION', 63], ['COMMUNICATION', 50], ['MEMORY', 40], ['COMPUTATION overlapping COMMUNICATION', 10],
+            ['COMPUTATION overlapping MEMORY', 10], ['COMPUTATION overlapping COMMUNICATION overlapping MEMORY', 5],
+          ]);
+          assert.match(await page.textContent(`${c} [data-testid=gpu-kernels-intro]`), /busy time \(178 µs\)/);
+        }
+      });
+    }
+  });
+
   it('a trace without GPU work: one sentence, no table', { ...T, skip }, async () => {
     const file = path.join(repo, 'tests/data/begin-end-pairs.json');
     assert.equal(csvRows(file).length, 0, 'the CLI has no rows either');

@@ -1,7 +1,8 @@
-// The GPU time view (issue 24 §1): Holistic Trace Analysis's temporal breakdown — over the span
+// The GPU time view (issue 24 §1-3): Holistic Trace Analysis's temporal breakdown — over the span
 // of the GPU's work, how much of it some computation kernel ran (compute), only communication,
 // copies or syncs ran (non-compute), or nothing ran (idle) — for the trace (HTA's scope, so its
-// numbers are HTA's) and for each step, as a table and a stacked column per row. Built the new
+// numbers are HTA's) and for each step, as a table and a stacked column per row; below it the idle
+// time and kernel breakdowns (gpu-breakdowns.tsx). Built the new
 // way: the core's answer (core/session/views/gpu_time.cpp) read in place, no parser of its own.
 import uPlot from 'uplot';
 import { useMemo, useState } from 'preact/hooks';
@@ -12,6 +13,7 @@ import type { Ask } from '../components/use-query';
 import { GPU_TIME_COLUMNS, type Answer } from '../generated/views';
 import { answerTable } from '../lib/answer-table';
 import { csvStem } from '../lib/download';
+import { GpuIdleSection, GpuKernelsSection } from './gpu-breakdowns';
 import { formatCount, formatDurationUs } from '../lib/format';
 import { formatPct, stepAxisSplits } from '../lib/overview';
 import type { TableModel } from '../lib/table-model';
@@ -45,7 +47,11 @@ export function GpuTimeView({ ask, fileName }: { ask: Ask; fileName: string }) {
           {a.meta.note ?? 'The trace has no GPU work: there is no GPU time to break down.'}
         </p>
       ) : (
-        <GpuTimeBody answer={a} fileName={fileName} />
+        <>
+          <GpuTimeBody answer={a} fileName={fileName} />
+          <GpuIdleSection ask={ask} fileName={fileName} />
+          <GpuKernelsSection ask={ask} fileName={fileName} />
+        </>
       )}
     </section>
   );
