@@ -13,6 +13,7 @@
 
 #include "cli/diff_command.h"
 #include "cli/file_source.h"
+#include "cli/view_command.h"
 #include "core/analysis/gpu_metrics.h"
 #include "core/analysis/kernels.h"
 #include "core/analysis/modules.h"
@@ -664,6 +665,7 @@ int run_flops(int argc, char** argv);   // cli/flops_command.cpp
 int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    std::fputs(views_usage(kUsage).c_str(), argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
   // --jobs N: threads reading one trace (byte ranges merged into one model); `distributed`'s
@@ -697,6 +699,7 @@ int main(int argc, char** argv) {
   if (!std::strcmp(argv[1], "diff")) return ks::run_diff_command(argc - 2, argv + 2, kUsage);
   if (!std::strcmp(argv[1], "overview") || !std::strcmp(argv[1], "operators") || !std::strcmp(argv[1], "kernels"))
     return run_tree_views(argv[1], argc - 2, argv + 2);
+  if (const ks::ViewDef* v = find_view(argv[1])) return run_view_command(*v, argc - 2, argv + 2, kUsage);
   std::fprintf(stderr, "kinetoscope: unknown command %s\n%s", argv[1], kUsage);
   return 2;
 }

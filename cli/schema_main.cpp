@@ -63,7 +63,9 @@ std::string ts() {
            ", description: " + ts_string(c.description) +
            ", optional: " + (c.optional ? "true" : "false") + " },\n";
     o += "];\n";
-    views_map += "  " + std::string(s.view) + ": { params: " + T + "Params; columns: " + T + "Columns; meta: " + T + "Meta };\n";
+    // A view's name as a key: quoted when it is no identifier ("gpu-time").
+    const bool ident = std::string(s.view).find('-') == std::string::npos;
+    views_map += "  " + (ident ? std::string(s.view) : ts_string(s.view)) + ": { params: " + T + "Params; columns: " + T + "Columns; meta: " + T + "Meta };\n";
   }
   o += views_map + "}\nexport type ViewName = keyof Views;\n";
   o += "\n/** A query's answer as the worker hands it to the page: the column buffers (transferred, not copied),\n"

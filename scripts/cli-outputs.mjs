@@ -37,6 +37,7 @@ const COMMANDS = [
   { name: 'memory', args: ['memory', '--json'], tb: true },
   { name: 'ranges', args: ['ranges', '--json'], tb: false },
   { name: 'flops', args: ['flops', '--json'], tb: false },
+  { name: 'gpu-time', args: ['gpu-time', '--json'], tb: false },
   { name: 'distributed', args: ['distributed', '--json'], tb: true },
   { name: 'diff.self', args: ['diff', '--json'], self: true, tb: true },
 ];

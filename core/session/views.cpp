@@ -35,6 +35,11 @@ const std::vector<ViewDef>& views() {
       {&kDiffSchema, nullptr, &diff_answer},
       {&kDiffOperatorsSchema, nullptr, &diff_operators_answer},
       {&kFlopsSchema, &flops_answer},
+      {&kGpuTimeSchema, &gpu_time_answer},
+      {&kGpuIdleSchema, &gpu_idle_answer},
+      {&kGpuIdleIntervalsSchema, &gpu_idle_intervals_answer},
+      {&kGpuKernelTypesSchema, &gpu_kernel_types_answer},
+      {&kGpuTopKernelsSchema, &gpu_top_kernels_answer},
   };
   return list;
 }

@@ -131,5 +131,14 @@ extern const ViewSchema kDiffSchema, kDiffOperatorsSchema;
 Answer diff_answer(const Session& s, const Session& other, QueryParamsRef params);
 Answer diff_operators_answer(const Session& s, const Session& other, QueryParamsRef params);
 std::string diff_json(const Answer& tree, const Answer& operators);
+extern const ViewSchema kGpuTimeSchema;
+Answer gpu_time_answer(const Session& s, QueryParamsRef params);
+// HTA's idle time and kernel breakdowns (views/gpu_idle.cpp, views/gpu_kernels.cpp), shown in the
+// GPU time tab and printed by `kinetoscope gpu-time --json` with it.
+extern const ViewSchema kGpuIdleSchema, kGpuIdleIntervalsSchema, kGpuKernelTypesSchema, kGpuTopKernelsSchema;
+Answer gpu_idle_answer(const Session& s, QueryParamsRef params);
+Answer gpu_idle_intervals_answer(const Session& s, QueryParamsRef params);
+Answer gpu_kernel_types_answer(const Session& s, QueryParamsRef params);
+Answer gpu_top_kernels_answer(const Session& s, QueryParamsRef params);
 
 }  // namespace ks

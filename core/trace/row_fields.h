@@ -127,6 +127,7 @@ template <class V> void visit_fields(InstantRow& r, V& v) {
   v.str(r.cat);
   v.str(r.pid);
   v.str(r.tid);
+  v.id(r.correlation);
   v.num(r.phase);
 }
 

@@ -223,6 +223,7 @@ void TraceBuilder::add_slice(EventKind kind, const RawEvent& e, StringId cat, in
       r.cat = s.cat;
       r.pid = s.pid;
       r.tid = s.tid;
+      r.correlation = s.correlation;
       r.phase = 'X';
       m_.others.push_back(r);
       break;

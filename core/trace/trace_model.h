@@ -207,8 +207,12 @@ struct InstantRow {  // other instants and unrecognised slices
   int64_t ts_ns = 0;
   int64_t dur_ns = -1;  // -1: an instant
   StringId name = 0, cat = 0, pid = 0, tid = 0;
+  // A slice's correlation id: a CUDA sync event's (cat cuda_sync) links it to its runtime call
+  // (the GPU time view's scope reads it). In what was the row's padding: still 40 bytes.
+  PackedId correlation = kPackedAbsent;
   char phase = 'i';
 };
+static_assert(sizeof(InstantRow) == 40, "the row's size is measured (tests/core/compact_layouts_test.cpp)");
 
 struct DeviceInfo {
   int64_t id = -1;

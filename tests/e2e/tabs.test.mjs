@@ -31,7 +31,7 @@ const selectedTab = (page) => page.$eval(`${card(VIT)} [role=tab][aria-selected=
 const focusedTab = (page) => page.evaluate(() => document.activeElement?.dataset?.testid ?? null);
 
 describe('view tabs', () => {
-  it('at 1024x768 every tab is inside the card, Modules, Ranges and Diff included', T, async () => {
+  it('at 1024x768 every tab is inside the card, Modules, Ranges, GPU time and Diff included', T, async () => {
     await withCheckedPage(browser, server.url, async (page) => {
       await page.setViewportSize({ width: 1024, height: 768 });
       await openBoth(page);
@@ -39,7 +39,7 @@ describe('view tabs', () => {
         const c = tabs[0].closest('[data-testid=file-card]').getBoundingClientRect();
         return tabs.map((t) => ({ id: t.dataset.testid, right: t.getBoundingClientRect().right, cardRight: c.right, visible: t.checkVisibility() }));
       });
-      assert.deepEqual(boxes.map((b) => b.id), ['tab-overview', 'tab-operators', 'tab-kernels', 'tab-modules', 'tab-ranges', 'tab-trace', 'tab-memory', 'tab-timeline', 'tab-diff']);
+      assert.deepEqual(boxes.map((b) => b.id), ['tab-overview', 'tab-operators', 'tab-kernels', 'tab-modules', 'tab-ranges', 'tab-gpu-time', 'tab-trace', 'tab-memory', 'tab-timeline', 'tab-diff']);
       for (const b of boxes) assert.ok(b.visible && b.right <= b.cardRight, `${b.id} ends at ${b.right}, the card at ${b.cardRight}`);
       // The last tab can be clicked where it is.
       await page.click(`${card(VIT)} [data-testid=tab-diff]`);
@@ -63,7 +63,7 @@ describe('view tabs', () => {
       await page.keyboard.press('Home');
       assert.equal(await selectedTab(page), 'tab-overview');
       const order = await page.$$eval(`${card(VIT)} [role=tab]`, (tabs) => tabs.map((t) => t.tabIndex));
-      assert.deepEqual(order, [0, -1, -1, -1, -1, -1, -1, -1, -1]);
+      assert.deepEqual(order, [0, -1, -1, -1, -1, -1, -1, -1, -1, -1]);
     });
   });
 
@@ -73,7 +73,8 @@ describe('view tabs', () => {
       await page.locator('body').click({ position: { x: 5, y: 5 } });
       await page.keyboard.press('Shift+?');
       const items = await page.$$eval('[data-testid=shortcuts-views] li', (li) => li.map((l) => l.textContent.replace(/\s+/g, ' ').trim()));
-      assert.deepEqual(items, ['1 Overview', '2 Operators', '3 Kernels', '4 Modules', '5 Ranges', '6 Trace', '7 Memory', '8 Timeline', '9 Diff']);
+      // Keys 1-9: the tenth tab (Diff, after GPU time) is reached by the arrows.
+      assert.deepEqual(items, ['1 Overview', '2 Operators', '3 Kernels', '4 Modules', '5 Ranges', '6 GPU time', '7 Trace', '8 Memory', '9 Timeline']);
       await page.keyboard.press('Escape');
       await page.keyboard.press('4');
       assert.equal(await selectedTab(page), 'tab-modules');

@@ -426,6 +426,40 @@ for (const file of files.slice(0, 12)) {
     results.push({ name: `wasm diff = native ${names.join(' vs ')}`, diffs });
   }
 }
+// The GPU time tab's answers from the wasm Session (issue 24: the query that aborted in Node before
+// the AnswerBuilder fix) equal `kinetoscope gpu-time --json`: the temporal breakdown's rows and the
+// idle and kernel breakdowns' (HTA's rounding too), and the typed columns hold the same numbers.
+{
+  const { execFileSync } = await import('node:child_process');
+  const fs = await import('node:fs');
+  const cli = path.resolve('build/native/kinetoscope');
+  const gpuFiles = ['tests/data/gpu-idle-overlapping-sync.json', 'tests/data/gpu-time-sub-us-memset.json', 'tests/data/h200_pt211/gpt_modulelist/gpt_rank0.1795735873838978949.pt.trace.json.gz']
+    .map((f) => path.resolve(f))
+    .concat(files.filter((f) => /nccl_data/.test(f)));
+  for (const file of gpuFiles) {
+    if (!fs.existsSync(cli) || !fs.existsSync(file)) continue;
+    const s = new mod.Session();
+    feedAll(s, readBytes(file), 1 << 20);
+    const diffs = [];
+    for (const rounding of ['ns', 'hta']) {
+      const native = JSON.parse(execFileSync(cli, ['gpu-time', '--json', '--rounding', rounding, file], { encoding: 'utf8', maxBuffer: 1 << 28 }));
+      const parts = [['gpu-time', 'rows'], ['gpu-idle', 'idle'], ['gpu-idle-intervals', 'idle_intervals'], ['gpu-kernel-types', 'kernel_types'], ['gpu-top-kernels', 'top_kernels']];
+      for (const [view, key] of parts) {
+        const mine = JSON.parse(s.queryJson(view, { rounding }));
+        if (JSON.stringify(mine[key]) !== JSON.stringify(native[key])) diffs.push(`${view} ${rounding}: rows differ from the native CLI`);
+      }
+      const idle = s.query('gpu-idle', { rounding });
+      if (idle.error || idle.rowCount !== native.idle.length || native.idle.some((r, i) => idle.columns.stream[i] !== r.stream || idle.columns.host_wait_us[i] !== r.host_wait_us))
+        diffs.push(`gpu-idle ${rounding}: typed columns differ (${idle.error || idle.rowCount})`);
+      const top = s.query('gpu-top-kernels', { rounding });
+      if (top.error || top.rowCount !== native.top_kernels.length || native.top_kernels.some((r, i) => top.columns.sum_us[i] !== r.sum_us))
+        diffs.push(`gpu-top-kernels ${rounding}: typed columns differ (${top.error || top.rowCount})`);
+    }
+    if (s.query('gpu-time', {}).rowCount === 0) diffs.push('gpu-time answered no rows');
+    s.delete();
+    results.push({ name: `wasm gpu-time = native ${path.basename(file)}`, diffs });
+  }
+}
 // Not a trace: one sentence, reading stops at once.
 {
   const s = new mod.Session();

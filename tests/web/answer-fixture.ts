@@ -4,9 +4,9 @@ import * as views from '../../web/src/generated/views';
 import { NULL_I32, NULL_STRING, TRI_UNKNOWN, type Answer, type ColumnSpec, type ViewName } from '../../web/src/generated/views';
 import type { WireAnswer } from '../../web/src/lib/answer';
 
-/** A view's generated columns ("operator_detail" → OPERATOR_DETAIL_COLUMNS). */
+/** A view's generated columns ("operator_detail" → OPERATOR_DETAIL_COLUMNS, "gpu-time" → GPU_TIME_COLUMNS). */
 const schemaOf = (view: ViewName): readonly ColumnSpec[] =>
-  (views as unknown as Record<string, readonly ColumnSpec[]>)[`${view.toUpperCase()}_COLUMNS`];
+  (views as unknown as Record<string, readonly ColumnSpec[]>)[`${view.toUpperCase().replaceAll('-', '_')}_COLUMNS`];
 
 type Row = Record<string, unknown>;
 

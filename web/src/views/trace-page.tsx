@@ -30,6 +30,7 @@ import { memoryDevices, type MemoryDevices } from '../lib/memory';
 import { OperatorsView } from './operators-view';
 import { OverviewView, VIEW_LABELS } from './overview-view';
 import { TimelineView, type TimelineRequest, type TrimFn } from './timeline-view';
+import { GpuTimeView } from './gpu-time-view';
 import { TraceError, TraceView } from './trace-view';
 
 /** Asks the Session of load `session`, made in worker generation `gen`. */
@@ -71,7 +72,18 @@ function OverviewPending({ phase }: { phase?: Phase }) {
 
 const USE_EVENTS = ['pointerdown', 'keydown', 'focusin', 'input', 'change'];
 
-type Tab = 'overview' | 'operators' | 'kernels' | 'modules' | 'ranges' | 'trace' | 'memory' | 'timeline' | 'diff';
+/**
+ * The views read from their answer alone (components/use-answer.ts), one line each: the tab, its
+ * label and the view, which gets the card's `ask` and file name. Each is a tab of every analysed
+ * trace, after Ranges, with its panel and deep link (lib/deep-link.ts LINK_VIEWS names it).
+ */
+const ANSWER_TABS = [
+  { tab: 'gpu-time', label: 'GPU time', View: GpuTimeView },
+] as const;
+type AnswerTab = (typeof ANSWER_TABS)[number]['tab'];
+
+type Tab = 'overview' | 'operators' | 'kernels' | 'modules' | 'ranges' | 'trace' | 'memory' | 'timeline' | 'diff' | AnswerTab;
+const tabLabel = (t: Tab) => ANSWER_TABS.find((v) => v.tab === t)?.label ?? VIEW_LABELS[t];
 
 export function TracePage({
   entry,
@@ -152,6 +164,7 @@ export function TracePage({
   // is the step, not one): asked once the analysis is in (a small table beside the trees).
   const ranges = useQuery(ask, analysed ? { what: 'ranges' } : null);
   if (ranges.status === 'ready' && ranges.data.answer.rowCount > 0) tabs.push('ranges');
+  for (const v of ANSWER_TABS) tabs.push(v.tab);
   tabs.push('trace');
   // Always there: without [memory] events it says how to record them.
   tabs.push('memory');
@@ -442,7 +455,7 @@ export function TracePage({
                   id={`tab-${entry.key}-${t}`}
                   tabIndex={t === tab ? 0 : -1}
                   data-testid={`tab-${t}`}
-                  title={`${VIEW_LABELS[t]} (key ${i + 1})`}
+                  title={`${tabLabel(t)} (key ${i + 1})`}
                   onClick={() => show(t)}
                   onKeyDown={(ev) => {
                     // ARIA tabs: ← → move to the previous / next tab (wrapping), Home / End to the
@@ -454,7 +467,7 @@ export function TracePage({
                     (ev.currentTarget as HTMLElement).parentElement?.querySelector<HTMLElement>(`[data-testid=tab-${tabs[to]}]`)?.focus();
                   }}
                 >
-                  {VIEW_LABELS[t]}
+                  {tabLabel(t)}
                 </button>
               ))}
             </div>
@@ -534,6 +547,16 @@ export function TracePage({
                 />
               </ErrorBoundary>
             </div>
+          )}
+          {ANSWER_TABS.map(
+            ({ tab: t, View }) =>
+              opened.has(t) && (
+                <div role="tabpanel" key={t} id={`panel-${entry.key}-${t}`} aria-labelledby={`tab-${entry.key}-${t}`} hidden={tab !== t} data-testid={`panel-${t}`}>
+                  <ErrorBoundary>
+                    <View ask={ask} fileName={entry.name} />
+                  </ErrorBoundary>
+                </div>
+              ),
           )}
           {opened.has('memory') && (
             <div role="tabpanel" id={`panel-${entry.key}-memory`} aria-labelledby={`tab-${entry.key}-memory`} hidden={tab !== 'memory'} data-testid="panel-memory">

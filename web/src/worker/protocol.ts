@@ -8,6 +8,7 @@
 // arrays, transferred) and small objects, already checked against the shapes the views expect.
 import type { DistributedAnswers } from '../lib/distributed';
 import { openAnswer, type WireAnswer } from '../lib/answer';
+import type { ViewName } from '../generated/views';
 import type { KernelGroupBy } from '../lib/kernels';
 import type { OpGroupBy } from '../lib/operators';
 import { gpuMetricsOf, overviewInfoOf, stepBreakdownOf, type Overview } from '../lib/overview';
@@ -80,6 +81,12 @@ export interface TestFault {
  * (as the steps list it); absent: all steps. Details name a row of the table they belong to.
  */
 export type Query =
+  /**
+   * Any view on the answer path, by its name and parameters (generated/views.ts): the core's
+   * answer as it is (lib/answer.ts openAnswer; components/use-answer.ts). A new view needs no
+   * query kind of its own.
+   */
+  | { what: 'view'; view: ViewName; params?: Record<string, string> }
   | { what: 'operators'; groupBy: OpGroupBy; step?: string }
   | { what: 'operatorDetail'; groupBy: OpGroupBy; name: string; inputShape: string; step?: string }
   | { what: 'kernels'; groupBy: KernelGroupBy; step?: string }
@@ -126,6 +133,7 @@ export type Query =
   | { what: 'diff'; experiment: number; baselineName: string; experimentName: string; step?: string };
 
 export type QueryResult =
+  | { what: 'view'; answer: WireAnswer }
   /** The core's answer as it is (lib/answer.ts openAnswer; lib/operators.ts operatorTable). */
   | { what: 'operators'; answer: WireAnswer }
   /** A row's detail: the answers of operator_detail and operator_kernels (lib/operators.ts operatorDetail). */

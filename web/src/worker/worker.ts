@@ -419,6 +419,8 @@ function viewAnswer(session: KinetoscopeSession, view: string, params: Record<st
 function answer(session: KinetoscopeSession, q: Query): QueryResult {
   const step = ('step' in q ? q.step : undefined) ?? '';
   switch (q.what) {
+    case 'view':
+      return { what: 'view', answer: viewAnswer(session, q.view, q.params ?? {}) };
     case 'operators':
       return { what: 'operators', answer: viewAnswer(session, 'operators', { group_by: q.groupBy, step }) };
     case 'operatorDetail': {

@@ -1,0 +1,196 @@
+// `kinetoscope VIEW [--json|--csv] [--PARAM VALUE]... TRACE...`: every view of
+// core/session/views.h that has no command of its own is printed from its answer here, so a new
+// view needs no line in the CLI. --json is the answer's object with the file's name first, one
+// line per trace; --csv the schema's CSV columns; the text a table of the answer's columns under
+// its metadata.
+#include "cli/view_command.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli/file_source.h"
+#include "core/session/session.h"
+#include "core/session/views.h"
+#include "core/util/json_writer.h"
+
+namespace {
+
+// A parameter as an option: group_by -> --group-by.
+std::string option_of(std::string_view param) {
+  std::string o = "--";
+  for (char c : param) o += c == '_' ? '-' : c;
+  return o;
+}
+
+std::string cell_text(const ks::Answer& a, const ks::AnswerColumn& c, size_t row) {
+  char buf[64];
+  switch (c.spec->type) {
+    case ks::ColumnType::kF64: {
+      const double v = c.f64[row];
+      if (std::isnan(v)) return "-";
+      std::snprintf(buf, sizeof buf, c.spec->unit == "percent" ? "%.2f" : c.spec->unit == "us" ? "%.1f" : "%g", v);
+      return buf;
+    }
+    case ks::ColumnType::kCount: return std::to_string(uint64_t(c.f64[row]));
+    case ks::ColumnType::kI32: return c.i32[row] == ks::kNullI32 ? "-" : std::to_string(c.i32[row]);
+    case ks::ColumnType::kI32x3:
+      if (c.i32[3 * row] == ks::kNullI32) return "-";
+      return "[" + std::to_string(c.i32[3 * row]) + ", " + std::to_string(c.i32[3 * row + 1]) + ", " + std::to_string(c.i32[3 * row + 2]) + "]";
+    case ks::ColumnType::kString: return c.str[row] == ks::kNullString ? "-" : a.strings[c.str[row]];
+    case ks::ColumnType::kTri: return c.u8[row] == ks::kTriYes ? "yes" : c.u8[row] == ks::kTriNo ? "no" : "?";
+    case ks::ColumnType::kBool: return c.u8[row] ? "yes" : "no";
+  }
+  return "";
+}
+
+// The answer as text: its metadata (the values that are not null), then its columns as a table,
+// numbers right-aligned, the last text column left-aligned.
+void print_text(const std::string& name, const ks::Answer& a) {
+  std::printf("%s: %s, %zu row%s\n", name.c_str(), std::string(a.schema->view).c_str(), a.rows, a.rows == 1 ? "" : "s");
+  for (const auto& [key, value] : a.meta)
+    if (value != "null") std::printf("  %s: %s\n", key.c_str(), value.c_str());
+  if (!a.rows) return;
+  std::vector<const ks::AnswerColumn*> cols;
+  for (const ks::AnswerColumn& c : a.columns)
+    if (c.spec->in_json && c.present) cols.push_back(&c);
+  std::vector<std::vector<std::string>> cells(cols.size());
+  std::vector<size_t> width(cols.size());
+  for (size_t i = 0; i < cols.size(); ++i) {
+    width[i] = cols[i]->spec->name.size();
+    for (size_t r = 0; r < a.rows; ++r) {
+      cells[i].push_back(cell_text(a, *cols[i], r));
+      width[i] = std::max(width[i], cells[i].back().size());
+    }
+  }
+  auto line = [&](auto text) {
+    std::string out = " ";
+    for (size_t i = 0; i < cols.size(); ++i) {
+      const std::string t = text(i);
+      const bool left = cols[i]->spec->type == ks::ColumnType::kString;
+      const std::string pad(width[i] - t.size(), ' ');
+      out += ' ';
+      out += left ? t + (i + 1 < cols.size() ? pad : "") : pad + t;
+    }
+    std::printf("%s\n", out.c_str());
+  };
+  line([&](size_t i) { return std::string(cols[i]->spec->name); });
+  for (size_t r = 0; r < a.rows; ++r) line([&](size_t i) { return cells[i][r]; });
+}
+
+// Views printed with another's: `kinetoscope gpu-time` prints HTA's idle time and kernel
+// breakdowns with the temporal breakdown (--json: their rows under their rows_key, before its
+// own; text: each answer in turn; --csv: the view's own table). Their parameters are the
+// command's options too.
+std::vector<std::string_view> companions_of(std::string_view view) {
+  if (view == "gpu-time") return {"gpu-idle", "gpu-idle-intervals", "gpu-kernel-types", "gpu-top-kernels"};
+  return {};
+}
+
+}  // namespace
+
+const ks::ViewDef* find_view(std::string_view name) {
+  for (const ks::ViewDef& v : ks::views())
+    if (v.schema->view == name) return &v;
+  return nullptr;
+}
+
+std::string views_usage(std::string_view usage) {
+  std::string out;
+  for (const ks::ViewDef& v : ks::views()) {
+    const ks::ViewSchema& s = *v.schema;
+    const std::string command = "kinetoscope " + std::string(s.view) + " ";
+    if (usage.find(command) != std::string_view::npos) continue;
+    if (out.empty())
+      out = "\nThe other views, each printed from its answer (--json: one object per trace, \"file\" first;\n"
+            "--csv: its table; text: its metadata and table):\n";
+    std::vector<const ks::ParamSpec*> params;
+    for (const ks::ParamSpec& p : s.params) params.push_back(&p);
+    for (std::string_view c : companions_of(s.view))
+      for (const ks::ParamSpec& p : find_view(c)->schema->params) {
+        bool seen = false;
+        for (const ks::ParamSpec* q : params) seen = seen || q->name == p.name;
+        if (!seen) params.push_back(&p);
+      }
+    out += "       " + command + "[--json|--csv]";
+    for (const ks::ParamSpec* p : params) out += " [" + option_of(p->name) + " VALUE]";
+    out += " TRACE...\n            " + std::string(s.description) + "\n";
+    for (std::string_view c : companions_of(s.view))
+      out += "            With " + std::string(c) + ": " + std::string(find_view(c)->schema->description) + "\n";
+    for (const ks::ParamSpec* p : params) out += "            " + option_of(p->name) + ": " + std::string(p->description) + "\n";
+  }
+  return out;
+}
+
+int run_view_command(const ks::ViewDef& view, int argc, char** argv, const char* usage) {
+  const ks::ViewSchema& s = *view.schema;
+  const std::string command(s.view);
+  bool json = false, csv = false;
+  ks::QueryParams params;
+  std::vector<std::string> files;
+  auto fail = [&](const std::string& why) {
+    std::fprintf(stderr, "kinetoscope %s: %s\n%s", command.c_str(), why.c_str(), usage);
+    return 2;
+  };
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--json") {
+      json = true;
+      continue;
+    }
+    if (a == "--csv") {
+      csv = true;
+      continue;
+    }
+    if (a.size() > 1 && a[0] == '-') {
+      const ks::ParamSpec* p = nullptr;
+      for (const ks::ParamSpec& q : s.params)
+        if (option_of(q.name) == a) p = &q;
+      for (std::string_view c : companions_of(s.view))
+        for (const ks::ParamSpec& q : find_view(c)->schema->params)
+          if (!p && option_of(q.name) == a) p = &q;
+      if (!p) return fail("unknown option " + a);
+      if (i + 1 >= argc) return fail(a + " takes a value");
+      params[std::string(p->name)] = argv[++i];
+      continue;
+    }
+    files.push_back(a);
+  }
+  if (files.empty()) return fail("no TRACE given");
+  if (json && csv) return fail("--json or --csv, not both");
+  int status = 0;
+  for (const std::string& path : files) {
+    ks::Session session;
+    if (!ks::load_trace(path, session.reader())) {
+      status = 1;
+      continue;
+    }
+    const std::string name = ks::base_name(path);
+    const ks::Answer a = session.query(command, params);
+    std::vector<ks::Answer> with;
+    std::string error = a.error;
+    for (std::string_view c : companions_of(s.view)) {
+      with.push_back(session.query(c, params));
+      if (error.empty()) error = with.back().error;
+    }
+    if (!error.empty()) {
+      std::fprintf(stderr, "%s: %s.\n", name.c_str(), error.c_str());
+      status = 1;
+      continue;
+    }
+    if (json) {
+      std::string file = "{\"file\":";
+      ks::append_json_escaped(file, name);
+      // gpu-time's four companions (companions_of); any other view has none.
+      const std::string body = with.size() == 4 ? ks::answer_json(a, {&with[0], &with[1], &with[2], &with[3]}) : ks::answer_json(a);
+      std::printf("%s%s%s\n", file.c_str(), body.size() > 2 ? "," : "", body.c_str() + 1);
+    } else if (csv) {
+      std::fputs(ks::answer_csv(a).c_str(), stdout);
+    } else {
+      print_text(name, a);
+      for (const ks::Answer& w : with) print_text(name, w);
+    }
+  }
+  return status;
+}
