@@ -87,6 +87,8 @@ function GpuTimeBody({ answer: a, fileName }: { answer: GpuTime; fileName: strin
   const m = a.meta;
   const steps = a.rowCount - 1;
   const c = a.columns;
+  // The trace's shares, with a swatch each: the chart's legend when they are shown.
+  const summary = a.rowCount > 0 && Number.isFinite(c.compute_pct[0]);
   return (
     <>
       <p class="muted gpu-time-intro" data-testid="gpu-time-intro">
@@ -108,7 +110,7 @@ function GpuTimeBody({ answer: a, fileName }: { answer: GpuTime; fileName: strin
           when that leaves its non-compute time below 0). Here every time is exact to the ns.
         </p>
       )}
-      {a.rowCount > 0 && Number.isFinite(c.compute_pct[0]) && (
+      {summary && (
         <div class="gpu-time-summary" data-testid="gpu-time-summary" style={{ display: 'flex', flexWrap: 'wrap', gap: '4px 20px', margin: '4px 0 8px' }}>
           {PARTS.map((p) => (
             <span key={p.key} data-testid={`gpu-time-summary-${p.key}`}>
@@ -118,7 +120,7 @@ function GpuTimeBody({ answer: a, fileName }: { answer: GpuTime; fileName: strin
           ))}
         </div>
       )}
-      {steps > 0 && <ShareChart answer={a} />}
+      {steps > 0 && <ShareChart answer={a} legend={!summary} />}
       <DataTable
         model={model}
         stem="gpu-time"
@@ -134,9 +136,10 @@ function GpuTimeBody({ answer: a, fileName }: { answer: GpuTime; fileName: strin
 
 /**
  * A stacked column per row (the trace, then each step): compute, non-compute and idle shares of
- * its span, each column 100 %. Hovering one reads it out.
+ * its span, each column 100 %. Hovering one reads it out. `legend`: its own swatches, for when the
+ * trace's shares above it (which have them) are not shown.
  */
-function ShareChart({ answer: a }: { answer: GpuTime }) {
+function ShareChart({ answer: a, legend }: { answer: GpuTime; legend: boolean }) {
   const n = a.rowCount;
   const c = a.columns;
   const labels = useMemo(() => Array.from({ length: n }, (_, i) => (i === 0 ? 'Trace' : a.strings[c.step[i]])), [a]);
@@ -180,14 +183,16 @@ function ShareChart({ answer: a }: { answer: GpuTime }) {
   const h = hover != null && hover >= 0 && hover < n ? hover : null;
   return (
     <div class="gpu-time-chart">
-      <ul class="ov-legend" aria-label="Legend">
-        {PARTS.map((p) => (
-          <li key={p.key}>
-            <span class="ov-swatch" style={{ background: p.color }} />
-            {p.label}
-          </li>
-        ))}
-      </ul>
+      {legend && (
+        <ul class="ov-legend" aria-label="Legend">
+          {PARTS.map((p) => (
+            <li key={p.key}>
+              <span class="ov-swatch" style={{ background: p.color }} />
+              {p.label}
+            </li>
+          ))}
+        </ul>
+      )}
       <div onMouseLeave={() => setHover(null)}>
         <Chart
           options={options}
