@@ -2,7 +2,9 @@
 // its magic bytes (not the name) and inflated on the fly.
 #pragma once
 #include <string>
+#include <vector>
 
+#include "core/session/session.h"
 #include "core/trace/trace_reader.h"
 #include "core/trace/trace_trimmer.h"
 
@@ -23,5 +25,21 @@ void set_read_jobs(unsigned jobs);
 std::string base_name(const std::string& path);
 // Reads a whole trace; on failure says why on stderr ("<file>: <sentence>") and returns false.
 bool load_trace(const std::string& path, TraceReader& reader);
+
+// Calls fn(file name, session) for each trace that loads into a Session (tb_plugin mode when
+// `tb`); 1 if one did not (said on stderr), else 0.
+template <class F>
+int for_each_session(const std::vector<std::string>& files, bool tb, F&& fn) {
+  int status = 0;
+  for (const std::string& path : files) {
+    Session session({tb});
+    if (!load_trace(path, session.reader())) {
+      status = 1;
+      continue;
+    }
+    fn(base_name(path), session);
+  }
+  return status;
+}
 
 }  // namespace ks

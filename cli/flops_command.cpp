@@ -154,13 +154,7 @@ int run_flops(int argc, char** argv) {
     return 2;
   }
   int status = 0;
-  for (const std::string& path : files) {
-    ks::Session session;
-    if (!ks::load_trace(path, session.reader())) {
-      status = 1;
-      continue;
-    }
-    const std::string name = ks::base_name(path);
+  const int loaded = ks::for_each_session(files, false, [&](const std::string& name, const ks::Session& session) {
     ks::QueryParams params{{"file", name}};
     if (step) params["step"] = *step;
     if (peak) params["peak"] = *peak;
@@ -168,11 +162,11 @@ int run_flops(int argc, char** argv) {
     if (!a.error.empty()) {
       std::fprintf(stderr, "%s: %s.\n", name.c_str(), a.error.c_str());
       status = 1;
-      continue;
+      return;
     }
     if (json) std::printf("%s\n", ks::answer_json(a).c_str());
     else if (csv) std::fputs(ks::answer_csv(a).c_str(), stdout);
     else print_text(name, a);
-  }
-  return status;
+  });
+  return loaded | status;
 }

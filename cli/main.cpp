@@ -141,21 +141,7 @@ const char kUsage[] =
 using ks::base_name;
 using ks::load_trace;
 
-// Calls fn(file name, session) for each trace that loads into a Session (tb_plugin mode when
-// `tb`); 1 if one did not (said on stderr), else 0.
-template <class F>
-int for_each_session(const std::vector<std::string>& files, bool tb, F&& fn) {
-  int status = 0;
-  for (const std::string& path : files) {
-    ks::Session session({tb});
-    if (!load_trace(path, session.reader())) {
-      status = 1;
-      continue;
-    }
-    fn(base_name(path), session);
-  }
-  return status;
-}
+using ks::for_each_session;
 
 int run_summary(int argc, char** argv) {
   bool json = false;

@@ -160,13 +160,7 @@ int run_view_command(const ks::ViewDef& view, int argc, char** argv, const char*
   if (files.empty()) return fail("no TRACE given");
   if (json && csv) return fail("--json or --csv, not both");
   int status = 0;
-  for (const std::string& path : files) {
-    ks::Session session;
-    if (!ks::load_trace(path, session.reader())) {
-      status = 1;
-      continue;
-    }
-    const std::string name = ks::base_name(path);
+  const int loaded = ks::for_each_session(files, false, [&](const std::string& name, const ks::Session& session) {
     const ks::Answer a = session.query(command, params);
     std::vector<ks::Answer> with;
     std::string error = a.error;
@@ -177,13 +171,15 @@ int run_view_command(const ks::ViewDef& view, int argc, char** argv, const char*
     if (!error.empty()) {
       std::fprintf(stderr, "%s: %s.\n", name.c_str(), error.c_str());
       status = 1;
-      continue;
+      return;
     }
     if (json) {
       std::string file = "{\"file\":";
       ks::append_json_escaped(file, name);
-      // gpu-time's four companions (companions_of); any other view has none.
-      const std::string body = with.size() == 4 ? ks::answer_json(a, {&with[0], &with[1], &with[2], &with[3]}) : ks::answer_json(a);
+      // The companions' rows come before the view's own (gpu-time's four; any other view has none).
+      std::vector<const ks::Answer*> before;
+      for (const ks::Answer& w : with) before.push_back(&w);
+      const std::string body = ks::answer_json(a, before);
       std::printf("%s%s%s\n", file.c_str(), body.size() > 2 ? "," : "", body.c_str() + 1);
     } else if (csv) {
       std::fputs(ks::answer_csv(a).c_str(), stdout);
@@ -191,6 +187,6 @@ int run_view_command(const ks::ViewDef& view, int argc, char** argv, const char*
       print_text(name, a);
       for (const ks::Answer& w : with) print_text(name, w);
     }
-  }
-  return status;
+  });
+  return loaded | status;
 }

@@ -166,7 +166,7 @@ void csv_cell(CsvWriter& out, const Answer& a, const AnswerColumn& c, size_t row
 
 std::string answer_json(const Answer& a) { return answer_json(a, {}); }
 
-std::string answer_json(const Answer& a, std::initializer_list<const Answer*> rows_before) {
+std::string answer_json(const Answer& a, std::span<const Answer* const> rows_before) {
   if (!a.error.empty()) return error_json(a.error);
   for (const Answer* b : rows_before)
     if (!b->error.empty()) return error_json(b->error);

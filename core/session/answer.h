@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -70,7 +71,10 @@ class AnswerBuilder {
 std::string answer_json(const Answer& a);
 // The same with other answers' rows before its own, each under its schema's rows_key: a detail
 // whose lists are views of their own printed as one object.
-std::string answer_json(const Answer& a, std::initializer_list<const Answer*> rows_before);
+std::string answer_json(const Answer& a, std::span<const Answer* const> rows_before);
+inline std::string answer_json(const Answer& a, std::initializer_list<const Answer*> rows_before) {
+  return answer_json(a, std::span<const Answer* const>(rows_before.begin(), rows_before.size()));
+}
 // Its rows alone, as the --json array of answer_json (for a command that prints several answers).
 std::string answer_rows_json(const Answer& a);
 // A metadata value (JSON text) by key; "null" when the answer has none.
