@@ -37,33 +37,27 @@ int run_ranges(int argc, char** argv) {
   if (json && csv) return usage("--json or --csv, not both");
   if (has_detail && csv) return usage("--detail prints JSON (--json) or text, not CSV");
   int status = 0;
-  for (const std::string& path : files) {
-    ks::Session session;
-    if (!ks::load_trace(path, session.reader())) {
-      status = 1;
-      continue;
-    }
-    const std::string name = ks::base_name(path);
+  const int loaded = ks::for_each_session(files, false, [&](const std::string& name, const ks::Session& session) {
     if (has_detail) {
       // The row's kernels: the Session's answer (range_kernels), with the file's name first.
       const ks::Answer k = session.query("range_kernels", {{"key", detail}});
       if (!k.error.empty()) {
         std::fprintf(stderr, "%s: %s (a path as `kinetoscope ranges --csv` lists it)\n", name.c_str(), k.error.c_str());
         status = 1;
-        continue;
+        return;
       }
       if (json) {
         std::string file = "{\"file\":";
         ks::append_json_escaped(file, name);
         std::printf("%s,%s\n", file.c_str(), ks::answer_json(k).c_str() + 1);
-        continue;
+        return;
       }
       std::printf("%s: kernels launched in %s (us)\n  %7s %12s %5s  %s\n", name.c_str(), detail.c_str(), "calls", "total", "TC", "kernel");
       const std::vector<uint8_t>& tc = k.column("tensor_cores")->u8;
       for (size_t r = 0; r < k.rows; ++r)
         std::printf("  %7llu %12.1f %5s  %s\n", (unsigned long long)k.column("calls")->f64[r], k.column("total_us")->f64[r],
                     tc[r] == ks::kTriYes ? "yes" : tc[r] == ks::kTriNo ? "no" : "?", k.strings[k.column("name")->str[r]].c_str());
-      continue;
+      return;
     }
     // The table: the Session's answer, printed as JSON (with the file's name first), CSV or text.
     const ks::Answer a = session.query("ranges", {});
@@ -72,15 +66,15 @@ int run_ranges(int argc, char** argv) {
       ks::append_json_escaped(file, name);
       const std::string body = ks::answer_json(a);
       std::printf("%s,%s\n", file.c_str(), body.c_str() + 1);
-      continue;
+      return;
     }
     if (csv) {
       std::fputs(ks::answer_csv(a).c_str(), stdout);
-      continue;
+      return;
     }
     if (a.rows == 0) {
       std::printf("%s: no user ranges (wrap code in torch.profiler.record_function(\"name\") to see it here)\n", name.c_str());
-      continue;
+      return;
     }
     const std::string calls = a.meta[0].second;  // "calls": a whole number
     std::printf("%s: %zu range%s, %s calls (us; device: launched on the range's thread; GPU range: its\n"
@@ -102,6 +96,6 @@ int run_ranges(int argc, char** argv) {
                   col("host_us")[r], col("self_host_us")[r], col("device_us")[r], col("self_device_us")[r], tc, span, work,
                   depth[r] * 2, "", a.strings[names.str[r]].c_str());
     }
-  }
-  return status;
+  });
+  return loaded | status;
 }
