@@ -150,10 +150,17 @@ export function useLoader() {
       startWorker,
       (id, error) => {
         // A worker died, trapped, ran out of memory or went silent (worker/supervisor.ts says
-        // which): every Session in it is gone. Its traces keep their summaries; their cards say so
-        // and offer to read the file again. Not at once by themselves: a view whose question traps
-        // the worker would ask it again after every re-read, for ever.
-        setEntries((es) => es.map((e) => (e.gen === id ? { ...e, session: undefined, gen: undefined, reread: { error: error.message } } : e)));
+        // which): every Session in it is gone. Its traces keep their summaries. While a load was
+        // under way in it (a first load, a helper's range, a re-read), the failure is that load's
+        // and its own card says so: the other traces there only lost their models, which are read
+        // again when shown, as closed ones are. Otherwise a question to one of them failed it: their
+        // cards say so and offer to read the file again, not at once by themselves, or a view whose
+        // question traps the worker would ask it again after every re-read, for ever.
+        const loading =
+          [...running.current.values()].some((r) => r.worker.id === id || r.helpers.some((h) => h.worker.id === id && !h.settled)) ||
+          [...rereading.current.values()].some((w) => w.id === id);
+        const lost = loading ? {} : { reread: { error: error.message } };
+        setEntries((es) => es.map((e) => (e.gen === id ? { ...e, session: undefined, gen: undefined, ...lost } : e)));
       },
       // Each worker's client pings it while calls are pending (worker/watchdog.ts).
       { watchdog: { ...DEFAULT_WATCHDOG, ...testWatchdog() } },
