@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
-import { card, expectedFor, parseCsv, readTableRows, sampleTrace, settled, withCheckedPage, openSite } from './helpers.mjs';
+import { card, expectedFor, parseCsv, readTableRows, sampleTrace, settled, withCheckedPage, openSite, rowsLabel } from './helpers.mjs';
 
 const { server, browser } = await openSite();
 
@@ -55,7 +55,7 @@ describe('data table', () => {
     assert.ok(gpu.length >= 2, `the sample has gpu_ categories: ${gpu}`);
     await waitRows(page, gpu.length);
     assert.deepEqual(await shownNames(page), gpu);
-    assert.equal(await page.textContent(`${c} [data-testid=category-status]`), `${gpu.length} of ${desc.length} rows`);
+    assert.equal(await page.textContent(`${c} [data-testid=category-status]`), rowsLabel(gpu.length, desc.length));
 
     // Export: the downloaded file holds the shown rows in the shown order, raw numbers.
     const [download] = await Promise.all([page.waitForEvent('download'), page.click(`${c} [data-testid=category-export]`)]);

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { navRows, openSite, repo, sampleTrace, withCheckedPage } from './helpers.mjs';
+import { navRows, openSite, repo, sampleTrace, withCheckedPage, rowsLabel } from './helpers.mjs';
 import { expectedDistributed, readDistributed } from './view-checks.mjs';
 
 const { server, browser, tmp } = await openSite({ tmp: true });
@@ -52,7 +52,7 @@ describe('run page: Distributed view', () => {
       // Devices and the communication table: one row per worker and operation, as the CLI's.
       assert.deepEqual(await page.$$eval('[data-testid=dist-device-row]', (rs) => rs.map((r) => r.dataset.worker)), ['rank-0', 'rank-1']);
       const opRows = Object.values(want.commops).reduce((n, rows) => n + rows.length, 0);
-      assert.equal(await page.textContent('[data-testid=commops-status]'), `${opRows} rows`);
+      assert.equal(await page.textContent('[data-testid=commops-status]'), rowsLabel(opRows));
       // What could not be matched is said, as the CLI says it.
       assert.deepEqual(await page.$$eval('[data-testid=dist-note]', (ns) => ns.map((n) => n.textContent)), want.matching.notes);
 

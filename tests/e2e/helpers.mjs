@@ -167,6 +167,8 @@ export function expectedFor(file) {
 
 // --- reading the page --------------------------------------------------------------------
 
+/** What a table's status line says of `shown` rows of `total` (the page's words: "1 row", "3 of 12 rows"). */
+export const rowsLabel = (shown, total = shown) => `${shown === total ? '' : `${shown} of `}${total} ${total === 1 ? 'row' : 'rows'}`;
 export const card = (name) => `[data-testid=file-card][data-file="${name}"]`;
 /** The navigator's row of a trace (rendered while it is scrolled into view: few files in tests). */
 export const navRow = (name) => `[data-testid=nav-trace][data-file="${name}"]`;

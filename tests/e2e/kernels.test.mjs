@@ -22,6 +22,7 @@ import {
   waitStatus,
   withCheckedPage,
   openSite,
+  rowsLabel,
 } from './helpers.mjs';
 import { assertKernelRow as assertKernel, checkKernelDetail } from './view-checks.mjs';
 
@@ -36,7 +37,7 @@ async function checkKernels(page, name, file) {
   assert.ok(byName.rows.length >= 3, `${name}: the trace has kernels`);
   await page.click(`${c} [data-testid=tab-kernels]`);
   await page.waitForSelector(`${c} [data-testid=kernel-row]`);
-  await waitStatus(page, c, 'kernel', `${byName.rows.length} rows`);
+  await waitStatus(page, c, 'kernel', rowsLabel(byName.rows.length));
 
   const hasOcc = byName.rows.some((r) => r.occupancy_pct != null);
   const hasBlocks = byName.rows.some((r) => r.blocks_per_sm != null);
@@ -96,7 +97,7 @@ async function checkKernels(page, name, file) {
   // Properties + operator: the extra columns, and the CLI's rows in its order.
   await page.selectOption(`${c} [data-testid=kernel-group-by]`, 'props');
   await page.waitForSelector(`${c} [data-testid=kernel-header-operator]`);
-  await waitStatus(page, c, 'kernel', `${byProps.rows.length} rows`);
+  await waitStatus(page, c, 'kernel', rowsLabel(byProps.rows.length));
   // The row's identity first; Mean, Min, Max and the SM metrics start hidden in this grouping
   // (the Columns menu has them, and the detail panel).
   const ids = await columnIds(page, c, 'kernel');

@@ -24,6 +24,7 @@ import {
   waitStatus,
   withCheckedPage,
   openSite,
+  rowsLabel,
 } from './helpers.mjs';
 import { assertOperatorRow as assertRow, checkOperatorDetail, OP_NUM_COLS as NUM_COLS } from './view-checks.mjs';
 
@@ -38,7 +39,7 @@ async function checkOperators(page, name, file) {
   await page.click(`${c} [data-testid=tab-operators]`);
   await page.waitForSelector(`${c} [data-testid=op-row]`);
   const total = data.rows.length;
-  assert.equal(await page.textContent(`${c} [data-testid=op-status]`), `${total} rows`);
+  assert.equal(await page.textContent(`${c} [data-testid=op-status]`), rowsLabel(total));
 
   // Columns: device and Tensor Core ones only when the trace has GPU work.
   const ids = await columnIds(page, c, 'op');
@@ -73,7 +74,7 @@ async function checkOperators(page, name, file) {
   assert.ok(query, `${name}: a search with a few matches`);
   const matches = asc.filter((r) => r.name.toLowerCase().includes(query));
   await page.fill(`${c} [data-testid=op-search]`, query.toUpperCase());
-  await waitStatus(page, c, 'op', `${matches.length} of ${total} rows`);
+  await waitStatus(page, c, 'op', rowsLabel(matches.length, total));
   rows = await tableRows(page, c, 'op');
   assert.deepEqual(rows.map((r) => r.name), matches.map((r) => r.name), `${name}: search "${query}"`);
 
@@ -98,7 +99,7 @@ async function checkOperators(page, name, file) {
 
   // Selection: kept by key across re-sorting (wherever the row lands, it is the one selected).
   await page.fill(`${c} [data-testid=op-search]`, '');
-  await waitStatus(page, c, 'op', `${total} rows`);
+  await waitStatus(page, c, 'op', rowsLabel(total));
   const pick = (await tableRows(page, c, 'op'))[2].name;
   await page.click(`${c} [data-testid=op-row] >> nth=2`);
   const selected = async () => (await tableRows(page, c, 'op')).filter((r) => r.selected).map((r) => r.name);
@@ -145,7 +146,7 @@ async function checkByShape(page, name, file) {
   const data = runCliJson(['operators', '--json', '--group-by', 'op+shape', file]);
   await page.selectOption(`${c} [data-testid=op-group-by]`, 'op+shape');
   await page.waitForSelector(`${c} [data-testid=op-header-input_shape]`);
-  await waitStatus(page, c, 'op', `${data.rows.length} rows`);
+  await waitStatus(page, c, 'op', rowsLabel(data.rows.length));
   const rows = await tableRows(page, c, 'op');
   rows.slice(0, 5).forEach((r, k) => assertRow(r, data.rows[k], 'op+shape', `${name}: by shape, row ${k}`));
 }

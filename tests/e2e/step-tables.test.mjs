@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { card, cliHas, hasShared, pickFiles, runCliJson, sampleTrace, settled, sharedTraces, tableRows, waitStatus, withCheckedPage, openSite } from './helpers.mjs';
+import { card, cliHas, hasShared, pickFiles, runCliJson, sampleTrace, settled, sharedTraces, tableRows, waitStatus, withCheckedPage, openSite, rowsLabel } from './helpers.mjs';
 import { assertKernelRow, assertOperatorRow, checkKernelDetail, checkOperatorDetail } from './view-checks.mjs';
 
 const resnet = path.join(sharedTraces, 'resnet50_num_workers_0', 'worker0.1623143089861.pt.trace.json.gz');
@@ -29,7 +29,7 @@ async function chooseStep(page, c, step, tab) {
 /** Waits until the view shows the table of `step` with `count` rows, and checks what it says. */
 async function waitTable(page, c, stem, step, count) {
   await page.waitForSelector(`${c} [data-testid=${stem}-step-scope][data-step="${step ?? ''}"]`);
-  await waitStatus(page, c, stem, `${count} rows`);
+  await waitStatus(page, c, stem, rowsLabel(count));
   assert.equal(await page.textContent(`${c} [data-testid=${stem}-step-scope]`), step == null ? 'All steps' : `Step ${step} only`);
 }
 

@@ -25,6 +25,7 @@ import {
   nextSort,
   numberColumn,
   positionOfKey,
+  rowCountLabel,
   rowsModel,
   scrollToShow,
   sortRows,
@@ -435,5 +436,16 @@ describe('fitNumberColumns', () => {
     const w = layoutWidths(fitted, {}, 1000);
     expect(w[1]).toBe(6 * 8 + CELL_PADDING);
     expect(layoutWidths(fitted, { calls: 50 }, 1000)[1]).toBe(50);
+  });
+});
+
+describe('rowCountLabel', () => {
+  it('says "row" for one, "rows" otherwise, and "N of M" while a search hides some', () => {
+    expect(rowCountLabel(1, 1)).toBe('1 row');
+    expect(rowCountLabel(0, 1)).toBe('0 of 1 row');
+    expect(rowCountLabel(0, 0)).toBe('0 rows');
+    expect(rowCountLabel(12, 12)).toBe('12 rows');
+    expect(rowCountLabel(3, 12)).toBe('3 of 12 rows');
+    expect(rowCountLabel(1234, 5678)).toBe('1,234 of 5,678 rows');
   });
 });

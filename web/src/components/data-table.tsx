@@ -21,6 +21,7 @@ import {
   positionOfKey,
   resizeColumn,
   resizeStep,
+  rowCountLabel,
   scrollToShow,
   sortRows,
   toCsv,
@@ -36,7 +37,6 @@ import {
 } from '../lib/table-model';
 import type { TableState } from '../lib/deep-link';
 import { downloadText } from '../lib/download';
-import { formatCount } from '../lib/format';
 import './data-table.css';
 
 interface Props {
@@ -431,7 +431,7 @@ export function DataTable({
         />
         <span class="muted dt-status" data-testid={`${stem}-status`} aria-live="polite">
           {/* A tree's collapsed rows are not filtered out: only a search makes it "n of m". */}
-          {shown.length === total || (tree && !query.trim()) ? `${formatCount(total)} rows` : `${formatCount(shown.length)} of ${formatCount(total)} rows`}
+          {rowCountLabel(tree && !query.trim() ? total : shown.length, total)}
         </span>
         <ColumnsMenu
           stem={stem}

@@ -535,3 +535,9 @@ export function resizeStep(key: string, shift: boolean): number {
   const step = shift ? 64 : 16;
   return key === 'ArrowRight' ? step : key === 'ArrowLeft' ? -step : 0;
 }
+
+/** A table's status line: "1 row", "12 rows", "3 of 12 rows" (`shown` of `total`, counts grouped). */
+export function rowCountLabel(shown: number, total: number): string {
+  const noun = total === 1 ? 'row' : 'rows';
+  return shown === total ? `${formatCount(total)} ${noun}` : `${formatCount(shown)} of ${formatCount(total)} ${noun}`;
+}
