@@ -656,11 +656,17 @@ function GpuBlock({
       ],
     },
   });
-  const name = dev?.name || '—';
   return (
     <div class="ov-gpu" data-testid={`gpu-${g.device}`}>
       <div class="ov-gpu-head">
-        <strong>GPU {g.device}</strong> <span data-testid={`gpu-name-${g.device}`}>{name}</span>
+        <strong>GPU {g.device}</strong>{' '}
+        {dev?.name ? (
+          <span data-testid={`gpu-name-${g.device}`}>{dev.name}</span>
+        ) : (
+          <span class="muted" data-testid={`gpu-name-${g.device}`} data-unnamed="">
+            (the trace does not name this GPU: no deviceProperties)
+          </span>
+        )}
         {dev?.memory_bytes ? (
           <span class="muted">
             {' · '}
