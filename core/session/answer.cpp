@@ -261,7 +261,8 @@ std::string answer_meta_string(const Answer& a, std::string_view key) {
 double answer_meta_number(const Answer& a, std::string_view key, std::string_view field) {
   std::string_view v = answer_meta(a, key);
   if (!field.empty()) {
-    const std::string tag = "\"" + std::string(field) + "\":";
+    std::string tag(1, '"');
+    tag.append(field).append("\":");
     const size_t at = v.find(tag);
     if (at == std::string_view::npos) return std::nan("");
     v = v.substr(at + tag.size());

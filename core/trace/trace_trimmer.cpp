@@ -151,7 +151,11 @@ void TraceTrimmer::process(bool final) {
   for (const auto& mem : feed_.members()) {
     const std::string_view key = feed_.text(mem.key);
     if (key == "traceEvents") continue;
-    append_joined(members_, "\"" + std::string(key) + "\": " + std::string(feed_.text(mem.value)), ",\n");
+    std::string member;
+    const std::string_view value = feed_.text(mem.value);
+    member.reserve(key.size() + value.size() + 4);
+    member.append("\"").append(key).append("\": ").append(value);
+    append_joined(members_, member, ",\n");
   }
   for (const auto& span : feed_.events()) take_event(feed_.text(span));
   if (feed_.scanner().failed()) {
@@ -183,7 +187,7 @@ void TraceTrimmer::finish() {
   flows_.clear();
   flow_index_.clear();
   out_.reserve(members_.size() + events_.size() + 32);
-  out_ = "{";
+  out_.assign(1, '{');
   out_ += members_;
   if (!members_.empty()) out_ += ",\n";
   out_ += "\"traceEvents\": [\n";
