@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <thread>
@@ -23,6 +25,7 @@ namespace {
 
 const char kHelp[] =
     "usage: kinetoscope distributed [--json] [--jobs N] [--tb-plugin] DIR|TRACE...\n"
+    "       kinetoscope distributed --from-summaries [--json] [--tb-plugin] DIR|SUMMARY...\n"
     "\n"
     "  The Distributed view of a run: one trace per rank (DIR: the *.pt.trace.json[.gz] files in\n"
     "  it, else its *.json[.gz] files). Per worker and step: computation, overlapping,\n"
@@ -31,31 +34,11 @@ const char kHelp[] =
     "  slowest rank; collectives by process group and message size.\n"
     "  --jobs N     read N traces at a time (threads; default: the number of cores).\n"
     "  --tb-plugin  tb_plugin's reading, its empty view included (docs/compatibility.md).\n"
-    "  --json       one JSON object per span of the run, one per line (docs/contracts.md).\n";
+    "  --json       one JSON object per span of the run, one per line (docs/contracts.md).\n"
+    "  --from-summaries  reduce the rank summaries `kinetoscope rank-summary -o DIR` wrote (DIR:\n"
+    "               its *.ks-summary files) instead of reading traces: the same answer.\n";
 
 using ks::base_name;
-
-bool ends_with(const std::string& s, const char* suffix) {
-  const size_t n = std::strlen(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
-
-// The traces of a folder: its trace-named files, else its .json/.json.gz files (not recursive).
-std::vector<std::string> folder_traces(const std::string& dir, std::string& error) {
-  std::vector<std::string> named, other;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
-    if (!e.is_regular_file(ec)) continue;
-    const std::string name = e.path().filename().string();
-    if (ends_with(name, ".pt.trace.json") || ends_with(name, ".pt.trace.json.gz")) named.push_back(e.path().string());
-    else if (ends_with(name, ".json") || ends_with(name, ".json.gz")) other.push_back(e.path().string());
-  }
-  if (ec) error = dir + ": " + ec.message();
-  std::vector<std::string>& out = named.empty() ? other : named;
-  std::sort(out.begin(), out.end());
-  if (out.empty() && error.empty()) error = dir + ": no trace files in it";
-  return out;
-}
 
 // Fields the text view can do without (a missing one prints as empty or 0).
 void ignore(simdjson::error_code) {}
@@ -145,14 +128,66 @@ void print_text(const std::string& json_lines) {
 
 }  // namespace
 
+// The *.ks-summary files of a folder, sorted.
+std::vector<std::string> folder_summaries(const std::string& dir, std::string& error) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (e.is_regular_file(ec) && name.size() > 11 && name.compare(name.size() - 11, 11, ".ks-summary") == 0)
+      out.push_back(e.path().string());
+  }
+  if (ec) error = dir + ": " + ec.message();
+  std::sort(out.begin(), out.end());
+  if (out.empty() && error.empty()) error = dir + ": no rank summaries (*.ks-summary) in it";
+  return out;
+}
+
+// Reads the summaries in `files`: each one's trace name gives its worker and span as
+// `distributed` on the traces would name them.
+int reduce_summaries(const std::vector<std::string>& files, bool json, bool tb, int status) {
+  std::vector<ks::RankSummary> loaded;
+  std::vector<std::string> names;
+  for (const std::string& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ks::RankSummary r;
+    std::string name, error;
+    if (!in.good() && !in.eof()) error = "cannot read it";
+    if (error.empty() && !ks::read_rank_summary_file(bytes, name, r, error)) {}
+    if (!error.empty()) {
+      std::fprintf(stderr, "%s: %s\n", base_name(f).c_str(), error.c_str());
+      status = 1;
+      continue;
+    }
+    names.push_back(std::move(name));
+    loaded.push_back(std::move(r));
+  }
+  if (loaded.empty()) {
+    if (files.empty()) std::fprintf(stderr, "kinetoscope distributed: no rank summary to read\n");
+    return 1;
+  }
+  std::vector<std::string> workers, spans;
+  ks::run_names(names, workers, spans);
+  for (size_t i = 0; i < loaded.size(); ++i) {
+    loaded[i].worker = workers[i];
+    loaded[i].span = spans[i];
+  }
+  const std::string out = ks::distributed_run_json(ks::distributed_run_answers(loaded, tb));
+  if (json) std::fputs(out.c_str(), stdout);
+  else print_text(out);
+  return status;
+}
+
 int run_distributed(int argc, char** argv) {
-  bool json = false, tb = false;
+  bool json = false, tb = false, from_summaries = false;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::string> inputs;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--json") json = true;
     else if (a == "--tb-plugin") tb = true;
+    else if (a == "--from-summaries") from_summaries = true;
     else if (a == "--jobs" && i + 1 < argc) {
       char* end = nullptr;
       const long v = std::strtol(argv[++i], &end, 10);
@@ -179,7 +214,7 @@ int run_distributed(int argc, char** argv) {
     std::error_code ec;
     if (std::filesystem::is_directory(in, ec)) {
       std::string error;
-      const std::vector<std::string> found = folder_traces(in, error);
+      const std::vector<std::string> found = from_summaries ? folder_summaries(in, error) : ks::folder_traces(in, error);
       if (!error.empty()) {
         std::fprintf(stderr, "%s\n", error.c_str());
         status = 1;
@@ -189,22 +224,12 @@ int run_distributed(int argc, char** argv) {
       files.push_back(in);
     }
   }
+  if (from_summaries) return reduce_summaries(files, json, tb, status);
   // Worker and span names as tb_plugin gives them: spans ranked 1..n per worker in string order.
-  std::vector<std::string> workers(files.size()), spans(files.size());
-  std::map<std::string, std::vector<std::string>> spans_of;
-  for (size_t i = 0; i < files.size(); ++i) {
-    ks::worker_and_span(base_name(files[i]), workers[i], spans[i]);
-    if (!spans[i].empty()) spans_of[workers[i]].push_back(spans[i]);
-  }
-  for (auto& [w, s] : spans_of) std::sort(s.begin(), s.end());
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (spans[i].empty()) {
-      spans[i] = "default";
-      continue;
-    }
-    const auto& s = spans_of[workers[i]];
-    spans[i] = std::to_string(std::lower_bound(s.begin(), s.end(), spans[i]) - s.begin() + 1);
-  }
+  std::vector<std::string> names;
+  for (const std::string& f : files) names.push_back(base_name(f));
+  std::vector<std::string> workers, spans;
+  ks::run_names(names, workers, spans);
 
   // Map in `jobs` threads; each model lives only while its summary is taken.
   std::vector<ks::RankSummary> summaries(files.size());

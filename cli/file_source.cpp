@@ -5,11 +5,14 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -188,6 +191,28 @@ bool load_trace(const std::string& path, TraceReader& reader) {
   if (error.empty()) return true;
   std::fprintf(stderr, "%s: %s\n", base_name(path).c_str(), error.c_str());
   return false;
+}
+
+namespace {
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+}  // namespace
+
+std::vector<std::string> folder_traces(const std::string& dir, std::string& error) {
+  std::vector<std::string> named, other;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file(ec)) continue;
+    const std::string name = e.path().filename().string();
+    if (ends_with(name, ".pt.trace.json") || ends_with(name, ".pt.trace.json.gz")) named.push_back(e.path().string());
+    else if (ends_with(name, ".json") || ends_with(name, ".json.gz")) other.push_back(e.path().string());
+  }
+  if (ec) error = dir + ": " + ec.message();
+  std::vector<std::string>& out = named.empty() ? other : named;
+  std::sort(out.begin(), out.end());
+  if (out.empty() && error.empty()) error = dir + ": no trace files in it";
+  return out;
 }
 
 }  // namespace ks

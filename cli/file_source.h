@@ -23,6 +23,9 @@ void set_read_jobs(unsigned jobs);
 
 // The file name of a path (what the CLI names a trace by in its messages).
 std::string base_name(const std::string& path);
+// The traces of a folder, sorted: its trace-named files (*.pt.trace.json[.gz]), else its
+// .json/.json.gz files (not recursive); `error` says why none (unreadable, no trace in it).
+std::vector<std::string> folder_traces(const std::string& dir, std::string& error);
 // Reads a whole trace; on failure says why on stderr ("<file>: <sentence>") and returns false.
 bool load_trace(const std::string& path, TraceReader& reader);
 

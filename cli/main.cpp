@@ -29,6 +29,7 @@
 #include "core/util/format_pct.h"
 
 int run_distributed(int argc, char** argv);  // cli/distributed_command.cpp
+int run_rank_summary(int argc, char** argv);  // cli/rank_summary_command.cpp
 
 namespace {
 
@@ -49,6 +50,8 @@ const char kUsage[] =
     "       kinetoscope ranges [--json|--csv] TRACE...\n"
     "       kinetoscope ranges --detail PATH [--json] TRACE...\n"
     "       kinetoscope distributed [--json] [--jobs N] [--tb-plugin] DIR|TRACE...\n"
+    "       kinetoscope rank-summary [--json] [--jobs N] [--tb-plugin] -o DIR DIR|TRACE...\n"
+    "       kinetoscope distributed --from-summaries [--json] [--tb-plugin] DIR|SUMMARY...\n"
     "       kinetoscope memory [--json|--csv [--events]] [--device NAME] [--from-us T --to-us T]\n"
     "                          [--tb-plugin] TRACE...\n"
     "       kinetoscope flops [--json|--csv] [--step N] [--peak DEVICE] TRACE...\n"
@@ -111,6 +114,9 @@ const char kUsage[] =
     "  distributed  the Distributed view of a run (one trace per rank): computation/communication\n"
     "            overlap, data transfer vs synchronizing time of collectives matched across ranks,\n"
     "            communication operations, stragglers (`kinetoscope distributed --help`).\n"
+    "  rank-summary  the Distributed view's map step alone: each trace's rank summary written to\n"
+    "            -o DIR; `distributed --from-summaries DIR` reduces them to the same answer (the map\n"
+    "            can run on other machines: scripts/fleet; `kinetoscope rank-summary --help`).\n"
     "  memory    the Memory view (needs profile_memory=True): per device (CPU, GPU0, ...) the\n"
     "            peaks, the statistics per operator (calls, size increase, allocations; bytes),\n"
     "            with --json also the events (allocation/release pairs) and the curve. Times are\n"
@@ -656,7 +662,7 @@ int main(int argc, char** argv) {
   }
   // --jobs N: threads reading one trace (byte ranges merged into one model); `distributed`'s
   // own --jobs counts traces read at a time.
-  if (std::strcmp(argv[1], "distributed") != 0) {
+  if (std::strcmp(argv[1], "distributed") != 0 && std::strcmp(argv[1], "rank-summary") != 0) {
     int kept = 2;
     for (int i = 2; i < argc; ++i) {
       if (!std::strcmp(argv[i], "--jobs") && i + 1 < argc) {
@@ -679,6 +685,7 @@ int main(int argc, char** argv) {
   if (!std::strcmp(argv[1], "trim")) return run_trim(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "modules")) return run_modules(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "distributed")) return run_distributed(argc - 2, argv + 2);
+  if (!std::strcmp(argv[1], "rank-summary")) return run_rank_summary(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "memory")) return run_memory(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "ranges")) return run_ranges(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "flops")) return run_flops(argc - 2, argv + 2);

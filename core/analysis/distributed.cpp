@@ -938,4 +938,24 @@ DistributedRun distributed_reduce(const std::vector<RankSummary>& ranks, bool tb
   return run;
 }
 
+void run_names(const std::vector<std::string>& file_names, std::vector<std::string>& workers, std::vector<std::string>& spans) {
+  const size_t n = file_names.size();
+  workers.assign(n, {});
+  spans.assign(n, {});
+  std::map<std::string, std::vector<std::string>> spans_of;
+  for (size_t i = 0; i < n; ++i) {
+    worker_and_span(file_names[i], workers[i], spans[i]);
+    if (!spans[i].empty()) spans_of[workers[i]].push_back(spans[i]);
+  }
+  for (auto& [w, s] : spans_of) std::sort(s.begin(), s.end());
+  for (size_t i = 0; i < n; ++i) {
+    if (spans[i].empty()) {
+      spans[i] = "default";
+      continue;
+    }
+    const auto& s = spans_of[workers[i]];
+    spans[i] = std::to_string(std::lower_bound(s.begin(), s.end(), spans[i]) - s.begin() + 1);
+  }
+}
+
 }  // namespace ks

@@ -128,5 +128,9 @@ DistributedRun distributed_reduce(const std::vector<RankSummary>& ranks, bool tb
 // tb_plugin's worker name and span from a file name: `<worker>[.<span>].pt.trace.json[.gz]`
 // (worker matched lazily); other names lose `.json[.gz]` and have no span (span "").
 void worker_and_span(std::string_view file_name, std::string& worker, std::string& span);
+// The worker and span of each trace of a run, from their file names: the worker as
+// worker_and_span gives it, the spans of each worker ranked "1".."n" in string order (tb_plugin's
+// rule), "default" for a name without one.
+void run_names(const std::vector<std::string>& file_names, std::vector<std::string>& workers, std::vector<std::string>& spans);
 
 }  // namespace ks

@@ -69,6 +69,13 @@ Answer distributed_rank_answer(const Session& s, QueryParamsRef params);
 Answer rank_summary_answer(const RankSummary& r, int64_t origin_ns);
 bool rank_summary_from_answer(const Answer& a, RankSummary& out, std::string& error);
 bool rank_summary_from_bytes(std::string_view bytes, RankSummary& out, std::string& error);
+// A rank summary file (`kinetoscope rank-summary -o DIR`, the map step run anywhere — a Dask
+// worker, another machine — and reduced by `kinetoscope distributed --from-summaries`): the
+// trace's file name (its worker and span are given by the whole run's names, at the reduce) and
+// the summary's binary form, after a magic line. read_rank_summary_file says in `error` why bytes
+// are not one.
+std::string rank_summary_file(std::string_view trace_name, const RankSummary& r, int64_t origin_ns);
+bool read_rank_summary_file(std::string_view bytes, std::string& trace_name, RankSummary& out, std::string& error);
 // The reduce: a run's rank summaries to, per span, four answers. These views are a run's, not a
 // trace's: a Session asked for one answers with an error sentence.
 extern const ViewSchema kDistributedSchema, kDistributedCommopsSchema, kDistributedStragglersSchema,

@@ -274,6 +274,40 @@ bool rank_summary_from_bytes(std::string_view bytes, RankSummary& r, std::string
   return answer_from_bytes(bytes, kDistributedRankSchema, a, error) && rank_summary_from_answer(a, r, error);
 }
 
+namespace {
+constexpr std::string_view kRankSummaryMagic = "kinetoscope rank summary 1\n";
+}  // namespace
+
+std::string rank_summary_file(std::string_view trace_name, const RankSummary& r, int64_t origin_ns) {
+  std::string out(kRankSummaryMagic);
+  const uint32_t n = uint32_t(trace_name.size());
+  for (int i = 0; i < 4; ++i) out += char((n >> (8 * i)) & 0xff);
+  out += trace_name;
+  out += answer_bytes(rank_summary_answer(r, origin_ns));
+  return out;
+}
+
+bool read_rank_summary_file(std::string_view bytes, std::string& trace_name, RankSummary& r, std::string& error) {
+  if (bytes.substr(0, kRankSummaryMagic.size()) != kRankSummaryMagic) {
+    error = "not a rank summary written by kinetoscope rank-summary (or of another version)";
+    return false;
+  }
+  bytes.remove_prefix(kRankSummaryMagic.size());
+  if (bytes.size() < 4) {
+    error = "the rank summary is cut short";
+    return false;
+  }
+  uint32_t n = 0;
+  for (int i = 0; i < 4; ++i) n |= uint32_t(uint8_t(bytes[size_t(i)])) << (8 * i);
+  bytes.remove_prefix(4);
+  if (n > bytes.size() || n > 4096) {
+    error = "the rank summary is cut short";
+    return false;
+  }
+  trace_name.assign(bytes.substr(0, n));
+  return rank_summary_from_bytes(bytes.substr(n), r, error);
+}
+
 }  // namespace ks
 
 // ---------------------------------------------------------------------------------------------
