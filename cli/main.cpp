@@ -52,6 +52,7 @@ const char kUsage[] =
     "       kinetoscope distributed [--json] [--jobs N] [--tb-plugin] DIR|TRACE...\n"
     "       kinetoscope rank-summary [--json] [--jobs N] [--tb-plugin] -o DIR DIR|TRACE...\n"
     "       kinetoscope distributed --from-summaries [--json] [--tb-plugin] DIR|SUMMARY...\n"
+    "       kinetoscope --version\n"
     "       kinetoscope memory [--json|--csv [--events]] [--device NAME] [--from-us T --to-us T]\n"
     "                          [--tb-plugin] TRACE...\n"
     "       kinetoscope flops [--json|--csv] [--step N] [--peak DEVICE] TRACE...\n"
@@ -655,6 +656,11 @@ int run_ranges(int argc, char** argv);  // cli/ranges_command.cpp
 int run_flops(int argc, char** argv);   // cli/flops_command.cpp
 
 int main(int argc, char** argv) {
+  // The binary and the rank summaries it writes (scripts/fleet compares its workers' to its own).
+  if (argc == 2 && !std::strcmp(argv[1], "--version")) {
+    std::printf("kinetoscope %s (rank summary 1)\n", KS_VERSION);
+    return 0;
+  }
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     std::fputs(views_usage(kUsage).c_str(), argc < 2 ? stderr : stdout);

@@ -17,6 +17,7 @@
 #include "cli/file_source.h"
 #include "core/analysis/distributed.h"
 #include "core/session/views.h"
+#include "core/trace/trace_health.h"
 #include "core/trace/trace_reader.h"
 #include "core/util/json_writer.h"
 
@@ -32,8 +33,10 @@ const char kHelp[] =
     "  as `kinetoscope distributed` on the traces.\n"
     "  --jobs N     read N traces at a time (threads; default: the number of cores).\n"
     "  --tb-plugin  summaries in tb_plugin's reading (reduce them with --tb-plugin too).\n"
-    "  --json       one line per trace: {\"file\", \"status\": \"ok\"|\"failed\", \"summary\", \"rank\",\n"
-    "               \"world_size\", \"steps\", \"calls\", \"bytes\"} or {\"file\", \"status\", \"error\"}.\n"
+    "  --json       one line per trace: {\"file\", \"status\": \"ok\", \"summary\", \"rank\", \"world_size\",\n"
+    "               \"steps\", \"calls\", \"bytes\", \"problems\"} (problems: what a damaged trace lost,\n"
+    "               one sentence each; its summary holds what was complete) or {\"file\",\n"
+    "               \"status\": \"failed\", \"error\"}.\n"
     "  A trace that cannot be read is said on stderr (and in --json); the others are written;\n"
     "  the exit status is then 1.\n";
 
@@ -42,6 +45,9 @@ struct Outcome {
   std::string path;   // the summary file written
   int64_t rank = -1, world_size = -1;
   size_t steps = 0, calls = 0, bytes = 0;
+  // What the trace lost (its health's error-severity reasons, one sentence each): the summary
+  // holds what was complete, as the page loads it.
+  std::vector<std::string> problems;
 };
 
 // Writes `bytes` to `path` through a temporary name, so that a reader never sees half a summary.
@@ -67,6 +73,9 @@ std::string outcome_json(const std::string& file, const Outcome& o) {
     w.key("status").value("ok").key("summary").value(o.path);
     w.key("rank").value(o.rank).key("world_size").value(o.world_size);
     w.key("steps").value(int64_t(o.steps)).key("calls").value(int64_t(o.calls)).key("bytes").value(int64_t(o.bytes));
+    w.key("problems").begin_array();
+    for (const std::string& p : o.problems) w.value(p);
+    w.end_array();
   }
   w.end_object();
   return w.take();
@@ -147,6 +156,12 @@ int run_rank_summary(int argc, char** argv) {
       o.error = write_whole(o.path, bytes);
       o.rank = r.rank;
       o.world_size = r.world_size;
+      for (size_t k = 0; k < size_t(ks::HealthReason::kCount); ++k) {
+        const auto reason = ks::HealthReason(k);
+        const ks::HealthReasonInfo& info = ks::health_reason_info(reason);
+        if (info.severity == ks::Severity::kError && reader.model().health.get(reason).count)
+          o.problems.emplace_back(info.message);
+      }
       o.steps = r.steps.size();
       o.calls = r.calls.size();
       o.bytes = bytes.size();
@@ -166,8 +181,11 @@ int run_rank_summary(int argc, char** argv) {
     }
     if (json) std::printf("%s\n", outcome_json(name, o).c_str());
     else if (o.error.empty())
+    {
       std::printf("%s: rank %lld, %zu step%s, %zu collective call%s -> %s (%zu bytes)\n", name.c_str(), (long long)o.rank,
                   o.steps, o.steps == 1 ? "" : "s", o.calls, o.calls == 1 ? "" : "s", o.path.c_str(), o.bytes);
+      for (const std::string& p : o.problems) std::printf("  %s\n", p.c_str());
+    }
   }
   if (files.empty()) {
     std::fprintf(stderr, "kinetoscope rank-summary: no trace to read\n");
