@@ -76,7 +76,7 @@ Answer gpu_kernel_sequences_answer(const Session& s, QueryParamsRef params) {
     else if (!r.roots)
       w.value("No operator call's name contains \"" + o.operator_filter + "\": there is no sequence to count.");
     else
-      w.value("No call of " + o.operator_filter + "… launched " + std::to_string(o.min_kernels) +
+      w.value("No call of an operator whose name contains \"" + o.operator_filter + "\" launched " + std::to_string(o.min_kernels) +
               " or more GPU events: there is no sequence that long.");
     b.meta("note", w.take());
   }

@@ -122,7 +122,7 @@ function IdleGapsSection({ ask, fileName, onShowRange }: { ask: Ask; fileName: s
   const row = selected >= 0 && selected < a.rowCount ? selected : -1;
   return (
     <section class="gpu-part" data-testid="gpu-idle-gaps" data-ready="true" aria-label="Largest idle gaps">
-      <h4>Largest idle gaps</h4>
+      <h3>Largest idle gaps</h3>
       <p class="muted">
         The {a.meta.gaps} longest gaps of each stream, as the idle time breakdown classifies them, with the GPU event after each, the call that
         launched it and the operator that made the call. Select a gap to open the Timeline on it.
