@@ -106,7 +106,7 @@ Answer gpu_critical_path_answer(const Session& s, QueryParamsRef params) {
     else if (!r.gpu_events)
       w.value("The step launched no GPU work: its critical path is the host's alone.");
     else if (!r.sync_edges)
-      w.value("The step has no CUDA sync event the host waited on (record with PyTorch 2.1+ for cuda_sync events): the path cannot go from the GPU back to the host.");
+      w.value("The step has no CUDA sync event the host waited on (PyTorch 2.1+ records them with experimental_config=_ExperimentalConfig(enable_cuda_sync_events=True)): the path cannot go from the GPU back to the host.");
     else
       w.null();
     b.meta("note", w.take());
