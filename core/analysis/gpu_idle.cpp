@@ -45,23 +45,21 @@ IdleIntervalStats describe(std::vector<int64_t>& v) {
 
 }  // namespace
 
-GpuIdleResult gpu_idle_of(std::vector<ScopedGpuEvent> events, const GpuIdleOptions& options) {
-  const bool hta = options.rounding == GpuTimeRounding::kHta;
+void sort_idle_events(std::vector<ScopedGpuEvent>& events) {
   // By stream, then start (then end, so a tie is read the same way every time).
   std::sort(events.begin(), events.end(), [](const ScopedGpuEvent& a, const ScopedGpuEvent& b) {
     if (a.stream != b.stream) return a.stream < b.stream;
     if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
     return a.end_ns < b.end_ns;
   });
-  GpuIdleResult out;
-  std::vector<std::pair<int64_t, size_t>> first_start;  // (first start, stream's index) for the order
+}
+
+std::vector<IdleGap> idle_gaps(const std::vector<ScopedGpuEvent>& events, const GpuIdleOptions& options) {
+  const bool hta = options.rounding == GpuTimeRounding::kHta;
+  std::vector<IdleGap> out;
   for (size_t i = 0; i < events.size();) {
     size_t j = i;
     while (j < events.size() && events[j].stream == events[i].stream) ++j;
-    StreamIdle s;
-    s.stream = events[i].stream;
-    s.events = j - i;
-    std::array<std::vector<int64_t>, kIdleCategories> gaps;
     int64_t prev_end = events[i].end_ns;
     for (size_t k = i + 1; k < j; ++k) {
       const ScopedGpuEvent& e = events[k];
@@ -69,9 +67,30 @@ GpuIdleResult gpu_idle_of(std::vector<ScopedGpuEvent> events, const GpuIdleOptio
       IdleCategory c = IdleCategory::kOther;
       if (e.launch_ns != kNoLaunch && e.launch_ns > prev_end) c = IdleCategory::kHostWait;
       else if (gap < options.kernel_wait_ns) c = IdleCategory::kKernelWait;
-      gaps[size_t(c)].push_back(gap);
-      s.idle_ns[size_t(c)] += gap;
+      out.push_back({e.stream, prev_end, gap, c, k});
       prev_end = hta ? e.end_ns : std::max(prev_end, e.end_ns);
+    }
+    i = j;
+  }
+  return out;
+}
+
+GpuIdleResult gpu_idle_of(std::vector<ScopedGpuEvent> events, const GpuIdleOptions& options) {
+  sort_idle_events(events);
+  const std::vector<IdleGap> all = idle_gaps(events, options);
+  GpuIdleResult out;
+  std::vector<std::pair<int64_t, size_t>> first_start;  // (first start, stream's index) for the order
+  size_t g = 0;
+  for (size_t i = 0; i < events.size();) {
+    size_t j = i;
+    while (j < events.size() && events[j].stream == events[i].stream) ++j;
+    StreamIdle s;
+    s.stream = events[i].stream;
+    s.events = j - i;
+    std::array<std::vector<int64_t>, kIdleCategories> gaps;
+    for (; g < all.size() && all[g].next < j; ++g) {
+      gaps[size_t(all[g].category)].push_back(all[g].gap_ns);
+      s.idle_ns[size_t(all[g].category)] += all[g].gap_ns;
     }
     for (size_t c = 0; c < kIdleCategories; ++c) s.intervals[c] = describe(gaps[c]);
     first_start.emplace_back(events[i].start_ns, out.streams.size());

@@ -58,6 +58,19 @@ struct GpuIdleResult {
 };
 
 GpuIdleResult gpu_idle(const TraceModel& m, const GpuIdleOptions& options = {});
+
+// One gap as the breakdown reads it: before `events[next]`, from `start_ns` (the previous event's
+// end: the furthest so far, exact; the one before in start order, hta), in `category`.
+struct IdleGap {
+  int64_t stream = -1;
+  int64_t start_ns = 0, gap_ns = 0;
+  IdleCategory category = IdleCategory::kOther;
+  size_t next = 0;
+};
+// Sorts events as the breakdown reads them: by stream, then start (then end).
+void sort_idle_events(std::vector<ScopedGpuEvent>& events);
+// Every gap of sorted events (each stream's first event has none), in their order.
+std::vector<IdleGap> idle_gaps(const std::vector<ScopedGpuEvent>& sorted, const GpuIdleOptions& options);
 // The breakdown of given events (each stream's in any order): the building block, for tests.
 GpuIdleResult gpu_idle_of(std::vector<ScopedGpuEvent> events, const GpuIdleOptions& options);
 

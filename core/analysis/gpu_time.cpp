@@ -227,6 +227,7 @@ std::vector<ScopedGpuEvent> hta_scoped_events(const TraceModel& m, GpuTimeRoundi
     x.stream = e.stream;
     x.name = e.name;
     x.kind = e.kind;
+    x.correlation = e.correlation;
     if (e.correlation != kNoId) {
       auto it = std::lower_bound(launches.begin(), launches.end(), e.correlation,
                                  [](const auto& a, int64_t c) { return a.first < c; });

@@ -101,6 +101,7 @@ struct ScopedGpuEvent {
   int64_t start_ns = 0, end_ns = 0;
   int64_t stream = -1;
   int64_t launch_ns = kNoLaunch;
+  int64_t correlation = kNoId;  // its correlation id (kNoId: none)
   StringId name = 0;
   GpuWorkKind kind = GpuWorkKind::kComputation;
 };

@@ -181,9 +181,10 @@ std::string answer_json(const Answer& a, std::span<const Answer* const> rows_bef
   for (size_t i = 0; i < a.rows_at && i < a.meta.size(); ++i) meta(i);
   for (const Answer* b : rows_before) {
     if (out.size() > 1) out += ',';
-    append_json_escaped(out, b->schema->rows_key);
+    const bool whole = !b->schema->companion_key.empty();
+    append_json_escaped(out, whole ? b->schema->companion_key : b->schema->rows_key);
     out += ':';
-    out += answer_rows_json(*b);
+    out += whole ? answer_json(*b) : answer_rows_json(*b);
   }
   if (out.size() > 1) out += ',';
   append_json_escaped(out, a.schema->rows_key);

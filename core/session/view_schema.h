@@ -59,6 +59,9 @@ struct ViewSchema {
   // the parent column among them).
   std::string_view tree_parent;
   bool json_flat = false;
+  // Non-empty: printed with another view (answer_json's rows_before, `kinetoscope gpu-time --json`),
+  // its whole --json object goes under this key instead of its rows under rows_key.
+  std::string_view companion_key;
   const ColumnSpec* column(std::string_view name) const;
 };
 

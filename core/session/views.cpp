@@ -40,6 +40,11 @@ const std::vector<ViewDef>& views() {
       {&kGpuIdleIntervalsSchema, &gpu_idle_intervals_answer},
       {&kGpuKernelTypesSchema, &gpu_kernel_types_answer},
       {&kGpuTopKernelsSchema, &gpu_top_kernels_answer},
+
+      {&kGpuIdleGapsSchema, &gpu_idle_gaps_answer},
+      {&kGpuKernelSequencesSchema, &gpu_kernel_sequences_answer},
+      {&kGpuCriticalPathSchema, &gpu_critical_path_answer},
+      {&kGpuRecommendationsSchema, &gpu_recommendations_answer},
   };
   return list;
 }

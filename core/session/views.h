@@ -147,5 +147,12 @@ Answer gpu_idle_answer(const Session& s, QueryParamsRef params);
 Answer gpu_idle_intervals_answer(const Session& s, QueryParamsRef params);
 Answer gpu_kernel_types_answer(const Session& s, QueryParamsRef params);
 Answer gpu_top_kernels_answer(const Session& s, QueryParamsRef params);
+// The largest idle gaps, frequent kernel sequences, critical path and recommendations
+// (views/gpu_idle_gaps.cpp, gpu_kernel_sequences.cpp, gpu_critical_path.cpp, gpu_recommendations.cpp).
+extern const ViewSchema kGpuIdleGapsSchema, kGpuKernelSequencesSchema, kGpuCriticalPathSchema, kGpuRecommendationsSchema;
+Answer gpu_idle_gaps_answer(const Session& s, QueryParamsRef params);
+Answer gpu_kernel_sequences_answer(const Session& s, QueryParamsRef params);
+Answer gpu_critical_path_answer(const Session& s, QueryParamsRef params);
+Answer gpu_recommendations_answer(const Session& s, QueryParamsRef params);
 
 }  // namespace ks

@@ -14,6 +14,7 @@ import { GPU_TIME_COLUMNS, type Answer } from '../generated/views';
 import { answerTable } from '../lib/answer-table';
 import { csvStem } from '../lib/download';
 import { GpuIdleSection, GpuKernelsSection } from './gpu-breakdowns';
+import { GpuPathSections, type ShowRange } from './gpu-path-sections';
 import { formatCount, formatDurationUs } from '../lib/format';
 import { formatPct, stepAxisSplits } from '../lib/overview';
 import type { TableModel } from '../lib/table-model';
@@ -30,7 +31,7 @@ const PARTS = [
 
 const NO_PARAMS = {};
 
-export function GpuTimeView({ ask, fileName }: { ask: Ask; fileName: string }) {
+export function GpuTimeView({ ask, fileName, onShowRange }: { ask: Ask; fileName: string; onShowRange?: ShowRange }) {
   const state = useAnswer(ask, 'gpu-time', NO_PARAMS);
   if (state.status !== 'ready') {
     return (
@@ -51,6 +52,7 @@ export function GpuTimeView({ ask, fileName }: { ask: Ask; fileName: string }) {
           <GpuTimeBody answer={a} fileName={fileName} />
           <GpuIdleSection ask={ask} fileName={fileName} />
           <GpuKernelsSection ask={ask} fileName={fileName} />
+          <GpuPathSections ask={ask} fileName={fileName} onShowRange={onShowRange} />
         </>
       )}
     </section>

@@ -1,0 +1,299 @@
+// The GPU time view's idle gaps, frequent kernel sequences, critical path and recommendations
+// (core/analysis/gpu_idle_gaps.h, kernel_sequences.h, critical_path.h, gpu_recommendations.h and
+// their views): the hand-made critical-path-bounds.json and kernel-sequences-nested-roots.json
+// (tests/data/README.md works every number out), gpu-idle-overlapping-sync.json's gaps, and the
+// recorded alexnet_critical_path trace's path (../shared, skipped when absent).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include "core/analysis/critical_path.h"
+#include "core/analysis/gpu_idle_gaps.h"
+#include "core/analysis/kernel_sequences.h"
+#include "core/session/session.h"
+#include "core/session/views.h"
+#include "test_util.h"
+
+namespace {
+
+constexpr int64_t us = 1000;
+
+struct Opened {
+  ks::Session s;
+  explicit Opened(const char* fixture) {
+    kstest::feed_all(s.reader(), kstest::read_fixture(fixture), 7);
+    REQUIRE(s.reader().error().empty());
+  }
+  explicit Opened(const std::filesystem::path& file) {
+    kstest::feed_all(s.reader(), kstest::read_path(file), 1 << 20);
+    REQUIRE(s.reader().error().empty());
+  }
+};
+
+size_t step_index(const ks::Session& s, const char* name) {
+  for (size_t i = 0; i < s.steps().steps.size(); ++i)
+    if (s.steps().steps[i].name == name) return i;
+  FAIL("no step " << name);
+  return 0;
+}
+
+int64_t bound(const ks::CriticalPathResult& r, ks::PathBound b) { return r.by_bound[size_t(b)]; }
+
+std::string names(const ks::Session& s, const ks::CriticalPathResult& r) {
+  std::string out;
+  for (const ks::PathSegment& p : r.path)
+    out += std::string(out.empty() ? "" : ", ") + std::string(s.model().strings.get(p.name)) + " " + ks::path_bound_name(p.bound) + " " +
+           std::to_string(p.time_ns / us);
+  return out;
+}
+
+std::string str(const ks::Answer& a, const char* col, size_t row) {
+  const ks::AnswerColumn* c = a.column(col);
+  REQUIRE(c);
+  return c->str[row] == ks::kNullString ? "null" : a.strings[c->str[row]];
+}
+double num(const ks::Answer& a, const char* col, size_t row) {
+  const ks::AnswerColumn* c = a.column(col);
+  REQUIRE(c);
+  return c->f64[row];
+}
+
+}  // namespace
+
+TEST_CASE("critical-path-bounds: a CPU-bound step, its DataLoader time apart", "[gpu_path]") {
+  Opened o("critical-path-bounds.json");
+  const ks::CriticalPathResult r = ks::critical_path(o.s.model(), o.s.steps(), step_index(o.s, "1"));
+  REQUIRE(r.has_step);
+  // The host's chain through the step; the kernel's way (launch 10 + 5) ends at 1035.
+  CHECK(r.total_ns == 100 * us);
+  CHECK(bound(r, ks::PathBound::kCpu) == 75 * us);
+  CHECK(bound(r, ks::PathBound::kDataLoading) == 25 * us);
+  CHECK(bound(r, ks::PathBound::kLaunchOverhead) == 0);
+  CHECK(bound(r, ks::PathBound::kGpuCompute) == 0);
+  CHECK(names(o.s, r) ==
+        "ProfilerStep#1 cpu 10, aten::op_a cpu 10, cudaLaunchKernel cpu 5, aten::op_a cpu 35, ProfilerStep#1 cpu 10, "
+        "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__ data_loading 25, ProfilerStep#1 cpu 5");
+  CHECK(r.gpu_events == 1);
+}
+
+TEST_CASE("critical-path-bounds: a launch-bound step, the host waiting in cudaDeviceSynchronize", "[gpu_path]") {
+  Opened o("critical-path-bounds.json");
+  const ks::CriticalPathResult r = ks::critical_path(o.s.model(), o.s.steps(), step_index(o.s, "2"));
+  // 10 of the step, 30 from the launch's start to the kernel's, 5 of kernel, the Context Sync to the
+  // call's end (0), 4 of the step: 49; the host's own chain is 10 + 2 + 3 + 0 + 4 = 19.
+  CHECK(r.total_ns == 49 * us);
+  CHECK(bound(r, ks::PathBound::kCpu) == 14 * us);
+  CHECK(bound(r, ks::PathBound::kLaunchOverhead) == 30 * us);
+  CHECK(bound(r, ks::PathBound::kGpuCompute) == 5 * us);
+  CHECK(names(o.s, r) == "ProfilerStep#2 cpu 10, k_late launch_overhead 30, k_late gpu_compute 5, cudaDeviceSynchronize sync 0, ProfilerStep#2 cpu 4");
+  CHECK(r.sync_edges == 1);
+}
+
+TEST_CASE("critical-path-bounds: a GPU-bound step, the host waiting in cudaStreamSynchronize", "[gpu_path]") {
+  Opened o("critical-path-bounds.json");
+  const ks::CriticalPathResult r = ks::critical_path(o.s.model(), o.s.steps(), step_index(o.s, "3"));
+  // 5 + 3 of host, launch 4, gemm 68, the gap before relu_kernel 3 (launched while gemm ran: a
+  // kernel-kernel edge), relu 5, the Stream Sync (0), 10 of the step: 98.
+  CHECK(r.total_ns == 98 * us);
+  CHECK(bound(r, ks::PathBound::kCpu) == 18 * us);
+  CHECK(bound(r, ks::PathBound::kLaunchOverhead) == 4 * us);
+  CHECK(bound(r, ks::PathBound::kGpuCompute) == 73 * us);
+  CHECK(bound(r, ks::PathBound::kKernelKernel) == 3 * us);
+  CHECK(names(o.s, r) ==
+        "ProfilerStep#3 cpu 5, aten::mm cpu 3, gemm_big launch_overhead 4, gemm_big gpu_compute 68, relu_kernel kernel_kernel 3, "
+        "relu_kernel gpu_compute 5, cudaStreamSynchronize sync 0, ProfilerStep#3 cpu 10");
+  REQUIRE(r.path.size() == 8);
+  CHECK(r.path[4].stream == 7);
+  CHECK(r.path[4].start_ns == 1380 * us);
+  CHECK(r.path[4].end_ns == 1383 * us);
+}
+
+TEST_CASE("critical-path-bounds: an event sync waits on the communication kernel", "[gpu_path]") {
+  Opened o("critical-path-bounds.json");
+  const ks::CriticalPathResult r = ks::critical_path(o.s.model(), o.s.steps(), step_index(o.s, "4"));
+  // The Event Sync completes at 1572: the NCCL kernel (ends 1570) is the event it waited for, not
+  // elementwise (ends 1520). 5 + launch 5 + 60 + 0 + 28 = 98.
+  CHECK(r.total_ns == 98 * us);
+  CHECK(bound(r, ks::PathBound::kCpu) == 33 * us);
+  CHECK(bound(r, ks::PathBound::kLaunchOverhead) == 5 * us);
+  CHECK(bound(r, ks::PathBound::kGpuComm) == 60 * us);
+  CHECK(bound(r, ks::PathBound::kGpuCompute) == 0);
+}
+
+TEST_CASE("gpu-critical-path answer: the first step by default, a step by name, the whole trace without steps, null without host ranges", "[gpu_path]") {
+  Opened o("critical-path-bounds.json");
+  const ks::Answer a = o.s.query("gpu-critical-path", {});
+  REQUIRE(a.error.empty());
+  CHECK(ks::answer_meta(a, "step") == "\"1\"");
+  CHECK(ks::answer_meta_number(a, "total_us") == 100);
+  CHECK(ks::answer_meta_number(a, "by_bound", "data_loading_us") == 25);
+  CHECK(a.rows == 7);
+  CHECK(num(a, "pct", 3) == Approx(35));
+  const ks::Answer b = o.s.query("gpu-critical-path", {{"step", "3"}});
+  CHECK(ks::answer_meta_number(b, "total_us") == 98);
+  CHECK(ks::answer_meta_number(b, "by_bound", "kernel_kernel_us") == 3);
+  CHECK(str(b, "bound", 6) == "sync");
+  CHECK(std::isnan(num(b, "stream", 0)));
+  CHECK(num(b, "stream", 6) == 7);
+  const ks::Answer bad = o.s.query("gpu-critical-path", {{"step", "9"}});
+  CHECK(!bad.error.empty());
+  // Without ProfilerStep ranges the path is the whole trace's (HTA's annotation ""); a step name
+  // is then unknown.
+  Opened whole("gpu-idle-overlapping-sync.json");
+  const ks::Answer w = whole.s.query("gpu-critical-path", {});
+  REQUIRE(w.error.empty());
+  CHECK(ks::answer_meta(w, "step") == "null");
+  CHECK(ks::answer_meta_string(w, "note").find("whole trace") != std::string::npos);
+  CHECK(ks::answer_meta_number(w, "total_us") > 0);
+  CHECK(!whole.s.query("gpu-critical-path", {{"step", "1"}}).error.empty());
+  // No host range at all: no path, null and why.
+  ks::Session bare;
+  kstest::feed_all(bare.reader(),
+                   R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10,"dur":5,"args":{"correlation":1,"stream":7,"device":0}}]})",
+                   7);
+  const ks::Answer n = bare.query("gpu-critical-path", {});
+  REQUIRE(n.error.empty());
+  CHECK(n.rows == 0);
+  CHECK(ks::answer_meta(n, "total_us") == "null");
+  CHECK(ks::answer_meta(n, "by_bound") == "null");
+  CHECK(ks::answer_meta_string(n, "note").find("no host range") != std::string::npos);
+}
+
+TEST_CASE("gpu-idle-gaps: the longest gaps of a stream, the call and operator that launched what came after", "[gpu_path]") {
+  Opened o("critical-path-bounds.json");
+  // HTA's scope leaves out step 4: stream 7 has k_step1, k_late, gemm_big, relu_kernel.
+  const ks::Answer a = o.s.query("gpu-idle-gaps", {});
+  REQUIRE(a.error.empty());
+  REQUIRE(a.rows == 3);
+  CHECK(num(a, "gap_us", 0) == 205);  // 1240 - 1035, launched at 1210: host wait
+  CHECK(str(a, "category", 0) == "host_wait");
+  CHECK(str(a, "event", 0) == "k_late");
+  CHECK(str(a, "launch", 0) == "cudaLaunchKernel");
+  CHECK(str(a, "operator", 0) == "ProfilerStep#2");
+  CHECK(num(a, "start_us", 0) == 35);   // 1035 from the trace's start (1000)
+  CHECK(num(a, "launch_us", 0) == 210);
+  CHECK(num(a, "gap_us", 1) == 67);     // 1312 - 1245
+  CHECK(str(a, "operator", 1) == "aten::mm");
+  CHECK(num(a, "gap_us", 2) == 3);      // 1383 - 1380, launched at 1317 while gemm ran
+  CHECK(str(a, "category", 2) == "kernel_wait");
+  CHECK(str(a, "operator", 2) == "aten::relu");
+  const ks::Answer two = o.s.query("gpu-idle-gaps", {{"gaps", "2"}});
+  CHECK(two.rows == 2);
+  CHECK(!o.s.query("gpu-idle-gaps", {{"gaps", "0"}}).error.empty());
+}
+
+TEST_CASE("gpu-idle-gaps: gpu-idle-overlapping-sync's gaps as gpu-idle classifies them", "[gpu_path]") {
+  Opened o("gpu-idle-overlapping-sync.json");
+  const ks::Answer a = o.s.query("gpu-idle-gaps", {});
+  REQUIRE(a.rows == 5);  // stream 7's five gaps; streams 20 and 21 have one event each
+  CHECK(num(a, "gap_us", 0) == 50);
+  CHECK(str(a, "category", 0) == "host_wait");
+  CHECK(str(a, "event", 0) == "relu");
+  CHECK(num(a, "gap_us", 1) == 40);
+  CHECK(str(a, "category", 1) == "other");
+  CHECK(num(a, "gap_us", 2) == 30);
+  CHECK(str(a, "event", 2) == "add");
+  CHECK(str(a, "launch", 2) == "null");  // its correlation (99) has no runtime call
+  CHECK(std::isnan(num(a, "launch_us", 2)));
+  CHECK(num(a, "gap_us", 3) == 2);
+  CHECK(num(a, "gap_us", 4) == 0);
+  CHECK(str(a, "operator", 0) == "null");  // no operator around the calls
+  // They add up to gpu-idle's numbers: 50 + 40 + 30 + 2 + 0 = 122.
+  const ks::Answer idle = o.s.query("gpu-idle", {});
+  CHECK(num(idle, "idle_us", 0) == 122);
+}
+
+TEST_CASE("kernel-sequences-nested-roots: the outermost matching calls, counted by pattern", "[gpu_path]") {
+  Opened o("kernel-sequences-nested-roots.json");
+  const ks::KernelSequencesResult r = ks::kernel_sequences(o.s.tree(), o.s.model());
+  // Roots: the three aten::layer_norm (not aten::native_layer_norm, under one) and aten::gelu.
+  CHECK(r.roots == 4);
+  CHECK(r.counted == 2);
+  REQUIRE(r.sequences.size() == 1);
+  const ks::KernelSequence& k = r.sequences[0];
+  CHECK(o.s.model().strings.get(k.op) == "aten::layer_norm");
+  CHECK(k.kernels.size() == 3);
+  CHECK(k.count == 2);
+  CHECK(k.gpu_ns == 12 * us);
+  CHECK(k.cpu_ns == 40 * us);
+  CHECK(k.first_start_ns == 10 * us);
+  const ks::Answer a = o.s.query("gpu-kernel-sequences", {});
+  REQUIRE(a.rows == 1);
+  CHECK(str(a, "kernels", 0) == "ln_stats | ln_apply | ln_cast");
+  CHECK(str(a, "stack", 0) == "## block ##");
+  CHECK(num(a, "mean_event_us", 0) == 2);
+  const ks::Answer all = o.s.query("gpu-kernel-sequences", {{"min_kernels", "1"}});
+  REQUIRE(all.rows == 3);
+  CHECK(num(all, "count", 0) == 2);
+  CHECK(str(all, "operator", 1) == "aten::gelu");  // count 1, "aten::gelu|…" before "aten::layer_norm|…"
+  CHECK(str(all, "kernels", 2) == "ln_stats | ln_apply");
+  CHECK(str(all, "stack", 2) == "null");
+  const ks::Answer none = o.s.query("gpu-kernel-sequences", {{"operator", "aten::conv"}});
+  CHECK(none.rows == 0);
+  CHECK(ks::answer_meta_string(none, "note").find("aten::conv") != std::string::npos);
+}
+
+TEST_CASE("gpu-recommendations: each rule from its evidence", "[gpu_path]") {
+  Opened o("critical-path-bounds.json");
+  const ks::Answer a = o.s.query("gpu-recommendations", {});
+  REQUIRE(a.error.empty());
+  // Stream 7's idle time is 275 (205 + 67 + 3), 272 of it host wait, the GPU's span 358 (1030-1388).
+  REQUIRE(a.rows == 2);
+  CHECK(str(a, "kind", 0) == "host_bound_stream");
+  CHECK(str(a, "subject", 0) == "stream 7");
+  CHECK(str(a, "evidence", 0) == "gpu-idle");
+  CHECK(num(a, "value", 0) == Approx(272.0 / 275.0));
+  CHECK(str(a, "kind", 1) == "launch_bound_step");
+  CHECK(str(a, "evidence", 1) == "gpu-critical-path");
+  CHECK(num(a, "value", 1) == 1.0);
+  // Step 3 is the GPU's: no launch-bound row.
+  const ks::Answer gpu = o.s.query("gpu-recommendations", {{"step", "3"}});
+  CHECK(gpu.rows == 1);
+  Opened k("kernel-sequences-nested-roots.json");
+  const ks::Answer f = k.s.query("gpu-recommendations", {});
+  bool fusion = false;
+  for (size_t i = 0; i < f.rows; ++i)
+    if (str(f, "kind", i) == "fusion_candidate") {
+      fusion = true;
+      CHECK(str(f, "subject", i) == "aten::layer_norm");
+      CHECK(str(f, "evidence", i) == "gpu-kernel-sequences");
+      CHECK(num(f, "value", i) == 2);
+    }
+  CHECK(fusion);
+}
+
+TEST_CASE("alexnet_critical_path: the whole trace's path (it has no ProfilerStep) within the trace, its bounds adding up", "[gpu_path][shared]") {
+  const std::filesystem::path file = kstest::repo_path("../shared/traces/alexnet_critical_path.json.gz");
+  if (!std::filesystem::exists(file)) return;  // ../shared absent
+#ifdef __EMSCRIPTEN__
+  return;  // a .gz, and no zlib under wasm (test_util.h read_path)
+#endif
+  Opened o(file);
+  const ks::StepsResult& steps = o.s.steps();
+  CHECK(!steps.from_profiler_steps);
+  const ks::CriticalPathResult r = ks::critical_path(o.s.model(), steps, 0);
+  REQUIRE(r.has_step);
+  CHECK(r.whole_trace);
+  CHECK(r.total_ns > 0);
+  CHECK(r.total_ns <= r.window_end_ns - r.window_start_ns);
+  int64_t sum = 0;
+  for (int64_t b : r.by_bound) {
+    CHECK(b >= 0);
+    sum += b;
+  }
+  CHECK(sum == r.total_ns);
+  int64_t parts = 0;
+  for (const ks::PathSegment& p : r.path) {
+    CHECK(p.time_ns >= 0);
+    CHECK(p.end_ns >= p.start_ns);
+    parts += p.time_ns;
+  }
+  CHECK(parts == r.total_ns);
+  CHECK(r.sync_edges > 0);  // recorded with CUDA sync events: the path can come back from the GPU
+  CHECK(r.gpu_events > 0);
+  CHECK(r.negative_edges == 0);
+  // Its 16 cudaStreamSynchronize calls wait on the GPU: the path goes through the GPU.
+  CHECK(r.by_bound[size_t(ks::PathBound::kGpuCompute)] + r.by_bound[size_t(ks::PathBound::kLaunchOverhead)] > 0);
+}
