@@ -43,9 +43,11 @@ async function checkOperators(page, name, file) {
 
   // Columns: device and Tensor Core ones only when the trace has GPU work.
   const ids = await columnIds(page, c, 'op');
+  // The FLOPs columns (issue 25) after them when the trace has counted calls (the CLI's rows have them).
+  const flopIds = 'flops' in data.rows[0] ? ['flops', 'flop_dtype', 'tflops_per_s', 'pct_of_peak', 'intensity'] : [];
   const expectedIds = data.show_gpu
-    ? ['name', 'calls', 'device_self_us', 'device_total_us', 'host_self_us', 'host_total_us', 'tc_eligible', 'tc_self_pct', 'tc_total_pct']
-    : ['name', 'calls', 'host_self_us', 'host_total_us'];
+    ? ['name', 'calls', 'device_self_us', 'device_total_us', 'host_self_us', 'host_total_us', 'tc_eligible', 'tc_self_pct', 'tc_total_pct', ...flopIds]
+    : ['name', 'calls', 'host_self_us', 'host_total_us', ...flopIds];
   assert.deepEqual(ids, expectedIds, `${name}: columns`);
 
   // The first rows, in the CLI's order (device self time, largest first), with its numbers.
