@@ -64,7 +64,7 @@ export const KERNEL_HOW =
 export function flopTableColumns(f: FlopColumns, how: string = HOW, peakName: string | null = null): Column[] {
   const peak = peakName ? `the dense peak of ${peakName} for the dtype` : 'the device’s dense peak for the dtype (none: no peak row matched; pick one on the Overview)';
   return [
-    { id: 'flops', label: 'FLOPs', type: 'number', unit: 'count', format: formatFlopCell, value: (i) => f.flops[i], width: 84, headerTitle: `FLOPs. ${how}` },
+    { id: 'flops', label: 'FLOPs', type: 'number', unit: 'count', format: formatFlopCell, value: (i) => f.flops[i], width: 72, headerTitle: `FLOPs. ${how}` },
     {
       id: 'flop_dtype',
       label: 'FLOP dtype',
@@ -73,6 +73,8 @@ export function flopTableColumns(f: FlopColumns, how: string = HOW, peakName: st
       searchable: false,
       value: (i) => f.dtype[i] ?? '',
       width: 72,
+      // In the Columns menu, the CSV and the detail panel; hidden at first so the table fits.
+      defaultHidden: true,
       headerTitle: 'The precision of the counted FLOPs (its peak): fp32, tf32 (fp32 whose kernels ran on Tensor Cores), bf16, fp16, fp8_e4m3, fp8_e5m2; several joined by +, most FLOPs first',
     },
     {
@@ -82,7 +84,7 @@ export function flopTableColumns(f: FlopColumns, how: string = HOW, peakName: st
       unit: 'count',
       format: blank((x) => tflopsFmt.format(x)),
       value: (i) => f.tflops[i],
-      width: 80,
+      width: 72,
       headerTitle: `Achieved TFLOP/s: the counted FLOPs over the counted calls’ device time. ${how}`,
     },
     {
@@ -92,7 +94,7 @@ export function flopTableColumns(f: FlopColumns, how: string = HOW, peakName: st
       unit: 'count',
       format: blank((x) => pctFmt.format(x)),
       value: (i) => f.pctOfPeak[i],
-      width: 80,
+      width: 72,
       headerTitle: `TFLOP/s as a share of ${peak}.`,
     },
     {
@@ -103,7 +105,7 @@ export function flopTableColumns(f: FlopColumns, how: string = HOW, peakName: st
       unit: 'count',
       format: blank((x) => intensityFmt.format(x)),
       value: (i) => f.intensity[i],
-      width: 84,
+      width: 76,
       headerTitle: 'Arithmetic intensity: the counted FLOPs over the bytes their calls read and write (each input once, each result once: the least traffic, the roofline’s x).',
     },
   ];

@@ -28,6 +28,12 @@ function fixed(v: number | null, digits: number): string {
   return v == null || !Number.isFinite(v) ? '—' : v.toFixed(digits);
 }
 
+const us1 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+/** A duration with one decimal, grouped as the tables' numbers: "2,115.9". */
+function grouped1(v: number | null): string {
+  return v == null || !Number.isFinite(v) ? '—' : us1.format(v);
+}
+
 const tflopsFmt = new Intl.NumberFormat('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 });
 
 /** Achieved TFLOP/s, three decimals, grouped as the page's other numbers: "1,234.567". */
@@ -103,8 +109,8 @@ export function FlopsCard({ ask, step, onRoofline }: { ask: Ask; step: string | 
           )}
           {meta.coverage && (
             <p class="ov-footnote" data-testid="flops-coverage" data-pct={meta.coverage.pct ?? ''}>
-              counted ops: {fixed(meta.coverage.pct, 1)} % of kernel time ({fixed(meta.coverage.counted_device_us, 1)} of{' '}
-              {fixed(meta.coverage.kernel_us, 1)} µs)
+              counted ops: {fixed(meta.coverage.pct, 1)} % of kernel time ({grouped1(meta.coverage.counted_device_us)} of{' '}
+              {grouped1(meta.coverage.kernel_us)} us)
             </p>
           )}
           {meta.note && (

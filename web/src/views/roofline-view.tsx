@@ -178,7 +178,7 @@ function VerdictTable({ points, onOpen }: { points: RoofPoint[]; onOpen?: (p: Ro
         <thead>
           <tr>
             <th>Operator</th>
-            <th class="num" title="Arithmetic intensity: FLOPs per byte read and written">FLOP/byte</th>
+            <th class="num" title="Arithmetic intensity: FLOPs per byte read and written">Intensity</th>
             <th class="num">TFLOP/s</th>
             <th class="num" title="Achieved TFLOP/s as a share of the roof at its intensity (the lower of its dtype's dense peak and bandwidth × intensity)">
               % of roof
@@ -207,9 +207,13 @@ function VerdictTable({ points, onOpen }: { points: RoofPoint[]; onOpen?: (p: Ro
               onClick={() => onOpen?.(p)}
               onKeyDown={(e) => (e.key === 'Enter' || e.key === ' ') && onOpen && (e.preventDefault(), onOpen(p))}
             >
-              <td>
-                <code>{p.name}</code>
-                {p.shape != null && <span class="muted"> {p.shape}</span>} <span class="muted">{p.dtype}</span>
+              <td class="roofline-op">
+                <code>{p.name}</code> <span class="muted">{p.dtype}</span>
+                {p.shape != null && (
+                  <span class="muted roofline-shape" title={p.shape}>
+                    {p.shape}
+                  </span>
+                )}
               </td>
               <td class="num">{show(num2, p.intensity)}</td>
               <td class="num">{show(num2, p.tflops)}</td>
@@ -302,10 +306,10 @@ function RooflineChart({
             ctx.lineTo(px(xEnd), py((bw * xEnd) / 1e3));
             ctx.stroke();
             ctx.fillStyle = t.muted;
-            const lx = xMin * 2;
+            const lx = xMin * 8;
             ctx.save();
             ctx.translate(px(lx), py((bw * lx) / 1e3) - 6 * dpr);
-            ctx.rotate(-Math.atan2(py((bw * xMin) / 1e3) - py((bw * lx * 10) / 1e3), px(lx * 10) - px(xMin)));
+            ctx.rotate(-Math.atan2(py((bw * xMin) / 1e3) - py((bw * xMin * 10) / 1e3), px(xMin * 10) - px(xMin)));
             ctx.fillText(`memory ${num1.format(bw)} GB/s`, 0, 0);
             ctx.restore();
           }
@@ -318,9 +322,15 @@ function RooflineChart({
             ctx.moveTo(px(ridge), py(r.tflops));
             ctx.lineTo(px(xMax), py(r.tflops));
             ctx.stroke();
-            ctx.fillStyle = r.color;
+            // Its label at the right end, on the card's colour so the bandwidth line does not cross it.
             const text = `${r.label} ${num1.format(r.tflops)}`;
-            ctx.fillText(text, px(xMax) - ctx.measureText(text).width - 4 * dpr, py(r.tflops) - 4 * dpr);
+            const w = ctx.measureText(text).width;
+            const lx = px(xMax) - w - 4 * dpr;
+            const ly = py(r.tflops) - 4 * dpr;
+            ctx.fillStyle = t.card;
+            ctx.fillRect(lx - 2 * dpr, ly - 11 * dpr, w + 4 * dpr, 13 * dpr);
+            ctx.fillStyle = r.color;
+            ctx.fillText(text, lx, ly);
           }
           ctx.setLineDash([]);
           // The points, largest first so small ones stay on top.
