@@ -123,9 +123,14 @@ describe('FLOPs on the page beside the card', () => {
       const c = card(path.basename(twoSteps));
       await page.click(`${c} [data-testid=tab-operators]`);
       await page.waitForSelector(`${c} [data-testid=op-row]`);
+      // TFLOP/s and % of peak shown; FLOPs, their dtype and intensity start hidden: the Columns menu shows them
+      assert.deepEqual((await rowsOf(page, c, 'op')).ids.slice(-2), ['tflops_per_s', 'pct_of_peak']);
+      await page.click(`${c} [data-testid=op-columns]`);
+      for (const id of ['flops', 'flop_dtype', 'intensity']) await page.check(`${c} [data-testid=op-column-toggle-${id}]`);
+      await page.keyboard.press('Escape');
+      await page.waitForSelector(`${c} [data-testid=op-header-intensity]`);
       const { ids, rows } = await rowsOf(page, c, 'op');
-      // the dtype starts hidden (the Columns menu, the CSV and the detail panel have it)
-      assert.deepEqual(ids.slice(-4), ['flops', 'tflops_per_s', 'pct_of_peak', 'intensity']);
+      assert.deepEqual(ids.slice(-5), ['flops', 'flop_dtype', 'tflops_per_s', 'pct_of_peak', 'intensity']);
       assert.equal(rows.length, want.length);
       for (const w of want) {
         const r = rows.find((x) => x.name === w.name);
@@ -133,11 +138,14 @@ describe('FLOPs on the page beside the card', () => {
         assert.equal(r.cells.flops, flopText(w.flops), `${w.name} FLOPs`);
         assert.equal(r.cells.tflops_per_s, fixed2(w.tflops_per_s), `${w.name} TFLOP/s`);
         assert.equal(r.cells.pct_of_peak, fixed2(w.pct_of_peak), `${w.name} % of peak`);
+        assert.equal(r.cells.flop_dtype, w.flop_dtype ?? '', `${w.name} dtype`);
       }
       // the hand-worked ones: the addmm 2.15 GFLOP bf16 at 21.47 TFLOP/s, 2.17 % of 989.5; linear and relu empty
       assert.deepEqual(rows.find((x) => x.name === 'aten::addmm').cells.flops, '2.15 G');
       assert.equal(rows.find((x) => x.name === 'aten::addmm').cells.pct_of_peak, '2.17');
       assert.equal(rows.find((x) => x.name === 'aten::mm').cells.flops, '50.3 M');
+      assert.equal(rows.find((x) => x.name === 'aten::mm').cells.flop_dtype, 'tf32+fp32');
+      assert.equal(rows.find((x) => x.name === 'aten::addmm').cells.intensity, '341.2');
       for (const n of ['aten::linear', 'aten::relu']) assert.equal(rows.find((x) => x.name === n).cells.flops, '');
       // the header says how they are counted
       const title = await page.$eval(`${c} [data-testid=op-header-flops] button`, (b) => b.title);

@@ -44,7 +44,7 @@ async function checkOperators(page, name, file) {
   // Columns: device and Tensor Core ones only when the trace has GPU work.
   const ids = await columnIds(page, c, 'op');
   // The FLOPs columns (issue 25) after them when the trace has counted calls (the CLI's rows have them).
-  const flopIds = 'flops' in data.rows[0] ? ['flops', 'tflops_per_s', 'pct_of_peak', 'intensity'] : [];  // flop_dtype starts hidden
+  const flopIds = 'flops' in data.rows[0] ? ['tflops_per_s', 'pct_of_peak'] : [];  // FLOPs, their dtype and intensity start hidden
   const expectedIds = data.show_gpu
     ? ['name', 'calls', 'device_self_us', 'device_total_us', 'host_self_us', 'host_total_us', 'tc_eligible', 'tc_self_pct', 'tc_total_pct', ...flopIds]
     : ['name', 'calls', 'host_self_us', 'host_total_us', ...flopIds];

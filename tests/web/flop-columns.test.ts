@@ -33,7 +33,7 @@ describe('flop columns', () => {
     expect(shown(0)).toEqual(['2.15 G', 'bf16', '21.47', '2.17', '341.2']);
     expect(shown(1)).toEqual(['', '', '', '', '']);
     expect(cols[0].headerTitle).toMatch(/flop_counter/);
-    expect(cols.filter((c) => c.defaultHidden).map((c) => c.id)).toEqual(['flop_dtype']);
+    expect(cols.filter((c) => c.defaultHidden).map((c) => c.id)).toEqual(['flops', 'flop_dtype', 'intensity']);
     const csv = toCsv({ rowCount: 2, rowKey: (i) => i, columns: cols }, Int32Array.from([0, 1]));
     expect(csv.split('\r\n')[2]).toBe(',,,,');
   });

@@ -58,13 +58,15 @@ export const KERNEL_HOW =
   HOW + ' A kernel has its call’s FLOPs when it was the only kernel of a counted call, for every kernel of the row (a call of several kernels does not say how they share its FLOPs).';
 
 /**
- * The five columns, after the table's own. `how` is the header's hover text (how they are
+ * The five columns, after the table's own. TFLOP/s and % of peak are shown; FLOPs, their dtype
+ * and the intensity start hidden (the Columns menu, the CSV and the detail panel have them, the
+ * Roofline tab plots them): with all five the tables no longer fit a 1440 px screen. `how` is the header's hover text (how they are
  * counted); `peakName` names the row % of peak is measured against.
  */
 export function flopTableColumns(f: FlopColumns, how: string = HOW, peakName: string | null = null): Column[] {
   const peak = peakName ? `the dense peak of ${peakName} for the dtype` : 'the device’s dense peak for the dtype (none: no peak row matched; pick one on the Overview)';
   return [
-    { id: 'flops', label: 'FLOPs', type: 'number', unit: 'count', format: formatFlopCell, value: (i) => f.flops[i], width: 72, headerTitle: `FLOPs. ${how}` },
+    { id: 'flops', label: 'FLOPs', type: 'number', unit: 'count', format: formatFlopCell, value: (i) => f.flops[i], width: 64, defaultHidden: true, headerTitle: `FLOPs. ${how}` },
     {
       id: 'flop_dtype',
       label: 'FLOP dtype',
@@ -73,7 +75,6 @@ export function flopTableColumns(f: FlopColumns, how: string = HOW, peakName: st
       searchable: false,
       value: (i) => f.dtype[i] ?? '',
       width: 72,
-      // In the Columns menu, the CSV and the detail panel; hidden at first so the table fits.
       defaultHidden: true,
       headerTitle: 'The precision of the counted FLOPs (its peak): fp32, tf32 (fp32 whose kernels ran on Tensor Cores), bf16, fp16, fp8_e4m3, fp8_e5m2; several joined by +, most FLOPs first',
     },
@@ -84,7 +85,7 @@ export function flopTableColumns(f: FlopColumns, how: string = HOW, peakName: st
       unit: 'count',
       format: blank((x) => tflopsFmt.format(x)),
       value: (i) => f.tflops[i],
-      width: 72,
+      width: 64,
       headerTitle: `Achieved TFLOP/s: the counted FLOPs over the counted calls’ device time. ${how}`,
     },
     {
@@ -94,7 +95,7 @@ export function flopTableColumns(f: FlopColumns, how: string = HOW, peakName: st
       unit: 'count',
       format: blank((x) => pctFmt.format(x)),
       value: (i) => f.pctOfPeak[i],
-      width: 72,
+      width: 60,
       headerTitle: `TFLOP/s as a share of ${peak}.`,
     },
     {
@@ -106,6 +107,7 @@ export function flopTableColumns(f: FlopColumns, how: string = HOW, peakName: st
       format: blank((x) => intensityFmt.format(x)),
       value: (i) => f.intensity[i],
       width: 76,
+      defaultHidden: true,
       headerTitle: 'Arithmetic intensity: the counted FLOPs over the bytes their calls read and write (each input once, each result once: the least traffic, the roofline’s x).',
     },
   ];
