@@ -38,10 +38,10 @@ const char kUsage[] =
     "       kinetoscope steps [--json] [--tb-plugin] TRACE...\n"
     "       kinetoscope gpus [--json] [--step N] [--tb-plugin] TRACE...\n"
     "       kinetoscope overview [--json] [--tb-plugin] TRACE...\n"
-    "       kinetoscope operators [--json|--csv] [--group-by op|op+shape|op+stack] [--step N] [--tb-plugin] TRACE...\n"
+    "       kinetoscope operators [--json|--csv] [--group-by op|op+shape|op+stack] [--step N] [--peak DEVICE] [--tb-plugin] TRACE...\n"
     "       kinetoscope operators --detail NAME [--group-by op+shape --input-shape SHAPE] [--json]\n"
     "                             [--step N] [--tb-plugin] TRACE...\n"
-    "       kinetoscope kernels [--json|--csv] [--group-by name|props] [--step N] [--tb-plugin] TRACE...\n"
+    "       kinetoscope kernels [--json|--csv] [--group-by name|props] [--step N] [--peak DEVICE] [--tb-plugin] TRACE...\n"
     "       kinetoscope kernels --detail NAME [--group-by props --operator OP [--grid X,Y,Z]\n"
     "                           [--block X,Y,Z] [--registers N] [--shared-memory N]] [--json]\n"
     "                           [--step N] [--tb-plugin] TRACE...\n"
@@ -386,7 +386,7 @@ void print_kernels(const std::string& name, const ks::Answer& a, const std::stri
 int run_tree_views(const std::string& command, int argc, char** argv) {
   bool json = false, csv = false, tb = false;
   std::string group_by = command == "kernels" ? "name" : "op";
-  std::string step, detail, input_shape;
+  std::string step, detail, input_shape, peak;
   bool has_step = false, has_detail = false, has_shape = false, has_props = false;
   ks::KernelKey kernel_key;
   auto usage = [&](const char* why) {
@@ -403,6 +403,7 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
     else if (a == "--tb-plugin") tb = true;
     else if (a == "--group-by" && more && table) group_by = argv[++i];
     else if (a == "--step" && more && table) { step = argv[++i]; has_step = true; }
+    else if (a == "--peak" && more && table) peak = argv[++i];  // the FLOPs columns' peak row (issue 25)
     else if (a == "--detail" && more && table) { detail = argv[++i]; has_detail = true; }
     else if (a == "--input-shape" && more && command == "operators") { input_shape = argv[++i]; has_shape = true; }
     else if (a == "--operator" && more && command == "kernels") { kernel_key.op = argv[++i]; has_props = true; }
@@ -469,6 +470,7 @@ int run_tree_views(const std::string& command, int argc, char** argv) {
       // The tables: the Session's answer, printed as JSON, CSV or text.
       ks::QueryParams params{{"group_by", group_by}};
       if (has_step) params["step"] = step;
+      if (!peak.empty()) params["peak"] = peak;
       const ks::Answer a = session.query(command, params);
       if (!a.error.empty()) {
         std::fprintf(stderr, "%s: %s.\n", name.c_str(), a.error.c_str());

@@ -38,6 +38,7 @@ const COMMANDS = [
   { name: 'ranges', args: ['ranges', '--json'], tb: false },
   { name: 'flops', args: ['flops', '--json'], tb: false },
   { name: 'gpu-time', args: ['gpu-time', '--json'], tb: false },
+  { name: 'roofline', args: ['roofline', '--json'], tb: false },
   { name: 'distributed', args: ['distributed', '--json'], tb: true },
   { name: 'diff.self', args: ['diff', '--json'], self: true, tb: true },
 ];

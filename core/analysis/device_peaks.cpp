@@ -99,6 +99,23 @@ const DevicePeak* device_peak(std::string_view id) {
   return nullptr;
 }
 
+bool chosen_peak(const TraceModel& m, std::string_view id, const DevicePeak*& out, std::string& why, std::string& error) {
+  out = nullptr;
+  if (!id.empty()) {
+    out = device_peak(id);
+    if (!out) {
+      std::string ids;
+      for (const DevicePeak& p : device_peaks()) ids += (ids.empty() ? "" : ", ") + std::string(p.id);
+      error = "no peak row " + std::string(id) + " (the rows are " + ids + ")";
+      return false;
+    }
+    why = "chosen (the peak parameter, --peak)";
+  } else if (!m.devices.empty()) {
+    out = match_device_peak(m.devices.front(), why);
+  }
+  return true;
+}
+
 double peak_tflops(const DevicePeak& p, FlopDtype dtype) {
   switch (dtype) {
     case FlopDtype::kFp32: return p.fp32;

@@ -32,6 +32,11 @@ const DevicePeak* device_peak(std::string_view id);  // null: no such id
 // The row of a trace's GPU, or null; `why` says which properties chose it, or why none did.
 const DevicePeak* match_device_peak(const DeviceInfo& d, std::string& why);
 
+// The row a view measures against: row `id` when given (`why` says it was chosen), else the one
+// matched from the first GPU's deviceProperties (null when none matches, or the trace records no
+// GPU). False with `error` set when `id` names no row (the sentence lists the rows).
+bool chosen_peak(const TraceModel& m, std::string_view id, const DevicePeak*& out, std::string& why, std::string& error);
+
 // The peak against which `dtype` is measured (fp8 e4m3 and e5m2 both FP8; fp64 and unknown: NaN).
 double peak_tflops(const DevicePeak& p, FlopDtype dtype);
 

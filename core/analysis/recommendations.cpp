@@ -5,9 +5,12 @@
 #include <cstdlib>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string_view>
 
 #include "core/analysis/accelerator.h"
+#include "core/analysis/device_peaks.h"
+#include "core/analysis/roofline.h"
 #include "core/analysis/tensor_cores.h"
 #include "core/util/format_pct.h"
 
@@ -18,6 +21,14 @@ namespace {
 std::string fmt1(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+// Two significant digits under 1 ("0.0073"), else one decimal ("12.5").
+std::string fmt_small(double v) {
+  if (v >= 1) return fmt1(v);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2g", v);
   return buf;
 }
 
@@ -263,7 +274,7 @@ std::vector<Recommendation> recommendations(const OverviewInputs& in) {
   }
 
   if (m.devices.empty() || (tb && m.devices_from_compute_properties)) return out;
-  // 6a. Mixed precision: Tensor Core eligible operators, but no kernel used Tensor Cores.
+  // 6. Precision. tb_plugin: Tensor Core eligible operators, but no kernel used Tensor Cores.
   if (tb) {
     const std::optional<double> used = tc_kernel_share(m, true).ratio();
     if (m.devices[0].compute_major >= 7 && used && *used == 0.0) {
@@ -279,35 +290,119 @@ std::vector<Recommendation> recommendations(const OverviewInputs& in) {
       }
     }
   } else {
-    // Only where the hardware has the units (NVIDIA Volta+, AMD CDNA/RDNA3+), no kernel is known to
-    // use them, and every kernel of the eligible operators is known not to (an unknown one, say a
-    // Triton template, may be using them). Under 1% is not worth a sentence.
+    // The default mode's precision advice (issue 25), only where the hardware has the units
+    // (NVIDIA Volta+, AMD CDNA/RDNA3+): FP32 matmuls that could run on TF32/BF16 units, the
+    // eligible operators' kernel time not on the units (whatever the rest does: a trace mostly in
+    // one strict-FP32 GEMM beside a few BF16 ones is told, which tb_plugin's "no kernel used them"
+    // missed), and small matmuls far below their roof. Each advises what the architecture has: no
+    // bfloat16 for Volta or Turing, TF32 from Ampere on, none on ROCm (PyTorch has no TF32 switch there).
     const DeviceInfo* hw = nullptr;
     for (const DeviceInfo& d : m.devices)
       if (has_matrix_units(d)) {
         hw = &d;
         break;
       }
+    const bool gpu = hw && (acc == Accelerator::kNvidia || acc == Accelerator::kAmd);
     const TcShare all = tc_kernel_share(m, false);
+    const std::string units(matrix_units_term(acc));
+    const bool tf32 = acc == Accelerator::kNvidia && hw && hw->compute_major >= 8;
+    const bool bf16 = acc == Accelerator::kAmd || (hw && hw->compute_major >= 8);
+    std::optional<FlopsResult> own;
+    const FlopsResult& fr = in.flops ? *in.flops : own.emplace(count_flops(in.tree, m));
+    std::string why;
+    const DevicePeak* peak = m.devices.empty() ? nullptr : match_device_peak(m.devices.front(), why);
+    const std::vector<FlopGroup> groups = flop_groups(fr, in.tree, m, true);
+    auto kernel_pct = [&](double ns) { return all.total_ns > 0 ? int64_t(std::nearbyint(ns / double(all.total_ns) * 100)) : 0; };
+    auto row_key = [&](const FlopGroup& g) { return std::string(m.strings.get(g.name)) + " " + g.input_shape; };
+
+    // 6a. FP32 matmuls, convolutions and attention on CUDA cores where TF32 or BF16 units exist.
+    bool fp32_advised = false;
+    if (gpu && (tf32 || bf16)) {
+      double fp32_ns = 0, fp32_flops = 0;
+      const FlopGroup* top = nullptr;
+      for (const FlopGroup& g : groups) {
+        if (g.dtype != FlopDtype::kFp32) continue;
+        fp32_ns += g.device_ns;
+        fp32_flops += g.flops;
+        if (!top || g.device_ns > top->device_ns) top = &g;
+      }
+      if (const int64_t pct = kernel_pct(fp32_ns); top && pct >= 5) {
+        std::string text = std::to_string(pct) + "% of the kernel time is FP32 matrix multiplies, convolutions or attention (" +
+                           std::string(m.strings.get(top->name)) + " the most) on the GPU's vector units, at " +
+                           fmt1(fp32_flops / fp32_ns / 1e3) + " TFLOP/s.";
+        if (peak) {
+          auto g = [](double v) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%g", v);
+            return std::string(buf);
+          };
+          text += " The " + std::string(peak->name) + "'s dense peaks: " +
+                  (tf32 && peak->tf32 > 0 ? g(peak->tf32) + " TFLOP/s TF32 and " + g(peak->bf16) + " BF16"
+                                          : g(peak->bf16) + " TFLOP/s BF16") +
+                  " on " + units + ", against " + g(peak->fp32) + " FP32.";
+        }
+        text += tf32 ? " Allow TF32 for float32 matmuls (torch.set_float32_matmul_precision(\"high\"); "
+                       "torch.backends.cudnn.allow_tf32 for convolutions) or run them under torch.autocast with bfloat16."
+                     : " Run them under torch.autocast with bfloat16 or float16.";
+        out.push_back({"fp32-matmul", text, "operators", {"operators", "", "op+shape", "device_self_us.desc", "", row_key(*top)}});
+        fp32_advised = true;
+      }
+    }
+
+    // 6b. Mixed precision: the eligible operators' kernel time known not to be on the units
+    // (kernels of unknown use, a Triton template say, are left out: they may be), as a share of
+    // the kernel time operators launched. The FP32 advice above, when given, covers it.
     const EligibleKernels e = in.eligible ? *in.eligible : tc_eligible_kernels(in.tree, m);
-    const int64_t pct = int64_t(std::nearbyint(e.ratio() * 100));
-    if (hw && (acc == Accelerator::kNvidia || acc == Accelerator::kAmd) && all.total_ns > 0 && all.tc_ns == 0 &&
-        e.eligible_unknown_ns == 0 && pct >= 1) {
-      const std::string units(matrix_units_term(acc));
-      // TF32 exists from Ampere (8.0) on; ROCm has no TF32 switch in PyTorch, so AMD gets autocast only.
-      const bool tf32 = acc == Accelerator::kNvidia && hw->compute_major >= 8;
-      out.push_back({"amp",
-                     std::to_string(pct) + "% of the kernel time is launched by operators that could use " + units +
-                         " (convolutions, matrix multiplies, attention), but no kernel used them. Automatic Mixed "
-                         "Precision (torch.autocast with bfloat16 or float16)" +
-                         (tf32 ? std::string(" or TF32 for float32 (torch.backends.cuda.matmul.allow_tf32 = True)")
-                               : std::string()) +
-                         " lets these operators run on " + units + ".",
-                     "operators",
-                     {"operators", "", "", "device_self_us.desc", "", std::string(m.strings.get(e.top_op))}});
+    const int64_t off = e.eligible_ns - e.eligible_tc_ns - e.eligible_unknown_ns;
+    const int64_t pct = e.all_ns ? int64_t(std::nearbyint(double(off) / double(e.all_ns) * 100)) : 0;
+    if (gpu && !fp32_advised && all.total_ns > 0 && off > 0 && pct >= 5) {
+      std::string text = std::to_string(pct) + "% of the kernel time is launched by operators that could use " + units +
+                         " (convolutions, matrix multiplies, attention), but ";
+      if (all.tc_ns == 0) {
+        text += "no kernel used them.";
+      } else {
+        text += "ran without them (" + format_pct(double(e.eligible_tc_ns) / double(e.eligible_ns) * 100) +
+                " of these operators' kernel time did use them).";
+      }
+      text += bf16 ? " Automatic Mixed Precision (torch.autocast with bfloat16 or float16)"
+                   : " Automatic Mixed Precision (torch.autocast with float16: this GPU's " + units + " have no bfloat16)";
+      if (tf32) text += " or TF32 for float32 (torch.backends.cuda.matmul.allow_tf32 = True)";
+      text += " lets these operators run on " + units + ".";
+      out.push_back({"amp", text, "operators", {"operators", "", "", "device_self_us.desc", "", std::string(m.strings.get(e.top_op))}});
+    }
+
+    // 6c. Small matmuls far below their roof: calls that would take under kSmallCallUs even at
+    // their roof, running at under a tenth of it, so launch and setup time dominate them.
+    if (gpu && peak) {
+      double small_ns = 0;
+      size_t shapes = 0;
+      const FlopGroup* top = nullptr;
+      RoofCheck top_check;
+      for (const FlopGroup& g : groups) {
+        const std::string_view n = m.strings.get(g.name);
+        if (n != "aten::mm" && n != "aten::addmm" && n != "aten::bmm" && n != "aten::baddbmm" && n != "aten::_scaled_mm") continue;
+        const RoofCheck r = roof_check(g.tflops_per_s(), g.intensity(), peak_tflops(*peak, g.dtype), peak->memory_gbs);
+        if (r.verdict == RoofVerdict::kNone || r.pct_of_roof >= 10 || !(roof_us_per_call(g, r.roof_tflops) < kSmallCallUs)) continue;
+        small_ns += g.device_ns;
+        ++shapes;
+        if (!top || g.device_ns > top->device_ns) top = &g, top_check = r;
+      }
+      if (const int64_t small = kernel_pct(small_ns); top && small >= 5) {
+        out.push_back({"small-matmuls",
+                       std::to_string(small) + "% of the kernel time is small matrix multiplies far below their roof: " +
+                           std::to_string(shapes) + (shapes == 1 ? " shape" : " shapes") + " at under 10% of it (" +
+                           std::string(m.strings.get(top->name)) + " " + top->input_shape + " the most: " +
+                           fmt1(top->device_ns / 1e3 / double(top->calls)) + " us a call where its roof allows " +
+                           fmt_small(roof_us_per_call(*top, top_check.roof_tflops)) +
+                           "). Launch and setup time dominate calls this small: batch them (one torch.bmm, a larger "
+                           "batch), fuse them (torch.compile) or replay them with " +
+                           (acc == Accelerator::kAmd ? "HIP graphs." : "CUDA graphs."),
+                       "operators",
+                       {"operators", "", "op+shape", "device_self_us.desc", "", row_key(*top)}});
+      }
     }
   }
-  // 6b. Peak memory near the device's capacity.
+  // 7. Peak memory near the device's capacity.
   std::map<std::pair<int32_t, int32_t>, int64_t> peaks;  // (device type, id) in first-seen order below
   std::vector<std::pair<int32_t, int32_t>> order;
   for (const MemoryRow& r : m.memory) {

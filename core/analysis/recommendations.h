@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/flops.h"
 #include "core/analysis/gpu_metrics.h"
 #include "core/analysis/op_tree.h"
 #include "core/analysis/step_breakdown.h"
@@ -22,7 +23,7 @@ struct Evidence {
 };
 
 struct Recommendation {
-  std::string id;    // dataloader, data-parallel, nccl, communication, gpu-utilization, amp, memory
+  std::string id;    // dataloader, data-parallel, nccl, communication, gpu-utilization, fp32-matmul, amp, small-matmuls, memory
   std::string text;  // plain text (tb_plugin mode: tb_plugin's exact HTML sentence)
   std::string view;  // the view that shows the evidence: overview, operators, kernels, memory, distributed
   Evidence evidence;
@@ -38,6 +39,8 @@ struct OverviewInputs {
   // tc_eligible_kernels(tree, model), when the caller has it already (the Overview quotes it
   // too): a walk over every operator's kernels, done once instead of twice.
   const EligibleKernels* eligible = nullptr;
+  // count_flops(tree, model), when the caller has it (the Session keeps it); else counted here.
+  const FlopsResult* flops = nullptr;
 };
 
 std::vector<Recommendation> recommendations(const OverviewInputs& in);

@@ -94,8 +94,14 @@ const StepAttribution& Session::attribution() const {
   });
 }
 
+const FlopsResult& Session::flops() const {
+  return cached(flops_, [&] { return count_flops(tree(), model()); });
+}
+
 OverviewInputs Session::overview_inputs() const {
-  return {model(), breakdown(), gpus(), tree(), options_.tb_plugin};
+  OverviewInputs in{model(), breakdown(), gpus(), tree(), options_.tb_plugin};
+  if (!options_.tb_plugin) in.flops = &flops();  // the default mode's FLOPs-based advice
+  return in;
 }
 
 bool Session::step_filter(std::string_view step, std::optional<StepFilter>& out, std::string& error) const {

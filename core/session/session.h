@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/analysis/flops.h"
 #include "core/analysis/gpu_metrics.h"
 #include "core/analysis/memory.h"
 #include "core/analysis/modules.h"
@@ -65,6 +66,8 @@ class Session {
   const ModuleView& modules() const;
   const MemoryIndex& memory() const;
   const StepAttribution& attribution() const;
+  // The counted FLOPs of the operator trees (flops.h): the flops, roofline, operators and kernels views read them.
+  const FlopsResult& flops() const;
   OverviewInputs overview_inputs() const;
   // The operator trees if built (for the heap's accounting), else null.
   const OpTree* tree_if_built() const { return tree_ ? &*tree_ : nullptr; }
@@ -119,6 +122,7 @@ class Session {
   mutable std::optional<ModuleView> modules_;
   mutable std::optional<MemoryIndex> memory_;
   mutable std::optional<StepAttribution> attribution_;
+  mutable std::optional<FlopsResult> flops_;
   mutable std::shared_ptr<const void> shared_;
   mutable std::string shared_key_;
 };

@@ -35,6 +35,8 @@ const std::vector<ViewDef>& views() {
       {&kDiffSchema, nullptr, &diff_answer},
       {&kDiffOperatorsSchema, nullptr, &diff_operators_answer},
       {&kFlopsSchema, &flops_answer},
+      {&kRooflineSchema, &roofline_answer},
+      {&kDevicePeaksSchema, &device_peaks_answer},
       {&kGpuTimeSchema, &gpu_time_answer},
       {&kGpuIdleSchema, &gpu_idle_answer},
       {&kGpuIdleIntervalsSchema, &gpu_idle_intervals_answer},

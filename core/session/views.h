@@ -19,6 +19,7 @@
 namespace ks {
 
 class Session;
+struct DevicePeak;
 using QueryParamsRef = const std::map<std::string, std::string, std::less<>>&;
 
 struct ViewDef {
@@ -37,10 +38,20 @@ const std::vector<ViewDef>& views();
 // the answer of a table computed already (tests, the fuzzer).
 extern const ViewSchema kOperatorsSchema;
 Answer operators_answer(const Session& s, QueryParamsRef params);
-Answer operator_table_answer(const OperatorTable& t, const TraceModel& m);
+// The FLOPs of a table row's counted calls (issue 25), and its five columns (flops, flop_dtype,
+// tflops_per_s, pct_of_peak, intensity; null where none was counted), as the operators and
+// kernels answers add them.
+struct FlopTotals {
+  double flops = 0, bytes = 0, device_ns = 0;
+  std::map<FlopDtype, double> by_dtype;
+};
+void add_flop_columns(AnswerBuilder& b, const std::vector<FlopTotals>& rows, const DevicePeak* peak);
+Answer operator_table_answer(const OperatorTable& t, const TraceModel& m, const std::vector<FlopTotals>* flops = nullptr,
+                             const DevicePeak* peak = nullptr);
 extern const ViewSchema kKernelsSchema;
 Answer kernels_answer(const Session& s, QueryParamsRef params);
-Answer kernel_table_answer(const KernelTable& t, const TraceModel& m);
+Answer kernel_table_answer(const KernelTable& t, const TraceModel& m, const std::vector<FlopTotals>* flops = nullptr,
+                           const DevicePeak* peak = nullptr);
 extern const ViewSchema kRangesSchema;
 Answer ranges_answer(const Session& s, QueryParamsRef params);
 extern const ViewSchema kOperatorKernelsSchema;
@@ -98,6 +109,12 @@ DistributedRunAnswers distributed_run_answers(const std::vector<std::string_view
 std::string distributed_run_json(const DistributedRunAnswers& run);
 extern const ViewSchema kFlopsSchema;
 Answer flops_answer(const Session& s, QueryParamsRef params);
+// The flops answer's `device` (the GPU, its peak row and why, its dense peaks): the roofline's too.
+std::string flops_device_json(const TraceModel& m, const DevicePeak* peak, std::string_view matched_by);
+extern const ViewSchema kRooflineSchema;
+Answer roofline_answer(const Session& s, QueryParamsRef params);
+extern const ViewSchema kDevicePeaksSchema;
+Answer device_peaks_answer(const Session& s, QueryParamsRef params);
 extern const ViewSchema kSummarySchema;
 Answer summary_answer(const Session& s, QueryParamsRef params);
 Answer summary_model_answer(const TraceModel& m, std::string_view file, std::string_view error);

@@ -304,6 +304,116 @@ TEST_CASE("recommendation amp: eligible operators on hardware with matrix units,
   CHECK(has(tb_tiny->find("amp")->text, "Kernels with 0% time"));  // tb_plugin's rounding
 }
 
+const std::string kH100 =
+    "[{\"id\":0,\"name\":\"NVIDIA H100 80GB HBM3\",\"totalGlobalMem\":85029158912,\"computeMajor\":9,"
+    "\"computeMinor\":0,\"warpSize\":32,\"numSms\":132}]";
+
+// A matmul recorded with its shapes (record_shapes=True): `aten::mm` of [m, k] @ [k, n] in
+// `type` ("float", "c10::BFloat16"), its one kernel at kernel_ts for kernel_dur µs.
+Trace& shaped_mm(Trace& t, double ts, int m, int k, int n, const std::string& type, const std::string& kernel, double kernel_ts,
+                 double kernel_dur) {
+  const std::string ext = std::to_string(++t.ids), corr = std::to_string(1000 + t.ids);
+  t.x("cpu_op", "aten::mm", 1, 1, ts, 10,
+      "\"External id\":" + ext + ",\"Input Dims\":[[" + std::to_string(m) + "," + std::to_string(k) + "],[" + std::to_string(k) +
+          "," + std::to_string(n) + "]],\"Input type\":[\"" + type + "\",\"" + type + "\"]");
+  t.x("cuda_runtime", "cudaLaunchKernel", 1, 1, ts + 2, 2, "\"External id\":" + ext + ",\"correlation\":" + corr);
+  t.x("kernel", kernel, 0, 7, kernel_ts, kernel_dur, "\"External id\":" + ext + ",\"correlation\":" + corr + ",\"device\":0,\"stream\":7");
+  return t;
+}
+
+// Issue 25: the mixed-precision advice by the share of the eligible operators' kernel time not on
+// Tensor Cores, whatever the other kernels did (before: only when no kernel used them at all).
+TEST_CASE("recommendation amp: the eligible time not on Tensor Cores, even beside Tensor Core kernels", "[recommendations]") {
+  Trace t;
+  t.member("deviceProperties", kA100).step(0, 100);
+  t.op_kernel("aten::mm", 5, "ampere_sgemm_128x64_nn", 10, 60);  // strict FP32, 60 µs
+  t.op_kernel("aten::mm", 20, "ampere_bf16_s16816gemm_bf16_64x64_ldg8_f2f_stages_64x5_tn", 70, 10);  // BF16 Tensor Cores
+  t.op_kernel("aten::add", 40, "void at::native::vectorized_elementwise_kernel<4>(int)", 80, 30);
+  const auto r = run(t);
+  const ks::Recommendation* amp = r->find("amp");
+  REQUIRE(amp);
+  CHECK(has(amp->text, "60% of the kernel time is launched by operators that could use Tensor Cores"));
+  CHECK(has(amp->text, "ran without them (14.29 % of these operators' kernel time did use them)"));
+  CHECK(has(amp->text, "bfloat16 or float16"));
+  CHECK(has(amp->text, "TF32"));
+  CHECK(amp->evidence.row == "aten::mm");
+  // under 5% of the kernel time off the units: no sentence
+  Trace small;
+  small.member("deviceProperties", kA100).step(0, 100);
+  small.op_kernel("aten::mm", 5, "ampere_sgemm_128x64_nn", 10, 4);
+  small.op_kernel("aten::mm", 20, "ampere_bf16_s16816gemm_bf16_64x64_ldg8_f2f_stages_64x5_tn", 20, 60);
+  small.op_kernel("aten::add", 40, "void at::native::vectorized_elementwise_kernel<4>(int)", 80, 36);
+  CHECK_FALSE(run(small)->find("amp"));
+}
+
+// Volta and Turing have FP16 Tensor Cores only: no bfloat16 advice for them (nor TF32).
+TEST_CASE("recommendation amp: per architecture, no bfloat16 for a V100", "[recommendations]") {
+  Trace t;
+  t.member("deviceProperties", kV100).step(0, 100);
+  t.op_kernel("aten::mm", 5, "volta_sgemm_128x64_nn", 10, 60);
+  t.op_kernel("aten::add", 20, "void at::native::vectorized_elementwise_kernel<4>(int)", 70, 20);
+  const auto r = run(t);
+  REQUIRE(r->find("amp"));
+  CHECK(has(r->find("amp")->text, "torch.autocast with float16: this GPU's Tensor Cores have no bfloat16"));
+  CHECK_FALSE(has(r->find("amp")->text, "bfloat16 or float16"));
+  CHECK_FALSE(has(r->find("amp")->text, "TF32"));
+}
+
+// FP32 matmuls counted from their shapes, on a GPU with TF32 and BF16 Tensor Cores: the advice
+// names the dense peaks it would gain (the H100 SXM row), and the amp sentence is not repeated.
+TEST_CASE("recommendation fp32-matmul: FP32 matmuls on a GPU with TF32/BF16 Tensor Cores", "[recommendations]") {
+  auto trace = [](const std::string& devices) {
+    Trace t;
+    t.member("deviceProperties", devices).step(0, 500);
+    shaped_mm(t, 5, 2048, 2048, 2048, "float",
+              "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize32x32x8_stage3_warpsize1x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas",
+              20, 400);
+    t.op_kernel("aten::add", 40, "void at::native::vectorized_elementwise_kernel<4>(int)", 420, 20);
+    return t;
+  };
+  const auto h100 = run(trace(kH100));
+  const ks::Recommendation* r = h100->find("fp32-matmul");
+  REQUIRE(r);
+  // 2·2048³ FLOPs in 400 µs: 42.9 TFLOP/s; 400 of 420 µs of kernels
+  CHECK(has(r->text, "95% of the kernel time is FP32 matrix multiplies, convolutions or attention (aten::mm the most)"));
+  CHECK(has(r->text, "at 42.9 TFLOP/s"));
+  CHECK(has(r->text, "The NVIDIA H100 SXM5 80GB's dense peaks: 494.5 TFLOP/s TF32 and 989.5 BF16 on Tensor Cores, against 67 FP32."));
+  CHECK(has(r->text, "torch.set_float32_matmul_precision(\"high\")"));
+  CHECK(r->evidence.group == "op+shape");
+  CHECK(r->evidence.row == "aten::mm [[2048, 2048], [2048, 2048]]");
+  CHECK_FALSE(h100->find("amp"));
+  // a V100 has neither: the amp sentence (float16) instead
+  const auto v100 = run(trace(kV100));
+  CHECK_FALSE(v100->find("fp32-matmul"));
+  REQUIRE(v100->find("amp"));
+  // tb_plugin's mode has no such rule
+  CHECK_FALSE(run(trace(kH100), true)->find("fp32-matmul"));
+}
+
+// Small matmuls far below their roof: a call that would take under 10 µs even at its roof,
+// running at under a tenth of it.
+TEST_CASE("recommendation small-matmuls: small shapes far below their roof", "[recommendations]") {
+  Trace t;
+  t.member("deviceProperties", kH100).step(0, 3000);
+  // 64 calls of a bf16 [64, 64] @ [64, 64] (524,288 FLOPs, 24,576 bytes: 21.3 FLOP/byte, a
+  // bandwidth roof of 71.5 TFLOP/s) at 4 µs each: 0.13 TFLOP/s, 0.18 % of the roof
+  for (int i = 0; i < 64; ++i) shaped_mm(t, 5 + 12 * i, 64, 64, 64, "c10::BFloat16", "nvjet_hsh_64x8_64x16_2x1_v_bz_TNN", 800 + 5 * i, 4);
+  // one big bf16 matmul near its roof: 2·8192³ FLOPs in 1500 µs, 733 TFLOP/s of 989.5
+  shaped_mm(t, 780, 8192, 8192, 8192, "c10::BFloat16", "nvjet_hsh_256x128_64x4_2x1_v_bz_TNN", 1200, 1500);
+  const auto r = run(t);
+  const ks::Recommendation* s = r->find("small-matmuls");
+  REQUIRE(s);
+  CHECK(has(s->text, "15% of the kernel time is small matrix multiplies far below their roof: 1 shape at under 10% of it"));
+  CHECK(has(s->text, "(aten::mm [[64, 64], [64, 64]] the most: 4.0 us a call where its roof allows 0.0073)"));
+  CHECK(has(s->text, "CUDA graphs"));
+  CHECK(s->evidence.row == "aten::mm [[64, 64], [64, 64]]");
+  // without the small ones: nothing to say
+  Trace big;
+  big.member("deviceProperties", kH100).step(0, 2000);
+  shaped_mm(big, 5, 8192, 8192, 8192, "c10::BFloat16", "nvjet_hsh_256x128_64x4_2x1_v_bz_TNN", 20, 1500);
+  CHECK_FALSE(run(big)->find("small-matmuls"));
+}
+
 TEST_CASE("recommendation memory: a GPU's peak against its own capacity", "[recommendations]") {
   const std::string two_gpus =
       "[{\"id\":0,\"name\":\"NVIDIA A100-SXM4-80GB\",\"totalGlobalMem\":85899345920,\"computeMajor\":8,\"computeMinor\":0},"

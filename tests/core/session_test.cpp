@@ -79,7 +79,7 @@ TEST_CASE("Session answers the kernel table: dims as three ints, nulls of a grou
   CHECK(props.column("occupancy_pct")->f64[r] == 50);
   CHECK(ks::answer_csv(props).rfind(
             "name,operator,grid,block,registers_per_thread,shared_memory,calls,tensor_cores,op_tc_eligible,tensor_cores_rule,"
-            "total_us,mean_us,min_us,max_us,blocks_per_sm,occupancy_pct\n",
+            "total_us,mean_us,min_us,max_us,blocks_per_sm,occupancy_pct,flops,flop_dtype,tflops_per_s,pct_of_peak,intensity\n",
             0) == 0);
   CHECK(ks::answer_csv(props).find("volta_h884gemm_64x64,aten::addmm,\"[80, 1, 1]\",\"[128, 1, 1]\",64,8192,1,yes,yes,") !=
         std::string::npos);

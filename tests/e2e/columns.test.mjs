@@ -157,7 +157,8 @@ describe('data table columns', () => {
       await page.waitForSelector(`${c} [data-testid=kernel-columns-menu]`, { state: 'detached' });
       const shown = await columnIds(page, c, 'kernel');
       assert.ok(!shown.includes('mean_us') && !shown.includes('min_us') && shown.includes('max_us'), `columns ${shown}`);
-      assert.equal(await page.textContent(`${c} [data-testid=kernel-columns]`), 'Columns (2 hidden)');
+      // and the FLOPs columns the sample starts without (its FLOPs, their dtype and intensity: issue 25)
+      assert.equal(await page.textContent(`${c} [data-testid=kernel-columns]`), 'Columns (5 hidden)');
       assertAllOnScreen(await geometry(page, 'kernel'), 'with two columns hidden');
       // Export CSV keeps every column, hidden ones too.
       const [download] = await Promise.all([page.waitForEvent('download'), page.click(`${c} [data-testid=kernel-export]`)]);
@@ -176,7 +177,7 @@ describe('data table columns', () => {
       // Each table and grouping has its own: the props grouping starts as it always does.
       await page.selectOption(`${c} [data-testid=kernel-group-by]`, 'props');
       await page.waitForSelector(`${c} [data-testid=kernel-header-operator]`);
-      assert.deepEqual(await columnIds(page, c, 'kernel'), ['name', 'operator', 'grid', 'block', 'registers_per_thread', 'shared_memory', 'calls', 'tensor_cores', 'total_us']);
+      assert.deepEqual(await columnIds(page, c, 'kernel'), ['name', 'operator', 'grid', 'block', 'registers_per_thread', 'shared_memory', 'calls', 'tensor_cores', 'total_us', 'tflops_per_s', 'pct_of_peak']);
       // There, a column hidden at first can be shown.
       await page.click(`${c} [data-testid=kernel-columns]`);
       await page.check(`${c} [data-testid=kernel-column-toggle-max_us]`);

@@ -41,6 +41,8 @@ async function checkKernels(page, name, file) {
 
   const hasOcc = byName.rows.some((r) => r.occupancy_pct != null);
   const hasBlocks = byName.rows.some((r) => r.blocks_per_sm != null);
+  // The FLOPs columns (issue 25), when the trace has counted calls (the CLI's rows have them).
+  const flopIds = 'flops' in byName.rows[0] ? ['tflops_per_s', 'pct_of_peak'] : [];  // FLOPs, their dtype and intensity start hidden
   assert.deepEqual(await columnIds(page, c, 'kernel'), [
     'name',
     'calls',
@@ -51,6 +53,7 @@ async function checkKernels(page, name, file) {
     'max_us',
     ...(hasBlocks ? ['blocks_per_sm'] : []),
     ...(hasOcc ? ['occupancy_pct'] : []),
+    ...flopIds,
   ]);
   let rows = await tableRows(page, c, 'kernel');
   rows.slice(0, 8).forEach((r, k) => assertKernel(r, byName.rows[k], `${name}: by name, row ${k}`));
@@ -101,12 +104,20 @@ async function checkKernels(page, name, file) {
   // The row's identity first; Mean, Min, Max and the SM metrics start hidden in this grouping
   // (the Columns menu has them, and the detail panel).
   const ids = await columnIds(page, c, 'kernel');
-  assert.deepEqual(ids, ['name', 'operator', 'grid', 'block', 'registers_per_thread', 'shared_memory', 'calls', 'tensor_cores', 'total_us']);
+  assert.deepEqual(ids, ['name', 'operator', 'grid', 'block', 'registers_per_thread', 'shared_memory', 'calls', 'tensor_cores', 'total_us', ...flopIds]);
   await page.click(`${c} [data-testid=kernel-columns]`);
   const toggles = await page.$$eval(`${c} [data-testid^=kernel-column-toggle-]`, (els) => els.map((e) => [e.getAttribute('data-testid').slice(21), e.checked]));
   assert.deepEqual(
     toggles,
-    [...ids.map((id) => [id, true]), ['mean_us', false], ['min_us', false], ['max_us', false], ...(hasBlocks ? [['blocks_per_sm', false]] : []), ...(hasOcc ? [['occupancy_pct', false]] : [])],
+    [
+      ...ids.filter((id) => !flopIds.includes(id)).map((id) => [id, true]),
+      ['mean_us', false],
+      ['min_us', false],
+      ['max_us', false],
+      ...(hasBlocks ? [['blocks_per_sm', false]] : []),
+      ...(hasOcc ? [['occupancy_pct', false]] : []),
+      ...(flopIds.length ? [['flops', false], ['flop_dtype', false], ['tflops_per_s', true], ['pct_of_peak', true], ['intensity', false]] : []),
+    ],
     `${name}: the Columns menu lists every column, the hidden ones unchecked`,
   );
   await page.keyboard.press('Escape');

@@ -43,9 +43,11 @@ async function checkOperators(page, name, file) {
 
   // Columns: device and Tensor Core ones only when the trace has GPU work.
   const ids = await columnIds(page, c, 'op');
+  // The FLOPs columns (issue 25) after them when the trace has counted calls (the CLI's rows have them).
+  const flopIds = 'flops' in data.rows[0] ? ['tflops_per_s', 'pct_of_peak'] : [];  // FLOPs, their dtype and intensity start hidden
   const expectedIds = data.show_gpu
-    ? ['name', 'calls', 'device_self_us', 'device_total_us', 'host_self_us', 'host_total_us', 'tc_eligible', 'tc_self_pct', 'tc_total_pct']
-    : ['name', 'calls', 'host_self_us', 'host_total_us'];
+    ? ['name', 'calls', 'device_self_us', 'device_total_us', 'host_self_us', 'host_total_us', 'tc_eligible', 'tc_self_pct', 'tc_total_pct', ...flopIds]
+    : ['name', 'calls', 'host_self_us', 'host_total_us', ...flopIds];
   assert.deepEqual(ids, expectedIds, `${name}: columns`);
 
   // The first rows, in the CLI's order (device self time, largest first), with its numbers.
@@ -82,9 +84,11 @@ async function checkOperators(page, name, file) {
   const [download] = await Promise.all([page.waitForEvent('download'), page.click(`${c} [data-testid=op-export]`)]);
   assert.match(download.suggestedFilename(), /-operators\.csv$/);
   const csv = parseCsv(fs.readFileSync(await download.path(), 'utf8'));
+  // Every column, the hidden FLOP dtype too.
+  const flopHead = flopIds.length ? ['FLOPs', 'FLOP dtype', 'TFLOP/s', '% of peak', 'Intensity (FLOP/byte)'] : [];
   const csvHead = data.show_gpu
-    ? ['Name', 'Calls', 'Device self (us)', 'Device total (us)', 'Host self (us)', 'Host total (us)', 'Tensor Cores eligible', 'TC self (%)', 'TC total (%)']
-    : ['Name', 'Calls', 'Host self (us)', 'Host total (us)'];
+    ? ['Name', 'Calls', 'Device self (us)', 'Device total (us)', 'Host self (us)', 'Host total (us)', 'Tensor Cores eligible', 'TC self (%)', 'TC total (%)', ...flopHead]
+    : ['Name', 'Calls', 'Host self (us)', 'Host total (us)', ...flopHead];
   assert.deepEqual(csv[0], csvHead, `${name}: CSV header`);
   assert.equal(csv.length - 1, rows.length, `${name}: CSV rows = shown rows`);
   rows.forEach((r, k) => {

@@ -43,8 +43,11 @@ describe('keyboard shortcuts', () => {
       assert.equal(await selected(page), 'tab-overview');
       await page.keyboard.press('3');
       assert.equal(await selected(page), 'tab-kernels');
-      await page.keyboard.press('9');  // no ninth view: nothing changes
-      assert.equal(await selected(page), 'tab-kernels');
+      // The sample has nine views since its Roofline tab (its matmuls are counted, issue 25): 9 is
+      // the ninth; a digit past the last view changes nothing (a tab list of eight: 9 is past it).
+      const tabs = await page.$$eval('[role=tab]', (t) => t.map((b) => b.dataset.testid));
+      await page.keyboard.press('9');
+      assert.equal(await selected(page), tabs.length >= 9 ? tabs[8] : 'tab-kernels');
     });
   });
 

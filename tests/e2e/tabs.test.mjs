@@ -24,6 +24,7 @@ async function openBoth(page) {
   assert.equal(await settled(page, VIT), 'done');
   await page.waitForSelector(`${card(VIT)} [data-testid=tab-modules]`);
   await page.waitForSelector(`${card(VIT)} [data-testid=tab-ranges]`);  // the ViT step's record_function ranges
+  await page.waitForSelector(`${card(VIT)} [data-testid=tab-roofline]`);  // its matmuls and attention counted (issue 25)
   await page.waitForSelector(`${card(VIT)} [data-testid=tab-diff]`);
 }
 
@@ -31,7 +32,7 @@ const selectedTab = (page) => page.$eval(`${card(VIT)} [role=tab][aria-selected=
 const focusedTab = (page) => page.evaluate(() => document.activeElement?.dataset?.testid ?? null);
 
 describe('view tabs', () => {
-  it('at 1024x768 every tab is inside the card, Modules, Ranges, GPU time and Diff included', T, async () => {
+  it('at 1024x768 every tab is inside the card, Modules, Ranges, GPU time, Roofline and Diff included', T, async () => {
     await withCheckedPage(browser, server.url, async (page) => {
       await page.setViewportSize({ width: 1024, height: 768 });
       await openBoth(page);
@@ -39,7 +40,7 @@ describe('view tabs', () => {
         const c = tabs[0].closest('[data-testid=file-card]').getBoundingClientRect();
         return tabs.map((t) => ({ id: t.dataset.testid, right: t.getBoundingClientRect().right, cardRight: c.right, visible: t.checkVisibility() }));
       });
-      assert.deepEqual(boxes.map((b) => b.id), ['tab-overview', 'tab-operators', 'tab-kernels', 'tab-modules', 'tab-ranges', 'tab-gpu-time', 'tab-trace', 'tab-memory', 'tab-timeline', 'tab-diff']);
+      assert.deepEqual(boxes.map((b) => b.id), ['tab-overview', 'tab-operators', 'tab-kernels', 'tab-modules', 'tab-ranges', 'tab-gpu-time', 'tab-roofline', 'tab-trace', 'tab-memory', 'tab-timeline', 'tab-diff']);
       for (const b of boxes) assert.ok(b.visible && b.right <= b.cardRight, `${b.id} ends at ${b.right}, the card at ${b.cardRight}`);
       // The last tab can be clicked where it is.
       await page.click(`${card(VIT)} [data-testid=tab-diff]`);
@@ -63,7 +64,7 @@ describe('view tabs', () => {
       await page.keyboard.press('Home');
       assert.equal(await selectedTab(page), 'tab-overview');
       const order = await page.$$eval(`${card(VIT)} [role=tab]`, (tabs) => tabs.map((t) => t.tabIndex));
-      assert.deepEqual(order, [0, -1, -1, -1, -1, -1, -1, -1, -1, -1]);
+      assert.deepEqual(order, [0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1]);
     });
   });
 
@@ -73,8 +74,8 @@ describe('view tabs', () => {
       await page.locator('body').click({ position: { x: 5, y: 5 } });
       await page.keyboard.press('Shift+?');
       const items = await page.$$eval('[data-testid=shortcuts-views] li', (li) => li.map((l) => l.textContent.replace(/\s+/g, ' ').trim()));
-      // Keys 1-9: the tenth tab (Diff, after GPU time) is reached by the arrows.
-      assert.deepEqual(items, ['1 Overview', '2 Operators', '3 Kernels', '4 Modules', '5 Ranges', '6 GPU time', '7 Trace', '8 Memory', '9 Timeline']);
+      // Keys 1-9: the tenth and eleventh tabs (Timeline and Diff, after Roofline) are reached by the arrows.
+      assert.deepEqual(items, ['1 Overview', '2 Operators', '3 Kernels', '4 Modules', '5 Ranges', '6 GPU time', '7 Roofline', '8 Trace', '9 Memory']);
       await page.keyboard.press('Escape');
       await page.keyboard.press('4');
       assert.equal(await selectedTab(page), 'tab-modules');

@@ -114,6 +114,39 @@ void step_json(JsonWriter& w, std::string_view name, double duration_us, double 
 
 }  // namespace
 
+std::string flops_device_json(const TraceModel& m, const DevicePeak* peak, std::string_view matched_by) {
+  JsonWriter w;
+  if (m.devices.empty() && !peak) {
+    w.null();
+  } else {
+    w.begin_object();
+    w.key("name").value(m.devices.empty() ? std::string_view() : std::string_view(m.devices.front().name));
+    w.key("peak_row");
+    if (peak) w.value(peak->id);
+    else w.null();
+    w.key("peak_name");
+    if (peak) w.value(peak->name);
+    else w.null();
+    w.key("matched_by").value(matched_by);
+    w.key("peaks_tflops");
+    if (peak) {
+      w.begin_object();
+      for (const auto& [k, v] : {std::pair<const char*, double>{"fp32", peak->fp32}, {"tf32", peak->tf32}, {"bf16", peak->bf16},
+                                 {"fp16", peak->fp16}, {"fp8", peak->fp8}, {"int8", peak->int8}}) {
+        w.key(k);
+        number_or_null(w, v);
+      }
+      w.end_object();
+    } else {
+      w.null();
+    }
+    w.key("memory_bandwidth_gbs");
+    number_or_null(w, peak ? peak->memory_gbs : kNaN);
+    w.end_object();
+  }
+  return w.take();
+}
+
 Answer flops_answer(const Session& s, QueryParamsRef params) {
   std::optional<StepFilter> step;
   std::string error;
@@ -122,21 +155,9 @@ Answer flops_answer(const Session& s, QueryParamsRef params) {
   // The device: the --peak row, or the one matched from the first GPU's deviceProperties.
   const DevicePeak* peak = nullptr;
   std::string matched_by, note;
-  const std::string_view peak_id = param(params, "peak");
-  if (!peak_id.empty()) {
-    peak = device_peak(peak_id);
-    if (!peak) {
-      std::string ids;
-      for (const DevicePeak& p : device_peaks()) ids += (ids.empty() ? "" : ", ") + std::string(p.id);
-      return error_answer(kFlopsSchema, "no peak row " + std::string(peak_id) + " (the rows are " + ids + ")");
-    }
-    matched_by = "chosen (the peak parameter, --peak)";
-  } else if (!m.devices.empty()) {
-    peak = match_device_peak(m.devices.front(), matched_by);
-  }
+  if (!chosen_peak(m, param(params, "peak"), peak, matched_by, error)) return error_answer(kFlopsSchema, error);
 
-  const OpTree& t = s.tree();
-  const FlopsResult fr = count_flops(t, m);
+  const FlopsResult& fr = s.flops();
   const bool shapes = fr.has_shapes;
   const StepAttribution* attribution = nullptr;
   const StepsResult& steps = s.steps();
@@ -188,38 +209,7 @@ Answer flops_answer(const Session& s, QueryParamsRef params) {
     w.value(param(params, "file"));
     b.meta("file", w.take());
   }
-  {
-    JsonWriter w;
-    if (m.devices.empty() && !peak) {
-      w.null();
-    } else {
-      w.begin_object();
-      w.key("name").value(m.devices.empty() ? std::string_view() : std::string_view(m.devices.front().name));
-      w.key("peak_row");
-      if (peak) w.value(peak->id);
-      else w.null();
-      w.key("peak_name");
-      if (peak) w.value(peak->name);
-      else w.null();
-      w.key("matched_by").value(matched_by);
-      w.key("peaks_tflops");
-      if (peak) {
-        w.begin_object();
-        for (const auto& [k, v] : {std::pair<const char*, double>{"fp32", peak->fp32}, {"tf32", peak->tf32}, {"bf16", peak->bf16},
-                                   {"fp16", peak->fp16}, {"fp8", peak->fp8}, {"int8", peak->int8}}) {
-          w.key(k);
-          number_or_null(w, v);
-        }
-        w.end_object();
-      } else {
-        w.null();
-      }
-      w.key("memory_bandwidth_gbs");
-      number_or_null(w, peak ? peak->memory_gbs : kNaN);
-      w.end_object();
-    }
-    b.meta("device", w.take());
-  }
+  b.meta("device", flops_device_json(m, peak, matched_by));
   {
     JsonWriter w;
     w.begin_array();

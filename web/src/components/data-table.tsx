@@ -479,7 +479,7 @@ export function DataTable({
                   data-testid={`${stem}-header-${c.id}`}
                   aria-sort={sort?.column === c.id ? (sort.dir === 'asc' ? 'ascending' : 'descending') : undefined}
                 >
-                  <button type="button" class="dt-sort" title={headerLabel(c)} onClick={() => setSort(nextSort(sort, c))}>
+                  <button type="button" class="dt-sort" title={c.headerTitle ?? headerLabel(c)} onClick={() => setSort(nextSort(sort, c))}>
                     {c.header ?? headerLabel(c)}
                     <span aria-hidden="true" class="dt-arrow">
                       {sort?.column === c.id ? (sort.dir === 'asc' ? ' ▲' : ' ▼') : ''}

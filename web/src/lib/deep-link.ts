@@ -13,8 +13,8 @@
 // the table does not have.
 import type { RowKey, SortState, TableModel } from './table-model';
 
-export type LinkView = 'overview' | 'operators' | 'kernels' | 'modules' | 'ranges' | 'trace' | 'timeline' | 'memory' | 'diff' | 'gpu-time';
-export const LINK_VIEWS: readonly LinkView[] = ['overview', 'operators', 'kernels', 'modules', 'ranges', 'trace', 'timeline', 'memory', 'diff', 'gpu-time'];
+export type LinkView = 'overview' | 'operators' | 'kernels' | 'modules' | 'ranges' | 'trace' | 'timeline' | 'memory' | 'diff' | 'gpu-time' | 'roofline';
+export const LINK_VIEWS: readonly LinkView[] = ['overview', 'operators', 'kernels', 'modules', 'ranges', 'trace', 'timeline', 'memory', 'diff', 'gpu-time', 'roofline'];
 
 /** The table part of a place: the view's grouping and its data table's state. */
 export interface TablePlace {

@@ -7,6 +7,7 @@ import { stringColumn } from './answer';
 import type { Column, TableModel } from './table-model';
 import { TRI_NULL, uniqueKeys } from './json-check';
 import { pctColumn, tcColumn, usColumn } from './operators';
+import { flopColumnsOf, flopTableColumns, KERNEL_HOW, type FlopColumns } from './flop-columns';
 import { OTHER_COLOR, PIE_COLORS } from './pie';
 
 export type KernelGroupBy = 'name' | 'props';
@@ -45,6 +46,8 @@ export interface KernelTable {
    * step's); null when the trace has no kernels.
    */
   tensorCoreTime: TensorCoreTime | null;
+  /** The FLOPs columns (issue 25), when the trace has counted calls. */
+  flops: FlopColumns | null;
 }
 
 export interface TensorCoreTime {
@@ -106,6 +109,7 @@ export function kernelTable(a: Answer<'kernels'>): KernelTable {
     hasBlocksPerSm: c.blocks_per_sm.some((v) => !Number.isNaN(v)),
     hasOccupancy: c.occupancy_pct.some((v) => !Number.isNaN(v)),
     tensorCoreTime: tc && { tcUs: tc.tc_us, unknownUs: tc.unknown_us, totalUs: tc.total_us, term: tc.term || 'Tensor Cores', scope: tc.scope },
+    flops: flopColumnsOf(c, a.strings),
   };
   t.keys = uniqueKeys(Array.from({ length: n }, (_, i) => kernelKey(t, i)));
   return t;
@@ -197,6 +201,7 @@ export function kernelColumns(t: KernelTable): Column[] {
       title: (i) => (Number.isFinite(t.occupancyPct[i]) ? '' : NO_OCCUPANCY_WHY),
     });
   }
+  if (t.flops) cols.push(...flopTableColumns(t.flops, KERNEL_HOW));
   return cols;
 }
 

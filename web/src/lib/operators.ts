@@ -6,6 +6,7 @@ import type { Answer } from '../generated/views';
 import { stringColumn } from './answer';
 import type { Column, TableModel } from './table-model';
 import { TRI_NULL, uniqueKeys } from './json-check';
+import { flopColumnsOf, flopTableColumns, type FlopColumns } from './flop-columns';
 
 export type OpGroupBy = 'op' | 'op+shape' | 'op+stack';
 export const OP_GROUP_BYS: readonly OpGroupBy[] = ['op', 'op+shape', 'op+stack'];
@@ -34,6 +35,8 @@ export interface OperatorTable {
   tcEligible: Uint8Array;
   /** 1: some call of the group has a call stack. */
   hasCallStack: Uint8Array;
+  /** The FLOPs columns (issue 25), when the trace has counted calls. */
+  flops: FlopColumns | null;
 }
 
 /** The key of an operator group; also how the page names it in data-name. */
@@ -79,6 +82,7 @@ export function operatorTable(a: Answer<'operators'>): OperatorTable {
     tcTotalPct: c.tc_total_pct,
     tcEligible: c.tc_eligible,
     hasCallStack: c.has_call_stack,
+    flops: flopColumnsOf(c, a.strings),
   };
   t.keys = uniqueKeys(t.name.map((nm, i) => operatorKey(nm, groupBy === 'op' ? null : groupKeyOf(t, i))));
   return t;
@@ -256,6 +260,7 @@ export function operatorColumns(t: OperatorTable): Column[] {
       pctColumn('tc_total_pct', 'TC total', t.tcTotalPct),
     );
   }
+  if (t.flops) cols.push(...flopTableColumns(t.flops));
   return cols;
 }
 

@@ -39,6 +39,8 @@ export interface Column {
   title?: (row: number) => string;
   /** A shorter header shown on the page ("Est. occupancy (%)"); the full label is its hover text, and the CSV's. */
   header?: string;
+  /** The header's hover text instead of the full label (what the column counts, and how). */
+  headerTitle?: string;
   /** Hidden until a person shows it (Columns menu); its values are still in the CSV and the detail panel. */
   defaultHidden?: boolean;
   /** Name the unit in the header ("Total (us)") instead of in every cell (give a plain `format`). */

@@ -1,4 +1,5 @@
 import { useMemo, useState } from 'preact/hooks';
+import { usePeak } from '../components/peak-choice';
 import { DataTable } from '../components/data-table';
 import { openAnswer, type WireAnswer } from '../lib/answer';
 import { DetailList, DetailPanel, rowFields, useSelectedRow } from '../components/detail-panel';
@@ -36,7 +37,7 @@ import { QueryStatus, StepScope, useStepTable } from './view-status';
 // its table's state at mount, as in the Operators view; a new step keeps the table's state.
 export function KernelsView({ ask, fileName, toolbar, link, onPlace, step = null }: TableViewProps) {
   const { groupBy, start, choose, report: reportAs } = useLinkedGroup(KERNEL_GROUP_BYS, link, onPlace);
-  const { shown, fresh, shownStep, status, pending } = useStepTable(ask, 'kernels', groupBy, step);
+  const { shown, fresh, shownStep, status, pending } = useStepTable(ask, 'kernels', groupBy, step, usePeak().peak);
   const report = (s: TableState) => reportAs(s, KERNEL_SORT);
   return (
     <section class="view" data-testid="kernels-view" aria-label="Kernels">

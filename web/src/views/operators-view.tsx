@@ -1,4 +1,5 @@
 import { useMemo, useState } from 'preact/hooks';
+import { usePeak } from '../components/peak-choice';
 import { DataTable } from '../components/data-table';
 import { openAnswer, type WireAnswer } from '../lib/answer';
 import { DetailList, DetailPanel, rowFields, useSelectedRow } from '../components/detail-panel';
@@ -38,7 +39,7 @@ import { QueryStatus, StepScope, useStepTable } from './view-status';
 // (sorting, search, selection) and shows the old numbers, marked, until the new ones come.
 export function OperatorsView({ ask, fileName, toolbar, link, onPlace, step = null }: TableViewProps) {
   const { groupBy, start, choose, report } = useLinkedGroup(OP_GROUP_BYS, link, onPlace);
-  const { shown, fresh, shownStep, status, pending } = useStepTable(ask, 'operators', groupBy, step);
+  const { shown, fresh, shownStep, status, pending } = useStepTable(ask, 'operators', groupBy, step, usePeak().peak);
   return (
     <section class="view" data-testid="operators-view" aria-label="Operators">
       <div class="view-toolbar">

@@ -37,6 +37,7 @@ export const VIEW_LABELS: Record<string, string> = {
   kernels: 'Kernels',
   modules: 'Modules',
   ranges: 'Ranges',
+  roofline: 'Roofline',
   trace: 'Trace',
   memory: 'Memory',
   distributed: 'Distributed',
@@ -60,8 +61,11 @@ export function OverviewView({
   onShowTimeline,
   memory = null,
   ask,
+  onRoofline,
   testId = 'overview-card',
 }: {
+  /** Opens the Roofline tab (absent: the trace has none). */
+  onRoofline?: () => void;
   /** Asks the trace's worker: the GPU summary and peak memory of a chosen step (absent: they stay the whole run's). */
   ask?: Ask;
   overview: Overview;
@@ -105,7 +109,7 @@ export function OverviewView({
       {overview.gpus && (
         <GpuSummary data={overview.gpus} devices={summary.devices ?? []} info={overview.info ?? null} traceStartUs={summary.start_us ?? null} ask={ask} step={chosen} />
       )}
-      {ask && overview.gpus && <FlopsCard ask={ask} step={chosen?.name ?? null} />}
+      {ask && overview.gpus && <FlopsCard ask={ask} step={chosen?.name ?? null} onRoofline={onRoofline} />}
       {overview.steps && overview.steps.steps?.length > 0 && overview.steps.average && <StepTable data={overview.steps} sel={step} onSel={onStep} />}
     </section>
   );

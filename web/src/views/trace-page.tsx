@@ -5,7 +5,7 @@
 // writes them into the page's hash as a deep link while it is the one shown.
 // The app's loader (app/loader.ts) owns the entries, the loading queue and the workers; a trace page
 // asks the workers through the Runner it is given.
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ErrorBoundary } from '../components/error-boundary';
 import { StepSelect } from '../components/step-select';
 import { TraceHeader } from '../components/trace-header';
@@ -31,6 +31,8 @@ import { OperatorsView } from './operators-view';
 import { OverviewView, VIEW_LABELS } from './overview-view';
 import { TimelineView, type TimelineRequest, type TrimFn } from './timeline-view';
 import { GpuTimeView } from './gpu-time-view';
+import { RooflineView } from './roofline-view';
+import { PeakContext } from '../components/peak-choice';
 import { TraceError, TraceView } from './trace-view';
 
 /** Asks the Session of load `session`, made in worker generation `gen`. */
@@ -82,7 +84,7 @@ const ANSWER_TABS = [
 ] as const;
 type AnswerTab = (typeof ANSWER_TABS)[number]['tab'];
 
-type Tab = 'overview' | 'operators' | 'kernels' | 'modules' | 'ranges' | 'trace' | 'memory' | 'timeline' | 'diff' | AnswerTab;
+type Tab = 'overview' | 'operators' | 'kernels' | 'modules' | 'ranges' | 'roofline' | 'trace' | 'memory' | 'timeline' | 'diff' | AnswerTab;
 const tabLabel = (t: Tab) => ANSWER_TABS.find((v) => v.tab === t)?.label ?? VIEW_LABELS[t];
 
 export function TracePage({
@@ -133,6 +135,9 @@ export function TracePage({
   // The step chosen in the Overview ('all' or its index): "Show in timeline" opens on it.
   const [step, setStep] = useState('all');
   const [timelineReq, setTimelineReq] = useState<TimelineRequest | null>(null);
+  // The peak row the FLOPs numbers are measured against (null: the matched one), kept per trace.
+  const [peak, setPeak] = useState<string | null>(null);
+  const peakChoice = useMemo(() => ({ peak, setPeak }), [peak]);
   // Views stay mounted once opened (hidden when not shown), so their sorting and selection last.
   const [opened, setOpened] = useState<Set<Tab>>(() => new Set<Tab>(['overview']));
   const { session, gen } = entry;
@@ -165,6 +170,9 @@ export function TracePage({
   const ranges = useQuery(ask, analysed ? { what: 'ranges' } : null);
   if (ranges.status === 'ready' && ranges.data.answer.rowCount > 0) tabs.push('ranges');
   for (const v of ANSWER_TABS) tabs.push(v.tab);
+  // The Roofline tab shows when some operator's FLOPs were counted (issue 25; the flops answer has rows).
+  const flops = useQuery(ask, analysed ? { what: 'flops' } : null);
+  if (flops.status === 'ready' && flops.data.answer.rowCount > 0) tabs.push('roofline');
   tabs.push('trace');
   // Always there: without [memory] events it says how to record them.
   tabs.push('memory');
@@ -357,6 +365,7 @@ export function TracePage({
   const overview = entry.overview ?? null;
   const hasMemory = (entry.summary?.kinds?.memory ?? 0) > 0;
   return (
+    <PeakContext.Provider value={peakChoice}>
     <article
       ref={root}
       class="trace-panel"
@@ -494,6 +503,7 @@ export function TracePage({
                 onShowTimeline={(i) => showTimeline(i)}
                 memory={memoryPeaks}
                 ask={ask}
+                onRoofline={tabs.includes('roofline') ? () => show('roofline') : undefined}
               />
             </ErrorBoundary>
           </div>
@@ -545,6 +555,13 @@ export function TracePage({
                   onPlace={placeOf('ranges')}
                   onShowRange={entry.file ? showTimelineRange : undefined}
                 />
+              </ErrorBoundary>
+            </div>
+          )}
+          {opened.has('roofline') && tabs.includes('roofline') && (
+            <div role="tabpanel" id={`panel-${entry.key}-roofline`} aria-labelledby={`tab-${entry.key}-roofline`} hidden={tab !== 'roofline'} data-testid="panel-roofline">
+              <ErrorBoundary>
+                <RooflineView ask={ask} step={stepName} onOpenOperator={(group, row) => openPlace({ view: 'operators', group, row })} />
               </ErrorBoundary>
             </div>
           )}
@@ -619,6 +636,7 @@ export function TracePage({
         </p>
       )}
     </article>
+    </PeakContext.Provider>
   );
 }
 

@@ -52,8 +52,8 @@ export function StepScope({ stem, step, pending, what }: { stem: string; step: s
  * (the last one of this grouping while a new step's is computed), whether it is the step asked
  * for, and the step it counts. With the status line to show above it (`status`).
  */
-export function useStepTable<W extends 'operators' | 'kernels'>(ask: Ask, what: W, groupBy: QueryOf<W>['groupBy'], step: string | null) {
-  const q = (step == null ? { what, groupBy } : { what, groupBy, step }) as QueryOf<W>;
+export function useStepTable<W extends 'operators' | 'kernels'>(ask: Ask, what: W, groupBy: QueryOf<W>['groupBy'], step: string | null, peak: string | null = null) {
+  const q = { what, groupBy, ...(step == null ? {} : { step }), ...(peak ? { peak } : {}) } as QueryOf<W>;
   // (Both questions have a grouping and a step; TypeScript cannot see it through the generic.)
   const { state, shown, fresh } = useQueryKeeping(ask, q, (asked) => (asked as { groupBy: string }).groupBy === groupBy);
   const shownStep = shown ? (shown.asked as { step?: string }).step ?? null : step;

@@ -87,9 +87,9 @@ export type Query =
    * query kind of its own.
    */
   | { what: 'view'; view: ViewName; params?: Record<string, string> }
-  | { what: 'operators'; groupBy: OpGroupBy; step?: string }
+  | { what: 'operators'; groupBy: OpGroupBy; step?: string; peak?: string }
   | { what: 'operatorDetail'; groupBy: OpGroupBy; name: string; inputShape: string; step?: string }
-  | { what: 'kernels'; groupBy: KernelGroupBy; step?: string }
+  | { what: 'kernels'; groupBy: KernelGroupBy; step?: string; peak?: string }
   | {
       what: 'kernelDetail';
       groupBy: KernelGroupBy;
@@ -122,7 +122,7 @@ export type Query =
   /** The Overview's GPU summary of `step` (absent: all steps), as `kinetoscope gpus --step N --json`. */
   | { what: 'gpuSummary'; step?: string }
   /** FLOPs, TFLOP/s and MFU per step, from the operators' shapes (the flops view, docs/flops.md). */
-  | { what: 'flops'; step?: string }
+  | { what: 'flops'; step?: string; peak?: string }
   | { what: 'memory'; device: string; fromUs?: number; toUs?: number; step?: string }
   | { what: 'memoryCurve'; device: string; fromUs?: number; toUs?: number; columns: number; step?: string }
   | { what: 'memoryAlive'; device: string; atUs: number; limit: number; step?: string }

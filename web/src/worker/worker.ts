@@ -422,13 +422,13 @@ function answer(session: KinetoscopeSession, q: Query): QueryResult {
     case 'view':
       return { what: 'view', answer: viewAnswer(session, q.view, q.params ?? {}) };
     case 'operators':
-      return { what: 'operators', answer: viewAnswer(session, 'operators', { group_by: q.groupBy, step }) };
+      return { what: 'operators', answer: viewAnswer(session, 'operators', { group_by: q.groupBy, step, peak: q.peak ?? '' }) };
     case 'operatorDetail': {
       const p = { group_by: q.groupBy, name: q.name, input_shape: q.inputShape, step };
       return { what: 'operatorDetail', stacks: viewAnswer(session, 'operator_detail', p), kernels: viewAnswer(session, 'operator_kernels', p) };
     }
     case 'kernels':
-      return { what: 'kernels', answer: viewAnswer(session, 'kernels', { group_by: q.groupBy, step }) };
+      return { what: 'kernels', answer: viewAnswer(session, 'kernels', { group_by: q.groupBy, step, peak: q.peak ?? '' }) };
     case 'kernelDetail': {
       // Three views of one computation, which the Session keeps for the second and third.
       const p = kernelDetailParams(q, step);
@@ -458,7 +458,7 @@ function answer(session: KinetoscopeSession, q: Query): QueryResult {
     case 'gpuSummary':
       return { what: 'gpuSummary', answer: viewAnswer(session, 'gpu_summary', step ? { step } : {}) };
     case 'flops':
-      return { what: 'flops', answer: viewAnswer(session, 'flops', step ? { step } : {}) };
+      return { what: 'flops', answer: viewAnswer(session, 'flops', { ...(step ? { step } : {}), ...(q.peak ? { peak: q.peak } : {}) }) };
     case 'memory': {
       const p = { device: q.device, ...windowParams(q.fromUs, q.toUs) };
       return { what: 'memory', stats: viewAnswer(session, 'memory_stats', p), events: viewAnswer(session, 'memory_events', p) };
