@@ -49,11 +49,11 @@ std::string read_snapshot(const std::string& path, ks::SnapshotReader& r, size_t
     const size_t got = std::fread(buf.data(), 1, buf.size(), f.get());
     if (got == 0) break;
     if (first && got >= 2 && uint8_t(buf[0]) == 0x1f && uint8_t(buf[1]) == 0x8b)
-      return "it is gzip-compressed: gunzip it first (a snapshot pickle is read as written)";
+      return "It is gzip-compressed: gunzip it first (a snapshot pickle is read as written).";
     first = false;
     r.feed(buf.data(), got);
   }
-  if (std::ferror(f.get())) return "read error: " + std::string(std::strerror(errno));
+  if (std::ferror(f.get())) return "Read error: " + std::string(std::strerror(errno)) + ".";
   r.finish();
   return {};
 }
@@ -152,7 +152,7 @@ int run_snapshot(int argc, char** argv) {
       bool found = false;
       for (int64_t d : devices) found |= d == *device;
       if (!found) {
-        std::fprintf(stderr, "%s: the snapshot has no device %lld\n", name.c_str(), (long long)*device);
+        std::fprintf(stderr, "%s: The snapshot has no device %lld.\n", name.c_str(), (long long)*device);
         status = 1;
         continue;
       }

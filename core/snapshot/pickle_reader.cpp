@@ -71,6 +71,9 @@ std::string hex(uint8_t op) {
 
 void PickleReader::fail(std::string why, bool refused) {
   if (!error_.empty()) return;
+  // One sentence, as the trace reader's: a capital, a full stop.
+  if (!why.empty() && why[0] >= 'a' && why[0] <= 'z') why[0] = char(why[0] - 'a' + 'A');
+  if (!why.empty() && why.back() != '.') why += '.';
   error_ = std::move(why);
   refused_ = refused;
 }
@@ -104,12 +107,16 @@ bool PickleReader::check_length(uint64_t n, size_t header, const char* what) {
   return true;
 }
 
-void PickleReader::push(const PickleValue& v) {
-  if (stack_.size() >= kMaxStack) {
-    fail("more than " + std::to_string(kMaxStack) + " values on the pickle's stack at byte " + std::to_string(op_at_));
-    return;
-  }
-  stack_.push_back(v);
+void PickleReader::stack_overflow() {
+  fail("more than " + std::to_string(kMaxStack) + " values on the pickle's stack at byte " + std::to_string(op_at_));
+}
+
+bool PickleReader::tag(uint64_t id, uint32_t t) {
+  const size_t stop = memo_.size() > kTagReach ? memo_.size() - kTagReach : 0;
+  bool found = false;
+  for (size_t i = memo_.size(); i-- > stop;)
+    if (memo_[i].is_container() && memo_[i].id == id) memo_[i].len = t, found = true;
+  return found;
 }
 
 PickleValue PickleReader::new_container(PickleKind k) {
@@ -168,18 +175,17 @@ bool PickleReader::step() {
       return false;
     }
   }
-  if (const char* name = refused_name(op)) {
-    fail(std::string("refused the pickle's ") + name + " opcode (" + hex(op) + ")" + at() +
-             ": it would import or run Python code, and Kinetoscope reads plain data only",
-         true);
-    return false;
-  }
-  if (const char* name = text_name(op)) {
-    fail(std::string("the pickle's ") + name + " opcode (" + hex(op) + ")" + at() +
-         " belongs to protocol 0, which is not read; write it with protocol 2 or later");
-    return false;
-  }
   switch (op) {
+    case GLOBAL: case STACK_GLOBAL: case REDUCE: case BUILD: case INST: case OBJ: case NEWOBJ: case NEWOBJ_EX:
+    case EXT1: case EXT2: case EXT4: case PERSID: case BINPERSID: case NEXT_BUFFER: case READONLY_BUFFER:
+      fail(std::string("refused the pickle's ") + refused_name(op) + " opcode (" + hex(op) + ")" + at() +
+               ": it would import or run Python code, and Kinetoscope reads plain data only",
+           true);
+      return false;
+    case INT: case LONG: case FLOAT: case STRING: case UNICODE: case PUT: case GET:
+      fail(std::string("the pickle's ") + text_name(op) + " opcode (" + hex(op) + ")" + at() +
+           " belongs to protocol 0, which is not read; write it with protocol 2 or later");
+      return false;
     case PROTO: {
       if (!need(2)) return false;
       if (p[1] < 2 || p[1] > 5) {

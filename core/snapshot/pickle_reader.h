@@ -43,7 +43,7 @@ enum class PickleKind : uint8_t { kNone, kBool, kInt, kBigInt, kFloat, kStr, kBy
 // reader's arena (offset, length); containers are their id.
 struct PickleValue {
   PickleKind kind = PickleKind::kNone;
-  uint32_t len = 0;  // strings and bytes: their length
+  uint32_t len = 0;  // strings and bytes: their length; containers: the sink's tag (0: none)
   union {
     int64_t i;     // kBool (0/1), kInt
     double f;      // kFloat, kBigInt (an int beyond 64 bits, rounded)
@@ -62,9 +62,9 @@ class PickleSink {
   virtual ~PickleSink() = default;
   // An item went into container c: a dict's key and value, or (key null) a list's, tuple's or
   // set's next value. Text of r.text(value) stays valid until the next event.
-  virtual void on_item(const PickleReader& r, const PickleValue& c, const PickleValue* key, const PickleValue& value) = 0;
+  virtual void on_item(PickleReader& r, const PickleValue& c, const PickleValue* key, const PickleValue& value) = 0;
   // STOP: the pickle's value (or, after a truncation, what the stack's bottom held).
-  virtual void on_root(const PickleReader& r, const PickleValue& v) = 0;
+  virtual void on_root(PickleReader& r, const PickleValue& v) = 0;
 };
 
 class PickleReader {
@@ -87,6 +87,13 @@ class PickleReader {
   uint64_t bytes_read() const { return consumed_; }
   uint64_t op_offset() const { return op_at_; }  // byte offset of the opcode being run
   int protocol() const { return protocol_; }
+  // Tags container `id` in the memo with a number of the sink's (what the container became: a
+  // frame, a stack), so that a later GET hands the tag back and the sink needs no map of its own.
+  // Looks at the last kTagReach memo entries only (the Pickler memoizes a container as it makes
+  // it, and a sink tags it when it is put in its parent): false when the memo does not hold it
+  // there. Copies already on the stack keep no tag: a sink keeps its own map for those.
+  static constexpr size_t kTagReach = 64;
+  bool tag(uint64_t id, uint32_t tag);
   std::string_view text(const PickleValue& v) const {
     return (v.kind == PickleKind::kStr || v.kind == PickleKind::kBytes) ? std::string_view(arena_).substr(v.off, v.len)
                                                                         : std::string_view();
@@ -98,7 +105,11 @@ class PickleReader {
   void fail(std::string why, bool refused = false);
   bool need(size_t n) const { return buf_.size() - pos_ >= n; }
   bool check_length(uint64_t n, size_t header, const char* what);
-  void push(const PickleValue& v);
+  void push(const PickleValue& v) {
+    if (stack_.size() >= kMaxStack) return stack_overflow();
+    stack_.push_back(v);
+  }
+  void stack_overflow();
   bool pop_mark(size_t& mark_at);
   PickleValue new_container(PickleKind k);
   PickleValue add_string(const char* p, size_t n, PickleKind k);

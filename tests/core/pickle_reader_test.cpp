@@ -37,10 +37,10 @@ struct Log final : ks::PickleSink {
       default: return "?";
     }
   }
-  void on_item(const ks::PickleReader& r, const ks::PickleValue& c, const ks::PickleValue* key, const ks::PickleValue& v) override {
+  void on_item(ks::PickleReader& r, const ks::PickleValue& c, const ks::PickleValue* key, const ks::PickleValue& v) override {
     out += "item " + val(r, c) + (key ? " " + val(r, *key) : std::string()) + " " + val(r, v) + "\n";
   }
-  void on_root(const ks::PickleReader& r, const ks::PickleValue& v) override { out += "root " + val(r, v) + "\n"; }
+  void on_root(ks::PickleReader& r, const ks::PickleValue& v) override { out += "root " + val(r, v) + "\n"; }
 };
 
 struct Run {
@@ -121,13 +121,13 @@ TEST_CASE("pickle reader: each opcode that would run code is refused with its na
     Run run(std::string("\x80\x04", 2) + op + "N.", 1);
     INFO(name);
     CHECK(run.r.refused());
-    CHECK(run.r.error().find("refused the pickle's " + name + " opcode") == 0);
+    CHECK(run.r.error().find("Refused the pickle's " + name + " opcode") == 0);
     CHECK(run.r.error().find("at byte 2:") != std::string::npos);
     CHECK(run.log.out == "");  // nothing at all reaches the sink
   }
   // Behind values, a MARK and a frame: still its own offset, and nothing of what came before.
   Run late(unhex("800495000000000000000028") + "K\x05" + "cos\nsystem\n", 3);
-  CHECK(late.r.error().find("refused the pickle's GLOBAL opcode (0x63) at byte 14:") == 0);
+  CHECK(late.r.error().find("Refused the pickle's GLOBAL opcode (0x63) at byte 14:") == 0);
   CHECK(late.log.out == "");
   // Protocol 2's way of writing bytes calls _codecs.encode: refused too (a snapshot has no bytes).
   Run bytes2(unhex("80027d71002858010000006171015d7102284b014afeffffff8a060000000000018a060000000000ff8a090000000000"
@@ -148,55 +148,55 @@ TEST_CASE("pickle reader: protocols 0 and 1 and text opcodes get one sentence", 
     CHECK(run.log.out == "");
   }
   Run text(std::string("\x80\x02I12\n.", 7), 1);
-  CHECK(text.r.error() == "the pickle's INT opcode (0x49) at byte 2 belongs to protocol 0, which is not read; write it with protocol 2 or later");
+  CHECK(text.r.error() == "The pickle's INT opcode (0x49) at byte 2 belongs to protocol 0, which is not read; write it with protocol 2 or later.");
   Run proto(std::string("\x80\x06N.", 4), 1);
-  CHECK(proto.r.error() == "the pickle says it is protocol 6 at byte 0; protocols 2 to 5 are read");
+  CHECK(proto.r.error() == "The pickle says it is protocol 6 at byte 0; protocols 2 to 5 are read.");
   Run empty("", 1);
-  CHECK(empty.r.error() == "the file is empty");
+  CHECK(empty.r.error() == "The file is empty.");
 }
 
 TEST_CASE("pickle reader: limits against hostile input", "[pickle][hostile]") {
   SECTION("deep nesting: MARKs") {
     Run run(std::string("\x80\x04", 2) + std::string(20000, '('), 4096);
-    CHECK(run.r.error() == "the pickle nests deeper than 10000 MARKs at byte 10002");
+    CHECK(run.r.error() == "The pickle nests deeper than 10000 MARKs at byte 10002.");
   }
   SECTION("deep nesting: lists in lists on the stack") {
     Run run(std::string("\x80\x04", 2) + std::string(ks::PickleReader::kMaxStack + 10, ']'), 1 << 20);
-    CHECK(run.r.error() == "more than 4194304 values on the pickle's stack at byte 4194306");
+    CHECK(run.r.error() == "More than 4194304 values on the pickle's stack at byte 4194306.");
   }
   SECTION("a huge memo index read") {
     Run run(unhex("80046affffffff2e"), 1);
-    CHECK(run.r.error() == "the pickle reads memo index 4294967295 at byte 2, which was never stored (0 entries are)");
+    CHECK(run.r.error() == "The pickle reads memo index 4294967295 at byte 2, which was never stored (0 entries are).");
   }
   SECTION("a huge memo index stored") {
     Run run(unhex("80044e72ffffffff2e"), 1);
-    CHECK(run.r.error() == "the pickle stores memo index 4294967295 at byte 3, past the 0 entries stored so far");
+    CHECK(run.r.error() == "The pickle stores memo index 4294967295 at byte 3, past the 0 entries stored so far.");
   }
   SECTION("a 2 GB string length, the file's size known") {
     Run run(unhex("80045800000080") + "abc.", 1);
-    CHECK(run.r.error() == "a string of 2147483648 bytes at byte 2 is longer than the 4 bytes left in the file");
+    CHECK(run.r.error() == "A string of 2147483648 bytes at byte 2 is longer than the 4 bytes left in the file.");
   }
   SECTION("a 2 GB string length, streamed without a size") {
     Run run(unhex("80045800000080") + "abc.", 1, false);
-    CHECK(run.r.error() == "a string of 2147483648 bytes at byte 2 is longer than the 1073741824 bytes this reader accepts");
+    CHECK(run.r.error() == "A string of 2147483648 bytes at byte 2 is longer than the 1073741824 bytes this reader accepts.");
   }
   SECTION("an 8-byte length beyond everything") {
     Run run(unhex("80048dffffffffffffff7f") + "abc.", 2);
-    CHECK(run.r.error().find("a string of 9223372036854775807 bytes at byte 2 is longer than") == 0);
+    CHECK(run.r.error().find("A string of 9223372036854775807 bytes at byte 2 is longer than") == 0);
   }
   SECTION("a LONG4 of 1 GB") {
     Run run(unhex("80048b00000040") + "12", 1);
-    CHECK(run.r.error() == "an integer of 1073741824 bytes at byte 2 is longer than the 2 bytes left in the file");
+    CHECK(run.r.error() == "An integer of 1073741824 bytes at byte 2 is longer than the 2 bytes left in the file.");
   }
   SECTION("stack underflow and wrong containers") {
     Run a(unhex("8004652e"), 1);  // APPENDS without MARK
-    CHECK(a.r.error() == "an opcode at byte 2 needs a MARK and none is open");
+    CHECK(a.r.error() == "An opcode at byte 2 needs a MARK and none is open.");
     Run b(unhex("80044e4e612e"), 1);  // APPEND into None
-    CHECK(b.r.error() == "the pickle's APPEND at byte 4 puts an item into a value that is not a list");
+    CHECK(b.r.error() == "The pickle's APPEND at byte 4 puts an item into a value that is not a list.");
     Run c(unhex("80042e"), 1);
-    CHECK(c.r.error() == "the pickle's STOP at byte 2 takes 1 value and the stack holds 0");
+    CHECK(c.r.error() == "The pickle's STOP at byte 2 takes 1 value and the stack holds 0.");
     Run d(unhex("8004ff"), 1);
-    CHECK(d.r.error() == "unknown pickle opcode 0xff at byte 2 (the file is corrupt or not a pickle)");
+    CHECK(d.r.error() == "Unknown pickle opcode 0xff at byte 2 (the file is corrupt or not a pickle).");
   }
 }
 
@@ -207,7 +207,7 @@ TEST_CASE("pickle reader: a truncation at every byte says where and keeps what w
     INFO("cut at " << cut);
     CHECK(run.r.failed());
     CHECK_FALSE(run.r.refused());
-    CHECK(run.r.error().find("the pickle ends at byte " + std::to_string(cut) + " before its STOP opcode") == 0);
+    CHECK(run.r.error().find("The pickle ends at byte " + std::to_string(cut) + " before its STOP opcode") == 0);
     // What it handed on is a prefix of the whole run's items (a salvage adds items below marks).
     if (cut > 12) CHECK(run.log.out.find("root dict#0") != std::string::npos);
   }

@@ -118,13 +118,13 @@ TEST_CASE("snapshot: an older snapshot, a bare list of segments without history"
 TEST_CASE("snapshot: a data pickle that is no snapshot, and bad input, get one sentence", "[snapshot][hostile]") {
   Loaded a(kstest::read_fixture("snapshots/not-a-snapshot-dict.pickle"), 3);
   CHECK(a.r.failed());
-  CHECK(a.r.error() == "the pickle's dict has no \"segments\" or \"device_traces\", so it is not a CUDA memory snapshot");
+  CHECK(a.r.error() == "The pickle's dict has no \"segments\" or \"device_traces\", so it is not a CUDA memory snapshot.");
   Loaded b(kstest::read_fixture("not-a-trace.json"), 3);
   CHECK(b.r.failed());
-  CHECK(b.r.error().find("not a pickle of protocol 2 to 5") == 0);
+  CHECK(b.r.error().find("Not a pickle of protocol 2 to 5") == 0);
   Loaded c(std::string("\x80\x04") + "cbuiltins\neval\n", 1);
   CHECK(c.r.failed());
-  CHECK(c.r.error().find("refused the pickle's GLOBAL opcode (0x63) at byte 2") == 0);
+  CHECK(c.r.error().find("Refused the pickle's GLOBAL opcode (0x63) at byte 2") == 0);
   CHECK(c.r.model().devices.empty());
 }
 
