@@ -100,6 +100,20 @@ TEST_CASE("snapshot: a time before the history gives the state before its first 
   CHECK(d.at->reserved_bytes == 2097152);
 }
 
+TEST_CASE("snapshot: the peak counts the level before the first entry (unlike memory_viz's y-axis)", "[snapshot]") {
+  Loaded l(kstest::read_fixture("snapshots/peak-before-first-entry.pickle"), 5);
+  REQUIRE_FALSE(l.r.failed());
+  const ks::SnapDeviceStats d = ks::snapshot_device_stats(l.r.model(), 0);
+  CHECK(d.before_history_bytes == 1500000);
+  CHECK(d.peak_allocated_bytes == 1500000);  // memory_viz's max_size: 1200000
+  CHECK(d.peak_entry == -1);
+  CHECK(d.peak_at_us == 10);  // the state held until the first entry
+  CHECK(d.alive_at_dump_bytes == 1200000);
+  REQUIRE(d.top_sites.size() == 1);
+  CHECK(d.top_sites[0].frame == kBefore);
+  CHECK(d.top_sites[0].allocations == 2);
+}
+
 TEST_CASE("snapshot: an older snapshot, a bare list of segments without history", "[snapshot]") {
   Loaded l(kstest::read_fixture("snapshots/legacy-segments-list-no-history.pickle"), 7);
   REQUIRE_FALSE(l.r.failed());

@@ -91,6 +91,25 @@ def legacy_no_history():
     ]
 
 
+def peak_before_first_entry():
+    # The level is highest before the first entry: a block alive at the dump (1000000 bytes) and
+    # one freed by the first entry (500000), both allocated before the history began. memory_viz
+    # takes its y-axis maximum after each entry only (1200000 here); the peak is 1500000.
+    f = [frame('forward', 'model.py', 7)]
+    return {
+        'segments': [{'device': 0, 'address': 0x100000, 'total_size': 2097152, 'allocated_size': 1048576,
+                      'active_size': 1048576, 'requested_size': 1000000, 'stream': 0, 'segment_type': 'large',
+                      'blocks': [{'address': 0x100000, 'size': 1048576, 'requested_size': 1000000,
+                                  'state': 'active_allocated', 'frames': []},
+                                 {'address': 0x200000, 'size': 1048576, 'requested_size': 0,
+                                  'state': 'inactive', 'frames': []}]}],
+        'device_traces': [[
+            {'action': 'free_completed', 'addr': 0x700000, 'size': 500000, 'stream': 0, 'time_us': 10, 'frames': f},
+            {'action': 'alloc', 'addr': 0x200000, 'size': 200000, 'stream': 0, 'time_us': 11, 'frames': f},
+        ]],
+    }
+
+
 def write(name, obj, protocol):
     with open(os.path.join(HERE, name), 'wb') as f:
         pickle.dump(obj, f, protocol=protocol)
@@ -100,6 +119,7 @@ if __name__ == '__main__':
     for p in (2, 3, 4, 5):
         write(f'hand-made-protocol{p}.pickle', hand_made(), p)
     write('legacy-segments-list-no-history.pickle', legacy_no_history(), 4)
+    write('peak-before-first-entry.pickle', peak_before_first_entry(), 4)
     # A data pickle that is no snapshot, and protocols 0 and 1 (refused).
     write('not-a-snapshot-dict.pickle', {'weights': [1, 2, 3]}, 4)
     write('protocol0.pickle', hand_made(), 0)
