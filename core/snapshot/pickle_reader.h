@@ -71,7 +71,7 @@ class PickleReader {
  public:
   static constexpr size_t kMaxMarks = 10000;           // nesting depth
   static constexpr size_t kMaxStack = size_t(1) << 22;  // values on the stack
-  static constexpr size_t kMaxMemo = size_t(1) << 30;   // memo entries
+  static constexpr size_t kMaxMemo = size_t(1) << 28;   // memo entries (16 bytes each: 4 GB)
   static constexpr uint64_t kMaxString = uint64_t(1) << 30;
 
   explicit PickleReader(PickleSink& sink) : sink_(sink) {}

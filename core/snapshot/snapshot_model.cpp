@@ -66,7 +66,7 @@ enum Field : uint32_t {
   fFrames = 1u << 6, fDevice = 1u << 7, fAddress = 1u << 8, fTotal = 1u << 9, fAllocated = 1u << 10,
   fActive = 1u << 11, fRequested = 1u << 12, fSegType = 1u << 13, fBlocks = 1u << 14, fState = 1u << 15,
   fName = 1u << 16, fFilename = 1u << 17, fLine = 1u << 18, fSegments = 1u << 19, fTraces = 1u << 20,
-  fStage = 1u << 21, fBadType = 1u << 31,
+  fStage = 1u << 21, fOutOfRange = 1u << 30, fBadType = 1u << 31,
 };
 
 struct DictRec {
@@ -222,6 +222,12 @@ struct SnapshotReader::Impl final : PickleSink {
       if (v.kind == PickleKind::kList) out = v.id, tag = v.len, d.has |= bit;
       else if (v.kind != PickleKind::kNone) out = UINT64_MAX, d.has |= bit | fBadType;  // no list has that id
     };
+    // Byte counts: 0 to 2^48 (256 TiB), so that no sum of a history's sizes can overflow.
+    auto bytes = [&](int64_t& out, uint32_t bit) {
+      i64(out, bit);
+      constexpr int64_t kMax = int64_t(1) << 48;
+      if (out < 0 || out > kMax) out = out < 0 ? 0 : kMax, d.has |= fOutOfRange;
+    };
     uint32_t no_tag = 0;
     auto str = [&](StringId& out, uint32_t bit) {
       if (v.kind == PickleKind::kStr) out = m.strings.intern(r.text(v)), d.has |= bit;
@@ -230,7 +236,7 @@ struct SnapshotReader::Impl final : PickleSink {
     switch (k.size()) {
       case 4:
         if (k == "addr") return i64(d.addr, fAddr);
-        if (k == "size") return i64(d.size, fSize);
+        if (k == "size") return bytes(d.size, fSize);
         if (k == "line") return i64(d.line, fLine);
         if (k == "name") return str(d.name, fName);
         return;
@@ -265,11 +271,11 @@ struct SnapshotReader::Impl final : PickleSink {
         if (k == "segments") return ref(d.segments, no_tag, fSegments);
         return;
       case 10:
-        if (k == "total_size") return i64(d.total, fTotal);
+        if (k == "total_size") return bytes(d.total, fTotal);
         return;
       case 11:
-        if (k == "device_free") return i64(d.device_free, fDeviceFree);
-        if (k == "active_size") return i64(d.active, fActive);
+        if (k == "device_free") return bytes(d.device_free, fDeviceFree);
+        if (k == "active_size") return bytes(d.active, fActive);
         return;
       case 12:
         if (k == "segment_type" && v.kind == PickleKind::kStr) d.seg_type = m.strings.intern(r.text(v)), d.has |= fSegType;
@@ -278,8 +284,8 @@ struct SnapshotReader::Impl final : PickleSink {
         if (k == "device_traces") return ref(d.traces, no_tag, fTraces);
         return;
       case 14:
-        if (k == "allocated_size") return i64(d.allocated, fAllocated);
-        if (k == "requested_size") return i64(d.requested, fRequested);
+        if (k == "allocated_size") return bytes(d.allocated, fAllocated);
+        if (k == "requested_size") return bytes(d.requested, fRequested);
         return;
       default:
         return;
@@ -364,6 +370,7 @@ struct SnapshotReader::Impl final : PickleSink {
       return;
     }
     if (d.has & fBadType) m.count("fields of the wrong type (read as 0)");
+    if (d.has & fOutOfRange) m.count("sizes below 0 or above 2^48 bytes (clamped)");
     if (d.has & fAction) {
       // Its stack first: taking the frames list out may reuse slab slots, not move them.
       const bool needs_addr =

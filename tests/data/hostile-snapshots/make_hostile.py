@@ -62,6 +62,14 @@ def main():
     bad['segments'][0]['blocks'] = 'none'
     bad['segments'][1]['blocks'][0]['state'] = 3
     write('wrong-types-everywhere.pickle', pickle.dumps(bad, protocol=4))
+    # Sizes no memory has: negative, 2^62, a float of 1e300 (clamped to 0..2^48 and counted, so no
+    # sum of them can overflow).
+    big = hand_made()
+    big['device_traces'][0][1]['size'] = -5
+    big['device_traces'][0][2]['size'] = 2**62
+    big['device_traces'][0][4]['size'] = 1e300
+    big['segments'][0]['total_size'] = 2**63 - 1
+    write('sizes-out-of-range.pickle', pickle.dumps(big, protocol=4))
     # device_traces that is a dict, segments a list of numbers.
     write('wrong-shapes.pickle', pickle.dumps({'segments': [1, 2, 3], 'device_traces': {'0': []}}, protocol=4))
 
