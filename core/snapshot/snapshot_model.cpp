@@ -167,6 +167,7 @@ struct SnapshotReader::Impl final : PickleSink {
   }
   // The pending list of an id, made when asked for with `make`; -1 when there is none.
   int64_t list_index(uint64_t id, bool make) {
+    if (id == UINT64_MAX) return -1;  // a field that held no list (found by fuzz_snapshot_reader)
     if (id == last_list) return last_list_slot;
     const uint32_t* s = list_slot.find(id);
     uint32_t slot;

@@ -142,6 +142,19 @@ TEST_CASE("snapshot: a data pickle that is no snapshot, and bad input, get one s
   CHECK(c.r.model().devices.empty());
 }
 
+TEST_CASE("snapshot: segments that is a string, before any list was made (a crash fuzz_snapshot_reader found)", "[snapshot][hostile]") {
+  // pickle.dumps({'segments': 'x'}, protocol=4): the field's "no list" id matched the sink's
+  // "no list cached yet" and read an empty slab.
+  std::string bytes;
+  const std::string hex = "80049513000000000000007d948c087365676d656e7473948c017894732e";
+  for (size_t i = 0; i < hex.size(); i += 2) bytes.push_back(char(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  Loaded l(bytes, 4);
+  CHECK_FALSE(l.r.failed());
+  CHECK(l.r.model().segments.empty());
+  REQUIRE(l.r.model().health.size() == 1);
+  CHECK(l.r.model().health[0].first == "fields of the wrong type (read as 0)");
+}
+
 TEST_CASE("snapshot: a truncation at every byte loads what was complete and says so", "[snapshot][hostile]") {
   const std::string bytes = kstest::read_fixture("snapshots/hand-made-protocol4.pickle");
   size_t loaded = 0;

@@ -2,7 +2,8 @@
 // pickle_reader.h), the snapshot model built on its events and every number computed from it
 // (each device's stats, at the peak and at a time the input picks). Beyond "no crash" (under
 // ASan/UBSan), it checks that the chunk size never changes the result, and that nothing refused
-// reached the model. Seeds: tests/fuzz/snapshot_corpus (the first byte picks the chunk size).
+// reached the model. Seeds: tests/fuzz/snapshot_corpus (a first byte other than PROTO's 0x80 picks
+// the chunk size); the hostile pickles are read as they are.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -12,7 +13,7 @@
 #include "core/snapshot/snapshot_stats.h"
 
 namespace {
-std::string load(const uint8_t* data, size_t size, size_t chunk, bool sized) {
+std::string load(const uint8_t* data, size_t size, size_t chunk, bool sized, int64_t at_us) {
   ks::SnapshotReader r;
   if (sized) r.set_total_size(size);
   for (size_t i = 0; i < size; i += chunk) r.feed(reinterpret_cast<const char*>(data) + i, std::min(chunk, size - i));
@@ -28,7 +29,7 @@ std::string load(const uint8_t* data, size_t size, size_t chunk, bool sized) {
   const ks::SnapshotModel& m = r.model();
   for (const auto& [what, n] : m.health) out += "|" + what + "=" + std::to_string(n);
   for (int64_t d : ks::snapshot_devices(m)) {
-    const ks::SnapDeviceStats s = ks::snapshot_device_stats(m, d, int64_t(1000 + chunk), 5);
+    const ks::SnapDeviceStats s = ks::snapshot_device_stats(m, d, at_us, 5);
     out += "|dev" + std::to_string(d) + ":" + std::to_string(s.trace_entries) + "," + std::to_string(s.allocations) + "," +
            std::to_string(s.frees) + "," + std::to_string(s.peak_allocated_bytes) + "," + std::to_string(s.peak_entry) + "," +
            std::to_string(s.peak_reserved_bytes) + "," + std::to_string(s.reserved_at_dump_bytes) + "," +
@@ -42,12 +43,17 @@ std::string load(const uint8_t* data, size_t size, size_t chunk, bool sized) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
-  const size_t chunk = 1 + data[0] % 61;  // the first byte picks a chunk size
-  data += 1;
-  size -= 1;
-  const bool sized = data[-1] & 0x80;  // and whether the reader knows the file's size
-  const std::string whole = load(data, size, size ? size : 1, sized);
-  const std::string chunked = load(data, size, chunk, sized);
+  size_t chunk = 1 + size % 61;
+  bool sized = true;
+  if (data[0] != 0x80) {  // a pickle (PROTO first, as the hostile corpus) is read as it is
+    chunk = 1 + data[0] % 61;  // else the first byte picks a chunk size
+    sized = data[0] & 0x80;    // and whether the reader knows the file's size
+    data += 1;
+    size -= 1;
+  }
+  const int64_t at_us = 1000 + int64_t(chunk);  // the hand-made seeds' times are 1000-1011
+  const std::string whole = load(data, size, size ? size : 1, sized, at_us);
+  const std::string chunked = load(data, size, chunk, sized, at_us);
   if (whole != chunked) std::abort();
   return 0;
 }
