@@ -492,4 +492,13 @@ void PickleReader::finish() {
   salvage();
 }
 
+void PickleReader::release() {
+  buf_ = std::string();
+  pos_ = 0;
+  arena_ = std::string();
+  stack_ = {};
+  marks_ = {};
+  memo_ = ChunkedTable<PickleValue>();
+}
+
 }  // namespace ks

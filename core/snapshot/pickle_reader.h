@@ -35,6 +35,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/util/chunked_table.h"
+
 namespace ks {
 
 enum class PickleKind : uint8_t { kNone, kBool, kInt, kBigInt, kFloat, kStr, kBytes, kDict, kList, kTuple, kSet, kMark };
@@ -79,6 +81,9 @@ class PickleReader {
   void set_total_size(uint64_t bytes) { total_ = bytes; }
   void feed(const char* data, size_t n);
   void finish();
+  // Frees the memo, the stack, the strings and the unread bytes (after finish: what the sink
+  // kept is all that is needed; text() answers nothing after).
+  void release();
 
   bool done() const { return stopped_; }      // STOP was read
   bool failed() const { return !error_.empty(); }
@@ -125,7 +130,7 @@ class PickleReader {
   std::string arena_;
   std::vector<PickleValue> stack_;
   std::vector<size_t> marks_;
-  std::vector<PickleValue> memo_;
+  ChunkedTable<PickleValue> memo_;  // in blocks: no 3x peak while a multi-GB pickle's memo grows
   uint64_t next_id_ = 0;
   int protocol_ = 0;
   bool started_ = false;

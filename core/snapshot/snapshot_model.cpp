@@ -537,9 +537,11 @@ void SnapshotReader::finish() {
   } else if (r.failed()) {
     error_ = r.error();
   }
-  // Containers opened and never put anywhere are dropped with the reader's state.
-  impl_->dict_slab = {};
-  impl_->list_slab = {};
+  // Containers opened and never put anywhere are dropped with the reader's state, and the
+  // pickle's memo (16 bytes for each dict, list and string of the file) with them.
+  r.release();
+  std::vector<DictRec>().swap(impl_->dict_slab);
+  std::vector<ListRec>().swap(impl_->list_slab);
   impl_->dict_slot.clear();
   impl_->list_slot.clear();
   impl_->frame_of.clear();

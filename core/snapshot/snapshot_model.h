@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/util/chunked_table.h"
 #include "core/util/string_pool.h"
 
 namespace ks {
@@ -39,14 +40,15 @@ struct SnapFrame {
   int64_t line = 0;
 };
 
-// One device's history, in the order recorded.
+// One device's history, in the order recorded. Columns in blocks (core/util/chunked_table.h):
+// 50 M entries grow without a doubling vector's slack and copy.
 struct SnapTrace {
-  std::vector<SnapAction> action;
-  std::vector<uint64_t> addr;
-  std::vector<int64_t> size;
-  std::vector<int64_t> stream;
-  std::vector<int64_t> time_us;  // -1 when the snapshot has none
-  std::vector<uint32_t> stack;   // SnapshotModel::stacks index; 0: no frames
+  ChunkedTable<SnapAction> action;
+  ChunkedTable<uint64_t> addr;
+  ChunkedTable<int64_t> size;
+  ChunkedTable<int64_t> stream;
+  ChunkedTable<int64_t> time_us;  // -1 when the snapshot has none
+  ChunkedTable<uint32_t> stack;   // SnapshotModel::stacks index; 0: no frames
   // oom entries: their index and the device's free memory the allocator saw.
   std::vector<std::pair<uint32_t, int64_t>> device_free;
   size_t size_rows() const { return action.size(); }
