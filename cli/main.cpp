@@ -56,6 +56,7 @@ const char kUsage[] =
     "       kinetoscope memory [--json|--csv [--events]] [--device NAME] [--from-us T --to-us T]\n"
     "                          [--tb-plugin] TRACE...\n"
     "       kinetoscope flops [--json|--csv] [--step N] [--peak DEVICE] TRACE...\n"
+    "       kinetoscope snapshot [--json] [--device N] [--at-us T] FILE...\n"
     "       kinetoscope diff [--json|--csv [--operators]] [--tb-plugin] BASELINE EXPERIMENT\n"
     "       kinetoscope diff --fail-if-slower PCT [--metric M] [--tb-plugin] BASELINE EXPERIMENT\n"
     "\n"
@@ -127,6 +128,10 @@ const char kUsage[] =
     "            PyTorch's flop_counter formulas: per step FLOPs, TFLOP/s and MFU against the\n"
     "            device's dense peak; per operator and dtype FLOPs, bytes, TFLOP/s, % of peak,\n"
     "            intensity (`kinetoscope flops --help`, docs/flops.md).\n"
+    "  snapshot  CUDA memory snapshots (torch.cuda.memory._dump_snapshot pickles, read without\n"
+    "            running their code): per device the history's counts, the peak allocated memory\n"
+    "            and the allocation sites holding it, each out-of-memory event, the state at the\n"
+    "            dump (`kinetoscope snapshot --help`).\n"
     "\n"
     "  diff      two traces' operator trees side by side, matched at their dataloader,\n"
     "            optimizer, module and ProfilerStep ranges: per node both sides' host and\n"
@@ -656,6 +661,7 @@ int run_modules(int argc, char** argv) {
 int run_memory(int argc, char** argv);  // cli/memory_command.cpp
 int run_ranges(int argc, char** argv);  // cli/ranges_command.cpp
 int run_flops(int argc, char** argv);   // cli/flops_command.cpp
+int run_snapshot(int argc, char** argv);  // cli/snapshot_command.cpp
 
 int main(int argc, char** argv) {
   // The binary and the rank summaries it writes (scripts/fleet compares its workers' to its own).
@@ -697,6 +703,7 @@ int main(int argc, char** argv) {
   if (!std::strcmp(argv[1], "memory")) return run_memory(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "ranges")) return run_ranges(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "flops")) return run_flops(argc - 2, argv + 2);
+  if (!std::strcmp(argv[1], "snapshot")) return run_snapshot(argc - 2, argv + 2);
   if (!std::strcmp(argv[1], "diff")) return ks::run_diff_command(argc - 2, argv + 2, kUsage);
   if (!std::strcmp(argv[1], "overview") || !std::strcmp(argv[1], "operators") || !std::strcmp(argv[1], "kernels"))
     return run_tree_views(argv[1], argc - 2, argv + 2);

@@ -1,0 +1,49 @@
+// The hostile snapshot corpus (tests/data/hostile-snapshots, written by its make_hostile.py)
+// through `kinetoscope snapshot --json`: each pickle is refused or loads what it can, with the
+// one sentence (and health, and entries kept) its expected.json says; never a signal, never a
+// hang, never more than one line on stderr. A refused pickle runs nothing: the one that would
+// call os.system("echo pwned") leaves no "pwned" anywhere in the output.
+// Usage: node snapshot_hostile_test.mjs <kinetoscope binary>
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const cli = process.argv[2] ?? path.join(repo, 'build/native/kinetoscope');
+const dir = path.join(repo, 'tests/data/hostile-snapshots');
+const expected = JSON.parse(fs.readFileSync(path.join(dir, 'expected.json'), 'utf8'));
+const files = fs.readdirSync(dir).filter((f) => f.endsWith('.pickle')).sort();
+
+let failed = 0;
+for (const name of Object.keys(expected)) if (!files.includes(name)) { failed++; console.log(`FAIL ${name}: in expected.json, not in the corpus`); }
+for (const name of files) {
+  const want = expected[name];
+  const diffs = [];
+  if (!want) diffs.push('not in expected.json');
+  const r = spawnSync(cli, ['snapshot', '--json', path.join(dir, name)], { encoding: 'utf8', timeout: 120_000 });
+  if (r.error || r.signal || r.status > 1) diffs.push(`did not end well: ${r.error?.code ?? r.signal ?? `exit ${r.status}`}`);
+  else if (/pwned/.test(r.stdout + r.stderr) && !/echo pwned/.test(name)) diffs.push('output mentions pwned');
+  else if (want) {
+    const lines = r.stderr.trim().split('\n').filter(Boolean);
+    if (r.status === 1) {
+      if (want.ok) diffs.push(`refused (${r.stderr.trim()}), expected it to load`);
+      if (lines.length !== 1) diffs.push(`stderr has ${lines.length} lines`);
+      const sentence = r.stderr.trim().slice(name.length + 2);
+      if (sentence !== want.error) diffs.push(`said ${JSON.stringify(sentence)}, expected ${JSON.stringify(want.error)}`);
+      if (!/^[A-Z].*\.$/.test(sentence)) diffs.push(`not one sentence: ${sentence}`);
+    } else {
+      const got = JSON.parse(r.stdout);
+      if (!want.ok) diffs.push(`loaded, expected ${JSON.stringify(want.error)}`);
+      if (got.error !== want.error) diffs.push(`error ${JSON.stringify(got.error)}, expected ${JSON.stringify(want.error)}`);
+      const health = got.health.map((h) => `${h.what}: ${h.count}`);
+      if (JSON.stringify(health) !== JSON.stringify(want.health)) diffs.push(`health ${JSON.stringify(health)}, expected ${JSON.stringify(want.health)}`);
+      const entries = got.devices.map((d) => d.trace_entries);
+      if (JSON.stringify(entries) !== JSON.stringify(want.trace_entries)) diffs.push(`entries ${entries}, expected ${want.trace_entries}`);
+    }
+  }
+  console.log(`${diffs.length ? 'FAIL' : 'ok'} ${name}${diffs.length ? `: ${diffs.join('; ')}` : ''}`);
+  if (diffs.length) failed++;
+}
+console.log(failed ? `${failed} failed` : `all ${files.length} passed`);
+process.exit(failed ? 1 : 0);
