@@ -84,7 +84,9 @@ void print_text(const std::string& name, const ks::Answer& a) {
 // own; text: each answer in turn; --csv: the view's own table). Their parameters are the
 // command's options too.
 std::vector<std::string_view> companions_of(std::string_view view) {
-  if (view == "gpu-time") return {"gpu-idle", "gpu-idle-intervals", "gpu-kernel-types", "gpu-top-kernels"};
+  if (view == "gpu-time")
+    return {"gpu-idle", "gpu-idle-intervals", "gpu-kernel-types", "gpu-top-kernels", "gpu-comm-overlap", "gpu-launch-stats",
+            "gpu-launch-operators", "gpu-queue", "gpu-memory-bandwidth"};
   return {};
 }
 

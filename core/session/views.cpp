@@ -40,6 +40,13 @@ const std::vector<ViewDef>& views() {
       {&kGpuIdleIntervalsSchema, &gpu_idle_intervals_answer},
       {&kGpuKernelTypesSchema, &gpu_kernel_types_answer},
       {&kGpuTopKernelsSchema, &gpu_top_kernels_answer},
+      {&kGpuCommOverlapSchema, &gpu_comm_overlap_answer},
+      {&kGpuLaunchStatsSchema, &gpu_launch_stats_answer},
+      {&kGpuLaunchOperatorsSchema, &gpu_launch_operators_answer},
+      {&kGpuLaunchesSchema, &gpu_launches_answer},
+      {&kGpuQueueSchema, &gpu_queue_answer},
+      {&kGpuMemoryBandwidthSchema, &gpu_memory_bandwidth_answer},
+      {&kGpuCounterSeriesSchema, &gpu_counter_series_answer},
   };
   return list;
 }
