@@ -14,6 +14,8 @@ import { GPU_TIME_COLUMNS, type Answer } from '../generated/views';
 import { answerTable } from '../lib/answer-table';
 import { csvStem } from '../lib/download';
 import { GpuIdleSection, GpuKernelsSection } from './gpu-breakdowns';
+import { GpuLaunchesSection, GpuOverlapSection, GpuQueueSection } from './gpu-launches';
+import type { Place } from '../lib/deep-link';
 import { formatCount, formatDurationUs } from '../lib/format';
 import { formatPct, stepAxisSplits } from '../lib/overview';
 import type { TableModel } from '../lib/table-model';
@@ -30,7 +32,7 @@ const PARTS = [
 
 const NO_PARAMS = {};
 
-export function GpuTimeView({ ask, fileName }: { ask: Ask; fileName: string }) {
+export function GpuTimeView({ ask, fileName, onOpenPlace }: { ask: Ask; fileName: string; onOpenPlace?: (p: Place) => void }) {
   const state = useAnswer(ask, 'gpu-time', NO_PARAMS);
   if (state.status !== 'ready') {
     return (
@@ -51,6 +53,9 @@ export function GpuTimeView({ ask, fileName }: { ask: Ask; fileName: string }) {
           <GpuTimeBody answer={a} fileName={fileName} />
           <GpuIdleSection ask={ask} fileName={fileName} />
           <GpuKernelsSection ask={ask} fileName={fileName} />
+          <GpuOverlapSection ask={ask} />
+          <GpuLaunchesSection ask={ask} fileName={fileName} onOpenPlace={onOpenPlace} />
+          <GpuQueueSection ask={ask} fileName={fileName} />
         </>
       )}
     </section>
