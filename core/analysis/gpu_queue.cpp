@@ -98,13 +98,27 @@ GpuQueueResult gpu_queue(const TraceModel& m, const GpuQueueOptions& o) {
     out.streams.push_back(std::move(q));
   }
 
-  // Memory bandwidth: the memcpys and memsets of HTA's scope.
-  std::map<std::string, std::vector<Change>> by_kind;
-  std::map<std::string, CopyBandwidth> kinds;
+  // Memory bandwidth: the memcpys and memsets of HTA's scope, their kind read once per name.
+  std::vector<CopyBandwidth> kinds;
+  std::vector<std::vector<Change>> by_kind;
+  std::vector<int32_t> kind_of_name(m.strings.size(), -1);
+  auto kind_index = [&](StringId name) {
+    if (name < kind_of_name.size() && kind_of_name[name] >= 0) return size_t(kind_of_name[name]);
+    const std::string kind = memory_kind_of(m.strings.get(name));
+    size_t k = 0;
+    while (k < kinds.size() && kinds[k].kind != kind) ++k;
+    if (k == kinds.size()) {
+      kinds.emplace_back().kind = kind;
+      by_kind.emplace_back();
+    }
+    if (name < kind_of_name.size()) kind_of_name[name] = int32_t(k);
+    return k;
+  };
   const int64_t cut = hta_scope_cut(m, o.rounding);
   std::vector<int64_t> in_scope_corr;
-  for (const ScopedGpuEvent& e : hta_scoped_events(m, o.rounding))
-    if (e.kind == GpuWorkKind::kMemory && e.correlation != kNoId) in_scope_corr.push_back(e.correlation);
+  if (cut != std::numeric_limits<int64_t>::max())
+    for (const ScopedGpuEvent& e : hta_scoped_events(m, o.rounding))
+      if (e.kind == GpuWorkKind::kMemory && e.correlation != kNoId) in_scope_corr.push_back(e.correlation);
   std::sort(in_scope_corr.begin(), in_scope_corr.end());
   seq = 0;
   for (const auto* table : {&m.memcpys, &m.memsets})
@@ -122,17 +136,21 @@ GpuQueueResult gpu_queue(const TraceModel& m, const GpuQueueOptions& o) {
       if (end <= start) end = start + (hta ? 1000 : 1);
       double gbps = c.bandwidth_gbps;
       if (!(gbps >= 0)) gbps = c.bytes >= 0 && dur > 0 ? double(c.bytes) / double(dur) : 0;
-      const std::string kind = memory_kind_of(m.strings.get(c.s.name));
-      CopyBandwidth& k = kinds[kind];
-      k.kind = kind;
+      const size_t ki = kind_index(c.s.name);
+      CopyBandwidth& k = kinds[ki];
       ++k.events;
       if (c.bytes > 0) k.bytes += c.bytes;
       k.busy_ns += end - start;
-      by_kind[kind].push_back({start, 0, seq++, gbps});
-      by_kind[kind].push_back({end, 0, seq++, -gbps});
+      by_kind[ki].push_back({start, 0, seq++, gbps});
+      by_kind[ki].push_back({end, 0, seq++, -gbps});
     }
-  for (auto& [kind, changes] : by_kind) {
-    CopyBandwidth& k = kinds[kind];
+  // By kind's name, as HTA groups them.
+  std::vector<size_t> order(kinds.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return kinds[a].kind < kinds[b].kind; });
+  for (size_t i : order) {
+    CopyBandwidth& k = kinds[i];
+    std::vector<Change>& changes = by_kind[i];
     // At equal times an end (-) before a start (+): back-to-back copies do not add up.
     for (Change& c : changes) c.order = c.delta < 0 ? 0 : 1;
     k.series = accumulate(changes, &k.stats, true);
