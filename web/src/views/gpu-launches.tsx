@@ -183,16 +183,16 @@ export function GpuLaunchesSection({ ask, fileName, onOpenPlace }: { ask: Ask; f
       </table>
       <ul class="gpu-launch-flags" data-testid="gpu-launches-flags">
         <li data-testid="gpu-launches-short" data-value={l.short_kernels} title="Calls of at most the runtime cutoff that took longer than their GPU work: launching cost more than running">
-          <b>{formatCount(l.short_kernels)}</b> short kernels (the call, ≤ {formatDurationUs(l.runtime_cutoff_us)}, longer than the GPU work)
+          <b>{formatCount(l.short_kernels)}</b> short kernel{l.short_kernels === 1 ? '' : 's'} (the call, ≤ {formatDurationUs(l.runtime_cutoff_us)}, longer than the GPU work)
         </li>
         <li data-testid="gpu-launches-runtime-outliers" data-value={l.runtime_outliers}>
-          <b>{formatCount(l.runtime_outliers)}</b> runtime outliers (calls over {formatDurationUs(l.runtime_cutoff_us)})
+          <b>{formatCount(l.runtime_outliers)}</b> runtime outlier{l.runtime_outliers === 1 ? '' : 's'} (calls over {formatDurationUs(l.runtime_cutoff_us)})
         </li>
         <li data-testid="gpu-launches-delay-outliers" data-value={l.launch_delay_outliers}>
-          <b>{formatCount(l.launch_delay_outliers)}</b> launch delay outliers (over {formatDurationUs(l.launch_delay_cutoff_us)})
+          <b>{formatCount(l.launch_delay_outliers)}</b> launch delay outlier{l.launch_delay_outliers === 1 ? '' : 's'} (over {formatDurationUs(l.launch_delay_cutoff_us)})
         </li>
       </ul>
-      <h4>Launch delays</h4>
+      <h4>Launch delays <span class="muted">(each bar from its label to the next: &lt;1 µs, 1–2 µs, 2–4 µs, …)</span></h4>
       <DelayHistogram a={stats.data} />
       <h4>Launches per operator</h4>
       {!model ? (
