@@ -235,7 +235,7 @@ function CounterChart({ ask, counter, seriesKey, testid, label, color, unit }: {
     scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
     axes: [
       { ...axisStyle(t), values: (_u, vals) => vals.map((v) => `${v} ms`) },
-      { ...axisStyle(t), size: 56, values: (_u, vals) => vals.map((v) => `${v}${unit}`) },
+      { ...axisStyle(t), size: unit ? 80 : 48, values: (_u, vals) => vals.map((v) => `${v}${unit}`) },
     ],
     series: [
       {},
