@@ -181,6 +181,8 @@ Answer gpu_counter_series_answer(const Session& s, QueryParamsRef params) {
   if (!r) return error_answer(kGpuCounterSeriesSchema, error);
   const std::string_view counter = param(params, "counter", "queue");
   const std::string_view key = param(params, "key", "");
+  if (key.empty())
+    return error_answer(kGpuCounterSeriesSchema, "--key is required: the stream (counter queue) or the copy kind (counter bandwidth)");
   const std::vector<CounterPoint>* series = nullptr;
   if (counter == "queue") {
     for (const StreamQueue& q : r->streams)
