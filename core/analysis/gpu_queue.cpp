@@ -174,7 +174,9 @@ std::vector<CounterColumn> counter_columns(const std::vector<CounterPoint>& seri
     CounterColumn& col = out[size_t(c)];
     col.start_ns = start;
     col.min = col.max = v;
-    for (; it != series.end() && it->t_ns < end; ++it) {
+    // The last column takes the window's end too: a series' last change (its fall to 0) is drawn.
+    const bool last_column = c + 1 == columns;
+    for (; it != series.end() && (it->t_ns < end || (last_column && it->t_ns == end)); ++it) {
       v = it->value;
       col.min = std::min(col.min, v);
       col.max = std::max(col.max, v);

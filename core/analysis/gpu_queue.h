@@ -70,7 +70,7 @@ std::string memory_kind_of(std::string_view name);
 
 // A step series drawn over `columns` equal columns of [from_ns, to_ns): per column the least and
 // greatest value it takes there (the value carried in from the left included) and its value at
-// the column's end.
+// the column's end (the last column's: at to_ns, a change there included).
 struct CounterColumn {
   int64_t start_ns = 0;
   double min = 0, max = 0, last = 0;

@@ -154,5 +154,8 @@ TEST_CASE("a stream at CUDA's queue limit: the time it spent there", "[gpu_queue
     CHECK(c[2].max == 1030);
     CHECK(c[2].last == 1030 - 273);
     CHECK(c[3].last == 0);
+    // A window ending at the last change (the last kernel's start, 7058 µs) still shows the fall to 0.
+    const std::vector<ks::CounterColumn> d = ks::counter_columns(r.streams[0].series, 1000 * us, 7058 * us, 4);
+    CHECK(d[3].last == 0);
   }
 }
