@@ -85,8 +85,9 @@ void print_text(const std::string& name, const ks::Answer& a) {
 // command's options too.
 std::vector<std::string_view> companions_of(std::string_view view) {
   if (view == "gpu-time")
-    return {"gpu-idle", "gpu-idle-intervals", "gpu-kernel-types", "gpu-top-kernels",
-            "gpu-idle-gaps", "gpu-kernel-sequences", "gpu-critical-path", "gpu-recommendations"};
+    return {"gpu-idle", "gpu-idle-intervals", "gpu-kernel-types", "gpu-top-kernels", "gpu-comm-overlap", "gpu-launch-stats",
+            "gpu-launch-operators", "gpu-queue", "gpu-memory-bandwidth", "gpu-idle-gaps", "gpu-kernel-sequences",
+            "gpu-critical-path", "gpu-recommendations"};
   return {};
 }
 

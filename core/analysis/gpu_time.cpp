@@ -238,6 +238,14 @@ std::vector<ScopedGpuEvent> hta_scoped_events(const TraceModel& m, GpuTimeRoundi
   return out;
 }
 
+int64_t hta_scope_cut(const TraceModel& m, GpuTimeRounding rounding) {
+  const HtaScope scope = hta_scope(m, rounding == GpuTimeRounding::kHta);
+  return scope.last_step_left_out ? scope.last_start : std::numeric_limits<int64_t>::max();
+}
+
+int64_t hta_round_start(int64_t ts_ns) { return hta_start(ts_ns); }
+int64_t hta_round_end(int64_t ts_ns, int64_t dur_ns) { return hta_end(ts_ns, dur_ns); }
+
 GpuTimeResult gpu_time(const TraceModel& m, const StepsResult& found, const GpuTimeOptions& options) {
   GpuTimeResult out;
   out.rounding = options.rounding;

@@ -104,9 +104,17 @@ struct ScopedGpuEvent {
   int64_t correlation = kNoId;  // its correlation id (kNoId: none)
   StringId name = 0;
   GpuWorkKind kind = GpuWorkKind::kComputation;
+  int64_t correlation = kNoId;
 };
 // The events of HTA's scope in the trace's order of tables (kernels, memcpys, memsets).
 std::vector<ScopedGpuEvent> hta_scoped_events(const TraceModel& m, GpuTimeRounding rounding);
+// HTA's scope's cut (the trace's row above): with two or more ProfilerStep names, the latest
+// ProfilerStep start as the rounding reads it (host calls that start before it are in); else
+// INT64_MAX (everything is in).
+int64_t hta_scope_cut(const TraceModel& m, GpuTimeRounding rounding);
+// A time as HTA loads it (kHta): a start rounded up, an end (start + duration) down, to whole µs.
+int64_t hta_round_start(int64_t ts_ns);
+int64_t hta_round_end(int64_t ts_ns, int64_t dur_ns);
 // HTA's merge_kernel_intervals on ranges HTA rounded, an inverted one (end < start) kept as it is:
 // sorted by start, a range joins the group before when it starts at or before the furthest end
 // seen; a lone inverted range stays a group of negative length (HTA's -1 µs).

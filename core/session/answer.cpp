@@ -180,6 +180,17 @@ std::string answer_json(const Answer& a, std::span<const Answer* const> rows_bef
   };
   for (size_t i = 0; i < a.rows_at && i < a.meta.size(); ++i) meta(i);
   for (const Answer* b : rows_before) {
+    // A view without a rows key gives its metadata instead (a companion whose numbers are not rows:
+    // gpu-time's comm_comp_overlap_pct, launches).
+    if (b->schema->rows_key.empty()) {
+      for (const auto& [key, value] : b->meta) {
+        if (out.size() > 1) out += ',';
+        append_json_escaped(out, key);
+        out += ':';
+        out += value;
+      }
+      continue;
+    }
     if (out.size() > 1) out += ',';
     const bool whole = !b->schema->companion_key.empty();
     append_json_escaped(out, whole ? b->schema->companion_key : b->schema->rows_key);
@@ -187,7 +198,7 @@ std::string answer_json(const Answer& a, std::span<const Answer* const> rows_bef
     out += whole ? answer_json(*b) : answer_rows_json(*b);
   }
   if (out.size() > 1) out += ',';
-  append_json_escaped(out, a.schema->rows_key);
+  append_json_escaped(out, a.schema->rows_key.empty() ? std::string_view("rows") : a.schema->rows_key);
   out += ':';
   out += answer_rows_json(a);
   for (size_t i = a.rows_at; i < a.meta.size(); ++i) meta(i);

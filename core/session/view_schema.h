@@ -53,7 +53,9 @@ struct ViewSchema {
   std::vector<ColumnSpec> columns;
   std::vector<MetaSpec> meta;
   std::vector<std::string_view> csv;  // the CSV's columns in order (--csv)
-  std::string_view rows_key = "rows";  // the --json key of the rows
+  // The --json key of the rows. Empty: "rows", and as a companion of another view (cli/view_command.cpp)
+  // its metadata is printed in the other's object instead of its rows.
+  std::string_view rows_key = "rows";
   // Non-empty: the rows are a tree in pre-order, this i32 column each row's parent (-1: a root);
   // --json nests each row's children under its "children" (unless json_flat: the rows as a list,
   // the parent column among them).

@@ -47,6 +47,13 @@ const std::vector<ViewDef>& views() {
       {&kGpuKernelSequencesSchema, &gpu_kernel_sequences_answer},
       {&kGpuCriticalPathSchema, &gpu_critical_path_answer},
       {&kGpuRecommendationsSchema, &gpu_recommendations_answer},
+      {&kGpuCommOverlapSchema, &gpu_comm_overlap_answer},
+      {&kGpuLaunchStatsSchema, &gpu_launch_stats_answer},
+      {&kGpuLaunchOperatorsSchema, &gpu_launch_operators_answer},
+      {&kGpuLaunchesSchema, &gpu_launches_answer},
+      {&kGpuQueueSchema, &gpu_queue_answer},
+      {&kGpuMemoryBandwidthSchema, &gpu_memory_bandwidth_answer},
+      {&kGpuCounterSeriesSchema, &gpu_counter_series_answer},
   };
   return list;
 }

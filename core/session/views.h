@@ -171,5 +171,17 @@ Answer gpu_idle_gaps_answer(const Session& s, QueryParamsRef params);
 Answer gpu_kernel_sequences_answer(const Session& s, QueryParamsRef params);
 Answer gpu_critical_path_answer(const Session& s, QueryParamsRef params);
 Answer gpu_recommendations_answer(const Session& s, QueryParamsRef params);
+// HTA's communication/computation overlap, kernel launch statistics, queue length and memory
+// bandwidth (views/gpu_overlap.cpp, gpu_launches.cpp, gpu_queue.cpp), in the GPU time tab and
+// `kinetoscope gpu-time --json`.
+extern const ViewSchema kGpuCommOverlapSchema, kGpuLaunchStatsSchema, kGpuLaunchOperatorsSchema, kGpuLaunchesSchema,
+    kGpuQueueSchema, kGpuMemoryBandwidthSchema, kGpuCounterSeriesSchema;
+Answer gpu_comm_overlap_answer(const Session& s, QueryParamsRef params);
+Answer gpu_launch_stats_answer(const Session& s, QueryParamsRef params);
+Answer gpu_launch_operators_answer(const Session& s, QueryParamsRef params);
+Answer gpu_launches_answer(const Session& s, QueryParamsRef params);
+Answer gpu_queue_answer(const Session& s, QueryParamsRef params);
+Answer gpu_memory_bandwidth_answer(const Session& s, QueryParamsRef params);
+Answer gpu_counter_series_answer(const Session& s, QueryParamsRef params);
 
 }  // namespace ks

@@ -141,6 +141,83 @@ describe('GPU time view', () => {
     }
   });
 
+  it('overlap, launch statistics, queue length and bandwidth: by hand on a fixture, equal to the CLI on real traces', { ...T, skip }, async () => {
+    const LAUNCH_FIXTURE = path.join(repo, 'tests/data/gpu-launch-without-kernel.json');
+    const OVERLAP_FIXTURE = path.join(repo, 'tests/data/gpu-idle-overlapping-sync.json');
+    const RANK1 = path.join(repo, 'tests/data/two-rank-sampled-rank-1.json.gz');
+    for (const file of [LAUNCH_FIXTURE, OVERLAP_FIXTURE, RANK1, GPT]) {
+      const want = JSON.parse(execFileSync(cli, ['gpu-time', '--json', file], { encoding: 'utf8', maxBuffer: 1 << 28 }));
+      await withCheckedPage(browser, server.url, async (page) => {
+        const c = await openGpuTime(page, file);
+        await page.waitForSelector(`${c} [data-testid=gpu-overlap][data-ready=true]`);
+        await page.waitForSelector(`${c} [data-testid=gpu-launches][data-ready=true]`);
+        await page.waitForSelector(`${c} [data-testid=gpu-queue][data-ready=true]`);
+        const pct = (t) => Number(t.replace(/\s*%$/, ''));
+        // §4: HTA's share (null: the note) and the Distributed view's beside it.
+        if (want.comm_comp_overlap_pct == null) {
+          assert.equal(await page.textContent(`${c} [data-testid=gpu-overlap-none]`), want.comm_comp_overlap_note);
+        } else {
+          assert.ok(Math.abs(pct(await page.textContent(`${c} [data-testid=gpu-overlap-pct]`)) - want.comm_comp_overlap_pct) <= 0.0051);
+          const dist = await page.textContent(`${c} [data-testid=gpu-overlap-distributed]`);
+          if (want.distributed_overlap_pct == null) assert.equal(dist, 'none');
+          else assert.ok(Math.abs(pct(dist) - want.distributed_overlap_pct) <= 0.0051, `distributed ${dist} vs ${want.distributed_overlap_pct}`);
+        }
+        // §5: describe() of the three durations, the flags, the operators' table.
+        const l = want.launches;
+        if (l.count === 0) assert.equal(await page.textContent(`${c} [data-testid=gpu-launches-none]`), l.note);
+        else {
+          assert.equal(cellNum(await page.textContent(`${c} [data-testid=gpu-launches-count]`)), l.count);
+          for (const key of ['cpu_duration_us', 'gpu_duration_us', 'launch_delay_us'])
+            for (const stat of ['mean', 'p25', 'p50', 'p75', 'max']) {
+              const v = await page.getAttribute(`${c} [data-testid=gpu-launches-${key}] [data-stat=${stat}]`, 'data-value');
+              assert.ok(Math.abs(Number(v) - l[key][stat]) < 1e-9, `${key} ${stat}: page ${v}, CLI ${l[key][stat]}`);
+            }
+          for (const [id, n] of [['short', l.short_kernels], ['runtime-outliers', l.runtime_outliers], ['delay-outliers', l.launch_delay_outliers]])
+            assert.equal(Number(await page.getAttribute(`${c} [data-testid=gpu-launches-${id}]`, 'data-value')), n, id);
+          await page.waitForSelector(`${c} [data-testid=gpu-launch-histogram] canvas`);
+          await page.waitForSelector(`${c} [data-testid=gpu-launch-operators-row]`);
+          // The rows the table draws (a long one draws those in view), in the CLI's order.
+          const ops = await tableRows(page, c, 'gpu-launch-operators');
+          assert.ok(ops.length === want.launch_operators.length || (ops.length >= 8 && ops.length < want.launch_operators.length), `${ops.length} operator rows`);
+          ops.forEach((r, i) => {
+            const w = want.launch_operators[i];
+            if (w.operator != null) assert.equal(r.cells.operator, w.operator, `operator row ${i}`);
+            assert.equal(cellNum(r.cells.launches), w.launches);
+            assert.ok(Math.abs(cellNum(r.cells.mean_launch_delay_us) - w.mean_launch_delay_us) <= 0.0051, `mean delay of ${w.operator}`);
+          });
+        }
+        // §6: each stream's queue summary; the charted streams drawn; the bandwidth per kind.
+        const queue = await tableRows(page, c, 'gpu-queue');
+        assert.equal(queue.length, want.queue.length);
+        queue.forEach((r, i) => {
+          const w = want.queue[i];
+          assert.equal(r.cells.stream, String(w.stream));
+          for (const f of ['launches', 'count', 'mean', 'p50', 'max', 'time_at_limit_us'])
+            assert.ok(Math.abs(cellNum(r.cells[f]) - w[f]) <= 0.0051, `queue ${w.stream} ${f}: page ${r.cells[f]}, CLI ${w[f]}`);
+        });
+        if (want.queue.length) await page.waitForSelector(`${c} [data-testid=gpu-queue-chart] canvas`);
+        const bw = want.memory_bandwidth.length ? await tableRows(page, c, 'gpu-memory-bandwidth') : [];
+        assert.deepEqual(bw.map((r) => r.cells.kind), want.memory_bandwidth.map((k) => k.kind));
+        if (file === LAUNCH_FIXTURE) {
+          // By hand (tests/data/README.md): 5 launches, the call without a kernel said, delays 5/7/10/148/0.
+          assert.deepEqual([l.count, l.calls_without_gpu_event, l.launch_delay_us.mean, l.short_kernels], [5, 1, 34, 3]);
+          assert.match(await page.textContent(`${c} [data-testid=gpu-launches-intro]`), /1 launch call has no recorded GPU event/);
+          assert.deepEqual(queue.map((r) => [r.cells.stream, cellNum(r.cells.mean), cellNum(r.cells.max)]), [['7', 1, 2], ['8', 0.5, 1]]);
+          assert.match(await page.textContent(`${c} [data-testid=gpu-queue-limit]`), /No stream reached the limit/);
+          // The operator's row opens the Operators view on it.
+          await page.click(`${c} [data-testid=gpu-launch-operators-row] >> text=aten::mm`);
+          await page.click(`${c} [data-testid=gpu-launch-operator-link] button`);
+          await page.waitForSelector(`${c} [data-testid=panel-operators]:not([hidden])`);
+        }
+        if (file === OVERLAP_FIXTURE) {
+          // By hand: NCCL [140,205) = 65 µs, under computation [140,150) and [200,205): 15 µs.
+          assert.equal(await page.textContent(`${c} [data-testid=gpu-overlap-pct]`), '23.08 %');
+        }
+        if (file === RANK1) assert.equal(await page.textContent(`${c} [data-testid=gpu-overlap-pct]`), '20.05 %');
+      });
+    }
+  });
+
   it('a trace without GPU work: one sentence, no table', { ...T, skip }, async () => {
     const file = path.join(repo, 'tests/data/begin-end-pairs.json');
     assert.equal(csvRows(file).length, 0, 'the CLI has no rows either');

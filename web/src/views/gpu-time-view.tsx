@@ -15,6 +15,8 @@ import { answerTable } from '../lib/answer-table';
 import { csvStem } from '../lib/download';
 import { GpuIdleSection, GpuKernelsSection } from './gpu-breakdowns';
 import { GpuPathSections, type ShowRange } from './gpu-path-sections';
+import { GpuLaunchesSection, GpuOverlapSection, GpuQueueSection } from './gpu-launches';
+import type { Place } from '../lib/deep-link';
 import { formatCount, formatDurationUs } from '../lib/format';
 import { formatPct, stepAxisSplits } from '../lib/overview';
 import type { TableModel } from '../lib/table-model';
@@ -31,7 +33,7 @@ const PARTS = [
 
 const NO_PARAMS = {};
 
-export function GpuTimeView({ ask, fileName, onShowRange }: { ask: Ask; fileName: string; onShowRange?: ShowRange }) {
+export function GpuTimeView({ ask, fileName, onShowRange, onOpenPlace }: { ask: Ask; fileName: string; onShowRange?: ShowRange; onOpenPlace?: (p: Place) => void }) {
   const state = useAnswer(ask, 'gpu-time', NO_PARAMS);
   if (state.status !== 'ready') {
     return (
@@ -53,6 +55,9 @@ export function GpuTimeView({ ask, fileName, onShowRange }: { ask: Ask; fileName
           <GpuIdleSection ask={ask} fileName={fileName} />
           <GpuKernelsSection ask={ask} fileName={fileName} />
           <GpuPathSections ask={ask} fileName={fileName} onShowRange={onShowRange} />
+          <GpuOverlapSection ask={ask} />
+          <GpuLaunchesSection ask={ask} fileName={fileName} onOpenPlace={onOpenPlace} />
+          <GpuQueueSection ask={ask} fileName={fileName} />
         </>
       )}
     </section>

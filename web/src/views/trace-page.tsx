@@ -570,7 +570,7 @@ export function TracePage({
               opened.has(t) && (
                 <div role="tabpanel" key={t} id={`panel-${entry.key}-${t}`} aria-labelledby={`tab-${entry.key}-${t}`} hidden={tab !== t} data-testid={`panel-${t}`}>
                   <ErrorBoundary>
-                    <View ask={ask} fileName={entry.name} onShowRange={entry.file ? showTimelineRange : undefined} />
+                    <View ask={ask} fileName={entry.name} onShowRange={entry.file ? showTimelineRange : undefined} onOpenPlace={openPlace} />
                   </ErrorBoundary>
                 </div>
               ),
