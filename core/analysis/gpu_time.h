@@ -104,7 +104,6 @@ struct ScopedGpuEvent {
   int64_t correlation = kNoId;  // its correlation id (kNoId: none)
   StringId name = 0;
   GpuWorkKind kind = GpuWorkKind::kComputation;
-  int64_t correlation = kNoId;
 };
 // The events of HTA's scope in the trace's order of tables (kernels, memcpys, memsets).
 std::vector<ScopedGpuEvent> hta_scoped_events(const TraceModel& m, GpuTimeRounding rounding);
