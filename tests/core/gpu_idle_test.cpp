@@ -9,19 +9,14 @@
 #include "core/analysis/gpu_idle.h"
 #include "core/session/session.h"
 #include "core/session/views.h"
+#include "session_fixture.h"
 #include "test_util.h"
 
 namespace {
 
 constexpr int64_t us = 1000;
 
-struct Opened {
-  ks::Session s;
-  explicit Opened(const char* fixture) {
-    kstest::feed_all(s.reader(), kstest::read_fixture(fixture), 7);
-    REQUIRE(s.reader().error().empty());
-  }
-};
+using Opened = kstest::OpenedSession;
 
 ks::GpuIdleResult idle(const ks::Session& s, ks::GpuTimeRounding r = ks::GpuTimeRounding::kExact, int64_t wait_ns = 30 * us) {
   ks::GpuIdleOptions o;

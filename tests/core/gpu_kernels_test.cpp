@@ -9,19 +9,14 @@
 #include "core/analysis/gpu_kernels.h"
 #include "core/session/session.h"
 #include "core/session/views.h"
+#include "session_fixture.h"
 #include "test_util.h"
 
 namespace {
 
 constexpr int64_t us = 1000;
 
-struct Opened {
-  ks::Session s;
-  explicit Opened(const char* fixture) {
-    kstest::feed_all(s.reader(), kstest::read_fixture(fixture), 7);
-    REQUIRE(s.reader().error().empty());
-  }
-};
+using Opened = kstest::OpenedSession;
 
 }  // namespace
 

@@ -14,23 +14,14 @@
 #include "core/analysis/kernel_sequences.h"
 #include "core/session/session.h"
 #include "core/session/views.h"
+#include "session_fixture.h"
 #include "test_util.h"
 
 namespace {
 
 constexpr int64_t us = 1000;
 
-struct Opened {
-  ks::Session s;
-  explicit Opened(const char* fixture) {
-    kstest::feed_all(s.reader(), kstest::read_fixture(fixture), 7);
-    REQUIRE(s.reader().error().empty());
-  }
-  explicit Opened(const std::filesystem::path& file) {
-    kstest::feed_all(s.reader(), kstest::read_path(file), 1 << 20);
-    REQUIRE(s.reader().error().empty());
-  }
-};
+using Opened = kstest::OpenedSession;
 
 size_t step_index(const ks::Session& s, const char* name) {
   for (size_t i = 0; i < s.steps().steps.size(); ++i)

@@ -12,17 +12,12 @@
 
 #include "core/session/session.h"
 #include "core/session/views.h"
+#include "session_fixture.h"
 #include "test_util.h"
 
 namespace {
 
-struct Opened {
-  ks::Session s;
-  explicit Opened(const char* fixture, bool tb_plugin = false) : s(ks::SessionOptions{tb_plugin}) {
-    kstest::feed_all(s.reader(), kstest::read_fixture(fixture), 7);
-    REQUIRE(s.reader().error().empty());
-  }
-};
+using Opened = kstest::OpenedSession;
 
 size_t row_of(const ks::Answer& a, const std::string& name) {
   const ks::AnswerColumn& names = *a.column("name");
