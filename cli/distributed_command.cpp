@@ -4,13 +4,11 @@
 // ranks, matched across ranks (core/analysis/distributed.h), printed from the answers the page
 // reads (core/session/views/distributed.cpp).
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -154,7 +152,7 @@ int reduce_summaries(const std::vector<std::string>& files, bool json, bool tb, 
     ks::RankSummary r;
     std::string name, error;
     if (!in.good() && !in.eof()) error = "cannot read it";
-    if (error.empty() && !ks::read_rank_summary_file(bytes, name, r, error)) {}
+    else ks::read_rank_summary_file(bytes, name, r, error);
     if (!error.empty()) {
       std::fprintf(stderr, "%s: %s\n", base_name(f).c_str(), error.c_str());
       status = 1;
@@ -189,13 +187,7 @@ int run_distributed(int argc, char** argv) {
     else if (a == "--tb-plugin") tb = true;
     else if (a == "--from-summaries") from_summaries = true;
     else if (a == "--jobs" && i + 1 < argc) {
-      char* end = nullptr;
-      const long v = std::strtol(argv[++i], &end, 10);
-      if (*end || v < 1 || v > 1024) {
-        std::fprintf(stderr, "kinetoscope distributed: --jobs takes a whole number from 1 to 1024\n");
-        return 2;
-      }
-      jobs = unsigned(v);
+      if (!ks::parse_trace_jobs("distributed", argv[++i], jobs)) return 2;
     } else if (a == "-h" || a == "--help") {
       std::fputs(kHelp, stdout);
       return 0;
@@ -208,22 +200,8 @@ int run_distributed(int argc, char** argv) {
     std::fputs(kHelp, stderr);
     return 2;
   }
-  std::vector<std::string> files;
   int status = 0;
-  for (const std::string& in : inputs) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(in, ec)) {
-      std::string error;
-      const std::vector<std::string> found = from_summaries ? folder_summaries(in, error) : ks::folder_traces(in, error);
-      if (!error.empty()) {
-        std::fprintf(stderr, "%s\n", error.c_str());
-        status = 1;
-      }
-      files.insert(files.end(), found.begin(), found.end());
-    } else {
-      files.push_back(in);
-    }
-  }
+  const std::vector<std::string> files = ks::expand_inputs(inputs, status, from_summaries ? &folder_summaries : &ks::folder_traces);
   if (from_summaries) return reduce_summaries(files, json, tb, status);
   // Worker and span names as tb_plugin gives them: spans ranked 1..n per worker in string order.
   std::vector<std::string> names;
@@ -233,24 +211,9 @@ int run_distributed(int argc, char** argv) {
 
   // Map in `jobs` threads; each model lives only while its summary is taken.
   std::vector<ks::RankSummary> summaries(files.size());
-  std::vector<std::string> errors(files.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next++) < files.size();) {
-      ks::TraceReader reader;
-      const std::string open_problem = ks::read_file_into(files[i], reader);
-      const std::string error = open_problem.empty() ? reader.error() : open_problem;
-      if (!error.empty()) {
-        errors[i] = error;
-        continue;
-      }
-      summaries[i] = ks::distributed_rank(reader.model(), workers[i], spans[i], tb);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::min<size_t>(jobs, files.size()); ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+  const std::vector<std::string> errors = ks::read_each_in_threads(files, jobs, [&](size_t i, const ks::TraceReader& reader) {
+    summaries[i] = ks::distributed_rank(reader.model(), workers[i], spans[i], tb);
+  });
 
   std::vector<ks::RankSummary> loaded;
   for (size_t i = 0; i < files.size(); ++i) {

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -213,6 +214,36 @@ std::vector<std::string> folder_traces(const std::string& dir, std::string& erro
   std::sort(out.begin(), out.end());
   if (out.empty() && error.empty()) error = dir + ": no trace files in it";
   return out;
+}
+
+std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs, int& status, FolderLister list) {
+  std::vector<std::string> files;
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(in, ec)) {
+      files.push_back(in);
+      continue;
+    }
+    std::string error;
+    const std::vector<std::string> found = list(in, error);
+    if (!error.empty()) {
+      std::fprintf(stderr, "%s\n", error.c_str());
+      status = 1;
+    }
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  return files;
+}
+
+bool parse_trace_jobs(const char* command, const char* value, unsigned& jobs) {
+  char* end = nullptr;
+  const long v = std::strtol(value, &end, 10);
+  if (*end || v < 1 || v > 1024) {
+    std::fprintf(stderr, "kinetoscope %s: --jobs takes a whole number from 1 to 1024\n", command);
+    return false;
+  }
+  jobs = unsigned(v);
+  return true;
 }
 
 }  // namespace ks

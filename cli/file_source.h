@@ -1,7 +1,10 @@
 // Feeds a file to a TraceReader in 4 MB chunks, the way the worker does: gzip is recognised by
 // its magic bytes (not the name) and inflated on the fly.
 #pragma once
+#include <algorithm>
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/session/session.h"
@@ -26,6 +29,37 @@ std::string base_name(const std::string& path);
 // The traces of a folder, sorted: its trace-named files (*.pt.trace.json[.gz]), else its
 // .json/.json.gz files (not recursive); `error` says why none (unreadable, no trace in it).
 std::vector<std::string> folder_traces(const std::string& dir, std::string& error);
+// The files the inputs name: a folder's as `list` finds them (folder_traces by default), any other
+// input as it is. A folder `list` says a problem of is said on stderr and makes `status` 1.
+using FolderLister = std::vector<std::string> (*)(const std::string& dir, std::string& error);
+std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs, int& status,
+                                       FolderLister list = &folder_traces);
+// The `--jobs N` of a command that reads N traces at a time: false, said on stderr as `command`'s,
+// when `value` is not a whole number from 1 to 1024.
+bool parse_trace_jobs(const char* command, const char* value, unsigned& jobs);
+
+// Reads each of `files` into a TraceReader of its own on `jobs` threads (this one among them) and
+// calls fn(i, reader) while the reader lives, so at most `jobs` models are held at once. Returns
+// per file why it could not be read ("" when fn was called).
+template <class F>
+std::vector<std::string> read_each_in_threads(const std::vector<std::string>& files, unsigned jobs, F&& fn) {
+  std::vector<std::string> errors(files.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < files.size();) {
+      TraceReader reader;
+      const std::string open_problem = read_file_into(files[i], reader);
+      errors[i] = open_problem.empty() ? reader.error() : open_problem;
+      if (errors[i].empty()) fn(i, reader);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::min<size_t>(jobs, files.size()); ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  return errors;
+}
+
 // Reads a whole trace; on failure says why on stderr ("<file>: <sentence>") and returns false.
 bool load_trace(const std::string& path, TraceReader& reader);
 

@@ -5,7 +5,6 @@
 // trace, so the map can run anywhere (scripts/fleet runs it on Dask workers) and only the small
 // summaries travel.
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -94,13 +93,7 @@ int run_rank_summary(int argc, char** argv) {
     else if (a == "--tb-plugin") tb = true;
     else if (a == "-o" && i + 1 < argc) out_dir = argv[++i];
     else if (a == "--jobs" && i + 1 < argc) {
-      char* end = nullptr;
-      const long v = std::strtol(argv[++i], &end, 10);
-      if (*end || v < 1 || v > 1024) {
-        std::fprintf(stderr, "kinetoscope rank-summary: --jobs takes a whole number from 1 to 1024\n");
-        return 2;
-      }
-      jobs = unsigned(v);
+      if (!ks::parse_trace_jobs("rank-summary", argv[++i], jobs)) return 2;
     } else if (a == "-h" || a == "--help") {
       std::fputs(kHelp, stdout);
       return 0;
@@ -121,56 +114,33 @@ int run_rank_summary(int argc, char** argv) {
     return 1;
   }
   int status = 0;
-  std::vector<std::string> files;
-  for (const std::string& in : inputs) {
-    if (std::filesystem::is_directory(in, ec)) {
-      std::string error;
-      const std::vector<std::string> found = ks::folder_traces(in, error);
-      if (!error.empty()) {
-        std::fprintf(stderr, "%s\n", error.c_str());
-        status = 1;
-      }
-      files.insert(files.end(), found.begin(), found.end());
-    } else {
-      files.push_back(in);
-    }
-  }
+  const std::vector<std::string> files = ks::expand_inputs(inputs, status);
 
   // Each summary needs its trace alone: the worker is named from the file name, the span left as
   // the file name has it (the reduce ranks the spans of the whole run).
   std::vector<Outcome> outcomes(files.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next++) < files.size();) {
-      Outcome& o = outcomes[i];
-      ks::TraceReader reader;
-      const std::string open_problem = ks::read_file_into(files[i], reader);
-      o.error = open_problem.empty() ? reader.error() : open_problem;
-      if (!o.error.empty()) continue;
-      const std::string name = ks::base_name(files[i]);
-      std::string worker, span;
-      ks::worker_and_span(name, worker, span);
-      const ks::RankSummary r = ks::distributed_rank(reader.model(), worker, span.empty() ? "default" : span, tb);
-      const std::string bytes = ks::rank_summary_file(name, r, reader.model().start_ns);
-      o.path = (std::filesystem::path(out_dir) / (name + ".ks-summary")).string();
-      o.error = write_whole(o.path, bytes);
-      o.rank = r.rank;
-      o.world_size = r.world_size;
-      for (size_t k = 0; k < size_t(ks::HealthReason::kCount); ++k) {
-        const auto reason = ks::HealthReason(k);
-        const ks::HealthReasonInfo& info = ks::health_reason_info(reason);
-        if (info.severity == ks::Severity::kError && reader.model().health.get(reason).count)
-          o.problems.emplace_back(info.message);
-      }
-      o.steps = r.steps.size();
-      o.calls = r.calls.size();
-      o.bytes = bytes.size();
+  const std::vector<std::string> read_errors = ks::read_each_in_threads(files, jobs, [&](size_t i, const ks::TraceReader& reader) {
+    Outcome& o = outcomes[i];
+    const std::string name = ks::base_name(files[i]);
+    std::string worker, span;
+    ks::worker_and_span(name, worker, span);
+    const ks::RankSummary r = ks::distributed_rank(reader.model(), worker, span.empty() ? "default" : span, tb);
+    const std::string bytes = ks::rank_summary_file(name, r, reader.model().start_ns);
+    o.path = (std::filesystem::path(out_dir) / (name + ".ks-summary")).string();
+    o.error = write_whole(o.path, bytes);
+    o.rank = r.rank;
+    o.world_size = r.world_size;
+    for (size_t k = 0; k < size_t(ks::HealthReason::kCount); ++k) {
+      const auto reason = ks::HealthReason(k);
+      const ks::HealthReasonInfo& info = ks::health_reason_info(reason);
+      if (info.severity == ks::Severity::kError && reader.model().health.get(reason).count) o.problems.emplace_back(info.message);
     }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::min<size_t>(jobs, files.size()); ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+    o.steps = r.steps.size();
+    o.calls = r.calls.size();
+    o.bytes = bytes.size();
+  });
+  for (size_t i = 0; i < files.size(); ++i)
+    if (!read_errors[i].empty()) outcomes[i].error = read_errors[i];
 
   for (size_t i = 0; i < files.size(); ++i) {
     const Outcome& o = outcomes[i];
