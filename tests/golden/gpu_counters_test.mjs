@@ -10,31 +10,13 @@
 // Kinetoscope's answer is checked instead (docs/compatibility.md).
 // usage: node tests/golden/gpu_counters_test.mjs build/native/kinetoscope
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { report, shared } from './independent_count.mjs';
+import { report } from './independent_count.mjs';
+import { forEachHtaGolden, near } from './hta_goldens.mjs';
 
 const cli = process.argv[2];
-const goldenDir = path.join(shared, 'golden/hta');
-const tracesDir = path.join(shared, 'traces');
 const run = (view, file, args = []) =>
   JSON.parse(execFileSync(cli, [view, '--json', '--rounding', 'hta', ...args, file], { encoding: 'utf8', maxBuffer: 1 << 28 }));
 
-const near = (ours, theirs, rel, abs) => Number.isFinite(ours) && Math.abs(ours - theirs) <= Math.max(abs, rel * Math.abs(theirs));
-
-function findTrace(name) {
-  const walk = (dir) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) {
-        const f = walk(p);
-        if (f) return f;
-      } else if (e.name === name) return p;
-    }
-    return null;
-  };
-  return walk(tracesDir);
-}
 
 function compareOverlap(diffs, ours, golden) {
   if (golden.error) {
@@ -120,33 +102,21 @@ function compareQueue(diffs, ours, other, golden) {
 }
 
 const results = [];
-let skipped = 0;
-if (!fs.existsSync(goldenDir) || !fs.existsSync(tracesDir)) {
-  console.log('../shared/golden/hta is absent: the HTA comparison is skipped');
-  skipped++;
-} else {
-  for (const f of fs.readdirSync(goldenDir).filter((n) => n.endsWith('.json')).sort()) {
-    const golden = JSON.parse(fs.readFileSync(path.join(goldenDir, f), 'utf8'));
-    const file = findTrace(golden.trace);
-    if (!file) {
-      results.push({ name: f, diffs: [`trace ${golden.trace} not found under ${tracesDir}`] });
-      continue;
-    }
-    const a = golden.analyses;
-    const ours = run('gpu-time', file);
-    const other = run('gpu-time', file, ['--ties', 'starts_first']);
-    // HTA's launch statistics read the runtime's launch calls only (--calls hta); ours by default
-    // count the driver's cuLaunchKernel(Ex) too, checked below.
-    const htaCalls = run('gpu-time', file, ['--calls', 'hta']);
-    const rows = run('gpu-launches', file, ['--calls', 'hta']).launches;
-    const allRows = run('gpu-launches', file).launches;
-    const overlap = { name: `${f} comm/comp overlap`, diffs: [] };
-    const launches = { name: `${f} kernel launch statistics`, diffs: [] };
-    const queue = { name: `${f} queue length`, diffs: [] };
-    compareOverlap(overlap.diffs, ours, a.comm_comp_overlap);
-    compareLaunches(launches.diffs, htaCalls, rows, allRows, a.cuda_kernel_launch_stats, golden.trace);
-    compareQueue(queue.diffs, ours, other, a.queue_length_summary);
-    results.push(overlap, launches, queue);
-  }
-}
+const skipped = forEachHtaGolden(results, (f, golden, file) => {
+  const a = golden.analyses;
+  const ours = run('gpu-time', file);
+  const other = run('gpu-time', file, ['--ties', 'starts_first']);
+  // HTA's launch statistics read the runtime's launch calls only (--calls hta); ours by default
+  // count the driver's cuLaunchKernel(Ex) too, checked below.
+  const htaCalls = run('gpu-time', file, ['--calls', 'hta']);
+  const rows = run('gpu-launches', file, ['--calls', 'hta']).launches;
+  const allRows = run('gpu-launches', file).launches;
+  const overlap = { name: `${f} comm/comp overlap`, diffs: [] };
+  const launches = { name: `${f} kernel launch statistics`, diffs: [] };
+  const queue = { name: `${f} queue length`, diffs: [] };
+  compareOverlap(overlap.diffs, ours, a.comm_comp_overlap);
+  compareLaunches(launches.diffs, htaCalls, rows, allRows, a.cuda_kernel_launch_stats, golden.trace);
+  compareQueue(queue.diffs, ours, other, a.queue_length_summary);
+  results.push(overlap, launches, queue);
+});
 report(results, skipped);

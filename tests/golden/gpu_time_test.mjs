@@ -8,31 +8,13 @@
 // The temporal breakdown is checked in tests/core/gpu_time_test.cpp.
 // usage: node tests/golden/gpu_time_test.mjs build/native/kinetoscope
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { report, shared } from './independent_count.mjs';
+import { report } from './independent_count.mjs';
+import { forEachHtaGolden, near } from './hta_goldens.mjs';
 
 const cli = process.argv[2];
-const goldenDir = path.join(shared, 'golden/hta');
-const tracesDir = path.join(shared, 'traces');
 const run = (file, args = []) =>
   JSON.parse(execFileSync(cli, ['gpu-time', '--json', ...args, file], { encoding: 'utf8', maxBuffer: 1 << 28 }));
 
-const near = (ours, theirs, rel, abs) => Number.isFinite(ours) && Math.abs(ours - theirs) <= Math.max(abs, rel * Math.abs(theirs));
-
-function findTrace(name) {
-  const walk = (dir) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) {
-        const f = walk(p);
-        if (f) return f;
-      } else if (e.name === name) return p;
-    }
-    return null;
-  };
-  return walk(tracesDir);
-}
 
 function compareIdle(diffs, ours, [perCategory, stats]) {
   const streams = new Set(perCategory.map((r) => r.stream));
@@ -97,44 +79,32 @@ function compareKernels(diffs, ours, [types, top]) {
 }
 
 const results = [];
-let skipped = 0;
-if (!fs.existsSync(goldenDir) || !fs.existsSync(tracesDir)) {
-  console.log('../shared/golden/hta is absent: the HTA comparison is skipped');
-  skipped++;
-} else {
-  for (const f of fs.readdirSync(goldenDir).filter((n) => n.endsWith('.json')).sort()) {
-    const golden = JSON.parse(fs.readFileSync(path.join(goldenDir, f), 'utf8'));
-    const file = findTrace(golden.trace);
-    if (!file) {
-      results.push({ name: f, diffs: [`trace ${golden.trace} not found under ${tracesDir}`] });
-      continue;
-    }
-    const a = golden.analyses;
-    const ours = run(file, ['--rounding', 'hta']);
-    const idle = { name: `${f} idle time breakdown`, diffs: [] };
-    const kernels = { name: `${f} kernel breakdown`, diffs: [] };
-    if (golden.trace === 'triton_example.json.gz') {
-      // HTA counts the Triton launcher (a cpu_op with a "stream" arg) as a kernel: its 94 µs are
-      // HTA's "kernel" and its second "call" of triton_poi_fused_add_cos_sin_0 (docs/compatibility.md).
-      // Ours: the one 1.76 µs kernel (1 µs rounded as HTA rounds it), no gap.
-      const exact = run(file);
-      if (exact.idle.length !== 1 || exact.idle[0].events !== 1 || exact.idle[0].idle_us !== 0) idle.diffs.push(`idle: ${JSON.stringify(exact.idle)}`);
-      const k = exact.top_kernels;
-      if (k.length !== 1 || k[0].calls !== 1 || !near(k[0].sum_us, 1.76, 0, 0.001)) kernels.diffs.push(`top kernels: ${JSON.stringify(k)}`);
-      if (a.gpu_kernel_breakdown.result[1][0]['sum (us)'] !== 95) kernels.diffs.push('HTA golden changed');
-    } else {
-      if (a.idle_time_breakdown.error) {
-        // HTA fails: no GPU work (cpu_only_rank34, cupti_profiler_counters), or a trace of rank 1
-        // alone (its default call asks for rank 0). Kinetoscope answers: nothing, or rank 1's streams.
-        if (ours.rows.length === 0) {
-          if (ours.idle.length || ours.kernel_types.length || ours.top_kernels.length) idle.diffs.push('rows without GPU work');
-        } else if (ours.rank !== 1 || !ours.idle.length) idle.diffs.push(`HTA failed (${a.idle_time_breakdown.error}); ours: ${ours.idle.length} streams, rank ${ours.rank}`);
-      } else compareIdle(idle.diffs, ours, a.idle_time_breakdown.result);
-      if (a.gpu_kernel_breakdown.error) {
-        if (ours.kernel_types.length) kernels.diffs.push('kernel types without GPU work');
-      } else compareKernels(kernels.diffs, ours, a.gpu_kernel_breakdown.result);
-    }
-    results.push(idle, kernels);
+const skipped = forEachHtaGolden(results, (f, golden, file) => {
+  const a = golden.analyses;
+  const ours = run(file, ['--rounding', 'hta']);
+  const idle = { name: `${f} idle time breakdown`, diffs: [] };
+  const kernels = { name: `${f} kernel breakdown`, diffs: [] };
+  if (golden.trace === 'triton_example.json.gz') {
+    // HTA counts the Triton launcher (a cpu_op with a "stream" arg) as a kernel: its 94 µs are
+    // HTA's "kernel" and its second "call" of triton_poi_fused_add_cos_sin_0 (docs/compatibility.md).
+    // Ours: the one 1.76 µs kernel (1 µs rounded as HTA rounds it), no gap.
+    const exact = run(file);
+    if (exact.idle.length !== 1 || exact.idle[0].events !== 1 || exact.idle[0].idle_us !== 0) idle.diffs.push(`idle: ${JSON.stringify(exact.idle)}`);
+    const k = exact.top_kernels;
+    if (k.length !== 1 || k[0].calls !== 1 || !near(k[0].sum_us, 1.76, 0, 0.001)) kernels.diffs.push(`top kernels: ${JSON.stringify(k)}`);
+    if (a.gpu_kernel_breakdown.result[1][0]['sum (us)'] !== 95) kernels.diffs.push('HTA golden changed');
+  } else {
+    if (a.idle_time_breakdown.error) {
+      // HTA fails: no GPU work (cpu_only_rank34, cupti_profiler_counters), or a trace of rank 1
+      // alone (its default call asks for rank 0). Kinetoscope answers: nothing, or rank 1's streams.
+      if (ours.rows.length === 0) {
+        if (ours.idle.length || ours.kernel_types.length || ours.top_kernels.length) idle.diffs.push('rows without GPU work');
+      } else if (ours.rank !== 1 || !ours.idle.length) idle.diffs.push(`HTA failed (${a.idle_time_breakdown.error}); ours: ${ours.idle.length} streams, rank ${ours.rank}`);
+    } else compareIdle(idle.diffs, ours, a.idle_time_breakdown.result);
+    if (a.gpu_kernel_breakdown.error) {
+      if (ours.kernel_types.length) kernels.diffs.push('kernel types without GPU work');
+    } else compareKernels(kernels.diffs, ours, a.gpu_kernel_breakdown.result);
   }
-}
+  results.push(idle, kernels);
+});
 report(results, skipped);
