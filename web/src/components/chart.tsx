@@ -58,6 +58,14 @@ export function fitLabels(min: number): uPlot.Axis.Size {
 }
 
 /**
+ * A series drawn as filled bars (no outline width, no points): uPlot's bars of `size` ([share of
+ * the column, most pixels]) and `align` (-1 left of the x value, 0 centred, 1 right).
+ */
+export function barSeries(fill: string, size: [number, number], align: -1 | 0 | 1 = 0, stroke = fill) {
+  return { fill, stroke, width: 0, points: { show: false }, paths: uPlot.paths.bars!({ size, align }) };
+}
+
+/**
  * uPlot's bars (`opts`), except when the columns are narrower than a pixel of the canvas: then
  * one bar per pixel column, as tall as the tallest column it holds (lib/dense-bars.ts
  * pixelColumns). uPlot's builder adds a rectangle per column, which for thousands of steps and

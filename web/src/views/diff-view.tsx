@@ -7,7 +7,7 @@
 // of the baseline's Session with the experiment's, their columns read in place (lib/diff.ts).
 import uPlot from 'uplot';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { axisStyle, Chart, fitLabels, type ChartTheme } from '../components/chart';
+import { axisStyle, barSeries, Chart, fitLabels, type ChartTheme } from '../components/chart';
 import { DataTable } from '../components/data-table';
 import type { NavPlace, Status } from '../lib/run-tree';
 import { useQuery, type Ask } from '../components/use-query';
@@ -324,8 +324,8 @@ function DiffBody({
     axes: [xAxis(t, width), yAxis(t)],
     series: [
       {},
-      { label: 'Baseline', fill: BASE_COLOR, stroke: BASE_COLOR, width: 0, points: { show: false }, paths: uPlot.paths.bars!({ size: [0.36, 40], align: -1 }) },
-      { label: 'Experiment', fill: EXP_COLOR, stroke: EXP_COLOR, width: 0, points: { show: false }, paths: uPlot.paths.bars!({ size: [0.36, 40], align: 1 }) },
+      { label: 'Baseline', ...barSeries(BASE_COLOR, [0.36, 40], -1) },
+      { label: 'Experiment', ...barSeries(EXP_COLOR, [0.36, 40], 1) },
     ],
     legend: { show: false },
     cursor: { points: { show: false }, drag: { x: false, y: false, setScale: false }, y: false },

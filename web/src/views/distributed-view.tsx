@@ -8,7 +8,7 @@
 // collectives by process group and message size. One step selector drives every part.
 import uPlot from 'uplot';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { alpha, axisStyle, Chart, fitLabels, type ChartTheme } from '../components/chart';
+import { alpha, axisStyle, barSeries, Chart, fitLabels, type ChartTheme } from '../components/chart';
 import { DataTable } from '../components/data-table';
 import { barTicks } from '../lib/axis-size';
 import { rowsModel, type TableModel } from '../lib/table-model';
@@ -475,14 +475,7 @@ function StackedPanel<K extends string>({
       ],
       series: [
         {},
-        ...order.map((p) => ({
-          label: p.label,
-          fill: p.color,
-          stroke: p.color,
-          width: 0,
-          points: { show: false },
-          paths: uPlot.paths.bars!({ size: [0.6, 64], align: 0 }),
-        })),
+        ...order.map((p) => ({ label: p.label, ...barSeries(p.color, [0.6, 64]) })),
       ],
       legend: { show: false },
       cursor: { points: { show: false }, drag: { x: false, y: false, setScale: false }, y: false, x: false },
@@ -567,7 +560,7 @@ function Stragglers({ view, stepKey }: { view: DistributedView; stepKey: string 
   const n = workers.length;
   const options = (width: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => {
     const every = Math.max(1, Math.ceil((n * 46) / Math.max(1, width - 70)));
-    const bars = (color: string) => ({ fill: color, stroke: color, width: 0, points: { show: false }, paths: uPlot.paths.bars!({ size: [0.6, 64], align: 0 }) });
+    const bars = (color: string) => barSeries(color, [0.6, 64]);
     const yAxis = barAxis();
     return {
       scales: { x: { time: false, range: [-0.5, n - 0.5] }, y: { range: yAxis.range } },

@@ -8,7 +8,7 @@
 // few hundred columns the core reduces each series to, never from every change of it.
 import uPlot from 'uplot';
 import { useMemo, useState } from 'preact/hooks';
-import { alpha, axisStyle, Chart, type ChartTheme } from '../components/chart';
+import { alpha, axisStyle, barSeries, Chart, type ChartTheme } from '../components/chart';
 import { DataTable } from '../components/data-table';
 import { useAnswer } from '../components/use-answer';
 import type { Ask } from '../components/use-query';
@@ -101,7 +101,7 @@ function DelayHistogram({ a }: { a: Answer<'gpu-launch-stats'> }) {
       { ...axisStyle(t), grid: { show: false }, splits: () => labels.map((_, i) => i), values: (_u, ticks) => ticks.map((i) => labels[i] ?? '') },
       { ...axisStyle(t), size: 56, values: (_u, vals) => vals.map((v) => formatCount(v)) },
     ],
-    series: [{}, { label: 'Launches', fill: alpha(t.accent, 0.75), stroke: t.accent, width: 0, points: { show: false }, paths: uPlot.paths.bars!({ size: [0.8, 48], align: 0 }) }],
+    series: [{}, { label: 'Launches', ...barSeries(alpha(t.accent, 0.75), [0.8, 48], 0, t.accent) }],
     legend: { show: false },
     cursor: { show: false },
   });

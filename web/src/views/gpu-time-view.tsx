@@ -6,7 +6,7 @@
 // way: the core's answer (core/session/views/gpu_time.cpp) read in place, no parser of its own.
 import uPlot from 'uplot';
 import { useMemo, useState } from 'preact/hooks';
-import { axisStyle, Chart, type ChartTheme } from '../components/chart';
+import { axisStyle, barSeries, Chart, type ChartTheme } from '../components/chart';
 import { DataTable } from '../components/data-table';
 import { useAnswer } from '../components/use-answer';
 import type { Ask } from '../components/use-query';
@@ -173,14 +173,7 @@ function ShareChart({ answer: a, legend }: { answer: GpuTime; legend: boolean })
       ],
       series: [
         {},
-        ...order.map((p) => ({
-          label: p.label,
-          fill: p.color,
-          stroke: p.color,
-          width: 0,
-          points: { show: false },
-          paths: uPlot.paths.bars!({ size: [0.7, 64], align: 0 }),
-        })),
+        ...order.map((p) => ({ label: p.label, ...barSeries(p.color, [0.7, 64]) })),
       ],
       legend: { show: false },
       cursor: { points: { show: false }, drag: { x: false, y: false, setScale: false }, y: false, x: false },
