@@ -4,6 +4,7 @@
 // ranks, matched across ranks (core/analysis/distributed.h), printed from the answers the page
 // reads (core/session/views/distributed.cpp).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -22,8 +23,8 @@
 namespace {
 
 const char kHelp[] =
-    "usage: kinetoscope distributed [--json] [--jobs N] [--tb-plugin] DIR|TRACE...\n"
-    "       kinetoscope distributed --from-summaries [--json] [--tb-plugin] DIR|SUMMARY...\n"
+    "usage: kinetoscope distributed [--json] [--gpu-time] [--jobs N] [--tb-plugin] DIR|TRACE...\n"
+    "       kinetoscope distributed --from-summaries [--json] [--gpu-time] [--tb-plugin] DIR|SUMMARY...\n"
     "\n"
     "  The Distributed view of a run: one trace per rank (DIR: the *.pt.trace.json[.gz] files in\n"
     "  it, else its *.json[.gz] files). Per worker and step: computation, overlapping,\n"
@@ -34,7 +35,11 @@ const char kHelp[] =
     "  --tb-plugin  tb_plugin's reading, its empty view included (docs/compatibility.md).\n"
     "  --json       one JSON object per span of the run, one per line (docs/contracts.md).\n"
     "  --from-summaries  reduce the rank summaries `kinetoscope rank-summary -o DIR` wrote (DIR:\n"
-    "               its *.ks-summary files) instead of reading traces: the same answer.\n";
+    "               its *.ks-summary files) instead of reading traces: the same answer.\n"
+    "  --gpu-time   instead, the run's GPU time per rank: each trace's idle, compute and\n"
+    "               non-compute time and shares, overall and per step, and its communication/\n"
+    "               computation overlap, as `kinetoscope gpu-time` gives them (--json: one\n"
+    "               object per span, a row per rank and step; docs/contracts.md).\n";
 
 using ks::base_name;
 
@@ -124,6 +129,47 @@ void print_text(const std::string& json_lines) {
   }
 }
 
+// The run's GPU time for people: per span, a line per rank (its trace's row).
+void print_gpu_time(const ks::DistributedRunAnswers& run) {
+  if (!run.error.empty()) {
+    std::printf("error: %s\n", run.error.c_str());
+    return;
+  }
+  for (const ks::DistributedSpanAnswers& s : run.spans) {
+    const ks::Answer& a = s.gpu_time;
+    std::printf("GPU time per rank, span %s\n", ks::answer_meta_string(a, "span").c_str());
+    std::printf("  %-32s %6s %12s %8s %10s %14s %10s\n", "worker", "rank", "span ms", "idle %", "compute %", "non-compute %",
+                "overlap %");
+    const ks::AnswerColumn *worker = a.column("worker"), *rank = a.column("rank"), *scope = a.column("scope"),
+                           *span = a.column("span_us"), *idle = a.column("idle_pct"), *compute = a.column("compute_pct"),
+                           *non = a.column("non_compute_pct"), *overlap = a.column("comm_comp_overlap_pct");
+    auto num = [](double v, double scale) {
+      char buf[32];
+      if (std::isnan(v)) return std::string("-");
+      std::snprintf(buf, sizeof buf, "%.2f", v / scale);
+      return std::string(buf);
+    };
+    for (size_t r = 0; r < a.rows; ++r) {
+      if (a.strings[scope->str[r]] != "trace") continue;
+      const std::string rk = rank->i32[r] == ks::kNullI32 ? "-" : std::to_string(rank->i32[r]);
+      std::printf("  %-32s %6s %12s %8s %10s %14s %10s\n", a.strings[worker->str[r]].c_str(), rk.c_str(),
+                  num(span->f64[r], 1e3).c_str(), num(idle->f64[r], 1).c_str(), num(compute->f64[r], 1).c_str(),
+                  num(non->f64[r], 1).c_str(), num(overlap->f64[r], 1).c_str());
+    }
+  }
+}
+
+void print_run(const ks::DistributedRunAnswers& run, bool json, bool gpu_time) {
+  if (gpu_time) {
+    if (json) std::fputs(ks::distributed_run_gpu_time_json(run).c_str(), stdout);
+    else print_gpu_time(run);
+    return;
+  }
+  const std::string out = ks::distributed_run_json(run);
+  if (json) std::fputs(out.c_str(), stdout);
+  else print_text(out);
+}
+
 }  // namespace
 
 // The *.ks-summary files of a folder, sorted.
@@ -143,7 +189,7 @@ std::vector<std::string> folder_summaries(const std::string& dir, std::string& e
 
 // Reads the summaries in `files`: each one's trace name gives its worker and span as
 // `distributed` on the traces would name them.
-int reduce_summaries(const std::vector<std::string>& files, bool json, bool tb, int status) {
+int reduce_summaries(const std::vector<std::string>& files, bool json, bool tb, bool gpu_time, int status) {
   std::vector<ks::RankSummary> loaded;
   std::vector<std::string> names;
   for (const std::string& f : files) {
@@ -171,14 +217,12 @@ int reduce_summaries(const std::vector<std::string>& files, bool json, bool tb, 
     loaded[i].worker = workers[i];
     loaded[i].span = spans[i];
   }
-  const std::string out = ks::distributed_run_json(ks::distributed_run_answers(loaded, tb));
-  if (json) std::fputs(out.c_str(), stdout);
-  else print_text(out);
+  print_run(ks::distributed_run_answers(loaded, tb), json, gpu_time);
   return status;
 }
 
 int run_distributed(int argc, char** argv) {
-  bool json = false, tb = false, from_summaries = false;
+  bool json = false, tb = false, from_summaries = false, gpu_time = false;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::string> inputs;
   for (int i = 0; i < argc; ++i) {
@@ -186,6 +230,7 @@ int run_distributed(int argc, char** argv) {
     if (a == "--json") json = true;
     else if (a == "--tb-plugin") tb = true;
     else if (a == "--from-summaries") from_summaries = true;
+    else if (a == "--gpu-time") gpu_time = true;
     else if (a == "--jobs" && i + 1 < argc) {
       if (!ks::parse_trace_jobs("distributed", argv[++i], jobs)) return 2;
     } else if (a == "-h" || a == "--help") {
@@ -202,7 +247,7 @@ int run_distributed(int argc, char** argv) {
   }
   int status = 0;
   const std::vector<std::string> files = ks::expand_inputs(inputs, status, from_summaries ? &folder_summaries : &ks::folder_traces);
-  if (from_summaries) return reduce_summaries(files, json, tb, status);
+  if (from_summaries) return reduce_summaries(files, json, tb, gpu_time, status);
   // Worker and span names as tb_plugin gives them: spans ranked 1..n per worker in string order.
   std::vector<std::string> names;
   for (const std::string& f : files) names.push_back(base_name(f));
@@ -213,6 +258,7 @@ int run_distributed(int argc, char** argv) {
   std::vector<ks::RankSummary> summaries(files.size());
   const std::vector<std::string> errors = ks::read_each_in_threads(files, jobs, [&](size_t i, const ks::TraceReader& reader) {
     summaries[i] = ks::distributed_rank(reader.model(), workers[i], spans[i], tb);
+    if (gpu_time) summaries[i].gpu_time = ks::rank_gpu_time(reader.model());
   });
 
   std::vector<ks::RankSummary> loaded;
@@ -228,8 +274,6 @@ int run_distributed(int argc, char** argv) {
     if (files.empty()) std::fprintf(stderr, "kinetoscope distributed: no trace to read\n");
     return 1;
   }
-  const std::string out = ks::distributed_run_json(ks::distributed_run_answers(loaded, tb));
-  if (json) std::fputs(out.c_str(), stdout);
-  else print_text(out);
+  print_run(ks::distributed_run_answers(loaded, tb), json, gpu_time);
   return status;
 }

@@ -27,8 +27,9 @@ const char kHelp[] =
     "\n"
     "  The Distributed view's map step: each trace (a folder: its traces, as `distributed` finds\n"
     "  them) reduced to its rank summary — steps, per-step computation/communication overlap,\n"
-    "  collective calls, devices — written to DIR as <trace file name>.ks-summary (kilobytes to\n"
-    "  a few MB). `kinetoscope distributed --from-summaries DIR` reduces them to the same answer\n"
+    "  collective calls, devices, and its GPU time (temporal breakdown overall and per step,\n"
+    "  communication/computation overlap, as `kinetoscope gpu-time`) — written to DIR as\n"
+    "  <trace file name>.ks-summary (kilobytes to a few MB). `kinetoscope distributed --from-summaries DIR` reduces them to the same answer\n"
     "  as `kinetoscope distributed` on the traces.\n"
     "  --jobs N     read N traces at a time (threads; default: the number of cores).\n"
     "  --tb-plugin  summaries in tb_plugin's reading (reduce them with --tb-plugin too).\n"
@@ -124,7 +125,8 @@ int run_rank_summary(int argc, char** argv) {
     const std::string name = ks::base_name(files[i]);
     std::string worker, span;
     ks::worker_and_span(name, worker, span);
-    const ks::RankSummary r = ks::distributed_rank(reader.model(), worker, span.empty() ? "default" : span, tb);
+    ks::RankSummary r = ks::distributed_rank(reader.model(), worker, span.empty() ? "default" : span, tb);
+    r.gpu_time = ks::rank_gpu_time(reader.model());
     const std::string bytes = ks::rank_summary_file(name, r, reader.model().start_ns);
     o.path = (std::filesystem::path(out_dir) / (name + ".ks-summary")).string();
     o.error = write_whole(o.path, bytes);

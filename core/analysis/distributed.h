@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/analysis/run_gpu_time.h"
 #include "core/trace/trace_model.h"
 #include "core/util/intervals.h"
 
@@ -60,6 +61,9 @@ struct RankSummary {
   // tb_plugin fails the whole run on this rank (an NCCL/Gloo op with Input Dims but no Input type).
   std::string tb_failure;
   std::vector<DistCall> calls;      // sorted by (host start, -host end)
+  // Its trace's GPU time (run_gpu_time.h), for the run-level GPU time table; the Distributed
+  // view's reduce does not read it. Not present unless the map computed it.
+  RankGpuTime gpu_time;
 };
 
 // The map step: one rank's summary. `worker` and `span` name it in the run.

@@ -21,6 +21,7 @@ const std::vector<ViewDef>& views() {
       {&kDistributedCommopsSchema, &distributed_commops_answer},
       {&kDistributedStragglersSchema, &distributed_stragglers_answer},
       {&kDistributedCollectivesSchema, &distributed_collectives_answer},
+      {&kRunGpuTimeSchema, &run_gpu_time_session_answer},
       {&kSummarySchema, &summary_answer},
       {&kStepsSchema, &steps_answer},
       {&kGpuMetricsSchema, &gpu_metrics_answer},

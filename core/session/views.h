@@ -97,6 +97,7 @@ Answer distributed_stragglers_answer(const Session& s, QueryParamsRef params);
 Answer distributed_collectives_answer(const Session& s, QueryParamsRef params);
 struct DistributedSpanAnswers {
   Answer workers, commops, stragglers, collectives;
+  Answer gpu_time;  // the run's GPU time per rank (views/run_gpu_time.cpp), not part of `distributed --json`
 };
 struct DistributedRunAnswers {
   std::string error;  // a summary that is not one, or of another mode: no spans
@@ -107,6 +108,15 @@ DistributedRunAnswers distributed_run_answers(const std::vector<RankSummary>& ra
 DistributedRunAnswers distributed_run_answers(const std::vector<std::string_view>& summaries, bool tb_plugin);
 // `kinetoscope distributed --json`: a line per span, or one {"error"} line.
 std::string distributed_run_json(const DistributedRunAnswers& run);
+// The run's GPU time per rank (views/run_gpu_time.cpp): the reduce's fifth answer per span, from
+// the GPU time each rank summary carries (its metadata "gpu_time", written and read back here).
+// `kinetoscope distributed --gpu-time --json`: a line per span, or one {"error"} line.
+extern const ViewSchema kRunGpuTimeSchema;
+Answer run_gpu_time_session_answer(const Session& s, QueryParamsRef params);
+Answer run_gpu_time_answer(const DistributedSpan& span, const std::vector<RankSummary>& ranks);
+std::string rank_gpu_time_json(const RankGpuTime& g);
+bool rank_gpu_time_from_json(std::string_view json, int64_t origin, RankGpuTime& g, std::string& error);
+std::string distributed_run_gpu_time_json(const DistributedRunAnswers& run);
 extern const ViewSchema kFlopsSchema;
 Answer flops_answer(const Session& s, QueryParamsRef params);
 // The flops answer's `device` (the GPU, its peak row and why, its dense peaks): the roofline's too.

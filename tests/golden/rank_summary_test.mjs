@@ -51,7 +51,52 @@ function checkRun(name, files) {
     const textDirect = run(['distributed', ...mode, ...files]);
     if (text.stdout !== textDirect.stdout) diffs.push('the text view differs');
     results.push({ name: label, diffs, checked: 1 });
+    results.push({ name: `${label}: GPU time per rank`, diffs: checkGpuTime(files, out, mode), checked: 1 });
   }
+}
+
+const GPU_TIME_FIELDS = ['span_us', 'idle_us', 'compute_us', 'non_compute_us', 'idle_pct', 'compute_pct', 'non_compute_pct', 'events', 'span_start_us', 'span_end_us'];
+
+/**
+ * The run's GPU time per rank (issue 24 §1's run-level part): reduced from the summaries it is
+ * what `distributed --gpu-time` gives on the traces, byte for byte, and each rank's rows are the
+ * numbers `kinetoscope gpu-time --json` prints on that rank's trace alone (the trace's row, each
+ * step's, the communication/computation overlap), exactly.
+ */
+function checkGpuTime(files, out, mode) {
+  const diffs = [];
+  const reduced = run(['distributed', '--from-summaries', '--gpu-time', '--json', ...mode, out]);
+  const direct = run(['distributed', '--gpu-time', '--json', ...mode, ...files]);
+  if (reduced.status !== 0) diffs.push(`distributed --from-summaries --gpu-time: exit ${reduced.status}: ${reduced.stderr.trim()}`);
+  if (reduced.stdout !== direct.stdout) diffs.push('distributed --gpu-time from the summaries differs from it on the traces');
+  const spans = reduced.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  if (spans.length !== 1) return diffs; // a run of several spans per worker: the byte equality above only
+  const rows = spans[0].rows;
+  for (const f of files) {
+    // The worker's name as the reduce gives it: from this trace alone.
+    const alone = JSON.parse(run(['distributed', '--gpu-time', '--json', f]).stdout.trim().split('\n')[0]);
+    const worker = alone.rows[0]?.worker;
+    const mine = rows.filter((r) => r.worker === worker);
+    const g = JSON.parse(run(['gpu-time', '--json', f]).stdout.trim());
+    const name = path.basename(f);
+    if (!g.rows.length) {
+      if (mine.length !== 1 || mine[0].status !== 'no_gpu_work') diffs.push(`${name}: no GPU work, but ${JSON.stringify(mine)}`);
+      continue;
+    }
+    if (mine.length !== g.rows.length) {
+      diffs.push(`${name}: ${mine.length} rows, gpu-time has ${g.rows.length}`);
+      continue;
+    }
+    if (mine[0].comm_comp_overlap_pct !== g.comm_comp_overlap_pct)
+      diffs.push(`${name}: overlap ${mine[0].comm_comp_overlap_pct}, gpu-time ${g.comm_comp_overlap_pct}`);
+    g.rows.forEach((want, i) => {
+      const got = mine[i];
+      if (got.scope !== want.scope || got.step !== want.step || got.status !== 'ok') diffs.push(`${name} row ${i + 1}: ${got.scope} ${got.step} ${got.status}`);
+      for (const k of GPU_TIME_FIELDS) if (got[k] !== want[k]) diffs.push(`${name} row ${i + 1} ${k}: ${got[k]}, gpu-time ${want[k]}`);
+    });
+    if (g.rows.length > 1 && !(mine[1].step_us > 0)) diffs.push(`${name}: a step row without its step time`);
+  }
+  return diffs;
 }
 
 checkRun('distributed-diverging-ranks', traceFiles(path.join(repo, 'tests/data/distributed-diverging-ranks')));

@@ -56,14 +56,21 @@ const ViewSchema kDistributedRankSchema = {
         {"gloo", "boolean", "Gloo collectives seen"},
         {"tb_failure", "string", "why tb_plugin fails the whole run on this rank; \"\" none"},
         {"origin_ns", "number", "the row times' origin (the trace's start), ns"},
+        {"gpu_time",
+         "{ any_work: boolean; overall: Record<string, number | boolean>; steps: Record<string, number | boolean | string>[]; "
+         "overlap: Record<string, number> } | null",
+         "its trace's GPU time for the run's GPU time table (core/analysis/run_gpu_time.h; times in ns from origin_ns); null "
+         "in a summary written without it"},
     },
     {"call", "name", "group", "group_size", "bytes", "dtype", "host_start_ns", "host_end_ns", "step", "start_ns", "end_ns"},
 };
 
 Answer distributed_rank_answer(const Session& s, QueryParamsRef params) {
   const std::string_view span = param(params, "span", "default");
-  return rank_summary_answer(distributed_rank(s.model(), param(params, "worker"), span.empty() ? "default" : span, s.tb_plugin()),
-                             s.model().start_ns);
+  RankSummary r = distributed_rank(s.model(), param(params, "worker"), span.empty() ? "default" : span, s.tb_plugin());
+  // The GPU time as `kinetoscope gpu-time` gives it: the default steps, whatever the mode.
+  r.gpu_time = s.tb_plugin() ? rank_gpu_time(s.model()) : rank_gpu_time(s.model(), s.steps());
+  return rank_summary_answer(r, s.model().start_ns);
 }
 
 Answer rank_summary_answer(const RankSummary& r, int64_t origin_ns) {
@@ -109,6 +116,7 @@ Answer rank_summary_answer(const RankSummary& r, int64_t origin_ns) {
   b.meta("gloo", flag(r.gloo));
   b.meta("tb_failure", text(r.tb_failure));
   b.meta("origin_ns", std::to_string(origin_ns));
+  b.meta("gpu_time", rank_gpu_time_json(r.gpu_time));
   b.rows_here();
   // A call's fields on each of its rows (a call has one range in most traces: its kernel, or its
   // host range when it launched none); a call without ranges keeps one row with null times.
@@ -224,6 +232,12 @@ bool rank_summary_from_answer(const Answer& a, RankSummary& r, std::string& erro
     r = RankSummary{};
     return false;
   }
+  // Its GPU time (absent from the summaries written before it was added: none then).
+  for (const auto& [key, value] : a.meta)
+    if (key == "gpu_time" && !rank_gpu_time_from_json(value, origin, r.gpu_time, error)) {
+      r = RankSummary{};
+      return false;
+    }
   const AnswerColumn *call = a.column("call"), *name = a.column("name"), *group = a.column("group"),
                      *group_size = a.column("group_size"), *bytes = a.column("bytes"), *dtype = a.column("dtype"),
                      *host_start = a.column("host_start_ns"), *host_end = a.column("host_end_ns"),
@@ -664,7 +678,10 @@ DistributedRunAnswers distributed_run_answers(const std::vector<RankSummary>& ra
   DistributedRunAnswers out;
   const DistributedRun run = distributed_reduce(ranks, tb_plugin);
   out.error = run.error;
-  for (const DistributedSpan& s : run.spans) out.spans.push_back(span_answers(s));
+  for (const DistributedSpan& s : run.spans) {
+    out.spans.push_back(span_answers(s));
+    out.spans.back().gpu_time = run_gpu_time_answer(s, ranks);
+  }
   return out;
 }
 
