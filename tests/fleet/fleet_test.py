@@ -28,6 +28,12 @@ def direct(files, tb=False):
     return [json.loads(l) for l in r.stdout.splitlines() if l.strip()]
 
 
+def direct_gpu_time(files, tb=False):
+    """`kinetoscope distributed --gpu-time --json` on the files: the run's GPU time per span."""
+    r = subprocess.run([CLI, "distributed", "--gpu-time", "--json"] + (["--tb-plugin"] if tb else []) + files, capture_output=True, text=True)
+    return [json.loads(l) for l in r.stdout.splitlines() if l.strip()]
+
+
 class FleetOnLocalCluster(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -59,6 +65,8 @@ class FleetOnLocalCluster(unittest.TestCase):
         r, run = self.fleet(self.gen)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(run["distributed"], direct(self.gen_files))
+        self.assertEqual(run["gpu_time"], direct_gpu_time(self.gen_files))
+        self.assertEqual(len([r for r in run["gpu_time"][0]["rows"] if r["scope"] == "trace"]), 64)
         self.assertEqual([x["file"] for x in run["ranks"]], self.gen_files)
         self.assertEqual([x["rank"] for x in run["ranks"]], [int(os.path.basename(f)[4:].split(".")[0]) for f in self.gen_files])
         self.assertEqual({x["status"] for x in run["ranks"]}, {"ok"})
@@ -80,6 +88,26 @@ class FleetOnLocalCluster(unittest.TestCase):
                     self.assertEqual(r.returncode, 0, r.stderr)
                     self.assertEqual(run["distributed"], direct(files, tb))
                     self.assertEqual(run["mode"], "tb_plugin" if tb else "default")
+                    self.assertEqual(run["gpu_time"], direct_gpu_time(files, tb))
+                    if len(run["gpu_time"]) == 1:
+                        self.assert_gpu_time_per_trace(run["gpu_time"][0]["rows"], files)
+
+    def assert_gpu_time_per_trace(self, rows, files):
+        """Each rank's rows of the run file's GPU time are `kinetoscope gpu-time --json` on its trace."""
+        for f in files:
+            alone = json.loads(subprocess.run([CLI, "distributed", "--gpu-time", "--json", f], capture_output=True, text=True).stdout)
+            worker = alone["rows"][0]["worker"]
+            mine = [r for r in rows if r["worker"] == worker]
+            g = json.loads(subprocess.run([CLI, "gpu-time", "--json", f], capture_output=True, text=True).stdout)
+            if not g["rows"]:
+                self.assertEqual([r["status"] for r in mine], ["no_gpu_work"], f)
+                continue
+            self.assertEqual(len(mine), len(g["rows"]), f)
+            self.assertEqual(mine[0]["comm_comp_overlap_pct"], g["comm_comp_overlap_pct"], f)
+            for got, want in zip(mine, g["rows"]):
+                for k in ("scope", "step", "span_us", "idle_us", "compute_us", "non_compute_us", "idle_pct", "compute_pct",
+                          "non_compute_pct", "events"):
+                    self.assertEqual(got[k], want[k], f"{f} {got['scope']} {got['step']} {k}")
 
     def test_worker_killed_mid_run(self):
         # A kinetoscope that, the first time it summarizes rank 7, kills the worker process that ran
@@ -99,6 +127,8 @@ exec "{CLI}" "$@"
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(run["failed"], 0)
         self.assertEqual(run["distributed"], direct(self.gen_files))
+        self.assertEqual(run["gpu_time"], direct_gpu_time(self.gen_files))
+        self.assertEqual(len([r for r in run["gpu_time"][0]["rows"] if r["scope"] == "trace"]), 64)
 
     def test_unreadable_and_truncated_ranks_are_listed(self):
         d = os.path.join(self.tmp, "damaged")

@@ -193,13 +193,17 @@ def run_fleet(args, out=sys.stderr):
                 with open(os.path.join(tmp, f"{r['index']:07d}.ks-summary"), "wb") as f:
                     f.write(r["summary"])
         kept = sum(r["status"] != "failed" for r in rows)
-        spans, reduce_error = [], None
+        spans, gpu_time, reduce_error = [], [], None
         if kept:
             cmd = [mine, "distributed", "--from-summaries", "--json"] + (["--tb-plugin"] if args.tb_plugin else []) + [tmp]
             red = subprocess.run(cmd, capture_output=True, text=True)
             spans = [json.loads(l) for l in red.stdout.splitlines() if l.strip()]
             if not spans:
                 reduce_error = red.stderr.strip() or f"the reduce exited with {red.returncode}"
+            else:
+                # The run's GPU time per rank, from the same summaries (the page's per-rank table).
+                red = subprocess.run(cmd + ["--gpu-time"], capture_output=True, text=True)
+                gpu_time = [json.loads(l) for l in red.stdout.splitlines() if l.strip()]
         else:
             reduce_error = "no rank could be summarized"
 
@@ -217,6 +221,7 @@ def run_fleet(args, out=sys.stderr):
         "mode": "tb_plugin" if args.tb_plugin else "default",
         "sources": args.sources,
         "distributed": spans,
+        "gpu_time": gpu_time,
         "reduce_error": reduce_error,
         "ranks": ranks,
         "failed": sum(r["status"] == "failed" for r in ranks),
