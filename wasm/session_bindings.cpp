@@ -296,7 +296,7 @@ class Trimmer {
 
 // The reduce step of the Distributed view: the rank summaries of a run's traces (Uint8Arrays
 // from Session.queryBytes('distributed_rank', ...)) to {error: "" or one sentence, spans: [{workers,
-// commops, stragglers, collectives}]}, each a view's answer as Session.query gives it.
+// commops, stragglers, collectives, gpu_time}]}, each a view's answer as Session.query gives it.
 emscripten::val reduceDistributed(const emscripten::val& summaries, bool tbPlugin) {
   std::vector<std::string> bytes;
   const unsigned n = summaries.isArray() ? summaries["length"].as<unsigned>() : 0;
@@ -316,6 +316,7 @@ emscripten::val reduceDistributed(const emscripten::val& summaries, bool tbPlugi
     span.set("commops", answer_to_js("distributed_commops", s.commops));
     span.set("stragglers", answer_to_js("distributed_stragglers", s.stragglers));
     span.set("collectives", answer_to_js("distributed_collectives", s.collectives));
+    span.set("gpu_time", answer_to_js("distributed_gpu_time", s.gpu_time));
     spans.set(unsigned(i), span);
   }
   out.set("spans", spans);

@@ -17,10 +17,13 @@ import { linkWithTraceUrl, sameOrigin, traceUrlsOf } from '../lib/trace-url';
 import type { Entry } from '../worker/entry';
 import { failureSentence } from '../worker/failure';
 import { RunPage } from '../views/distributed-view';
+import { RunFilePage } from '../views/run-file-view';
+import type { RunFile } from '../lib/run-file';
 import { TracePage } from '../views/trace-page';
 import { useDeepLinks } from './deep-links';
 import { fetchSample, fileEntries, sumProgress, urlEntries, useLoader, useOpenModels } from './loader';
 import { useRunPage } from './run-page';
+import { fetchRunFile, isRunFile, isRunFileUrl, readRunFile } from './run-file';
 
 /** A sentence above the analysis: something to know (info) or something that went wrong (error). */
 interface Notice {
@@ -57,7 +60,19 @@ export function App() {
   const navTraces = useMemo(() => entries.map(navOf), [entries]);
   const runs = useMemo(() => buildRunTree(navTraces), [navTraces]);
   const runPage = useRunPage(entries, runs);
+  // A run file (kinetoscope-fleet's reduce, app/run-file.ts) opened in the page: shown instead of
+  // a trace until a trace or run is picked, and again by the top bar's button.
+  const [runFile, setRunFile] = useState<RunFile | null>(null);
+  const [runFileShown, setRunFileShown] = useState(false);
+  const [runFileStep, setRunFileStep] = useState<string | null>(null);
+  const showRunFile = (r: RunFile) => {
+    setRunFile(r);
+    setRunFileShown(true);
+    setRunFileStep(null);
+    runPage.close();
+  };
   const pick = (key: number) => {
+    setRunFileShown(false);
     runPage.close();
     setSelected(key);
     setPicked(key);
@@ -67,6 +82,7 @@ export function App() {
   const enqueue = (fresh: Entry[]) => {
     setNotice(null);
     if (!fresh.length) return;
+    setRunFileShown(false);
     setSelected(fresh[0].key);
     runPage.close();
     loader.enqueue(fresh);
@@ -100,8 +116,35 @@ export function App() {
     else fail(`The trace could not be opened in a new tab (pop-ups blocked?). Open this link: ${link}`);
   };
 
-  /** A drop or a pick: loose files as they are, folders' traces by run, span and worker. */
+  /**
+   * A rank's trace from a run file, by its URL: here at once on the site's own origin; else in a
+   * new tab with it as ?url= (the page's CSP allows only the link's origins), so the run file
+   * stays open here.
+   */
+  const openRankUrl = (url: string) => {
+    if (sameOrigin(url, location.href)) {
+      enqueue(urlEntries([url]));
+      return;
+    }
+    const link = linkWithTraceUrl(location.href, url);
+    if (window.open(link, '_blank', 'noopener')) info('The trace opens in a new tab, so the run file stays open here.');
+    else fail(`The trace could not be opened in a new tab (pop-ups blocked?). Open this link: ${link}`);
+  };
+
+  /** Run files among the loose files are opened as runs (the last one shown), the rest as traces. */
   const openDropped = (d: Dropped) => {
+    void Promise.all(d.loose.map((f) => isRunFile(f).catch(() => false))).then((flags) => {
+      const runFiles = d.loose.filter((_, i) => flags[i]);
+      for (const f of runFiles)
+        readRunFile(f).then(showRunFile, (e: Error) => fail(e.message || String(e)));
+      if (!runFiles.length) openTraces(d);
+      else if (runFiles.length < d.loose.length || d.inFolders.length || d.unreadable.length)
+        openTraces({ ...d, loose: d.loose.filter((_, i) => !flags[i]) });
+    });
+  };
+
+  /** A drop or a pick: loose files as they are, folders' traces by run, span and worker. */
+  const openTraces = (d: Dropped) => {
     const plan = planOpen(
       d.loose.map((f) => ({ name: f.name, file: f })),
       d.inFolders,
@@ -128,7 +171,11 @@ export function App() {
 
   // A link with ?url=<trace> (one or several) opens them as if dropped, in order.
   useEffect(() => {
-    const { urls, refused } = traceUrlsOf(location.search, location.href);
+    const { urls: all, refused } = traceUrlsOf(location.search, location.href);
+    // Run files by their name (app/run-file.ts); the others are traces.
+    for (const u of all.filter(isRunFileUrl))
+      fetchRunFile(u, new AbortController().signal).then(showRunFile, (e: Error) => fail(e.message || String(e)));
+    const urls = all.filter((u) => !isRunFileUrl(u));
     if (urls.length) enqueue(urlEntries(urls));
     if (refused.length) fail(refused.join(' '));
   }, []);
@@ -156,7 +203,7 @@ export function App() {
       }),
     [],
   );
-  const showingRun = runPage.showing;
+  const showingRun = runPage.showing || (runFile != null && runFileShown);
   const openKeys = useMemo(() => {
     if (showingRun || selected == null) return [];
     const x = pairs.get(selected);
@@ -294,6 +341,49 @@ export function App() {
   const help_ = help && <ShortcutsHelp onClose={() => setHelp(false)} />;
   const { slots, used: poolUsed, warm, rereads, models } = loader.pool;
 
+  const runFileEl = runFile && runFileShown && (
+    <ErrorBoundary key={`run-file:${runFile.name}`}>
+      <RunFilePage
+        run={runFile}
+        onOpenUrl={openRankUrl}
+        onClose={() => {
+          setRunFile(null);
+          setRunFileShown(false);
+        }}
+        step={runFileStep}
+        onStep={setRunFileStep}
+      />
+    </ErrorBoundary>
+  );
+  const runFileButton = runFile && !runFileShown && (
+    <button type="button" class="run-file-button" data-testid="run-file-show" onClick={() => { runPage.close(); setRunFileShown(true); }}>
+      Run file
+    </button>
+  );
+
+  if (!entries.length && runFile) {
+    // A run file alone: its page, no navigator (no trace is open).
+    return (
+      <div class={`app${dragging ? ' dragging' : ''}`} data-pool-warm={warm} data-pool-size={slots}>
+        <header class="topbar">
+          <h1 class="brand">Kinetoscope</h1>
+          <DropZone compact onDropped={openDropped} onSample={openSample} onUrl={openUrl} busy={false} />
+          {runFileButton}
+          <button type="button" class="help-button" title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts" data-testid="shortcuts-button" onClick={() => setHelp(true)}>
+            ?
+          </button>
+        </header>
+        {help_}
+        <main class="analysis run-file-only" data-testid="analysis">
+          <ErrorBoundary>
+            {noticeEl}
+            {runFileEl || <p class="muted">The run file is closed: drop a trace or a run file.</p>}
+          </ErrorBoundary>
+        </main>
+      </div>
+    );
+  }
+
   if (!entries.length) {
     // Nothing open yet: the page is the drop zone.
     return (
@@ -322,13 +412,24 @@ export function App() {
         <h1 class="brand">Kinetoscope</h1>
         <DropZone compact onDropped={openDropped} onSample={openSample} onUrl={openUrl} busy={!!loading} />
         {progressEl}
+        {runFileButton}
         <button type="button" class="help-button" title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts" data-testid="shortcuts-button" onClick={() => setHelp(true)}>
           ?
         </button>
       </header>
       {help_}
       <div class="shell">
-        <RunNav runs={runs} states={states} selected={selected} onSelect={pick} selectedRun={runPage.run} onSelectRun={runPage.pick} />
+        <RunNav
+          runs={runs}
+          states={states}
+          selected={selected}
+          onSelect={pick}
+          selectedRun={runPage.run}
+          onSelectRun={(run) => {
+            setRunFileShown(false);
+            runPage.pick(run);
+          }}
+        />
         <main
           class="analysis"
           data-testid="analysis"
@@ -339,7 +440,8 @@ export function App() {
         >
           <ErrorBoundary>
             {noticeEl}
-            {runPage.showing && (
+            {runFileEl}
+            {runPage.showing && !runFileShown && (
               <ErrorBoundary key={`run:${runPage.run}`}>
                 <RunPage
                   run={runPage.run!}

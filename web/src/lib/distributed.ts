@@ -96,6 +96,85 @@ export interface DistributedView {
   stragglers: Straggler[];
   collectives: Collective[];
   matching: { calls: number; matched: number; notes: string[] };
+  /** The span's GPU time per rank (its trace's row, then its steps'); null: not computed. */
+  gpuTime: RankGpuTime[] | null;
+}
+
+/**
+ * One row of a run's GPU time (docs/contracts.md, view distributed_gpu_time): a rank's trace
+ * (scope "trace", HTA's scope) or one of its steps, as `kinetoscope gpu-time` computes them on
+ * that trace. Null: not known (no GPU work, a summary without GPU time, a step row's overlap).
+ */
+export interface RankGpuTime {
+  worker: string;
+  rank: number | null;
+  scope: 'trace' | 'step';
+  step: string | null;
+  /** ok, no_gpu_work or no_summary. */
+  status: string;
+  stepUs: number | null;
+  spanUs: number | null;
+  idleUs: number | null;
+  computeUs: number | null;
+  nonComputeUs: number | null;
+  idlePct: number | null;
+  computePct: number | null;
+  nonComputePct: number | null;
+  events: number | null;
+  overlapPct: number | null;
+}
+
+const GPU_TIME_NUMBERS = [
+  ['stepUs', 'step_us'],
+  ['spanUs', 'span_us'],
+  ['idleUs', 'idle_us'],
+  ['computeUs', 'compute_us'],
+  ['nonComputeUs', 'non_compute_us'],
+  ['idlePct', 'idle_pct'],
+  ['computePct', 'compute_pct'],
+  ['nonComputePct', 'non_compute_pct'],
+  ['events', 'events'],
+  ['overlapPct', 'comm_comp_overlap_pct'],
+] as const;
+
+/** The run's GPU time from its answer's columns (the page's own reduce). */
+export function openRunGpuTime(w: WireAnswer): RankGpuTime[] {
+  const a = openAnswer('distributed_gpu_time', w);
+  const c = a.columns as unknown as Record<string, ArrayLike<number>>;
+  const str = (col: string, i: number) => {
+    const id = c[col][i];
+    return id === 0xffffffff ? null : a.strings[id] ?? null;
+  };
+  const out: RankGpuTime[] = [];
+  for (let i = 0; i < a.rowCount; i++) {
+    const row = {
+      worker: str('worker', i) ?? '',
+      rank: nullable(c.rank[i], c.rank[i] === I32_NULL),
+      scope: str('scope', i) === 'step' ? 'step' : 'trace',
+      step: str('step', i),
+      status: str('status', i) ?? '',
+    } as RankGpuTime;
+    for (const [k, col] of GPU_TIME_NUMBERS) row[k] = Number.isNaN(c[col][i]) ? null : c[col][i];
+    out.push(row);
+  }
+  return out;
+}
+
+/** The run's GPU time from its --json rows (a run file's "gpu_time"; `kinetoscope distributed --gpu-time --json`). */
+export function runGpuTimeFromJson(rows: readonly Record<string, unknown>[]): RankGpuTime[] {
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  return rows.map((r) => {
+    const row = {
+      worker: text(r.worker) ?? '',
+      rank: num(r.rank),
+      scope: r.scope === 'step' ? 'step' : 'trace',
+      step: text(r.step),
+      status: text(r.status) ?? '',
+    } as RankGpuTime;
+    for (const [k, col] of GPU_TIME_NUMBERS) row[k] = num(r[col]);
+    return row;
+  });
 }
 
 /** A span's answers as the worker passes them on (docs/contracts.md, views distributed*). */
@@ -104,6 +183,8 @@ export interface DistributedAnswers {
   commops: WireAnswer;
   stragglers: WireAnswer;
   collectives: WireAnswer;
+  /** The run's GPU time per rank (view distributed_gpu_time). */
+  gpu_time?: WireAnswer;
 }
 
 const nullable = (v: number, isNull: boolean) => (isNull ? null : v);
@@ -201,6 +282,7 @@ export function openDistributed(w: DistributedAnswers): DistributedView {
     stragglers,
     collectives,
     matching: m.matching,
+    gpuTime: w.gpu_time ? openRunGpuTime(w.gpu_time) : null,
   };
 }
 

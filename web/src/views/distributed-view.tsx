@@ -13,6 +13,7 @@ import { DataTable } from '../components/data-table';
 import { barTicks } from '../lib/axis-size';
 import { rowsModel, type TableModel } from '../lib/table-model';
 import { csvStem } from '../lib/download';
+import { RunGpuTime } from './run-gpu-time';
 import { formatCount, formatDeviceMemory, formatDurationUs } from '../lib/format';
 import {
   OVERLAP_PARTS,
@@ -348,7 +349,7 @@ function Compare({ traces, onCompare }: { traces: RunTrace[]; onCompare: (baseli
   );
 }
 
-function DistributedBody({ view, stepKey, run }: { view: DistributedView; stepKey: string; run: string }) {
+export function DistributedBody({ view, stepKey, run }: { view: DistributedView; stepKey: string; run: string }) {
   const workers = view.workers;
   const of = stepKey === 'all' ? 'per step, on average' : `in step ${stepKey}`;
   return (
@@ -403,6 +404,11 @@ function DistributedBody({ view, stepKey, run }: { view: DistributedView; stepKe
             </section>
           </div>
           <Stragglers view={view} stepKey={stepKey} />
+        </>
+      )}
+      {view.gpuTime && <RunGpuTime rows={view.gpuTime} run={run} stepKey={stepKey} />}
+      {view.available && (
+        <>
           <CommOps view={view} run={run} />
           <Collectives view={view} run={run} />
         </>

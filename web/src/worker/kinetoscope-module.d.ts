@@ -79,12 +79,13 @@ declare module '*/generated/kinetoscope_web.mjs' {
     Trimmer?: new (startUs: number, endUs: number) => KinetoscopeTrimmer;
     /**
      * Rank summaries (queryBytes('distributed_rank', ...)) to the Distributed view: per span of the
-     * run its four answers; `error` the core's sentence (a summary that is not one).
+     * run its four answers and the run's GPU time per rank; `error` the core's sentence (a summary
+     * that is not one).
      */
     reduceDistributed(
       summaries: Uint8Array[],
       tbPlugin: boolean,
-    ): { error: string; spans: { workers: KinetoscopeAnswer; commops: KinetoscopeAnswer; stragglers: KinetoscopeAnswer; collectives: KinetoscopeAnswer }[] };
+    ): { error: string; spans: { workers: KinetoscopeAnswer; commops: KinetoscopeAnswer; stragglers: KinetoscopeAnswer; collectives: KinetoscopeAnswer; gpu_time: KinetoscopeAnswer }[] };
     /** Index in `window` of the event boundary to split at, or -1 (docs/contracts.md). */
     proposeSplit(window: Uint8Array): number;
     /** 1: the root is an array, 0: an object, -1: neither (read in one range). */
