@@ -199,6 +199,35 @@ describe('run files (kinetoscope-fleet) in the page', { skip }, () => {
     });
   });
 
+  it("a run of loaded traces (a folder): its run page's GPU time per rank is `gpu-time --json` on each trace", T, async () => {
+    const dir = path.join(tmp, 'folder', 'gloo');
+    fs.cpSync(GLOO, dir, { recursive: true });
+    const traces = fs.readdirSync(GLOO).sort().map((n) => path.join(GLOO, n));
+    await withCheckedPage(site.browser, site.server.page, async (page) => {
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await page.setInputFiles('[data-testid=folder-input]', dir);
+      await page.click('[data-testid=nav-run][data-run="gloo"]', { timeout: 120_000 });
+      await page.waitForSelector('[data-testid=run-page][data-state=ready] [data-testid=run-gpu-row]', { timeout: 120_000 });
+      const ranks = await exportRows(page, 'run-gpu');
+      const steps = await exportRows(page, 'run-steps');
+      assert.equal(ranks.length, 2);
+      for (const f of traces) {
+        const g = lines(execFileSync(cli, ['gpu-time', '--json', f], { encoding: 'utf8' }))[0];
+        const row = ranks.find((r) => num(r.Rank) === g.rank);
+        const t = g.rows[0];
+        assert.equal(num(row['GPU span (first to last GPU event) (us)']), t.span_us, `rank ${g.rank} span`);
+        assert.equal(num(row['Idle time (us)']), t.idle_us, `rank ${g.rank} idle`);
+        assert.equal(num(row['Idle share (%)']), t.idle_pct, `rank ${g.rank} idle %`);
+        assert.equal(num(row['Compute share (%)']), t.compute_pct, `rank ${g.rank} compute %`);
+        assert.equal(num(row['Non-compute share (%)']), t.non_compute_pct, `rank ${g.rank} non-compute %`);
+        assert.equal(num(row['Communication overlapped by computation, HTA (%)']), g.comm_comp_overlap_pct, `rank ${g.rank} overlap`);
+        const mine = steps.filter((r) => num(r.Rank) === g.rank);
+        assert.deepEqual(mine.map((r) => [r.Step, num(r['GPU idle time (us)']), num(r['Non-compute time (us)'])]).sort(),
+          g.rows.slice(1).map((s) => [s.step, s.idle_us, s.non_compute_us]).sort(), `rank ${g.rank} steps`);
+      }
+    });
+  });
+
   it('a bad run file gets one sentence', T, async () => {
     const cases = [
       ['damaged.kinetoscope-run.json', '{"kinetoscope_run": 1, "distributed": 5, "ranks": []}', 'damaged.kinetoscope-run.json is a damaged run file: its "distributed" or "ranks" list is missing or not a list of objects.'],
