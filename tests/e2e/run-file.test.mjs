@@ -258,6 +258,11 @@ describe('run files (kinetoscope-fleet) in the page', { skip }, () => {
       await runPage(page);
       assert.match(await page.textContent('[data-testid=run-counts]'), /^Run file: 1,024 ranks · 3 failed \(left out\)/);
       await waitStatus(page, '[data-testid=run-gpu-ranks]', 'run-gpu', '1,021 rows');
+      // The Distributed view's per-worker tables are windowed too: every worker listed, few rows in the page.
+      await waitStatus(page, '[data-testid=dist-devices]', 'dist-devices', '1,021 rows');
+      await waitStatus(page, '[data-testid=dist-overlap]', 'overlap-numbers', '1,021 rows');
+      const inPage = await page.$$eval('[data-testid=dist-devices-row], [data-testid=overlap-numbers-row], [data-testid=waittime-numbers-row]', (r) => r.length);
+      assert.ok(inPage < 300, `${inPage} per-worker rows in the page`);
       // Sorted by idle share (a number column: highest first), then lowest first: the first row
       // is the data's maximum, then its minimum.
       await page.click('[data-testid=run-gpu-header-idle_pct]');

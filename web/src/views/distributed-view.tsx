@@ -417,7 +417,38 @@ export function DistributedBody({ view, stepKey, run }: { view: DistributedView;
   );
 }
 
+/**
+ * Above this many workers (a run file of a cluster's job) the per-worker tables are windowed data
+ * tables (only the rows in view are in the page, sortable and searchable): 8,192 plain rows each
+ * took seconds to lay out. Below it they are plain tables, all rows at once.
+ */
+export const MANY_WORKERS = 256;
+
+const deviceText = (w: DistWorker) =>
+  w.devices.map((d) => `GPU ${d.id}: ${d.name || 'unnamed'} (${formatDeviceMemory(d.memoryBytes)}${d.computeCapability ? `, compute ${d.computeCapability}` : ''})`).join('; ');
+
 function Devices({ workers }: { workers: DistWorker[] }) {
+  const many = workers.length > MANY_WORKERS;
+  const model = useMemo(
+    () =>
+      many
+        ? rowsModel(workers, (w) => w.worker, [
+            { id: 'worker', label: 'Worker', type: 'text', get: (w: DistWorker) => w.worker },
+            { id: 'rank', label: 'Rank', type: 'number', unit: 'count', width: 80, get: (w: DistWorker) => w.rank ?? NaN },
+            { id: 'node', label: 'Node', type: 'text', width: 140, get: (w: DistWorker) => w.node },
+            { id: 'process', label: 'Process', type: 'text', width: 100, get: (w: DistWorker) => w.process },
+            { id: 'gpus', label: 'GPUs', type: 'text', grow: 2, get: (w: DistWorker) => deviceText(w) || 'none recorded' },
+          ])
+        : null,
+    [workers, many],
+  );
+  if (model)
+    return (
+      <section class="ov-panel" data-testid="dist-devices">
+        <h4>Workers and devices</h4>
+        <DataTable model={model} stem="dist-devices" label="Workers and devices" csvName="workers-and-devices.csv" searchPlaceholder="Search workers and GPUs" maxHeight={240} initialSort={{ column: 'rank', dir: 'asc' }} />
+      </section>
+    );
   return (
     <section class="ov-panel" data-testid="dist-devices">
       <h4>Workers and devices</h4>
@@ -439,11 +470,7 @@ function Devices({ workers }: { workers: DistWorker[] }) {
                 <td class="num">{w.rank ?? '—'}</td>
                 <td>{w.node}</td>
                 <td>{w.process}</td>
-                <td>
-                  {w.devices.length
-                    ? w.devices.map((d) => `GPU ${d.id}: ${d.name || 'unnamed'} (${formatDeviceMemory(d.memoryBytes)}${d.computeCapability ? `, compute ${d.computeCapability}` : ''})`).join('; ')
-                    : <span class="muted">none recorded</span>}
-                </td>
+                <td>{w.devices.length ? deviceText(w) : <span class="muted">none recorded</span>}</td>
               </tr>
             ))}
           </tbody>
@@ -468,6 +495,17 @@ function StackedPanel<K extends string>({
   label: string;
 }) {
   const data = useMemo(() => stackedColumns(workers, values, parts), [workers, values, parts]);
+  const many = workers.length > MANY_WORKERS;
+  const numbers = useMemo(
+    () =>
+      many
+        ? rowsModel(workers, (w) => w.worker, [
+            { id: 'worker', label: 'Worker', type: 'text' as const, get: (w: DistWorker) => workerLabel(w) },
+            ...parts.map((p) => ({ id: p.key, label: p.label, type: 'number' as const, unit: 'us' as const, width: 120, get: (w: DistWorker) => values?.[w.worker]?.[p.key] ?? NaN })),
+          ])
+        : null,
+    [workers, values, parts, many],
+  );
   const order = [...parts].reverse();
   const n = workers.length;
   const options = (width: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => {
@@ -498,6 +536,9 @@ function StackedPanel<K extends string>({
         ))}
       </ul>
       <Chart options={options} data={data as uPlot.AlignedData} height={190} testid={`${testid}-chart`} label={label} />
+      {numbers ? (
+        <DataTable model={numbers} stem={`${testid}-numbers`} label={label} csvName={`${testid}-per-worker.csv`} searchPlaceholder="Search workers" maxHeight={200} />
+      ) : (
       <div class="ov-scroll dist-numbers">
         <table class="table ov-detail" data-testid={`${testid}-table`}>
           <thead>
@@ -527,6 +568,7 @@ function StackedPanel<K extends string>({
           </tbody>
         </table>
       </div>
+      )}
     </>
   );
 }
