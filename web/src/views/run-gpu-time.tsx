@@ -24,39 +24,39 @@ export const GPU_TIME_STATUS: Record<string, string> = {
 
 const RANK_COLUMNS: Columns<RankGpuTime> = [
   { id: 'worker', label: 'Worker', type: 'text', get: (r) => r.worker },
-  { id: 'rank', label: 'Rank', type: 'number', unit: 'count', width: 70, get: (r) => n(r.rank) },
-  { id: 'span_us', label: 'GPU span (first to last GPU event)', header: 'GPU span', type: 'number', unit: 'us', width: 110, get: (r) => n(r.spanUs) },
-  { id: 'idle_us', label: 'Idle time', header: 'Idle', type: 'number', unit: 'us', width: 100, get: (r) => n(r.idleUs) },
-  { id: 'idle_pct', label: 'Idle share', header: 'Idle %', type: 'number', unit: 'percent', width: 80, get: (r) => n(r.idlePct) },
-  { id: 'compute_us', label: 'Compute time', header: 'Compute', type: 'number', unit: 'us', width: 100, get: (r) => n(r.computeUs) },
-  { id: 'compute_pct', label: 'Compute share', header: 'Compute %', type: 'number', unit: 'percent', width: 110, get: (r) => n(r.computePct) },
-  { id: 'non_compute_us', label: 'Non-compute time (communication, copies, syncs not under compute)', header: 'Non-compute', type: 'number', unit: 'us', width: 125, get: (r) => n(r.nonComputeUs) },
-  { id: 'non_compute_pct', label: 'Non-compute share', header: 'Non-compute %', type: 'number', unit: 'percent', width: 140, get: (r) => n(r.nonComputePct) },
+  { id: 'rank', label: 'Rank', type: 'number', unit: 'count', width: 72, get: (r) => n(r.rank) },
+  { id: 'span_us', label: 'GPU span (first to last GPU event)', header: 'GPU span', type: 'number', unit: 'us', width: 95, get: (r) => n(r.spanUs) },
+  { id: 'idle_us', label: 'Idle time', header: 'Idle', type: 'number', unit: 'us', width: 90, get: (r) => n(r.idleUs) },
+  { id: 'idle_pct', label: 'Idle share', header: 'Idle %', type: 'number', unit: 'percent', width: 70, get: (r) => n(r.idlePct) },
+  { id: 'compute_us', label: 'Compute time', header: 'Comp.', type: 'number', unit: 'us', width: 95, get: (r) => n(r.computeUs) },
+  { id: 'compute_pct', label: 'Compute share', header: 'Comp. %', type: 'number', unit: 'percent', width: 95, get: (r) => n(r.computePct) },
+  { id: 'non_compute_us', label: 'Non-compute time (communication, copies, syncs not under compute)', header: 'Non-comp.', type: 'number', unit: 'us', width: 110, get: (r) => n(r.nonComputeUs) },
+  { id: 'non_compute_pct', label: 'Non-compute share', header: 'Non-comp. %', type: 'number', unit: 'percent', width: 120, get: (r) => n(r.nonComputePct) },
   {
     id: 'overlap_pct',
     label: 'Communication overlapped by computation, HTA',
-    header: 'Comm. overlap %',
+    header: 'Overlap %',
     headerTitle: "HTA's communication/computation overlap: the share of the communication kernels' time during which computation kernels ran too (the Distributed view's overlap splits each step's window instead)",
     type: 'number',
     unit: 'percent',
-    width: 150,
+    width: 95,
     get: (r) => n(r.overlapPct),
   },
   { id: 'events', label: 'GPU events', type: 'number', unit: 'count', width: 90, defaultHidden: true, get: (r) => n(r.events) },
-  { id: 'status', label: 'Status', type: 'text', width: 150, get: (r) => GPU_TIME_STATUS[r.status] ?? r.status },
+  { id: 'status', label: 'Status', type: 'text', width: 150, defaultHidden: true, get: (r) => GPU_TIME_STATUS[r.status] ?? r.status },
 ];
 
 const STEP_COLUMNS: Columns<RankGpuTime> = [
   { id: 'worker', label: 'Worker', type: 'text', get: (r) => r.worker },
-  { id: 'rank', label: 'Rank', type: 'number', unit: 'count', width: 70, get: (r) => n(r.rank) },
-  { id: 'step', label: 'Step', type: 'text', width: 90, get: (r) => r.step ?? '' },
-  { id: 'step_us', label: 'Step time', type: 'number', unit: 'us', width: 100, get: (r) => n(r.stepUs) },
-  { id: 'idle_us', label: 'GPU idle time', header: 'Idle', type: 'number', unit: 'us', width: 100, get: (r) => n(r.idleUs) },
-  { id: 'idle_pct', label: 'GPU idle share', header: 'Idle %', type: 'number', unit: 'percent', width: 80, get: (r) => n(r.idlePct) },
-  { id: 'compute_us', label: 'Compute time', header: 'Compute', type: 'number', unit: 'us', width: 100, get: (r) => n(r.computeUs) },
-  { id: 'compute_pct', label: 'Compute share', header: 'Compute %', type: 'number', unit: 'percent', width: 110, get: (r) => n(r.computePct) },
-  { id: 'non_compute_us', label: 'Non-compute time', header: 'Non-compute', type: 'number', unit: 'us', width: 125, get: (r) => n(r.nonComputeUs) },
-  { id: 'non_compute_pct', label: 'Non-compute share', header: 'Non-compute %', type: 'number', unit: 'percent', width: 140, get: (r) => n(r.nonComputePct) },
+  { id: 'rank', label: 'Rank', type: 'number', unit: 'count', width: 60, get: (r) => n(r.rank) },
+  { id: 'step', label: 'Step', type: 'text', width: 70, get: (r) => r.step ?? '' },
+  { id: 'step_us', label: 'Step time', type: 'number', unit: 'us', width: 105, get: (r) => n(r.stepUs) },
+  { id: 'idle_us', label: 'GPU idle time', header: 'Idle', type: 'number', unit: 'us', width: 90, get: (r) => n(r.idleUs) },
+  { id: 'idle_pct', label: 'GPU idle share', header: 'Idle %', type: 'number', unit: 'percent', width: 70, get: (r) => n(r.idlePct) },
+  { id: 'compute_us', label: 'Compute time', header: 'Comp.', type: 'number', unit: 'us', width: 95, get: (r) => n(r.computeUs) },
+  { id: 'compute_pct', label: 'Compute share', header: 'Comp. %', type: 'number', unit: 'percent', width: 95, get: (r) => n(r.computePct) },
+  { id: 'non_compute_us', label: 'Non-compute time', header: 'Non-comp.', type: 'number', unit: 'us', width: 110, get: (r) => n(r.nonComputeUs) },
+  { id: 'non_compute_pct', label: 'Non-compute share', header: 'Non-comp. %', type: 'number', unit: 'percent', width: 120, get: (r) => n(r.nonComputePct) },
 ];
 
 /** The span's GPU time per rank and its step table; `stepKey` ("all" or a step) filters the step table. */
@@ -72,7 +72,7 @@ export function RunGpuTime({ rows, run, stepKey }: { rows: readonly RankGpuTime[
         <h4>GPU time per rank</h4>
         <p class="muted">
           Over each rank's span of GPU work (HTA's scope: with two or more steps, the work launched before the last one), as <code>kinetoscope gpu-time</code> gives it on that rank's trace: idle,
-          compute and non-compute time, and the share of its communication overlapped by computation.
+          compute and non-compute time, and the share of its communication overlapped by computation (— where a rank has none: the Columns menu's Status says why).
           {missing ? ` ${missing} rank${missing === 1 ? '' : 's'} ${missing === 1 ? 'has' : 'have'} no GPU time: ${missing === 1 ? 'its summary was' : 'their summaries were'} written by an older kinetoscope.` : ''}
         </p>
         <DataTable
