@@ -166,8 +166,18 @@ export function App() {
     }
   };
 
-  // Traces the OS opens with the installed app take the same path as a drop.
-  useEffect(() => onLaunchFiles((files) => enqueue(fileEntries(files))), []);
+  // Traces the OS opens with the installed app take the same path as a drop (run files too).
+  useEffect(
+    () =>
+      onLaunchFiles((files) => {
+        void Promise.all(files.map((f) => isRunFile(f).catch(() => false))).then((flags) => {
+          for (const f of files.filter((_, i) => flags[i])) readRunFile(f).then(showRunFile, (e: Error) => fail(e.message || String(e)));
+          const traces = files.filter((_, i) => !flags[i]);
+          if (traces.length) enqueue(fileEntries(traces));
+        });
+      }),
+    [],
+  );
 
   // A link with ?url=<trace> (one or several) opens them as if dropped, in order.
   useEffect(() => {
