@@ -4,6 +4,8 @@
 // out by hand from the fixture (tests/data/README.md).
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "core/analysis/distributed.h"
 #include "core/session/views.h"
 #include "simdjson.h"
@@ -209,4 +211,61 @@ TEST_CASE("distributed: tb_plugin mode shows no view when the ranks recorded dif
   CHECK(out.find("different numbers of collectives (rank-0 2, rank-1 3)") != std::string::npos);
   // Summaries of the other mode are refused, not mixed.
   CHECK(run_json(ranks, false).find("\"error\"") != std::string::npos);
+}
+
+// The run's GPU time per rank (issue 24 §1's run-level part): each summary carries its trace's
+// temporal breakdown and comm/comp overlap through its binary form, and the reduce lists them per
+// worker; a summary without them (written before they were) is a row saying so, not zeros.
+// rank-0, as `kinetoscope gpu-time --json` gives it on its trace: GPU work over 100-900 µs, 600 µs
+// of it computing, 200 µs other (NCCL not under computation), 20 % of the communication overlapped.
+TEST_CASE("distributed: the run's GPU time per rank survives the summaries' binary form") {
+  std::vector<ks::RankSummary> ranks;
+  for (const char* file : {"rank-0.pt.trace.json", "rank-1.pt.trace.json"}) {
+    ks::TraceReader r;
+    kstest::feed_all(r, kstest::read_fixture(std::string("distributed-diverging-ranks/") + file), 1 << 20);
+    std::string worker, span;
+    ks::worker_and_span(file, worker, span);
+    ks::RankSummary s = ks::distributed_rank(r.model(), worker, "default", false);
+    s.gpu_time = ks::rank_gpu_time(r.model());
+    ks::RankSummary back;
+    std::string error;
+    REQUIRE(ks::rank_summary_from_bytes(ks::answer_bytes(ks::rank_summary_answer(s, r.model().start_ns)), back, error));
+    REQUIRE(back.gpu_time.present);
+    CHECK(back.gpu_time.overall.compute_ns == s.gpu_time.overall.compute_ns);
+    CHECK(back.gpu_time.overall.span_start_ns == s.gpu_time.overall.span_start_ns);
+    CHECK(back.gpu_time.steps.size() == s.gpu_time.steps.size());
+    back.worker = worker;
+    back.span = "default";
+    ranks.push_back(back);
+  }
+  const ks::DistributedRunAnswers run = ks::distributed_run_answers(ranks, false);
+  REQUIRE(run.spans.size() == 1);
+  const ks::Answer& a = run.spans[0].gpu_time;
+  REQUIRE(a.error.empty());
+  auto str = [&](const char* col, size_t r) { return a.strings[a.column(col)->str[r]]; };
+  auto f64 = [&](const char* col, size_t r) { return a.column(col)->f64[r]; };
+  REQUIRE(a.rows >= 2);
+  CHECK(str("worker", 0) == "rank-0");
+  CHECK(str("scope", 0) == "trace");
+  CHECK(str("status", 0) == "ok");
+  CHECK(f64("span_us", 0) == 800);
+  CHECK(f64("idle_us", 0) == 0);
+  CHECK(f64("compute_us", 0) == 600);
+  CHECK(f64("non_compute_us", 0) == 200);
+  CHECK(f64("compute_pct", 0) == 75);
+  CHECK(f64("comm_comp_overlap_pct", 0) == 20);
+  CHECK(str("scope", 1) == "step");
+  CHECK(f64("step_us", 1) > 0);
+  CHECK(ks::answer_meta(a, "without_gpu_time") == "0");
+
+  // rank-1's summary without its GPU time: one row, no numbers, counted.
+  ranks[1].gpu_time = ks::RankGpuTime{};
+  const ks::Answer b = ks::distributed_run_answers(ranks, false).spans[0].gpu_time;
+  size_t r1 = 0, rows1 = 0;
+  for (size_t r = 0; r < b.rows; ++r)
+    if (b.strings[b.column("worker")->str[r]] == "rank-1") ++rows1, r1 = r;
+  CHECK(rows1 == 1);
+  CHECK(b.strings[b.column("status")->str[r1]] == "no_summary");
+  CHECK(std::isnan(b.column("span_us")->f64[r1]));
+  CHECK(ks::answer_meta(b, "without_gpu_time") == "1");
 }
