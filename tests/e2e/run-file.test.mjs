@@ -13,6 +13,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { after, describe, it } from 'node:test';
 import { cli, cliHas, dist, dropFiles, launch, parseCsv, repo, settled, tmpDir, waitStatus, withCheckedPage } from './helpers.mjs';
 import { expectedDistributed, readDistributed } from './view-checks.mjs';
@@ -163,6 +164,19 @@ describe('run files (kinetoscope-fleet) in the page', { skip }, () => {
       await page.fill('[data-testid=run-gpu-search]', 'gloo_rank1');
       await waitStatus(page, '[data-testid=run-gpu-ranks]', 'run-gpu', '1 of 2 rows');
       await page.screenshot({ path: path.join(tmp, 'run-file-gloo.png'), fullPage: false });
+    });
+  });
+
+  it('a gzipped run file under another name is told by its content', T, async () => {
+    const src = path.join(tmp, 'gloo.kinetoscope-run.json');
+    assert.ok(fs.existsSync(src), 'made by the first test');
+    const renamed = path.join(tmp, 'job42-results.json.gz');
+    fs.writeFileSync(renamed, zlib.gzipSync(fs.readFileSync(src)));
+    await withCheckedPage(site.browser, site.server.page, async (page) => {
+      await dropFiles(page, [renamed]);
+      await runPage(page);
+      assert.match(await page.textContent('[data-testid=run-counts]'), /^Run file: 3 ranks · 1 failed \(left out\)/);
+      assert.equal(await page.$('[data-testid=nav-trace]'), null, 'not opened as a trace');
     });
   });
 
