@@ -10,7 +10,6 @@ import {
   type DistributedView,
   type DistWorker,
   type Overlap,
-  type RankGpuTime,
   type WaitTime,
 } from './distributed';
 import { checkTraceUrl } from './trace-url';
@@ -216,15 +215,4 @@ export function rankTraceLink(file: string, pageHref: string): { url: string } |
   }
   const where = /^[a-z][a-z0-9+.-]*:\/\//i.test(file) ? `at ${file}, which the browser cannot read` : `at ${file} on the machine that ran kinetoscope-fleet`;
   return { how: `This rank's trace is ${where}: copy it here and drop it on the page to open it.` };
-}
-
-/** A rank's GPU time rows by worker: its trace's row first. */
-export function gpuTimeByWorker(rows: readonly RankGpuTime[]): Map<string, RankGpuTime[]> {
-  const out = new Map<string, RankGpuTime[]>();
-  for (const r of rows) {
-    const l = out.get(r.worker);
-    if (l) l.push(r);
-    else out.set(r.worker, [r]);
-  }
-  return out;
 }
