@@ -78,17 +78,6 @@ void PickleReader::fail(std::string why, bool refused) {
   refused_ = refused;
 }
 
-void PickleReader::feed(const char* data, size_t n) {
-  if (stopped_ || failed()) return;
-  if (pos_ > 0) {
-    buf_.erase(0, pos_);
-    pos_ = 0;
-  }
-  buf_.append(data, n);
-  while (!stopped_ && !failed() && step()) {
-  }
-}
-
 bool PickleReader::check_length(uint64_t n, size_t header, const char* what) {
   // What the file holds after the opcode and its length field.
   const uint64_t after = consumed_ + header;
@@ -111,19 +100,29 @@ void PickleReader::stack_overflow() {
   fail("more than " + std::to_string(kMaxStack) + " values on the pickle's stack at byte " + std::to_string(op_at_));
 }
 
-bool PickleReader::tag(uint64_t id, uint32_t t) {
-  const size_t stop = memo_.size() > kTagReach ? memo_.size() - kTagReach : 0;
-  bool found = false;
-  for (size_t i = memo_.size(); i-- > stop;)
-    if (memo_[i].is_container() && memo_[i].id == id) memo_[i].len = t, found = true;
-  return found;
+bool PickleReader::tag(const PickleValue& v, uint32_t t) {
+  if (!v.is_container() || v.memo == 0 || v.memo > memo_.size()) return false;
+  return memo_.tag(v.memo - 1, v.id, t);
 }
 
 PickleValue PickleReader::new_container(PickleKind k) {
   PickleValue v;
+  if (next_id_ >= kMaxContainers) {
+    fail("the pickle makes more than " + std::to_string(kMaxContainers) + " containers at byte " + std::to_string(op_at_) +
+         ", more than this reader accepts");
+    return v;
+  }
   v.kind = k;
-  v.id = next_id_++;
+  v.id = uint32_t(next_id_++);
+  v.memo = 0;
   return v;
+}
+
+// Stores the stack's top at memo index idx (== memo_.size(): a new slot); a container learns its slot.
+void PickleReader::memoize(size_t idx) {
+  PickleValue& top = stack_.back();
+  if (top.is_container()) top.memo = uint32_t(idx + 1);
+  memo_.set(idx, top);
 }
 
 PickleValue PickleReader::add_string(const char* p, size_t n, PickleKind k) {
@@ -154,7 +153,7 @@ void PickleReader::put_items(const PickleValue& c, size_t from) {
   }
 }
 
-bool PickleReader::step() {
+inline bool PickleReader::step() {
   if (!need(1)) return false;
   const unsigned char* p = reinterpret_cast<const unsigned char*>(buf_.data()) + pos_;
   const uint8_t op = p[0];
@@ -407,7 +406,7 @@ bool PickleReader::step() {
         fail("the pickle's memo grows past " + std::to_string(kMaxMemo) + " entries" + at());
         return false;
       }
-      memo_.push_back(stack_.back());
+      memoize(memo_.size());
       break;
     case BINPUT:
     case LONG_BINPUT: {
@@ -420,15 +419,11 @@ bool PickleReader::step() {
              " entries stored so far");
         return false;
       }
-      if (idx == memo_.size()) {
-        if (memo_.size() >= kMaxMemo) {
-          fail("the pickle's memo grows past " + std::to_string(kMaxMemo) + " entries" + at());
-          return false;
-        }
-        memo_.push_back(stack_.back());
-      } else {
-        memo_[idx] = stack_.back();
+      if (idx == memo_.size() && memo_.size() >= kMaxMemo) {
+        fail("the pickle's memo grows past " + std::to_string(kMaxMemo) + " entries" + at());
+        return false;
       }
+      memoize(size_t(idx));
       used = 1 + n;
       break;
     }
@@ -442,7 +437,7 @@ bool PickleReader::step() {
              std::to_string(memo_.size()) + " entries are)");
         return false;
       }
-      push(memo_[idx]);
+      push(memo_.get(size_t(idx)));
       used = 1 + n;
       break;
     }
@@ -454,6 +449,17 @@ bool PickleReader::step() {
   pos_ += used;
   consumed_ += used;
   return true;
+}
+
+void PickleReader::feed(const char* data, size_t n) {
+  if (stopped_ || failed()) return;
+  if (pos_ > 0) {
+    buf_.erase(0, pos_);
+    pos_ = 0;
+  }
+  buf_.append(data, n);
+  while (step() && !stopped_) {
+  }
 }
 
 // After a truncation or a corrupt opcode: put what each open MARK holds into the container below
@@ -498,7 +504,7 @@ void PickleReader::release() {
   arena_ = std::string();
   stack_ = {};
   marks_ = {};
-  memo_ = ChunkedTable<PickleValue>();
+  memo_ = PickleMemo();
 }
 
 }  // namespace ks

@@ -42,7 +42,8 @@ namespace ks {
 enum class PickleKind : uint8_t { kNone, kBool, kInt, kBigInt, kFloat, kStr, kBytes, kDict, kList, kTuple, kSet, kMark };
 
 // One value on the pickle's stack or in its memo: 16 bytes. Strings and bytes live in the
-// reader's arena (offset, length); containers are their id.
+// reader's arena (offset, length); containers are their id and the memo slot they were last
+// stored in, so that a sink can tag that slot at once (PickleReader::tag).
 struct PickleValue {
   PickleKind kind = PickleKind::kNone;
   uint32_t len = 0;  // strings and bytes: their length; containers: the sink's tag (0: none)
@@ -50,11 +51,114 @@ struct PickleValue {
     int64_t i;     // kBool (0/1), kInt
     double f;      // kFloat, kBigInt (an int beyond 64 bits, rounded)
     uint64_t off;  // kStr, kBytes: offset in the arena
-    uint64_t id;   // containers: their id, 0, 1, 2... in the order they were made
+    struct {
+      uint32_t id;    // containers: their id, 0, 1, 2... in the order they were made
+      uint32_t memo;  // containers: 1 + the memo index they were last stored at (0: none)
+    };
   };
   PickleValue() : i(0) {}
   bool is_container() const { return kind >= PickleKind::kDict && kind <= PickleKind::kSet; }
   bool is_int() const { return kind == PickleKind::kInt || kind == PickleKind::kBool; }
+};
+
+// The pickle's memo in 8 bytes a slot (a 50 M-entry snapshot memoizes every dict, list and
+// string: 100 M+ slots): the kind in the top 4 bits, below it an int of 60 bits, a string's arena
+// offset (40 bits) and length (20), or a container's id (32) and tag (28). A value that does not
+// fit (a float, a wide int, a long string, a big tag) is kept whole in a side table.
+class PickleMemo {
+ public:
+  size_t size() const { return slots_.size(); }
+  void set(size_t idx, const PickleValue& v) {  // idx <= size()
+    const uint64_t s = encode(v);
+    if (idx == slots_.size()) slots_.push_back(s);
+    else slots_[idx] = s;
+  }
+  PickleValue get(size_t idx) const {
+    const uint64_t s = slots_[idx];
+    const auto kind = PickleKind(s >> 60);
+    const uint64_t pay = s & kPay;
+    if (uint8_t(kind) == kWide) return wide_[pay];
+    PickleValue v;
+    v.kind = kind;
+    switch (kind) {
+      case PickleKind::kBool:
+      case PickleKind::kInt: v.i = int64_t(pay << 4) >> 4; break;
+      case PickleKind::kStr:
+      case PickleKind::kBytes: v.off = pay >> 20, v.len = uint32_t(pay & 0xfffff); break;
+      case PickleKind::kDict:
+      case PickleKind::kList:
+      case PickleKind::kTuple:
+      case PickleKind::kSet: v.id = uint32_t(pay >> 28), v.len = uint32_t(pay & 0xfffffff), v.memo = uint32_t(idx + 1); break;
+      default: break;
+    }
+    return v;
+  }
+  // Sets the tag of the container at idx when it is the container id; false when it is not.
+  bool tag(size_t idx, uint32_t id, uint32_t tag) {
+    PickleValue v = get(idx);
+    if (!v.is_container() || v.id != id) return false;
+    v.len = tag;
+    set(idx, v);
+    return true;
+  }
+  size_t bytes() const { return slots_.bytes() + wide_.capacity() * sizeof(PickleValue); }
+
+ private:
+  static constexpr uint8_t kWide = 15;
+  static constexpr uint64_t kPay = (uint64_t(1) << 60) - 1;
+  uint64_t wide(const PickleValue& v) {
+    wide_.push_back(v);
+    return (uint64_t(kWide) << 60) | (wide_.size() - 1);
+  }
+  uint64_t encode(const PickleValue& v) {
+    const uint64_t k = uint64_t(v.kind) << 60;
+    switch (v.kind) {
+      case PickleKind::kBool:
+      case PickleKind::kInt:
+        if (v.i >= -(int64_t(1) << 59) && v.i < (int64_t(1) << 59)) return k | (uint64_t(v.i) & kPay);
+        return wide(v);
+      case PickleKind::kStr:
+      case PickleKind::kBytes:
+        if (v.off < (uint64_t(1) << 40) && v.len < (1u << 20)) return k | (v.off << 20) | v.len;
+        return wide(v);
+      case PickleKind::kDict:
+      case PickleKind::kList:
+      case PickleKind::kTuple:
+      case PickleKind::kSet:
+        if (v.len < (1u << 28)) return k | (uint64_t(v.id) << 28) | v.len;
+        return wide(v);
+      case PickleKind::kNone:
+      case PickleKind::kMark: return k;
+      default: return wide(v);
+    }
+  }
+  ChunkedTable<uint64_t> slots_;
+  std::vector<PickleValue> wide_;
+};
+
+// The pickle machine's stack: a plain growing array whose push is a store and a compare (it runs
+// for nearly every opcode; std::vector's push_back was not inlined there and cost a sixth).
+class PickleStack {
+ public:
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  PickleValue& back() { return data_[n_ - 1]; }
+  PickleValue& operator[](size_t i) { return data_[i]; }
+  const PickleValue& operator[](size_t i) const { return data_[i]; }
+  void pop_back() { --n_; }
+  void resize(size_t n) { n_ = n; }  // shrinks only
+#if defined(__GNUC__)
+  __attribute__((always_inline))
+#endif
+  void push_back(const PickleValue& v) {
+    if (n_ == data_.size()) [[unlikely]] grow();
+    data_[n_++] = v;
+  }
+
+ private:
+  void grow() { data_.resize(data_.empty() ? 1024 : data_.size() * 2); }
+  std::vector<PickleValue> data_;
+  size_t n_ = 0;
 };
 
 class PickleReader;
@@ -73,7 +177,7 @@ class PickleReader {
  public:
   static constexpr size_t kMaxMarks = 10000;           // nesting depth
   static constexpr size_t kMaxStack = size_t(1) << 22;  // values on the stack
-  static constexpr size_t kMaxMemo = size_t(1) << 28;   // memo entries (16 bytes each: 4 GB)
+  static constexpr size_t kMaxMemo = size_t(1) << 28;   // memo entries (8 bytes each: 2 GB)
   static constexpr uint64_t kMaxString = uint64_t(1) << 30;
 
   explicit PickleReader(PickleSink& sink) : sink_(sink) {}
@@ -92,26 +196,34 @@ class PickleReader {
   uint64_t bytes_read() const { return consumed_; }
   uint64_t op_offset() const { return op_at_; }  // byte offset of the opcode being run
   int protocol() const { return protocol_; }
-  // Tags container `id` in the memo with a number of the sink's (what the container became: a
-  // frame, a stack), so that a later GET hands the tag back and the sink needs no map of its own.
-  // Looks at the last kTagReach memo entries only (the Pickler memoizes a container as it makes
-  // it, and a sink tags it when it is put in its parent): false when the memo does not hold it
-  // there. Copies already on the stack keep no tag: a sink keeps its own map for those.
-  static constexpr size_t kTagReach = 64;
-  bool tag(uint64_t id, uint32_t tag);
+  // Tags container v in the memo slot it was stored at with a number of the sink's (what the
+  // container became: a frame, a stack), so that a later GET hands the tag back and the sink
+  // needs no map of its own. False when v was never memoized, or its slot holds another value
+  // since (then no GET can hand it back). Copies already on the stack keep no tag.
+  bool tag(const PickleValue& v, uint32_t tag);
+  // Pickles make at most this many containers (their ids are 32-bit): 4 G empty dicts alone
+  // would be a 4 GB file.
+  static constexpr uint64_t kMaxContainers = UINT32_MAX;
   std::string_view text(const PickleValue& v) const {
     return (v.kind == PickleKind::kStr || v.kind == PickleKind::kBytes) ? std::string_view(arena_).substr(v.off, v.len)
                                                                         : std::string_view();
   }
 
  private:
-  // Runs the opcodes complete in buf_[pos..]: returns false when it needs more bytes.
-  bool step();
+  // Runs the opcode at buf_[pos..]: false when it needs more bytes or failed. Inlined into
+  // feed's loop: called once per opcode (tens of millions), a call's prologue cost a fifth.
+#if defined(__GNUC__)
+  __attribute__((always_inline))
+#endif
+  inline bool step();
   void fail(std::string why, bool refused = false);
   bool need(size_t n) const { return buf_.size() - pos_ >= n; }
   bool check_length(uint64_t n, size_t header, const char* what);
+#if defined(__GNUC__)
+  __attribute__((always_inline))
+#endif
   void push(const PickleValue& v) {
-    if (stack_.size() >= kMaxStack) return stack_overflow();
+    if (stack_.size() >= kMaxStack) [[unlikely]] return stack_overflow();
     stack_.push_back(v);
   }
   void stack_overflow();
@@ -128,10 +240,11 @@ class PickleReader {
   uint64_t op_at_ = 0;
   uint64_t total_ = 0;
   std::string arena_;
-  std::vector<PickleValue> stack_;
+  PickleStack stack_;
   std::vector<size_t> marks_;
-  ChunkedTable<PickleValue> memo_;  // in blocks: no 3x peak while a multi-GB pickle's memo grows
+  PickleMemo memo_;  // in blocks: no 3x peak while a multi-GB pickle's memo grows
   uint64_t next_id_ = 0;
+  void memoize(size_t idx);
   int protocol_ = 0;
   bool started_ = false;
   bool stopped_ = false;

@@ -58,6 +58,40 @@ BlockState state_of(std::string_view s) {
   return BlockState::kOther;
 }
 
+// The keys a snapshot's dicts hold that the model reads.
+enum Key : uint8_t {
+  kOtherKey, kAddr, kSize, kLine, kName, kState, kStage, kAction, kStream, kDevice, kFrames, kBlocks, kTimeUs,
+  kAddress, kFilename, kSegments, kTotalSize, kDeviceFree, kActiveSize, kSegmentType, kDeviceTraces,
+  kAllocatedSize, kRequestedSize,
+};
+
+Key key_of(std::string_view k) {
+  switch (k.size()) {
+    case 4:
+      if (k == "addr") return kAddr;
+      if (k == "size") return kSize;
+      if (k == "line") return kLine;
+      if (k == "name") return kName;
+      return kOtherKey;
+    case 5: return k == "state" ? kState : k == "stage" ? kStage : kOtherKey;
+    case 6:
+      if (k == "action") return kAction;
+      if (k == "stream") return kStream;
+      if (k == "device") return kDevice;
+      if (k == "frames") return kFrames;
+      if (k == "blocks") return kBlocks;
+      return kOtherKey;
+    case 7: return k == "time_us" ? kTimeUs : k == "address" ? kAddress : kOtherKey;
+    case 8: return k == "filename" ? kFilename : k == "segments" ? kSegments : kOtherKey;
+    case 10: return k == "total_size" ? kTotalSize : kOtherKey;
+    case 11: return k == "device_free" ? kDeviceFree : k == "active_size" ? kActiveSize : kOtherKey;
+    case 12: return k == "segment_type" ? kSegmentType : kOtherKey;
+    case 13: return k == "device_traces" ? kDeviceTraces : kOtherKey;
+    case 14: return k == "allocated_size" ? kAllocatedSize : k == "requested_size" ? kRequestedSize : kOtherKey;
+    default: return kOtherKey;
+  }
+}
+
 // The fields of any dict of a snapshot, filled by key as its items arrive; which kind of dict
 // it was is decided when it is put into a list (an entry has "action", a segment "total_size",
 // a block "state", a frame "filename").
@@ -75,8 +109,8 @@ struct DictRec {
   BlockState state = BlockState::kOther;
   int64_t addr = 0, size = 0, stream = 0, time_us = -1, device_free = 0, device = 0, total = 0, allocated = 0,
           active = 0, requested = 0, line = 0;
-  uint64_t frames = 0, blocks = 0, segments = 0, traces = 0;  // container ids
-  uint32_t frames_tag = 0;  // the frames list's memo tag: its stack + 1 (0: not interned yet)
+  uint64_t blocks = 0, segments = 0, traces = 0;  // container ids
+  uint32_t stack = 0;  // the frames list's stack (interned when the dict got it)
   StringId name = 0, filename = 0, seg_type = 0;
 };
 
@@ -121,9 +155,15 @@ struct SnapshotReader::Impl final : PickleSink {
   std::vector<ListRec> list_slab;
   std::vector<uint32_t> list_free;
   IdMap list_slot;
-  // What a frame dict or a frames list became (frame index, stack index), for the GETs made
-  // before it was tagged in the memo (PickleReader::tag) or beyond the tag's reach.
-  IdMap frame_of, stack_of;
+  // What a frame dict became (its index), for a GET of it made before it was tagged in the
+  // memo (PickleReader::tag): a frame repeated within one stack.
+  IdMap frame_of;
+  // What the last frames lists became (id → stack), for a copy of one taken before it was
+  // tagged and put into a dict after it (a dict nested in the one holding it). Lossy: a
+  // direct-mapped cache, not a map of every list (the Pickler's order never needs it).
+  static constexpr size_t kRecentStacks = 4096;
+  std::vector<std::pair<uint64_t, uint32_t>> recent_stacks =
+      std::vector<std::pair<uint64_t, uint32_t>>(kRecentStacks, {UINT64_MAX, 0});
   IdMap stack_by_hash;  // a stack's frames hashed → its index (collisions probed on)
   uint64_t last_dict = UINT64_MAX;
   uint32_t last_dict_slot = 0;
@@ -204,13 +244,35 @@ struct SnapshotReader::Impl final : PickleSink {
 
   void on_item(PickleReader& r, const PickleValue& c, const PickleValue* key, const PickleValue& v) override {
     if (c.kind == PickleKind::kDict) {
-      if (key && key->kind == PickleKind::kStr) set_field(r, dict(c.id), r.text(*key), v);
+      if (key && key->kind == PickleKind::kStr) set_field(r, dict(c.id), *key, v);
     } else if (c.kind == PickleKind::kList) {
       list_item(r, c.id, v);
     }
   }
 
-  void set_field(const PickleReader& r, DictRec& d, std::string_view k, const PickleValue& v) {
+  // A key's field, and an action's value, cached by the string's place in the reader's arena: a
+  // pickle memoizes its keys and actions, so each is one string read again by every GET, and a
+  // lookup here replaces the compares of each of the 30+ keys and values of every entry.
+  struct CodeCache {
+    uint64_t off = UINT64_MAX;
+    uint32_t len = 0;
+    uint8_t code = 0;
+  };
+  static constexpr size_t kCodeCache = 64;
+  CodeCache key_cache[kCodeCache];
+  CodeCache action_cache[kCodeCache];
+  uint8_t key_code(const PickleReader& r, const PickleValue& k) {
+    CodeCache& c = key_cache[k.off % kCodeCache];
+    if (c.off != k.off || c.len != k.len) c = {k.off, k.len, uint8_t(key_of(r.text(k)))};
+    return c.code;
+  }
+  SnapAction action_code(const PickleReader& r, const PickleValue& v) {
+    CodeCache& c = action_cache[v.off % kCodeCache];
+    if (c.off != v.off || c.len != v.len) c = {v.off, v.len, uint8_t(action_of(r.text(v)))};
+    return SnapAction(c.code);
+  }
+
+  void set_field(PickleReader& r, DictRec& d, const PickleValue& k_value, const PickleValue& v) {
     bool ok = true;
     // A key present marks its field even when its value has the wrong type (read as 0, counted):
     // the key tells which kind of dict it is.
@@ -234,62 +296,41 @@ struct SnapshotReader::Impl final : PickleSink {
       if (v.kind == PickleKind::kStr) out = m.strings.intern(r.text(v)), d.has |= bit;
       else d.has |= bit | fBadType;
     };
-    switch (k.size()) {
-      case 4:
-        if (k == "addr") return i64(d.addr, fAddr);
-        if (k == "size") return bytes(d.size, fSize);
-        if (k == "line") return i64(d.line, fLine);
-        if (k == "name") return str(d.name, fName);
+    switch (key_code(r, k_value)) {
+      case kAddr: return i64(d.addr, fAddr);
+      case kSize: return bytes(d.size, fSize);
+      case kLine: return i64(d.line, fLine);
+      case kName: return str(d.name, fName);
+      case kState:
+        if (v.kind == PickleKind::kStr) d.state = state_of(r.text(v)), d.has |= fState;
+        else d.has |= fState | fBadType;
         return;
-      case 5:
-        if (k == "state") {
-          if (v.kind == PickleKind::kStr) d.state = state_of(r.text(v)), d.has |= fState;
-          else d.has |= fState | fBadType;
-        } else if (k == "stage") {
-          d.has |= fStage;
-        }
+      case kStage: d.has |= fStage; return;
+      case kAction:
+        if (v.kind == PickleKind::kStr) d.action = action_code(r, v), d.has |= fAction;
+        else d.has |= fAction | fBadType;
         return;
-      case 6:
-        if (k == "action") {
-          if (v.kind == PickleKind::kStr) d.action = action_of(r.text(v)), d.has |= fAction;
-          else d.has |= fAction | fBadType;
-        } else if (k == "stream") {
-          i64(d.stream, fStream);
-        } else if (k == "device") {
-          i64(d.device, fDevice);
-        } else if (k == "frames") {
-          ref(d.frames, d.frames_tag, fFrames);
-        } else if (k == "blocks") {
-          ref(d.blocks, no_tag, fBlocks);
-        }
+      case kStream: return i64(d.stream, fStream);
+      case kDevice: return i64(d.device, fDevice);
+      case kFrames:
+        if (v.kind == PickleKind::kList) d.stack = stack_of_list(r, v), d.has |= fFrames;
+        else if (v.kind != PickleKind::kNone) d.has |= fFrames | fBadType;
         return;
-      case 7:
-        if (k == "time_us") return i64(d.time_us, fTime);
-        if (k == "address") return i64(d.addr, fAddress);
+      case kBlocks: return ref(d.blocks, no_tag, fBlocks);
+      case kTimeUs: return i64(d.time_us, fTime);
+      case kAddress: return i64(d.addr, fAddress);
+      case kFilename: return str(d.filename, fFilename);
+      case kSegments: return ref(d.segments, no_tag, fSegments);
+      case kTotalSize: return bytes(d.total, fTotal);
+      case kDeviceFree: return bytes(d.device_free, fDeviceFree);
+      case kActiveSize: return bytes(d.active, fActive);
+      case kSegmentType:
+        if (v.kind == PickleKind::kStr) d.seg_type = m.strings.intern(r.text(v)), d.has |= fSegType;
         return;
-      case 8:
-        if (k == "filename") return str(d.filename, fFilename);
-        if (k == "segments") return ref(d.segments, no_tag, fSegments);
-        return;
-      case 10:
-        if (k == "total_size") return bytes(d.total, fTotal);
-        return;
-      case 11:
-        if (k == "device_free") return bytes(d.device_free, fDeviceFree);
-        if (k == "active_size") return bytes(d.active, fActive);
-        return;
-      case 12:
-        if (k == "segment_type" && v.kind == PickleKind::kStr) d.seg_type = m.strings.intern(r.text(v)), d.has |= fSegType;
-        return;
-      case 13:
-        if (k == "device_traces") return ref(d.traces, no_tag, fTraces);
-        return;
-      case 14:
-        if (k == "allocated_size") return bytes(d.allocated, fAllocated);
-        if (k == "requested_size") return bytes(d.requested, fRequested);
-        return;
-      default:
-        return;
+      case kDeviceTraces: return ref(d.traces, no_tag, fTraces);
+      case kAllocatedSize: return bytes(d.allocated, fAllocated);
+      case kRequestedSize: return bytes(d.requested, fRequested);
+      default: return;
     }
   }
 
@@ -311,29 +352,25 @@ struct SnapshotReader::Impl final : PickleSink {
     }
   }
 
-  // The stack of a frames list (0 when it had none): interned when first put into its entry or
-  // block; the memo's tag (or stack_of) answers the GETs of it after.
-  uint32_t stack_of_list(PickleReader& r, uint64_t id, uint32_t tag, bool has) {
-    if (!has) return 0;
-    if (tag) return tag - 1;
-    const int64_t slot = list_index(id, false);
-    if (slot < 0) {
-      const uint32_t* s = stack_of.find(id);
-      return s ? *s : 0;  // an empty list, or one that held no frame
-    }
+  // The stack of a frames list (0 when it had none), when a dict gets it: the list is complete
+  // then (the Pickler fills a container before putting it anywhere). Interned once; its memo
+  // slot is tagged so that the GETs to come (free_requested and free_completed entries reuse
+  // the alloc's list) hand the stack back without a lookup.
+  uint32_t stack_of_list(PickleReader& r, const PickleValue& v) {
+    if (v.len) return v.len - 1;
+    auto& recent = recent_stacks[v.id % kRecentStacks];
+    const int64_t slot = list_index(v.id, false);
+    if (slot < 0) return recent.first == v.id ? recent.second : 0;  // an empty list, or one seen before
     ListRec& l = list_slab[size_t(slot)];
     uint32_t sid = 0;
     if (l.kind == ListKind::kFrames && !l.frames.empty()) {
       sid = intern_stack(l.frames);
-      // The memo's tag answers the GETs to come; a GET made before now holds an untagged copy
-      // (the Pickler writes a whole batch of entries before putting them into their list), so
-      // the map answers those.
-      r.tag(id, sid + 1);
-      stack_of.put(id, sid);
+      r.tag(v, sid + 1);
+      recent = {v.id, sid};
     } else if (l.kind != ListKind::kFrames) {
       m.count("frames that are not a list of frame dicts");
     }
-    release_list(id, uint32_t(slot));
+    release_list(v.id, uint32_t(slot));
     return sid;
   }
 
@@ -373,10 +410,9 @@ struct SnapshotReader::Impl final : PickleSink {
     if (d.has & fBadType) m.count("fields of the wrong type (read as 0)");
     if (d.has & fOutOfRange) m.count("sizes below 0 or above 2^48 bytes (clamped)");
     if (d.has & fAction) {
-      // Its stack first: taking the frames list out may reuse slab slots, not move them.
       const bool needs_addr =
           d.action == SnapAction::kAlloc || d.action == SnapAction::kFreeCompleted || d.action == SnapAction::kFree;
-      const uint32_t stack = stack_of_list(r, d.frames, d.frames_tag, d.has & fFrames);
+      const uint32_t stack = d.stack;
       ListRec& l = list(list_id);
       if (!want(l, ListKind::kEntries)) return;
       SnapTrace& t = l.entries;
@@ -430,13 +466,13 @@ struct SnapshotReader::Impl final : PickleSink {
       b.size = d.size;
       b.requested_size = d.has & fRequested ? d.requested : d.size;
       b.state = d.state;
-      b.stack = stack_of_list(r, d.frames, d.frames_tag, d.has & fFrames);
+      b.stack = d.stack;
       ListRec& l = list(list_id);
       if (want(l, ListKind::kBlocks)) l.blocks.push_back(b);
     } else if (d.has & fFilename) {
       m.frames.push_back({d.name, d.filename, d.line});
       const uint32_t f = uint32_t(m.frames.size() - 1);
-      r.tag(v.id, f + 1);
+      r.tag(v, f + 1);
       frame_of.put(v.id, f);
       ListRec& l = list(list_id);
       if (want(l, ListKind::kFrames)) l.frames.push_back(f);
@@ -545,7 +581,7 @@ void SnapshotReader::finish() {
   impl_->dict_slot.clear();
   impl_->list_slot.clear();
   impl_->frame_of.clear();
-  impl_->stack_of.clear();
+  impl_->recent_stacks = {};
   impl_->stack_by_hash.clear();
 }
 

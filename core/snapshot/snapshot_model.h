@@ -14,6 +14,7 @@
 // without requested_size or address (then each follows the one before it), C++ frames, or the
 // whole snapshot a bare list of segments (no history).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -40,18 +41,125 @@ struct SnapFrame {
   int64_t line = 0;
 };
 
+// A column of int64 values stored in 4 bytes a row: each the offset from its block's base (the
+// first value of its kBlockRows rows when kBased, else 0); a value the offset cannot hold (below
+// the base, 4 G above it, or -1) is kept in a side table, looked up by binary search. Times of a
+// history (microseconds, rising) and sizes (bytes, under 4 GiB) almost never need the table.
+template <bool kBased>
+class PackedInt64Column {
+ public:
+  static constexpr size_t kBlockRows = 16384;
+  void push_back(int64_t v) {
+    const size_t i = offsets_.size();
+    if (kBased && i % kBlockRows == 0) bases_.push_back(v < 0 ? 0 : v);
+    const int64_t base = kBased ? bases_.back() : 0;
+    const uint64_t off = uint64_t(v) - uint64_t(base);
+    if (v >= base && off < kEscape) {
+      offsets_.push_back(uint32_t(off));
+    } else {
+      offsets_.push_back(kEscape);
+      wide_.emplace_back(i, v);
+    }
+  }
+  int64_t operator[](size_t i) const {
+    const uint32_t off = offsets_[i];
+    if (off != kEscape) [[likely]] return (kBased ? bases_[i / kBlockRows] : 0) + int64_t(off);
+    const auto it = std::lower_bound(wide_.begin(), wide_.end(), i, [](const std::pair<size_t, int64_t>& w, size_t k) { return w.first < k; });
+    return it != wide_.end() && it->first == i ? it->second : 0;
+  }
+  size_t size() const { return offsets_.size(); }
+  size_t bytes() const { return offsets_.bytes() + bases_.capacity() * 8 + wide_.capacity() * sizeof(wide_[0]); }
+
+ private:
+  static constexpr uint32_t kEscape = UINT32_MAX;
+  ChunkedTable<uint32_t, kBlockRows> offsets_;
+  std::vector<int64_t> bases_;
+  std::vector<std::pair<size_t, int64_t>> wide_;
+};
+
+// Addresses in 6 bytes: CUDA's device addresses are below 2^48 (those above, in a side table).
+class AddrColumn {
+ public:
+  void push_back(uint64_t a) {
+    const size_t i = lo_.size();
+    lo_.push_back(uint32_t(a));
+    if (a >> 48) {
+      hi_.push_back(kEscape);
+      wide_.emplace_back(i, a);
+    } else {
+      hi_.push_back(uint16_t(a >> 32));
+    }
+  }
+  uint64_t operator[](size_t i) const {
+    const uint16_t hi = hi_[i];
+    if (hi != kEscape || wide_.empty()) [[likely]] return (uint64_t(hi) << 32) | lo_[i];
+    const auto it = std::lower_bound(wide_.begin(), wide_.end(), i, [](const std::pair<size_t, uint64_t>& w, size_t k) { return w.first < k; });
+    return it != wide_.end() && it->first == i ? it->second : (uint64_t(hi) << 32) | lo_[i];
+  }
+  size_t size() const { return lo_.size(); }
+  size_t bytes() const { return lo_.bytes() + hi_.bytes() + wide_.capacity() * sizeof(wide_[0]); }
+
+ private:
+  static constexpr uint16_t kEscape = UINT16_MAX;  // 0xffff____ ____ is a valid 48-bit address: wide_ says which
+  ChunkedTable<uint32_t> lo_;
+  ChunkedTable<uint16_t> hi_;
+  std::vector<std::pair<size_t, uint64_t>> wide_;
+};
+
+// Streams by their index in a table of the distinct values (a history holds a handful).
+class StreamColumn {
+ public:
+  void push_back(int64_t s) {
+    if (values_.empty() || values_[last_] != s) {
+      const auto it = std::find(values_.begin(), values_.end(), s);
+      if (it != values_.end()) {
+        last_ = uint16_t(it - values_.begin());
+      } else if (values_.size() < kMax) {
+        values_.push_back(s);
+        last_ = uint16_t(values_.size() - 1);
+      } else {
+        idx_.push_back(kMax);
+        wide_.emplace_back(idx_.size() - 1, s);
+        return;
+      }
+    }
+    idx_.push_back(last_);
+  }
+  int64_t operator[](size_t i) const {
+    const uint16_t k = idx_[i];
+    if (k != kMax) [[likely]] return values_[k];
+    const auto it = std::lower_bound(wide_.begin(), wide_.end(), i, [](const std::pair<size_t, int64_t>& w, size_t j) { return w.first < j; });
+    return it != wide_.end() && it->first == i ? it->second : 0;
+  }
+  size_t size() const { return idx_.size(); }
+  size_t bytes() const { return idx_.bytes() + values_.capacity() * 8 + wide_.capacity() * sizeof(wide_[0]); }
+
+ private:
+  static constexpr uint16_t kMax = 4096;  // distinct streams kept in the table; more go to wide_
+  ChunkedTable<uint16_t> idx_;
+  std::vector<int64_t> values_;
+  uint16_t last_ = 0;
+  std::vector<std::pair<size_t, int64_t>> wide_;
+};
+
 // One device's history, in the order recorded. Columns in blocks (core/util/chunked_table.h):
-// 50 M entries grow without a doubling vector's slack and copy.
+// 50 M entries grow without a doubling vector's slack and copy; 21 bytes an entry (the pickle
+// spends 75-100): addresses in 6, sizes and times in 4 (PackedInt64Column), streams in 2.
+// Read a row's value with column[i]; values are appended by the reader only.
 struct SnapTrace {
   ChunkedTable<SnapAction> action;
-  ChunkedTable<uint64_t> addr;
-  ChunkedTable<int64_t> size;
-  ChunkedTable<int64_t> stream;
-  ChunkedTable<int64_t> time_us;  // -1 when the snapshot has none
-  ChunkedTable<uint32_t> stack;   // SnapshotModel::stacks index; 0: no frames
+  AddrColumn addr;
+  PackedInt64Column<false> size;
+  StreamColumn stream;
+  PackedInt64Column<true> time_us;  // -1 when the snapshot has none
+  ChunkedTable<uint32_t> stack;     // SnapshotModel::stacks index; 0: no frames
   // oom entries: their index and the device's free memory the allocator saw.
   std::vector<std::pair<uint32_t, int64_t>> device_free;
   size_t size_rows() const { return action.size(); }
+  size_t bytes() const {
+    return action.bytes() + addr.bytes() + size.bytes() + stream.bytes() + time_us.bytes() + stack.bytes() +
+           device_free.capacity() * sizeof(device_free[0]);
+  }
 };
 
 struct SnapBlock {
