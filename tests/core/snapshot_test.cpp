@@ -179,6 +179,27 @@ TEST_CASE("snapshot: a truncation at every byte loads what was complete and says
   CHECK(last_entries == 12);
 }
 
+TEST_CASE("snapshot: a truncation inside a one-device history keeps the entries read (the list's pending APPEND)",
+          "[snapshot][hostile]") {
+  // device_traces holds one list, put in by a single APPEND that a cut never reaches: the
+  // salvage must still put that list where it was going, or every entry is lost (it was, before).
+  const std::string bytes = kstest::read_fixture("h200_pt211/snapshot_p5/gpt_protocol5.snapshot.pickle");
+  Loaded whole(bytes, 4 << 20);
+  REQUIRE(whole.r.model().devices.size() == 1);
+  const size_t all = whole.r.model().devices[0].size_rows();
+  uint64_t last = 0;
+  for (int eighth = 3; eighth <= 7; ++eighth) {
+    Loaded l(bytes.substr(0, bytes.size() * size_t(eighth) / 8), 1 << 20);
+    INFO("cut at " << eighth << "/8");
+    CHECK_FALSE(l.r.failed());
+    REQUIRE(l.r.model().devices.size() == 1);
+    const uint64_t entries = l.r.model().devices[0].size_rows();
+    CHECK(entries > last);
+    CHECK(entries < all);
+    last = entries;
+  }
+}
+
 namespace {
 
 void check_against_expected(const std::string& pickle_path, const std::string& expected_path) {
