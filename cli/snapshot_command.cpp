@@ -259,6 +259,18 @@ int run_snapshot(int argc, char** argv) {
         w.end_object();
       }
       w.end_array();
+      w.key("allocator_settings").begin_object();
+      for (const auto& [k, v] : m.allocator_settings) w.key(k).value(v);
+      w.end_object();
+      w.key("external_annotations").begin_array();
+      for (const ks::SnapAnnotation& a : m.annotations) {
+        w.begin_object().key("stage").value(a.start ? "START" : "END").key("name").value(m.strings.get(a.name));
+        w.key("device").value(a.device).key("time_us");
+        if (a.time_us >= 0) w.value(a.time_us);
+        else w.null();
+        w.end_object();
+      }
+      w.end_array();
       w.end_object();
       std::printf("%s\n", w.str().c_str());
       continue;
@@ -267,6 +279,14 @@ int run_snapshot(int argc, char** argv) {
                 m.has_history ? "with the allocator's history" : "no history (recorded without _record_memory_history)");
     if (!r.error().empty()) std::printf("  warning: %s\n", r.error().c_str());
     for (const auto& [what, n] : m.health) std::printf("  skipped: %llu %s\n", (unsigned long long)n, what.c_str());
+    if (!m.allocator_settings.empty()) {
+      std::printf("  allocator settings:");
+      for (const auto& [k, v] : m.allocator_settings) std::printf(" %s=%s", k.c_str(), v.empty() ? "''" : v.c_str());
+      std::printf("\n");
+    }
+    if (!m.annotations.empty())
+      std::printf("  %zu external annotation%s (record_function ranges' START/END)\n", m.annotations.size(),
+                  m.annotations.size() == 1 ? "" : "s");
     for (const ks::SnapDeviceStats& s : stats) {
       std::printf("\ndevice %lld\n", (long long)s.device);
       std::printf("  history: %llu entries, %llu allocations, %llu frees\n", (unsigned long long)s.trace_entries,
