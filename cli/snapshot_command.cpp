@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <zlib.h>
+
 #include "cli/file_source.h"
 #include "core/snapshot/snapshot_model.h"
 #include "core/snapshot/snapshot_stats.h"
@@ -23,8 +25,8 @@ namespace {
 const char kSnapshotUsage[] =
     "usage: kinetoscope snapshot [--json] [--device N] [--at-us T] [--chunk-bytes N] FILE...\n"
     "\n"
-    "  CUDA memory snapshots (torch.cuda.memory._dump_snapshot pickles, protocols 2-5, read\n"
-    "  without running any of their code) per device: the allocator history's entries,\n"
+    "  CUDA memory snapshots (torch.cuda.memory._dump_snapshot pickles, protocols 2-5, plain or\n"
+    "  gzipped, read without running any of their code) per device: the allocator history's entries,\n"
     "  allocations and frees; the peak of the allocated memory (counting the blocks alive\n"
     "  before the history began, as pytorch.org/memory_viz does) with its time and the\n"
     "  allocation sites holding it (innermost Python frame); each out-of-memory event with\n"
@@ -37,20 +39,60 @@ struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
 
-// Reads the file into the reader in chunks; returns a sentence when it cannot be read at all.
+// Inflates a gzip-compressed snapshot (torch writes plain pickles; people gzip them to share)
+// into the reader chunk by chunk. A stream cut off or corrupt part-way: the reader finishes with
+// what came before it (its own sentence says the pickle ends early), and the health says why.
+std::string read_gzip_snapshot(std::FILE* f, ks::SnapshotReader& r, size_t chunk) {
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 32) != Z_OK) return "Cannot start gzip decompression.";
+  std::vector<unsigned char> in(1 << 20);
+  std::vector<char> out(chunk);
+  std::string problem;
+  bool stream_end = false;
+  while (problem.empty()) {
+    const size_t got = std::fread(in.data(), 1, in.size(), f);
+    if (got == 0) {
+      if (!stream_end) problem = std::ferror(f) ? "a read error" : "its gzip stream is cut off";
+      break;
+    }
+    zs.next_in = in.data();
+    zs.avail_in = static_cast<uInt>(got);
+    while (zs.avail_in > 0 && problem.empty()) {
+      if (stream_end) {  // concatenated gzip members, as gzip(1) reads them
+        if (inflateReset(&zs) != Z_OK) break;
+        stream_end = false;
+      }
+      zs.next_out = reinterpret_cast<Bytef*>(out.data());
+      zs.avail_out = static_cast<uInt>(out.size());
+      const int rc = inflate(&zs, Z_NO_FLUSH);
+      const size_t produced = out.size() - zs.avail_out;
+      if (produced) r.feed(out.data(), produced);
+      if (rc == Z_STREAM_END) stream_end = true;
+      else if (rc != Z_OK && rc != Z_BUF_ERROR) problem = "its gzip stream is corrupt";
+    }
+  }
+  inflateEnd(&zs);
+  r.finish();
+  // Bytes after a whole pickle (its STOP read) are ignored, as gzip(1) ignores trailing garbage.
+  if (!problem.empty() && !r.error().empty()) r.model().count("gzip input that ended early or was corrupt (" + problem + "; what came before is loaded)");
+  return {};
+}
+
+// Reads the file into the reader in chunks (gzip recognised by its magic bytes, not the name);
+// returns a sentence when it cannot be read at all.
 std::string read_snapshot(const std::string& path, ks::SnapshotReader& r, size_t chunk) {
   std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
   if (!f) return "Cannot open " + path + ": " + std::strerror(errno) + ".";
+  unsigned char magic[2] = {0, 0};
+  const size_t m = std::fread(magic, 1, 2, f.get());
+  std::rewind(f.get());
+  if (m == 2 && magic[0] == 0x1f && magic[1] == 0x8b) return read_gzip_snapshot(f.get(), r, chunk);
   struct stat st {};
   if (fstat(fileno(f.get()), &st) == 0 && S_ISREG(st.st_mode)) r.set_total_size(uint64_t(st.st_size));
   std::vector<char> buf(chunk);
-  bool first = true;
   for (;;) {
     const size_t got = std::fread(buf.data(), 1, buf.size(), f.get());
     if (got == 0) break;
-    if (first && got >= 2 && uint8_t(buf[0]) == 0x1f && uint8_t(buf[1]) == 0x8b)
-      return "It is gzip-compressed: gunzip it first (a snapshot pickle is read as written).";
-    first = false;
     r.feed(buf.data(), got);
   }
   if (std::ferror(f.get())) return "Read error: " + std::string(std::strerror(errno)) + ".";
@@ -217,6 +259,18 @@ int run_snapshot(int argc, char** argv) {
         w.end_object();
       }
       w.end_array();
+      w.key("allocator_settings").begin_object();
+      for (const auto& [k, v] : m.allocator_settings) w.key(k).value(v);
+      w.end_object();
+      w.key("external_annotations").begin_array();
+      for (const ks::SnapAnnotation& a : m.annotations) {
+        w.begin_object().key("stage").value(a.start ? "START" : "END").key("name").value(m.strings.get(a.name));
+        w.key("device").value(a.device).key("time_us");
+        if (a.time_us >= 0) w.value(a.time_us);
+        else w.null();
+        w.end_object();
+      }
+      w.end_array();
       w.end_object();
       std::printf("%s\n", w.str().c_str());
       continue;
@@ -225,6 +279,14 @@ int run_snapshot(int argc, char** argv) {
                 m.has_history ? "with the allocator's history" : "no history (recorded without _record_memory_history)");
     if (!r.error().empty()) std::printf("  warning: %s\n", r.error().c_str());
     for (const auto& [what, n] : m.health) std::printf("  skipped: %llu %s\n", (unsigned long long)n, what.c_str());
+    if (!m.allocator_settings.empty()) {
+      std::printf("  allocator settings:");
+      for (const auto& [k, v] : m.allocator_settings) std::printf(" %s=%s", k.c_str(), v.empty() ? "''" : v.c_str());
+      std::printf("\n");
+    }
+    if (!m.annotations.empty())
+      std::printf("  %zu external annotation%s (record_function ranges' START/END)\n", m.annotations.size(),
+                  m.annotations.size() == 1 ? "" : "s");
     for (const ks::SnapDeviceStats& s : stats) {
       std::printf("\ndevice %lld\n", (long long)s.device);
       std::printf("  history: %llu entries, %llu allocations, %llu frees\n", (unsigned long long)s.trace_entries,

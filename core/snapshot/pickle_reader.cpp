@@ -471,6 +471,13 @@ void PickleReader::salvage() {
   while (!marks_.empty()) {
     const size_t m = marks_.back();
     marks_.pop_back();
+    // A dict's items hold a key without its value when the value was a list still waiting for
+    // its one APPEND (a list of one item, e.g. device_traces of one device): that item goes in.
+    if (m > 0 && stack_[m - 1].kind == PickleKind::kDict && (stack_.size() - m) % 2 == 1 && stack_.size() - m >= 3 &&
+        stack_[stack_.size() - 2].kind == PickleKind::kList) {
+      put_items(stack_[stack_.size() - 2], stack_.size() - 1);
+      stack_.resize(stack_.size() - 1);
+    }
     if (m > 0 && stack_[m - 1].is_container() && stack_[m - 1].kind != PickleKind::kTuple) {
       const PickleValue c = stack_[m - 1];
       put_items(c, m);

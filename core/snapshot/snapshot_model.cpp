@@ -1,6 +1,8 @@
 #include "core/snapshot/snapshot_model.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -62,7 +64,7 @@ BlockState state_of(std::string_view s) {
 enum Key : uint8_t {
   kOtherKey, kAddr, kSize, kLine, kName, kState, kStage, kAction, kStream, kDevice, kFrames, kBlocks, kTimeUs,
   kAddress, kFilename, kSegments, kTotalSize, kDeviceFree, kActiveSize, kSegmentType, kDeviceTraces,
-  kAllocatedSize, kRequestedSize,
+  kAllocatedSize, kRequestedSize, kAllocatorSettings, kExternalAnnotations,
 };
 
 Key key_of(std::string_view k) {
@@ -88,6 +90,8 @@ Key key_of(std::string_view k) {
     case 12: return k == "segment_type" ? kSegmentType : kOtherKey;
     case 13: return k == "device_traces" ? kDeviceTraces : kOtherKey;
     case 14: return k == "allocated_size" ? kAllocatedSize : k == "requested_size" ? kRequestedSize : kOtherKey;
+    case 18: return k == "allocator_settings" ? kAllocatorSettings : kOtherKey;
+    case 20: return k == "external_annotations" ? kExternalAnnotations : kOtherKey;
     default: return kOtherKey;
   }
 }
@@ -100,7 +104,7 @@ enum Field : uint32_t {
   fFrames = 1u << 6, fDevice = 1u << 7, fAddress = 1u << 8, fTotal = 1u << 9, fAllocated = 1u << 10,
   fActive = 1u << 11, fRequested = 1u << 12, fSegType = 1u << 13, fBlocks = 1u << 14, fState = 1u << 15,
   fName = 1u << 16, fFilename = 1u << 17, fLine = 1u << 18, fSegments = 1u << 19, fTraces = 1u << 20,
-  fStage = 1u << 21, fOutOfRange = 1u << 30, fBadType = 1u << 31,
+  fStage = 1u << 21, fSettings = 1u << 22, fAnnotations = 1u << 23, fOutOfRange = 1u << 30, fBadType = 1u << 31,
 };
 
 struct DictRec {
@@ -109,13 +113,14 @@ struct DictRec {
   BlockState state = BlockState::kOther;
   int64_t addr = 0, size = 0, stream = 0, time_us = -1, device_free = 0, device = 0, total = 0, allocated = 0,
           active = 0, requested = 0, line = 0;
-  uint64_t blocks = 0, segments = 0, traces = 0;  // container ids
+  uint64_t blocks = 0, segments = 0, traces = 0, settings = 0, annotations = 0;  // container ids
+  bool start = false;  // an external annotation's stage: START (else END)
   uint32_t stack = 0;  // the frames list's stack (interned when the dict got it)
   StringId name = 0, filename = 0, seg_type = 0;
 };
 
 // What a list holds, known from its first dict item.
-enum class ListKind : uint8_t { kUnknown, kFrames, kEntries, kBlocks, kSegments, kLists, kOther };
+enum class ListKind : uint8_t { kUnknown, kFrames, kEntries, kBlocks, kSegments, kLists, kAnnotations, kOther };
 
 struct ListRec {
   ListKind kind = ListKind::kUnknown;
@@ -125,6 +130,7 @@ struct ListRec {
   std::vector<SnapSegment> segments;  // first_block: index into seg_blocks
   std::vector<SnapBlock> seg_blocks;
   std::vector<uint64_t> lists;
+  std::vector<SnapAnnotation> annotations;
   uint64_t scalars = 0;  // items that are no dict or list
 };
 
@@ -244,7 +250,7 @@ struct SnapshotReader::Impl final : PickleSink {
 
   void on_item(PickleReader& r, const PickleValue& c, const PickleValue* key, const PickleValue& v) override {
     if (c.kind == PickleKind::kDict) {
-      if (key && key->kind == PickleKind::kStr) set_field(r, dict(c.id), *key, v);
+      if (key && key->kind == PickleKind::kStr) set_field(r, dict(c.id), c.id, *key, v);
     } else if (c.kind == PickleKind::kList) {
       list_item(r, c.id, v);
     }
@@ -272,7 +278,54 @@ struct SnapshotReader::Impl final : PickleSink {
     return SnapAction(c.code);
   }
 
-  void set_field(PickleReader& r, DictRec& d, const PickleValue& k_value, const PickleValue& v) {
+  // allocator_settings' items (and those of the dicts in it) by dict id, until the root takes them.
+  IdMap settings_of;
+  std::vector<std::vector<std::pair<std::string, std::string>>> settings_items;
+  static constexpr size_t kMaxSettings = 256;
+  std::string setting_text(const PickleReader& r, const PickleValue& v) {
+    char b[64];
+    switch (v.kind) {
+      case PickleKind::kNone: return "None";
+      case PickleKind::kBool: return v.i ? "True" : "False";
+      case PickleKind::kInt: return std::to_string(v.i);
+      case PickleKind::kFloat:
+      case PickleKind::kBigInt: {
+        // As Python's repr: the shortest text that reads back the same, with ".0" when integral.
+        for (int prec = 1; prec <= 17; ++prec) {
+          std::snprintf(b, sizeof b, "%.*g", prec, v.f);
+          if (std::strtod(b, nullptr) == v.f) break;
+        }
+        std::string t = b;
+        if (v.kind == PickleKind::kFloat && t.find_first_of(".eni") == std::string::npos) t += ".0";
+        return t;
+      }
+      case PickleKind::kStr: return std::string(r.text(v).substr(0, 1024));
+      case PickleKind::kDict: {
+        const uint32_t* k = settings_of.find(v.id);
+        std::string out = "{";
+        if (k)
+          for (const auto& [key, val] : settings_items[*k]) out += (out.size() > 1 ? ", " : "") + key + ": " + val;
+        return out + "}";
+      }
+      case PickleKind::kList: return "[...]";
+      default: return "";
+    }
+  }
+  void keep_setting(const PickleReader& r, uint64_t dict_id, const PickleValue& k, const PickleValue& v) {
+    const uint32_t* at = settings_of.find(dict_id);
+    uint32_t i;
+    if (at) {
+      i = *at;
+    } else {
+      if (settings_items.size() >= kMaxSettings) return;
+      i = uint32_t(settings_items.size());
+      settings_items.emplace_back();
+      settings_of.put(dict_id, i);
+    }
+    if (settings_items[i].size() < kMaxSettings) settings_items[i].emplace_back(std::string(r.text(k).substr(0, 256)), setting_text(r, v));
+  }
+
+  void set_field(PickleReader& r, DictRec& d, uint64_t d_id, const PickleValue& k_value, const PickleValue& v) {
     bool ok = true;
     // A key present marks its field even when its value has the wrong type (read as 0, counted):
     // the key tells which kind of dict it is.
@@ -305,7 +358,14 @@ struct SnapshotReader::Impl final : PickleSink {
         if (v.kind == PickleKind::kStr) d.state = state_of(r.text(v)), d.has |= fState;
         else d.has |= fState | fBadType;
         return;
-      case kStage: d.has |= fStage; return;
+      case kStage:
+        d.has |= fStage;
+        d.start = v.kind == PickleKind::kStr && r.text(v) == "START";
+        return;
+      case kAllocatorSettings:
+        if (v.kind == PickleKind::kDict) d.settings = v.id, d.has |= fSettings;
+        return;
+      case kExternalAnnotations: return ref(d.annotations, no_tag, fAnnotations);
       case kAction:
         if (v.kind == PickleKind::kStr) d.action = action_code(r, v), d.has |= fAction;
         else d.has |= fAction | fBadType;
@@ -330,7 +390,11 @@ struct SnapshotReader::Impl final : PickleSink {
       case kDeviceTraces: return ref(d.traces, no_tag, fTraces);
       case kAllocatedSize: return bytes(d.allocated, fAllocated);
       case kRequestedSize: return bytes(d.requested, fRequested);
-      default: return;
+      default:
+        // The items of a dict no known key has marked (allocator_settings and the dicts in it),
+        // kept as text: a handful per snapshot, so entries and frames never pay for it.
+        if (d.has == 0) keep_setting(r, d_id, k_value, v);
+        return;
     }
   }
 
@@ -476,8 +540,12 @@ struct SnapshotReader::Impl final : PickleSink {
       frame_of.put(v.id, f);
       ListRec& l = list(list_id);
       if (want(l, ListKind::kFrames)) l.frames.push_back(f);
+    } else if (d.has & fStage) {
+      // external_annotations: a record_function range's START or END on a device, at time_us.
+      ListRec& l = list(list_id);
+      if (want(l, ListKind::kAnnotations)) l.annotations.push_back({d.start, d.name, d.device, d.has & fTime ? d.time_us : -1});
     } else {
-      // allocator_settings, external_annotations, a block's "history" records: not read.
+      // a block's "history" records of older snapshots: not read.
       want(list(list_id), ListKind::kOther);
     }
   }
@@ -505,6 +573,13 @@ struct SnapshotReader::Impl final : PickleSink {
     }
     if (d.has & fBadType) m.count("fields of the wrong type (read as 0)");
     if (d.has & fSegments) take_segments(d.segments);
+    if (d.has & fSettings) {
+      if (const uint32_t* i = settings_of.find(d.settings)) m.allocator_settings = std::move(settings_items[*i]);
+    }
+    if (d.has & fAnnotations) {
+      const int64_t a = list_index(d.annotations, false);
+      if (a >= 0 && list_slab[size_t(a)].kind == ListKind::kAnnotations) m.annotations = std::move(list_slab[size_t(a)].annotations);
+    }
     if (d.has & fTraces) {
       m.has_history = true;
       const int64_t t = list_index(d.traces, false);
@@ -581,6 +656,8 @@ void SnapshotReader::finish() {
   impl_->dict_slot.clear();
   impl_->list_slot.clear();
   impl_->frame_of.clear();
+  impl_->settings_of.clear();
+  std::vector<std::vector<std::pair<std::string, std::string>>>().swap(impl_->settings_items);
   impl_->recent_stacks = {};
   impl_->stack_by_hash.clear();
 }

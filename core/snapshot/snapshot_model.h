@@ -183,6 +183,15 @@ struct SnapSegment {
   uint32_t blocks = 0;
 };
 
+// One of external_annotations: a record_function range (e.g. "Optimizer.step#AdamW.step")
+// starting or ending on a device, recorded with the history.
+struct SnapAnnotation {
+  bool start = false;  // stage START (else END)
+  StringId name = 0;
+  int64_t device = 0;
+  int64_t time_us = -1;
+};
+
 struct SnapshotModel {
   StringPool strings;
   std::vector<SnapFrame> frames;
@@ -194,6 +203,10 @@ struct SnapshotModel {
   std::vector<SnapBlock> blocks;
   std::vector<SnapTrace> devices;  // device_traces[i]
   bool has_history = false;        // the snapshot had device_traces
+  // allocator_settings as the snapshot wrote them (PYTORCH_CUDA_ALLOC_CONF, max_split_size,
+  // expandable_segments...), each value as text (a dict in it as "{k: v, ...}").
+  std::vector<std::pair<std::string, std::string>> allocator_settings;
+  std::vector<SnapAnnotation> annotations;  // external_annotations, in the order written
   // What did not fit the schema, by name (skipped, never fatal).
   std::vector<std::pair<std::string, uint64_t>> health;
 

@@ -179,6 +179,65 @@ TEST_CASE("snapshot: a truncation at every byte loads what was complete and says
   CHECK(last_entries == 12);
 }
 
+TEST_CASE("snapshot: a truncation inside a one-device history keeps the entries read (the list's pending APPEND)",
+          "[snapshot][hostile]") {
+  // device_traces holds one list, put in by a single APPEND that a cut never reaches: the
+  // salvage must still put that list where it was going, or every entry is lost (it was, before).
+  const std::string bytes = kstest::read_fixture("h200_pt211/snapshot_p5/gpt_protocol5.snapshot.pickle");
+  Loaded whole(bytes, 4 << 20);
+  REQUIRE(whole.r.model().devices.size() == 1);
+  const size_t all = whole.r.model().devices[0].size_rows();
+  uint64_t last = 0;
+  for (int eighth = 3; eighth <= 7; ++eighth) {
+    Loaded l(bytes.substr(0, bytes.size() * size_t(eighth) / 8), 1 << 20);
+    INFO("cut at " << eighth << "/8");
+    CHECK_FALSE(l.r.failed());
+    REQUIRE(l.r.model().devices.size() == 1);
+    const uint64_t entries = l.r.model().devices[0].size_rows();
+    CHECK(entries > last);
+    CHECK(entries < all);
+    last = entries;
+  }
+}
+
+TEST_CASE("snapshot: allocator_settings and external_annotations, as Python's pickle reads them", "[snapshot][golden]") {
+  // The values below are Python's repr of pickle.load(...)["allocator_settings"] and
+  // ["external_annotations"] of the two real samples (written out by hand from python3).
+  const std::vector<std::pair<std::string, std::string>> settings = {
+      {"PYTORCH_CUDA_ALLOC_CONF", ""},
+      {"max_split_size", "-1"},
+      {"garbage_collection_threshold", "0.0"},
+      {"expandable_segments", "False"},
+      {"pinned_num_register_threads", "1"},
+      {"release_lock_on_cudamalloc", "False"},
+      {"pinned_use_cuda_host_register", "False"},
+      {"graph_capture_record_stream_reuse", "False"},
+      {"roundup_power2_divisions",
+       "{1: 0, 2: 0, 4: 0, 8: 0, 16: 0, 32: 0, 64: 0, 128: 0, 256: 0, 512: 0, 1024: 0, 2048: 0, 4096: 0, 8192: 0, "
+       "16384: 0, 32768: 0}"},
+  };
+  {
+    Loaded l(kstest::read_fixture("h200_pt211/snapshot_p5/gpt_protocol5.snapshot.pickle"), 4096);
+    CHECK(l.r.model().allocator_settings == settings);
+    CHECK(l.r.model().annotations.empty());
+  }
+  const std::string vit = kstest::repo_path("../shared/traces/h100_pt211/vit_timm/vit_timm.snapshot.pickle");
+  if (!std::filesystem::exists(vit)) return;  // ../shared absent
+  Loaded l(kstest::read_path(vit), 4096);
+  const ks::SnapshotModel& m = l.r.model();
+  CHECK(m.allocator_settings == settings);
+  REQUIRE(m.annotations.size() == 8);
+  CHECK(m.annotations[0].start);
+  CHECK(m.strings.get(m.annotations[0].name) == "Optimizer.step#AdamW.step");
+  CHECK(m.annotations[0].device == 0);
+  CHECK(m.annotations[0].time_us == 1795712515937604);
+  CHECK_FALSE(m.annotations[1].start);
+  CHECK(m.strings.get(m.annotations[1].name) == "Optimizer.step#AdamW.step");
+  CHECK(m.annotations[1].time_us == 1795712515941248);
+  CHECK(m.strings.get(m.annotations[2].name) == "Optimizer.zero_grad#AdamW.zero_grad");
+  CHECK(m.annotations[2].time_us == 1795712515941314);
+}
+
 namespace {
 
 void check_against_expected(const std::string& pickle_path, const std::string& expected_path) {
