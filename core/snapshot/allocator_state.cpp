@@ -193,8 +193,13 @@ class Replay {
     std::sort(live.begin(), live.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     size_t k = 0;
     uint64_t outside = 0;
+    uint64_t unusable = 0, cut = 0;
     for (const auto& [saddr, seg] : segs_) {
       const uint64_t send = saddr + uint64_t(seg.size);
+      if (seg.size <= 0 || send < saddr) {  // a hostile dump's: no room for any block
+        ++unusable;
+        continue;
+      }
       StateSegment ss;
       ss.address = saddr;
       ss.size = seg.size;
@@ -206,8 +211,15 @@ class Replay {
         Live& b = *live[k].second;
         const uint64_t a = live[k].first;
         const uint64_t limit = k + 1 < live.size() && live[k + 1].first < send ? live[k + 1].first : send;
+        const int64_t room = int64_t(limit - a);
         int64_t size = b.size;
-        if (!b.from_dump) size = replayed_block_size(b.requested, int64_t(limit - a));
+        if (!b.from_dump) {
+          size = replayed_block_size(b.requested, room);
+        } else if (size < 0 || size > room) {
+          // A dump whose blocks overlap, or pass their segment's end: cut to fit.
+          size = std::clamp<int64_t>(size, 0, room);
+          ++cut;
+        }
         if (a > cursor) add_gap(st, ss, cursor, a);
         StateBlock sb;
         sb.address = a;
@@ -237,6 +249,8 @@ class Replay {
     outside += live.size() - k;
     st.inconsistencies = incons_;
     if (outside) st.inconsistencies.emplace_back("active blocks outside every segment (left out)", outside);
+    if (unusable) st.inconsistencies.emplace_back("segments without a size, or past the address space (left out)", unusable);
+    if (cut) st.inconsistencies.emplace_back("blocks of the dump overlapping the next or their segment's end (cut to fit)", cut);
     return st;
   }
 

@@ -165,6 +165,41 @@ TEST_CASE("snapshot state: a history the dump contradicts is counted, not fatal 
   CHECK(s.inconsistencies == want);
 }
 
+TEST_CASE("snapshot state: a dump whose blocks overlap or whose segment has no size is cut to fit, and said",
+          "[snapshot][state][hostile]") {
+  ks::SnapshotModel m;
+  auto segment = [&](uint64_t address, int64_t size, uint32_t first, uint32_t n) {
+    ks::SnapSegment seg;
+    seg.address = address;
+    seg.total_size = size;
+    seg.first_block = first;
+    seg.blocks = n;
+    m.segments.push_back(seg);
+  };
+  auto block = [&](uint64_t address, int64_t size) {
+    ks::SnapBlock b;
+    b.address = address;
+    b.size = b.requested_size = size;
+    b.state = ks::BlockState::kActiveAllocated;
+    m.blocks.push_back(b);
+  };
+  segment(0x1000, 4096, 0, 2);
+  segment(0x9000, -5, 2, 1);
+  block(0x1000, 3000);  // runs into the next
+  block(0x1800, 9000);  // past the segment's end
+  block(0x9000, 100);   // in the segment without a size
+  const ks::AllocatorState s = ks::allocator_state(m, 0, -1);
+  REQUIRE(s.segments.size() == 1);
+  REQUIRE(s.blocks.size() == 2);
+  CHECK(s.blocks[0].size == 0x800);
+  CHECK(s.blocks[1].size == 0x800);
+  std::vector<std::pair<std::string, uint64_t>> want{
+      {"active blocks outside every segment (left out)", 1},
+      {"segments without a size, or past the address space (left out)", 1},
+      {"blocks of the dump overlapping the next or their segment's end (cut to fit)", 2}};
+  CHECK(s.inconsistencies == want);
+}
+
 TEST_CASE("snapshot categories: the stack rule, each category by hand (categories-by-stack-rule)", "[snapshot][categories]") {
   Loaded l(kstest::read_fixture("snapshots/categories-by-stack-rule.pickle"));
   REQUIRE_FALSE(l.r.failed());
