@@ -1,9 +1,11 @@
 // `kinetoscope snapshot`: the numbers of CUDA allocator snapshots (torch.cuda.memory._dump_snapshot
 // pickles) per device, read by the core's safe pickle reader (core/snapshot/) in 4 MB chunks as
 // the page reads traces: the history's counts, the peak and what held it by allocation site,
-// each out-of-memory event, the state at the dump, and with --at-us the state at a time.
+// each out-of-memory event, the state at the dump, and with --at-us the state at a time; the
+// analyses of cli/snapshot_analyses.h with --segments, --categories and --compare.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +18,8 @@
 #include <zlib.h>
 
 #include "cli/file_source.h"
+#include "cli/snapshot_analyses.h"
+#include "core/snapshot/allocator_state.h"
 #include "core/snapshot/snapshot_model.h"
 #include "core/snapshot/snapshot_stats.h"
 #include "core/util/json_writer.h"
@@ -24,6 +28,10 @@ namespace {
 
 const char kSnapshotUsage[] =
     "usage: kinetoscope snapshot [--json] [--device N] [--at-us T] [--chunk-bytes N] FILE...\n"
+    "       kinetoscope snapshot --segments [--entry N | --at-us T] [--device N] [--json] FILE...\n"
+    "       kinetoscope snapshot --categories [--memory-timeline FILE] [--entry N | --at-us T]\n"
+    "                            [--device N] [--json] FILE...\n"
+    "       kinetoscope snapshot --compare [--device N] [--json] A B\n"
     "\n"
     "  CUDA memory snapshots (torch.cuda.memory._dump_snapshot pickles, protocols 2-5, plain or\n"
     "  gzipped, read without running any of their code) per device: the allocator history's entries,\n"
@@ -31,9 +39,19 @@ const char kSnapshotUsage[] =
     "  before the history began, as pytorch.org/memory_viz does) with its time and the\n"
     "  allocation sites holding it (innermost Python frame); each out-of-memory event with\n"
     "  the size asked for, the free memory the allocator saw and what was allocated and\n"
-    "  reserved then; allocated and reserved memory and segments at the dump.\n"
+    "  reserved then, and the fragmentation then (the live blocks, the cached free memory and\n"
+    "  its largest free block); allocated and reserved memory and segments at the dump.\n"
     "  --device N: that device only. --at-us T: also the state at time T (time_us).\n"
-    "  --json prints one JSON object per file, one per line.\n";
+    "  --json prints one JSON object per file, one per line.\n"
+    "  --segments: the allocator's segments and their blocks (allocated, awaiting free,\n"
+    "  inactive) at the dump, or after entry N (-1: before the first) or at time T, replayed\n"
+    "  backwards from the dump as pytorch.org/memory_viz's segment view does.\n"
+    "  --categories: the bytes alive at the peak (and at --entry/--at-us) by kind: parameters,\n"
+    "  optimizer state, activations, gradients, temporaries, unknown, by a rule on the stacks\n"
+    "  (docs/snapshots.md); --memory-timeline FILE: also the categories of the same run's\n"
+    "  torch.profiler export_memory_timeline JSON (.json or .json.gz) at the same time.\n"
+    "  --compare A B: the two snapshots' peaks, the allocation sites at each peak sorted by\n"
+    "  growth from A to B, and the kinds at each peak, side by side.\n";
 
 struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
@@ -126,8 +144,9 @@ std::string mib(int64_t b) {
 }  // namespace
 
 int run_snapshot(int argc, char** argv) {
-  bool json = false;
-  std::optional<int64_t> device, at_us;
+  bool json = false, segments = false, categories = false, compare = false;
+  std::optional<int64_t> device, at_us, entry;
+  std::string timeline_path;
   size_t chunk = 4 << 20;
   std::vector<std::string> files;
   for (int i = 0; i < argc; ++i) {
@@ -161,6 +180,25 @@ int run_snapshot(int argc, char** argv) {
         return 2;
       }
       at_us = v;
+    } else if (a == "--segments") {
+      segments = true;
+    } else if (a == "--categories") {
+      categories = true;
+    } else if (a == "--compare") {
+      compare = true;
+    } else if (a == "--entry") {
+      if (!number("--entry", v) || v < -1) {
+        std::fprintf(stderr, "kinetoscope: --entry takes an entry of the history (0, 1, ...; -1: before the first)\n%s", kSnapshotUsage);
+        return 2;
+      }
+      entry = v;
+    } else if (a == "--memory-timeline") {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "kinetoscope: --memory-timeline takes a file (torch.profiler's export_memory_timeline JSON)\n%s", kSnapshotUsage);
+        return 2;
+      }
+      timeline_path = argv[++i];
+      categories = true;
     } else if (a == "--chunk-bytes") {
       if (!number("--chunk-bytes", v) || v < 1 || v > (int64_t(1) << 30)) {
         std::fprintf(stderr, "kinetoscope: --chunk-bytes takes a whole number from 1 to 1073741824\n");
@@ -177,6 +215,57 @@ int run_snapshot(int argc, char** argv) {
   if (files.empty()) {
     std::fputs(kSnapshotUsage, stderr);
     return 2;
+  }
+  if (int(segments) + int(categories) + int(compare) > 1) {
+    std::fprintf(stderr, "kinetoscope: --segments, --categories and --compare are separate outputs: pick one\n%s", kSnapshotUsage);
+    return 2;
+  }
+  if (entry && at_us) {
+    std::fprintf(stderr, "kinetoscope: --entry and --at-us both name the moment: give one\n%s", kSnapshotUsage);
+    return 2;
+  }
+  if (entry && !segments && !categories) {
+    std::fprintf(stderr, "kinetoscope: --entry goes with --segments or --categories\n%s", kSnapshotUsage);
+    return 2;
+  }
+  if (compare && (files.size() != 2 || at_us)) {
+    std::fprintf(stderr, "kinetoscope: --compare takes two snapshots, A and B (and no --at-us)\n%s", kSnapshotUsage);
+    return 2;
+  }
+  ks::MemoryTimeline timeline;
+  if (!timeline_path.empty()) {
+    const std::string problem = ks::read_memory_timeline(timeline_path, timeline);
+    if (!problem.empty()) {
+      std::fprintf(stderr, "%s: %s\n", ks::base_name(timeline_path).c_str(), problem.c_str());
+      return 1;
+    }
+  }
+  if (compare) {
+    ks::SnapshotReader ra, rb;
+    ks::SnapshotReader* readers[2] = {&ra, &rb};
+    for (int k = 0; k < 2; ++k) {
+      const std::string open_error = read_snapshot(files[size_t(k)], *readers[k], chunk);
+      if (!open_error.empty() || readers[k]->failed()) {
+        std::fprintf(stderr, "%s: %s\n", ks::base_name(files[size_t(k)]).c_str(),
+                     (open_error.empty() ? readers[k]->error() : open_error).c_str());
+        return 1;
+      }
+      if (!readers[k]->error().empty())
+        std::fprintf(stderr, "%s: warning: %s\n", ks::base_name(files[size_t(k)]).c_str(), readers[k]->error().c_str());
+    }
+    std::vector<int64_t> devices = ks::snapshot_devices(ra.model());
+    for (int64_t d : ks::snapshot_devices(rb.model())) devices.push_back(d);
+    std::sort(devices.begin(), devices.end());
+    devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+    if (device) {
+      if (std::find(devices.begin(), devices.end(), *device) == devices.end()) {
+        std::fprintf(stderr, "kinetoscope: neither snapshot has device %lld.\n", (long long)*device);
+        return 1;
+      }
+      devices = {*device};
+    }
+    ks::print_snapshot_compare(ks::base_name(files[0]), ra.model(), ks::base_name(files[1]), rb.model(), devices, json);
+    return 0;
   }
   int status = 0;
   for (const std::string& path : files) {
@@ -200,8 +289,21 @@ int run_snapshot(int argc, char** argv) {
       }
       devices = {*device};
     }
+    if (segments || categories) {
+      if (!r.error().empty()) std::fprintf(stderr, "%s: warning: %s\n", name.c_str(), r.error().c_str());
+      const ks::SnapshotMomentArg moment{entry, at_us};
+      const int s = segments ? ks::print_snapshot_segments(name, m, devices, moment, json)
+                             : ks::print_snapshot_categories(name, m, devices, moment, timeline_path.empty() ? nullptr : &timeline,
+                                                             ks::base_name(timeline_path), json);
+      if (s) status = s;
+      continue;
+    }
     std::vector<ks::SnapDeviceStats> stats;
-    for (int64_t d : devices) stats.push_back(ks::snapshot_device_stats(m, d, at_us));
+    std::vector<std::vector<ks::OomFragmentation>> frag;
+    for (int64_t d : devices) {
+      stats.push_back(ks::snapshot_device_stats(m, d, at_us));
+      frag.push_back(ks::oom_fragmentation(m, d));
+    }
     if (json) {
       ks::JsonWriter w;
       w.begin_object();
@@ -215,7 +317,8 @@ int run_snapshot(int argc, char** argv) {
       for (const auto& [what, n] : m.health) w.begin_object().key("what").value(what).key("count").value(uint64_t(n)).end_object();
       w.end_array();
       w.key("devices").begin_array();
-      for (const ks::SnapDeviceStats& s : stats) {
+      for (size_t si = 0; si < stats.size(); ++si) {
+        const ks::SnapDeviceStats& s = stats[si];
         w.begin_object();
         w.key("device").value(s.device);
         w.key("trace_entries").value(uint64_t(s.trace_entries));
@@ -232,7 +335,8 @@ int run_snapshot(int argc, char** argv) {
         w.key("alive_at_dump_bytes").value(s.alive_at_dump_bytes);
         w.key("segments").value(uint64_t(s.segments));
         w.key("ooms").begin_array();
-        for (const ks::SnapOom& o : s.ooms) {
+        for (size_t oi = 0; oi < s.ooms.size(); ++oi) {
+          const ks::SnapOom& o = s.ooms[oi];
           w.begin_object();
           w.key("at_us");
           time_json(w, o.at_us);
@@ -241,6 +345,14 @@ int run_snapshot(int argc, char** argv) {
           w.key("device_free_bytes").value(o.device_free_bytes);
           w.key("allocated_bytes").value(o.allocated_bytes);
           w.key("reserved_bytes").value(o.reserved_bytes);
+          // The fragmentation then (cli/snapshot_analyses.h, core/snapshot/allocator_state.h).
+          if (oi < frag[si].size()) {
+            const ks::OomFragmentation& f = frag[si][oi];
+            w.key("alive_blocks").value(uint64_t(f.alive_blocks));
+            w.key("alive_block_bytes").value(f.alive_block_bytes);
+            w.key("inactive_bytes").value(f.inactive_bytes);
+            w.key("largest_inactive_bytes").value(f.largest_inactive_bytes);
+          }
           w.end_object();
         }
         w.end_array();
@@ -287,7 +399,8 @@ int run_snapshot(int argc, char** argv) {
     if (!m.annotations.empty())
       std::printf("  %zu external annotation%s (record_function ranges' START/END)\n", m.annotations.size(),
                   m.annotations.size() == 1 ? "" : "s");
-    for (const ks::SnapDeviceStats& s : stats) {
+    for (size_t si = 0; si < stats.size(); ++si) {
+      const ks::SnapDeviceStats& s = stats[si];
       std::printf("\ndevice %lld\n", (long long)s.device);
       std::printf("  history: %llu entries, %llu allocations, %llu frees\n", (unsigned long long)s.trace_entries,
                   (unsigned long long)s.allocations, (unsigned long long)s.frees);
@@ -298,11 +411,13 @@ int run_snapshot(int argc, char** argv) {
                   mib(s.peak_reserved_bytes).c_str());
       std::printf("  at the dump: %s allocated, %s reserved in %llu segment%s\n", mib(s.allocated_at_dump_bytes).c_str(),
                   mib(s.reserved_at_dump_bytes).c_str(), (unsigned long long)s.segments, s.segments == 1 ? "" : "s");
-      for (const ks::SnapOom& o : s.ooms) {
+      for (size_t oi = 0; oi < s.ooms.size(); ++oi) {
+        const ks::SnapOom& o = s.ooms[oi];
         std::printf("  out of memory");
         if (o.at_us >= 0) std::printf(" at %lld us", (long long)o.at_us);
         std::printf(": asked for %s, the device had %s free; %s allocated, %s reserved\n", mib(o.requested_bytes).c_str(),
                     mib(o.device_free_bytes).c_str(), mib(o.allocated_bytes).c_str(), mib(o.reserved_bytes).c_str());
+        if (oi < frag[si].size()) std::fputs(ks::oom_fragmentation_text(frag[si][oi]).c_str(), stdout);
       }
       auto print_sites = [](const std::vector<ks::SnapSite>& sites) {
         for (size_t k = 0; k < sites.size() && k < 10; ++k)

@@ -1,6 +1,7 @@
 // libFuzzer target for the snapshot load path: the safe pickle reader (core/snapshot/
 // pickle_reader.h), the snapshot model built on its events and every number computed from it
-// (each device's stats, at the peak and at a time the input picks). Beyond "no crash" (under
+// (each device's stats, at the peak and at a time the input picks; the allocator's state there
+// and before the history, the fragmentation at each oom, the categories at the peak). Beyond "no crash" (under
 // ASan/UBSan), it checks that the chunk size never changes the result, and that nothing refused
 // reached the model. Seeds: tests/fuzz/snapshot_corpus (a first byte other than PROTO's 0x80 picks
 // the chunk size); the hostile pickles are read as they are.
@@ -8,7 +9,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
+#include "core/snapshot/allocator_state.h"
+#include "core/snapshot/snapshot_categories.h"
 #include "core/snapshot/snapshot_model.h"
 #include "core/snapshot/snapshot_stats.h"
 
@@ -36,6 +40,22 @@ std::string load(const uint8_t* data, size_t size, size_t chunk, bool sized, int
            std::to_string(s.ooms.size());
     for (const ks::SnapSite& site : s.top_sites) out += ";" + site.frame + "=" + std::to_string(site.bytes);
     if (s.at) out += "@" + std::to_string(s.at->entry) + "," + std::to_string(s.at->allocated_bytes);
+    // The replayed states tile every segment with their blocks; the categories add up to the
+    // timeline's level at the peak.
+    for (const ks::AllocatorState& st : ks::allocator_states(m, d, {s.peak_entry, -1})) {
+      for (const ks::StateSegment& seg : st.segments) {
+        int64_t sum = 0;
+        for (uint32_t k = seg.first_block; k < seg.first_block + seg.blocks; ++k) sum += st.blocks[k].size;
+        if (sum != seg.size) std::abort();
+      }
+      out += "#" + std::to_string(st.reserved_bytes) + "," + std::to_string(st.allocated_bytes) + "," +
+             std::to_string(st.largest_inactive_bytes) + "," + std::to_string(st.inconsistencies.size());
+    }
+    for (const ks::OomFragmentation& f : ks::oom_fragmentation(m, d)) out += "!" + std::to_string(f.inactive_bytes);
+    int64_t by_kind = 0;
+    const std::vector<ks::CategoryBytes> kinds = ks::snapshot_categories(m, d, {s.peak_entry});
+    for (int64_t b : kinds[0].bytes) by_kind += b;
+    if (by_kind != s.peak_allocated_bytes) std::abort();
   }
   return out;
 }

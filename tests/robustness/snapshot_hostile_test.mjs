@@ -42,6 +42,11 @@ for (const name of files) {
       if (JSON.stringify(entries) !== JSON.stringify(want.trace_entries)) diffs.push(`entries ${entries}, expected ${want.trace_entries}`);
     }
   }
+  // The analyses on whatever loaded: a sentence or an output, never a crash or a hang.
+  for (const mode of [['--segments'], ['--segments', '--entry', '-1'], ['--categories']]) {
+    const a = spawnSync(cli, ['snapshot', ...mode, '--json', path.join(dir, name)], { encoding: 'utf8', timeout: 120_000 });
+    if (a.error || a.signal || a.status > 1) diffs.push(`${mode.join(' ')} did not end well: ${a.error?.code ?? a.signal ?? `exit ${a.status}`}`);
+  }
   console.log(`${diffs.length ? 'FAIL' : 'ok'} ${name}${diffs.length ? `: ${diffs.join('; ')}` : ''}`);
   if (diffs.length) failed++;
 }
