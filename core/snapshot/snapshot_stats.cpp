@@ -10,30 +10,14 @@ namespace {
 constexpr const char* kBeforeHistory = "<allocated before the history began>";
 constexpr const char* kNoStack = "<no stack recorded>";
 
-// One allocation of the timeline: alive after entry `from` (-1: from the start) until entry `to`
-// frees it (INT64_MAX: alive at the dump).
-struct Elem {
-  int64_t size;
-  int64_t from;
-  int64_t to;
-  uint32_t stack;
-  bool before;  // allocated before the history began (its stack, if any, is not its site)
-};
-
-struct Timeline {
-  std::vector<Elem> elems;
-  std::vector<int64_t> delta;   // allocated bytes changed by each entry
-  std::vector<int64_t> rdelta;  // reserved bytes changed by each entry
-  int64_t start = 0;            // allocated before the first entry
-  int64_t rstart = 0;           // reserved before the first entry
-};
-
 bool ends_with(std::string_view s, std::string_view t) {
   return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
 }
 
-Timeline build(const SnapshotModel& m, int64_t device) {
-  Timeline tl;
+}  // namespace
+
+SnapTimeline snapshot_timeline(const SnapshotModel& m, int64_t device) {
+  SnapTimeline tl;
   static const SnapTrace kEmpty;
   const SnapTrace& t = device >= 0 && size_t(device) < m.devices.size() ? m.devices[size_t(device)] : kEmpty;
   const size_t n = t.size_rows();
@@ -47,19 +31,19 @@ Timeline build(const SnapshotModel& m, int64_t device) {
         // An address allocated again without a free in between keeps the first one alive, as
         // memory_viz does (its free was lost to the history's ring buffer).
         alive[t.addr[i]] = tl.elems.size();
-        tl.elems.push_back({size, int64_t(i), INT64_MAX, t.stack[i], false});
+        tl.elems.push_back({size, int64_t(i), INT64_MAX, t.stack[i], false, t.addr[i]});
         tl.delta[i] += size;
         break;
       case SnapAction::kFreeCompleted:
       case SnapAction::kFree: {
         auto it = alive.find(t.addr[i]);
         if (it != alive.end()) {
-          Elem& e = tl.elems[it->second];
+          SnapElem& e = tl.elems[it->second];
           e.to = int64_t(i);
           tl.delta[i] -= e.size;
           alive.erase(it);
         } else {
-          tl.elems.push_back({size, -1, int64_t(i), t.stack[i], true});
+          tl.elems.push_back({size, -1, int64_t(i), t.stack[i], true, t.addr[i]});
           tl.start += size;
           tl.delta[i] -= size;
         }
@@ -79,7 +63,7 @@ Timeline build(const SnapshotModel& m, int64_t device) {
     for (uint32_t b = s.first_block; b < s.first_block + s.blocks && b < m.blocks.size(); ++b) {
       const SnapBlock& blk = m.blocks[b];
       if (blk.state == BlockState::kActiveAllocated && !alive.count(blk.address)) {
-        tl.elems.push_back({blk.requested_size, -1, INT64_MAX, blk.stack, true});
+        tl.elems.push_back({blk.requested_size, -1, INT64_MAX, blk.stack, true, blk.address});
         tl.start += blk.requested_size;
       }
     }
@@ -90,10 +74,12 @@ Timeline build(const SnapshotModel& m, int64_t device) {
   return tl;
 }
 
-std::vector<SnapSite> sites_at(const SnapshotModel& m, const Timeline& tl, int64_t p, size_t top) {
+namespace {
+
+std::vector<SnapSite> sites_at(const SnapshotModel& m, const SnapTimeline& tl, int64_t p, size_t top) {
   std::unordered_map<uint32_t, std::string> label_of;  // per stack
   std::unordered_map<std::string, SnapSite> by;
-  for (const Elem& e : tl.elems) {
+  for (const SnapElem& e : tl.elems) {
     if (!(e.from <= p && p < e.to)) continue;
     std::string label;
     if (e.before && e.stack == 0) {
@@ -146,7 +132,7 @@ std::vector<int64_t> snapshot_devices(const SnapshotModel& m) {
 SnapDeviceStats snapshot_device_stats(const SnapshotModel& m, int64_t device, std::optional<int64_t> at_us, size_t top) {
   SnapDeviceStats st;
   st.device = device;
-  const Timeline tl = build(m, device);
+  const SnapTimeline tl = snapshot_timeline(m, device);
   static const SnapTrace kEmpty;
   const SnapTrace& t = device >= 0 && size_t(device) < m.devices.size() ? m.devices[size_t(device)] : kEmpty;
   const size_t n = t.size_rows();
