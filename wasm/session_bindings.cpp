@@ -311,9 +311,11 @@ class SnapshotSession {
   void inputError(bool gzip) { s_.note_input_error(gzip); }
   void finish() {
     s_.reader().finish();
+    finished_ = true;
     std::vector<char>().swap(buffer_);
   }
-  bool failed() const { return s_.failed(); }
+  // While reading: nothing more can be loaded (the feeder stops); once finished: nothing was.
+  bool failed() const { return finished_ ? s_.failed() : s_.reader().stopped(); }
   std::string error() const { return s_.reader().error(); }
   double bytesRead() const { return double(s_.reader().bytes_read()); }
   emscripten::val query(const std::string& view, const emscripten::val& params) const {
@@ -338,6 +340,7 @@ class SnapshotSession {
   }
   ks::SnapshotSession s_;
   std::vector<char> buffer_;
+  bool finished_ = false;
 };
 
 // The reduce step of the Distributed view: the rank summaries of a run's traces (Uint8Arrays

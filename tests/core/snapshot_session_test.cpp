@@ -274,6 +274,23 @@ TEST_CASE("snapshot views: the GPT sample's peak views add up to its peak; bands
   CHECK(std::stod(std::string(ks::answer_meta(capped, "folded"))) > 0);
 }
 
+TEST_CASE("snapshot reader: stopped() while reading only once nothing more can load (a feeder's test)", "[snapshot][session]") {
+  // failed() is true until the pickle's root is read, so a feeder that stopped on it read one
+  // chunk only (the page's 4 MB: every snapshot larger than that was cut).
+  const std::string good = kstest::read_fixture("snapshots/hand-made-protocol5.pickle");
+  ks::SnapshotReader r;
+  for (size_t i = 0; i < good.size(); i += 7) {
+    r.feed(good.data() + i, std::min<size_t>(7, good.size() - i));
+    if (i + 7 < good.size()) REQUIRE_FALSE(r.stopped());
+  }
+  r.finish();
+  CHECK_FALSE(r.failed());
+  const std::string bad = kstest::read_fixture("hostile-snapshots/refused-global-os-system.pickle");
+  ks::SnapshotReader h;
+  h.feed(bad.data(), bad.size());
+  CHECK(h.stopped());
+}
+
 TEST_CASE("snapshot views: a refused pickle answers its sentence in the summary, and an error elsewhere", "[snapshot][session][hostile]") {
   OpenedSnapshot o(kstest::read_fixture("hostile-snapshots/refused-global-os-system.pickle"));
   REQUIRE(o.s.failed());

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isPickle } from '../../web/src/lib/pickle';
+import { isPickle, readAsSnapshot } from '../../web/src/lib/pickle';
 import type { Chunk, ChunkSource } from '../../web/src/worker/feeder';
 import { PeekedSource } from '../../web/src/worker/peek';
 
@@ -19,6 +19,21 @@ describe('isPickle (a snapshot told by its first bytes, not its name)', () => {
     expect(isPickle(new Uint8Array([0x80, 6]))).toBe(false);
     expect(isPickle(new Uint8Array([0x80]))).toBe(false);
     expect(isPickle(new Uint8Array(0))).toBe(false);
+  });
+});
+
+describe('readAsSnapshot (by content, or a .pickle that is not JSON)', () => {
+  const head = (rel: string) => new Uint8Array(fs.readFileSync(path.join(data, rel))).subarray(0, 8);
+  it('reads any protocol 2-5 pickle whatever its name, and protocol 0 and 1 pickles named as pickles', () => {
+    expect(readAsSnapshot(head('snapshots/hand-made-protocol4.pickle'), 'trace.json')).toBe(true);
+    expect(readAsSnapshot(head('snapshots/protocol0.pickle'), 'protocol0.pickle')).toBe(true);
+    expect(readAsSnapshot(head('snapshots/protocol1.pickle'), 'x.PKL')).toBe(true);
+  });
+  it('leaves JSON to the trace reader, even named .pickle, and a protocol 0 pickle named otherwise', () => {
+    expect(readAsSnapshot(new TextEncoder().encode('{"traceEvents":[]}'), 'x.pickle')).toBe(false);
+    expect(readAsSnapshot(new TextEncoder().encode('\n[{}]'), 'x.pickle')).toBe(false);
+    expect(readAsSnapshot(head('snapshots/protocol0.pickle'), 'protocol0.bin')).toBe(false);
+    expect(readAsSnapshot(new Uint8Array(0), 'empty.pickle')).toBe(false);
   });
 });
 

@@ -15,7 +15,7 @@ import { SNAPSHOT_PEAK_COLUMNS, type Answer } from '../generated/views';
 import { answerTable } from '../lib/answer-table';
 import { csvStem } from '../lib/download';
 import { colorIndex } from '../lib/flame';
-import { formatBytes, formatCount, formatDurationUs } from '../lib/format';
+import { formatBytes, formatCount, formatDurationUs, formatTimestampUs } from '../lib/format';
 import type { SnapshotDevice, SnapshotInfo } from '../lib/snapshot';
 import { QueryStatus } from './view-status';
 import './snapshot-view.css';
@@ -32,7 +32,7 @@ function Bytes({ n, testId }: { n: number; testId: string }) {
 
 function when(us: number | null, entry: number): string {
   const e = entry < 0 ? 'before the first entry' : `entry ${formatCount(entry)}`;
-  return us == null ? e : `${formatCount(us)} µs (${e})`;
+  return us == null ? e : `${formatTimestampUs(us)} (${e})`;
 }
 
 export function SnapshotView({ ask, snapshot, name }: { ask: Ask; snapshot: SnapshotInfo; name: string }) {
@@ -121,7 +121,7 @@ function DevicesPanel({ devices }: { devices: SnapshotDevice[] }) {
                     )}
                   </td>
                 ))}
-                <td data-testid="snap-peak_at" data-us={d.peak_at_us ?? ''} data-entry={d.peak_entry}>
+                <td class="snap-when" data-testid="snap-peak_at" data-us={d.peak_at_us ?? ''} data-entry={d.peak_entry}>
                   {d.trace_entries ? when(d.peak_at_us, d.peak_entry) : '—'}
                 </td>
               </tr>
@@ -381,7 +381,7 @@ function TimelinePanel({ ask, device }: { ask: Ask; device: SnapshotDevice }) {
       <p class="muted snap-window" data-testid="snapshot-window" data-from={shown?.from ?? ''} data-to={shown?.to ?? ''} data-axis={meta?.axis ?? ''}>
         {meta && shown
           ? meta.axis === 'time'
-            ? `${formatDurationUs(shown.to - shown.from)} shown, from ${formatCount(shown.from)} µs to ${formatCount(shown.to)} µs`
+            ? `${formatDurationUs(shown.to - shown.from)} shown, from ${formatTimestampUs(shown.from)} to ${formatTimestampUs(shown.to)}`
             : `Entries ${formatCount(Math.floor(shown.from))} to ${formatCount(Math.ceil(shown.to) - 1)} shown of ${formatCount(meta.entries)}`
           : 'Drawing the timeline…'}
         {b && (
@@ -469,7 +469,7 @@ function BandInfo({
     column != null ? (
       <p class="muted" data-testid="snapshot-hover-column">
         Entry {formatCount(k.columns.entry[column])}
-        {Number.isNaN(k.columns.time_us[column]) ? '' : ` (${formatCount(k.columns.time_us[column])} µs)`}: {formatBytes(k.columns.allocated_bytes[column])} allocated,{' '}
+        {Number.isNaN(k.columns.time_us[column]) ? '' : ` (${formatTimestampUs(k.columns.time_us[column])})`}: {formatBytes(k.columns.allocated_bytes[column])} allocated,{' '}
         {formatBytes(k.columns.reserved_bytes[column])} reserved
       </p>
     ) : null;
@@ -502,9 +502,9 @@ function BandInfo({
         {pinned ? <span class="snap-pin"> · pinned (click it again to unpin)</span> : null}
       </p>
       <p data-testid="snapshot-hover-life">
-        {before ? 'Allocated before the history began' : `Allocated at entry ${formatCount(fromE)}${Number.isNaN(fromUs) ? '' : ` (${formatCount(fromUs)} µs)`}`}
+        {before ? 'Allocated before the history began' : `Allocated at entry ${formatCount(fromE)}${Number.isNaN(fromUs) ? '' : ` (${formatTimestampUs(fromUs)})`}`}
         {'; '}
-        {Number.isNaN(toE) ? 'alive at the dump' : `freed at entry ${formatCount(toE)}${Number.isNaN(toUs) ? '' : ` (${formatCount(toUs)} µs)`}`}
+        {Number.isNaN(toE) ? 'alive at the dump' : `freed at entry ${formatCount(toE)}${Number.isNaN(toUs) ? '' : ` (${formatTimestampUs(toUs)})`}`}
         {age ? `; alive ${age}` : !Number.isNaN(fromE) && !Number.isNaN(toE) ? `; alive ${formatCount(toE - fromE)} entries` : ''}
       </p>
       <p>
@@ -556,7 +556,8 @@ function PeakPanel({ ask, device, name }: { ask: Ask; device: SnapshotDevice; na
       startUs: t.columns.start_bytes,
       endUs: end,
       parent: t.columns.parent,
-      name: Array.from(t.columns.name, (id) => t.strings[id]),
+      // Frames read best with their file's base name (the table above has the full paths).
+      name: Array.from(t.columns.name, (id) => t.strings[id].replace(/\(([^()]*\/)([^/()]+:\d+)\)$/, '($2)')),
       hostTotalUs: t.columns.bytes,
       hostSelfUs: t.columns.self_bytes,
       deviceTotalUs: new Float64Array(n),

@@ -9,7 +9,7 @@ import createKinetoscope from '../generated/kinetoscope_web.mjs';
 import type { KinetoscopeModule, KinetoscopeSession, KinetoscopeSnapshotSession } from '../generated/kinetoscope_web.mjs';
 import wasmUrl from '../generated/kinetoscope_web.wasm?url';
 import { isGzip } from '../lib/gzip';
-import { isPickle } from '../lib/pickle';
+import { readAsSnapshot } from '../lib/pickle';
 import { PeekedSource } from './peek';
 import { Throttle } from '../lib/progress';
 import { answerTransferables, type WireAnswer } from '../lib/answer';
@@ -632,7 +632,7 @@ async function loadTrace(
     const peeked = new PeekedSource(source);
     source = peeked;
     job.source = peeked;
-    if (isPickle(await peeked.head())) {
+    if (readAsSnapshot(await peeked.head(), name)) {
       for (const h of helpers) {
         h.assign({ kind: 'none' });
         h.close();
