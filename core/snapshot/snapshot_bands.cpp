@@ -143,9 +143,11 @@ SnapBands snapshot_bands(const SnapHistory& h, const SnapWindow& w) {
   std::vector<size_t> active;
   size_t next = 0;
   for (int c = 0; c < int(out.columns.size()); ++c) {
-    bool joined = false;
-    while (next < by_start.size() && picks[by_start[next]].c0 == c) active.push_back(by_start[next++]), joined = true;
-    if (joined) std::sort(active.begin(), active.end());
+    // Those starting here join in stacking order (by_start is stable, so they come ascending):
+    // one merge keeps the list sorted, where a sort per column cost 1,400 x 2,000 log 2,000.
+    const size_t had = active.size();
+    while (next < by_start.size() && picks[by_start[next]].c0 == c) active.push_back(by_start[next++]);
+    if (had && active.size() > had) std::inplace_merge(active.begin(), active.begin() + std::ptrdiff_t(had), active.end());
     active.erase(std::remove_if(active.begin(), active.end(), [&](size_t k) { return picks[k].c1 < c; }), active.end());
     int64_t drawn = 0;
     for (size_t k : active) drawn += h.elems[picks[k].elem].size;
