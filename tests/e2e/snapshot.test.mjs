@@ -135,6 +135,10 @@ describe('the Snapshot page', { skip: !fs.existsSync(cli) && 'needs build/native
       const to = Number(await page.getAttribute(win, 'data-to'));
       assert.equal(to - from, 6.5, 'half the window');
       assert.equal(from, 3.25, 'around its middle');
+      // The keys: − back to the whole history's width, 0 the whole history.
+      await page.focus(cv);
+      await page.keyboard.press('-');
+      await page.waitForSelector(`${win}[data-from="0"][data-to="13"]`);
       // By time: the axis of time_us, 1,000 to 1,011 µs.
       await page.selectOption(`${card(name)} [data-testid=snapshot-axis]`, 'time');
       await page.waitForSelector(`${win}[data-axis=time][data-from="1000"][data-to="1011"]`);

@@ -408,6 +408,18 @@ function TimelinePanel({ ask, device }: { ask: Ask; device: SnapshotDevice }) {
             ev.preventDefault();
             zoomBy(ev.deltaY < 0 ? 0.8 : 1.25, width ? at(ev).x / width : 0.5);
           }}
+          onKeyDown={(ev) => {
+            // + / − zoom around the middle, ← → pan by a tenth, 0 shows the whole history.
+            if (ev.key === '+' || ev.key === '=') zoomBy(0.5);
+            else if (ev.key === '-' || ev.key === '_') zoomBy(2);
+            else if (ev.key === '0') setWin(null);
+            else if ((ev.key === 'ArrowLeft' || ev.key === 'ArrowRight') && shown && whole && zoomed) {
+              const span = shown.to - shown.from;
+              const from = Math.max(whole.from, Math.min(shown.from + (ev.key === 'ArrowLeft' ? -0.1 : 0.1) * span, whole.to - span));
+              setWin({ from, to: from + span });
+            } else return;
+            ev.preventDefault();
+          }}
           onPointerDown={(ev) => {
             if (ev.button !== 0 || !shown) return;
             drag.current = { x: ev.clientX, win: shown, moved: false };
@@ -442,8 +454,8 @@ function TimelinePanel({ ask, device }: { ask: Ask; device: SnapshotDevice }) {
       <BandInfo bands={same ? b : null} columns={same ? k : null} band={shownBand} column={col} bottom={hover?.band === -1} pinned={pinned != null} />
       <p class="muted snap-legend">
         Each allocation alive is a band, stacked on those allocated before it (those from before the history at the bottom, in grey); the line is the
-        total allocated, the shade behind it the reserved memory. Each pixel column is drawn at its entry of most memory. Wheel or the buttons zoom, a
-        drag pans, hover a band for its allocation, click to pin it.
+        total allocated, the shade behind it the reserved memory. Each pixel column is drawn at its entry of most memory. Wheel, + / − or the buttons
+        zoom, a drag or ← → pans, 0 shows the whole history; hover a band for its allocation, click to pin it.
       </p>
     </div>
   );
