@@ -19,6 +19,8 @@
 
 #include "cli/file_source.h"
 #include "cli/snapshot_analyses.h"
+#include "core/session/answer.h"
+#include "core/session/snapshot_session.h"
 #include "core/snapshot/allocator_state.h"
 #include "core/snapshot/snapshot_model.h"
 #include "core/snapshot/snapshot_stats.h"
@@ -118,21 +120,66 @@ std::string read_snapshot(const std::string& path, ks::SnapshotReader& r, size_t
   return {};
 }
 
-void sites_json(ks::JsonWriter& w, const std::vector<ks::SnapSite>& sites) {
-  w.begin_array();
-  for (const ks::SnapSite& s : sites) {
-    w.begin_object();
-    w.key("frame").value(s.frame);
-    w.key("bytes_at_peak").value(s.bytes);
-    w.key("allocations").value(uint64_t(s.allocations));
-    w.end_object();
+// `--json`'s object, assembled from the snapshot views' answers (core/session/views/snapshot.cpp)
+// as the page reads them: the summary's metadata and rows, each device's ooms and top sites nested.
+std::string snapshot_json(const ks::SnapshotSession& s, const std::string& name, std::optional<int64_t> device,
+                          std::optional<int64_t> at_us) {
+  ks::QueryParams p;
+  if (device) p["device"] = std::to_string(*device);
+  ks::QueryParams with_at = p;
+  if (at_us) with_at["at_us"] = std::to_string(*at_us);
+  const ks::Answer sum = s.query("snapshot-summary", with_at);
+  const ks::Answer ooms = s.query("snapshot-ooms", p);
+  const ks::Answer sites = s.query("snapshot-sites", p);
+  const ks::Answer at_sites = at_us ? s.query("snapshot-sites", with_at) : ks::Answer{};
+  auto cell = [](const ks::Answer& a, std::string_view col, size_t row) { return ks::answer_cell_json(a, *a.column(col), row); };
+  auto rows_of = [&](const ks::Answer& a, const std::string& dev, std::initializer_list<std::string_view> cols) {
+    std::string out = "[";
+    for (size_t r = 0; r < a.rows; ++r) {
+      if (cell(a, "device", r) != dev) continue;
+      if (out.size() > 1) out += ',';
+      out += '{';
+      bool first = true;
+      for (std::string_view c : cols) {
+        if (!first) out += ',';
+        first = false;
+        ks::append_json_escaped(out, c);
+        out += ':' + cell(a, c, r);
+      }
+      out += '}';
+    }
+    return out + "]";
+  };
+  std::string out = "{\"file\":";
+  ks::append_json_escaped(out, name);
+  for (const char* k : {"bytes", "has_history", "error", "health"}) out += ",\"" + std::string(k) + "\":" + std::string(ks::answer_meta(sum, k));
+  out += ",\"devices\":[";
+  for (size_t r = 0; r < sum.rows; ++r) {
+    if (r) out += ',';
+    out += '{';
+    bool first = true;
+    for (std::string_view c : {"device", "trace_entries", "allocations", "frees", "peak_allocated_bytes", "peak_at_us", "peak_entry",
+                               "peak_reserved_bytes", "before_history_bytes", "allocated_at_dump_bytes", "reserved_at_dump_bytes",
+                               "alive_at_dump_bytes", "segments"}) {
+      if (!first) out += ',';
+      first = false;
+      ks::append_json_escaped(out, c);
+      out += ':' + cell(sum, c, r);
+    }
+    const std::string dev = cell(sum, "device", r);
+    out += ",\"ooms\":" + rows_of(ooms, dev, {"at_us", "entry", "requested_bytes", "device_free_bytes", "allocated_bytes", "reserved_bytes",
+                                                    "alive_blocks", "alive_block_bytes", "inactive_bytes", "largest_inactive_bytes"});
+    out += ",\"top_sites\":" + rows_of(sites, dev, {"frame", "bytes_at_peak", "allocations"});
+    if (at_us) {
+      out += ",\"at\":{\"at_us\":" + cell(sum, "at_us", r) + ",\"entry\":" + cell(sum, "at_entry", r) +
+             ",\"allocated_bytes\":" + cell(sum, "at_allocated_bytes", r) + ",\"reserved_bytes\":" + cell(sum, "at_reserved_bytes", r) +
+             ",\"top_sites\":" + rows_of(at_sites, dev, {"frame", "bytes_at_peak", "allocations"}) + "}";
+    }
+    out += '}';
   }
-  w.end_array();
-}
-
-void time_json(ks::JsonWriter& w, int64_t t) {
-  if (t < 0) w.null();
-  else w.value(t);
+  out += "]";
+  for (const char* k : {"allocator_settings", "external_annotations"}) out += ",\"" + std::string(k) + "\":" + std::string(ks::answer_meta(sum, k));
+  return out + "}";
 }
 
 std::string mib(int64_t b) {
@@ -270,7 +317,9 @@ int run_snapshot(int argc, char** argv) {
   int status = 0;
   for (const std::string& path : files) {
     const std::string name = ks::base_name(path);
-    ks::SnapshotReader r;
+    ks::SnapshotSession session;
+    session.set_file(name);
+    ks::SnapshotReader& r = session.reader();
     const std::string open_error = read_snapshot(path, r, chunk);
     if (!open_error.empty() || r.failed()) {
       std::fprintf(stderr, "%s: %s\n", name.c_str(), (open_error.empty() ? r.error() : open_error).c_str());
@@ -305,86 +354,7 @@ int run_snapshot(int argc, char** argv) {
       frag.push_back(ks::oom_fragmentation(m, d));
     }
     if (json) {
-      ks::JsonWriter w;
-      w.begin_object();
-      w.key("file").value(name);
-      w.key("bytes").value(uint64_t(r.bytes_read()));
-      w.key("has_history").value(m.has_history);
-      w.key("error");
-      if (r.error().empty()) w.null();
-      else w.value(r.error());
-      w.key("health").begin_array();
-      for (const auto& [what, n] : m.health) w.begin_object().key("what").value(what).key("count").value(uint64_t(n)).end_object();
-      w.end_array();
-      w.key("devices").begin_array();
-      for (size_t si = 0; si < stats.size(); ++si) {
-        const ks::SnapDeviceStats& s = stats[si];
-        w.begin_object();
-        w.key("device").value(s.device);
-        w.key("trace_entries").value(uint64_t(s.trace_entries));
-        w.key("allocations").value(uint64_t(s.allocations));
-        w.key("frees").value(uint64_t(s.frees));
-        w.key("peak_allocated_bytes").value(s.peak_allocated_bytes);
-        w.key("peak_at_us");
-        time_json(w, s.peak_at_us);
-        w.key("peak_entry").value(s.peak_entry);
-        w.key("peak_reserved_bytes").value(s.peak_reserved_bytes);
-        w.key("before_history_bytes").value(s.before_history_bytes);
-        w.key("allocated_at_dump_bytes").value(s.allocated_at_dump_bytes);
-        w.key("reserved_at_dump_bytes").value(s.reserved_at_dump_bytes);
-        w.key("alive_at_dump_bytes").value(s.alive_at_dump_bytes);
-        w.key("segments").value(uint64_t(s.segments));
-        w.key("ooms").begin_array();
-        for (size_t oi = 0; oi < s.ooms.size(); ++oi) {
-          const ks::SnapOom& o = s.ooms[oi];
-          w.begin_object();
-          w.key("at_us");
-          time_json(w, o.at_us);
-          w.key("entry").value(int64_t(o.entry));
-          w.key("requested_bytes").value(o.requested_bytes);
-          w.key("device_free_bytes").value(o.device_free_bytes);
-          w.key("allocated_bytes").value(o.allocated_bytes);
-          w.key("reserved_bytes").value(o.reserved_bytes);
-          // The fragmentation then (cli/snapshot_analyses.h, core/snapshot/allocator_state.h).
-          if (oi < frag[si].size()) {
-            const ks::OomFragmentation& f = frag[si][oi];
-            w.key("alive_blocks").value(uint64_t(f.alive_blocks));
-            w.key("alive_block_bytes").value(f.alive_block_bytes);
-            w.key("inactive_bytes").value(f.inactive_bytes);
-            w.key("largest_inactive_bytes").value(f.largest_inactive_bytes);
-          }
-          w.end_object();
-        }
-        w.end_array();
-        w.key("top_sites");
-        sites_json(w, s.top_sites);
-        if (s.at) {
-          w.key("at").begin_object();
-          w.key("at_us").value(s.at->at_us);
-          w.key("entry").value(s.at->entry);
-          w.key("allocated_bytes").value(s.at->allocated_bytes);
-          w.key("reserved_bytes").value(s.at->reserved_bytes);
-          w.key("top_sites");
-          sites_json(w, s.at->top_sites);
-          w.end_object();
-        }
-        w.end_object();
-      }
-      w.end_array();
-      w.key("allocator_settings").begin_object();
-      for (const auto& [k, v] : m.allocator_settings) w.key(k).value(v);
-      w.end_object();
-      w.key("external_annotations").begin_array();
-      for (const ks::SnapAnnotation& a : m.annotations) {
-        w.begin_object().key("stage").value(a.start ? "START" : "END").key("name").value(m.strings.get(a.name));
-        w.key("device").value(a.device).key("time_us");
-        if (a.time_us >= 0) w.value(a.time_us);
-        else w.null();
-        w.end_object();
-      }
-      w.end_array();
-      w.end_object();
-      std::printf("%s\n", w.str().c_str());
+      std::printf("%s\n", snapshot_json(session, name, device, at_us).c_str());
       continue;
     }
     std::printf("%s: memory snapshot, %zu segment%s, %s\n", name.c_str(), m.segments.size(), m.segments.size() == 1 ? "" : "s",

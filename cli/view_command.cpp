@@ -94,14 +94,16 @@ std::vector<std::string_view> companions_of(std::string_view view) {
 }  // namespace
 
 const ks::ViewDef* find_view(std::string_view name) {
+  // A snapshot's views are printed by `kinetoscope snapshot` (cli/snapshot_command.cpp).
   for (const ks::ViewDef& v : ks::views())
-    if (v.schema->view == name) return &v;
+    if (v.schema->view == name && !v.snapshot) return &v;
   return nullptr;
 }
 
 std::string views_usage(std::string_view usage) {
   std::string out;
   for (const ks::ViewDef& v : ks::views()) {
+    if (v.snapshot) continue;  // `kinetoscope snapshot` prints them
     const ks::ViewSchema& s = *v.schema;
     const std::string command = "kinetoscope " + std::string(s.view) + " ";
     if (usage.find(command) != std::string_view::npos) continue;

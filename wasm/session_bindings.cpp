@@ -24,6 +24,7 @@
 #include "core/analysis/ranges.h"
 #include "core/analysis/step_scope.h"
 #include "core/session/session.h"
+#include "core/session/snapshot_session.h"
 #include "core/session/views.h"
 #include "core/trace/model_columns.h"
 #include "core/util/json_writer.h"
@@ -294,6 +295,54 @@ class Trimmer {
   ks::TraceTrimmer trimmer_;
 };
 
+// A CUDA allocator snapshot (a pickle; core/session/snapshot_session.h), fed as a Session is:
+// prepare(n) gives a heap offset for n bytes, commit(n) reads them; its views are query(view,
+// params) answers (the snapshot-* views of core/session/views.h).
+class SnapshotSession {
+ public:
+  SnapshotSession() = default;
+  void setFile(const std::string& name) { s_.set_file(name); }
+  void setTotalSize(double bytes) { s_.reader().set_total_size(uint64_t(bytes)); }
+  double prepare(double n) {
+    buffer_.resize(size_t(n));
+    return static_cast<double>(reinterpret_cast<uintptr_t>(buffer_.data()));
+  }
+  void commit(double n) { s_.reader().feed(buffer_.data(), std::min(size_t(n), buffer_.size())); }
+  void inputError(bool gzip) { s_.note_input_error(gzip); }
+  void finish() {
+    s_.reader().finish();
+    finished_ = true;
+    std::vector<char>().swap(buffer_);
+  }
+  // While reading: nothing more can be loaded (the feeder stops); once finished: nothing was.
+  bool failed() const { return finished_ ? s_.failed() : s_.reader().stopped(); }
+  std::string error() const { return s_.reader().error(); }
+  double bytesRead() const { return double(s_.reader().bytes_read()); }
+  emscripten::val query(const std::string& view, const emscripten::val& params) const {
+    return answer_to_js(view, s_.query(view, to_params(params)));
+  }
+  // The same answer as the CLI's --json text would print it (tests compare the two).
+  std::string queryJson(const std::string& view, const emscripten::val& params) const {
+    return ks::answer_json(s_.query(view, to_params(params)));
+  }
+
+ private:
+  static ks::QueryParams to_params(const emscripten::val& params) {
+    ks::QueryParams out;
+    if (params.isNull() || params.isUndefined() || params.typeOf().as<std::string>() != "object") return out;
+    const emscripten::val keys = emscripten::val::global("Object").call<emscripten::val>("keys", params);
+    const unsigned n = keys["length"].as<unsigned>();
+    for (unsigned i = 0; i < n; ++i) {
+      const std::string k = keys[i].as<std::string>();
+      if (params[k].isString()) out[k] = params[k].as<std::string>();
+    }
+    return out;
+  }
+  ks::SnapshotSession s_;
+  std::vector<char> buffer_;
+  bool finished_ = false;
+};
+
 // The reduce step of the Distributed view: the rank summaries of a run's traces (Uint8Arrays
 // from Session.queryBytes('distributed_rank', ...)) to {error: "" or one sentence, spans: [{workers,
 // commops, stragglers, collectives, gpu_time}]}, each a view's answer as Session.query gives it.
@@ -443,6 +492,20 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("error", &Trimmer::error)
       .function("report", &Trimmer::report)
       .function("output", &Trimmer::output);
+
+  emscripten::class_<SnapshotSession>("SnapshotSession")
+      .constructor<>()
+      .function("setFile", &SnapshotSession::setFile)
+      .function("setTotalSize", &SnapshotSession::setTotalSize)
+      .function("prepare", &SnapshotSession::prepare)
+      .function("commit", &SnapshotSession::commit)
+      .function("inputError", &SnapshotSession::inputError)
+      .function("finish", &SnapshotSession::finish)
+      .function("failed", &SnapshotSession::failed)
+      .function("error", &SnapshotSession::error)
+      .function("bytesRead", &SnapshotSession::bytesRead)
+      .function("query", &SnapshotSession::query)
+      .function("queryJson", &SnapshotSession::queryJson);
 
   emscripten::class_<Session>("Session")
       .constructor<>()

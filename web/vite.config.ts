@@ -68,6 +68,8 @@ export default defineConfig({
             accept: {
               'application/json': ['.json'],
               'application/gzip': ['.gz', '.json.gz'],
+              // CUDA allocator snapshots (torch.cuda.memory._dump_snapshot), told by content in the worker.
+              'application/octet-stream': ['.pickle', '.pkl'],
             },
           },
         ],

@@ -119,6 +119,7 @@ Answer Session::query(std::string_view view, const QueryParams& params) const {
     if (v.schema->view != view) continue;
     if (v.answer) return v.answer(*this, params);
     if (v.pair) return error_answer(*v.schema, "the " + std::string(view) + " view compares two traces: ask it with the other trace's Session");
+    if (v.snapshot) return error_answer(*v.schema, "the " + std::string(view) + " view is of a memory snapshot, not of a trace");
     return error_answer(*v.schema, "the " + std::string(view) + " view is answered by reading the file again, not by a loaded trace");
   }
   a.error = "unknown view: " + std::string(view);

@@ -55,6 +55,13 @@ const std::vector<ViewDef>& views() {
       {&kGpuQueueSchema, &gpu_queue_answer},
       {&kGpuMemoryBandwidthSchema, &gpu_memory_bandwidth_answer},
       {&kGpuCounterSeriesSchema, &gpu_counter_series_answer},
+      {&kSnapshotSummarySchema, nullptr, nullptr, &snapshot_summary_answer},
+      {&kSnapshotOomsSchema, nullptr, nullptr, &snapshot_ooms_answer},
+      {&kSnapshotSitesSchema, nullptr, nullptr, &snapshot_sites_answer},
+      {&kSnapshotTimelineSchema, nullptr, nullptr, &snapshot_timeline_answer},
+      {&kSnapshotTimelineColumnsSchema, nullptr, nullptr, &snapshot_timeline_columns_answer},
+      {&kSnapshotPeakSchema, nullptr, nullptr, &snapshot_peak_answer},
+      {&kSnapshotPeakTreeSchema, nullptr, nullptr, &snapshot_peak_tree_answer},
   };
   return list;
 }

@@ -19,6 +19,7 @@
 namespace ks {
 
 class Session;
+class SnapshotSession;
 struct DevicePeak;
 using QueryParamsRef = const std::map<std::string, std::string, std::less<>>&;
 
@@ -30,6 +31,8 @@ struct ViewDef {
   // A view of two traces (the Diff view: `s` the baseline, `other` the experiment), asked with
   // Session::query(view, params, other).
   Answer (*pair)(const Session& s, const Session& other, QueryParamsRef params) = nullptr;
+  // A view of a memory snapshot (core/session/snapshot_session.h), asked of a SnapshotSession.
+  Answer (*snapshot)(const SnapshotSession& s, QueryParamsRef params) = nullptr;
 };
 
 const std::vector<ViewDef>& views();
@@ -193,5 +196,17 @@ Answer gpu_launches_answer(const Session& s, QueryParamsRef params);
 Answer gpu_queue_answer(const Session& s, QueryParamsRef params);
 Answer gpu_memory_bandwidth_answer(const Session& s, QueryParamsRef params);
 Answer gpu_counter_series_answer(const Session& s, QueryParamsRef params);
+// The memory snapshot's views (views/snapshot.cpp, issue 26), answered by a SnapshotSession:
+// its numbers per device, out-of-memory events and sites (`kinetoscope snapshot --json` is
+// assembled from these three), the active memory timeline per pixel column and the peak.
+extern const ViewSchema kSnapshotSummarySchema, kSnapshotOomsSchema, kSnapshotSitesSchema, kSnapshotPeakSchema,
+    kSnapshotPeakTreeSchema, kSnapshotTimelineSchema, kSnapshotTimelineColumnsSchema;
+Answer snapshot_summary_answer(const SnapshotSession& s, QueryParamsRef params);
+Answer snapshot_ooms_answer(const SnapshotSession& s, QueryParamsRef params);
+Answer snapshot_sites_answer(const SnapshotSession& s, QueryParamsRef params);
+Answer snapshot_peak_answer(const SnapshotSession& s, QueryParamsRef params);
+Answer snapshot_peak_tree_answer(const SnapshotSession& s, QueryParamsRef params);
+Answer snapshot_timeline_answer(const SnapshotSession& s, QueryParamsRef params);
+Answer snapshot_timeline_columns_answer(const SnapshotSession& s, QueryParamsRef params);
 
 }  // namespace ks

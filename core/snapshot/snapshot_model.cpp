@@ -631,6 +631,8 @@ uint64_t SnapshotReader::bytes_read() const { return impl_->reader.bytes_read();
 const SnapshotModel& SnapshotReader::model() const { return impl_->m; }
 SnapshotModel& SnapshotReader::model() { return impl_->m; }
 
+bool SnapshotReader::stopped() const { return impl_->reader.failed() || !impl_->not_snapshot.empty(); }
+
 bool SnapshotReader::failed() const {
   return impl_->reader.refused() || !impl_->rooted || !impl_->not_snapshot.empty();
 }

@@ -227,6 +227,9 @@ class SnapshotReader {
   void set_total_size(uint64_t bytes);
   void feed(const char* data, size_t n);
   void finish();
+  // While reading (failed() says nothing before finish): reading on can load nothing more (an
+  // opcode refused, a corrupt pickle, not a snapshot), so a caller may stop feeding.
+  bool stopped() const;
   bool failed() const;
   const std::string& error() const { return error_; }
   uint64_t bytes_read() const;

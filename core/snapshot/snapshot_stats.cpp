@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "core/snapshot/id_map.h"
-
 namespace ks {
 
 namespace {
@@ -12,90 +10,49 @@ namespace {
 constexpr const char* kBeforeHistory = "<allocated before the history began>";
 constexpr const char* kNoStack = "<no stack recorded>";
 
-// One allocation of the timeline: alive after entry `from` (-1: from the start) until entry `to`
-// frees it (INT64_MAX: alive at the dump).
-struct Elem {
-  int64_t size;
-  int64_t from;
-  int64_t to;
-  uint32_t stack;
-  bool before;  // allocated before the history began (its stack, if any, is not its site)
-};
-
-
-struct Timeline {
-  ChunkedTable<Elem> elems;     // in blocks: no doubling vector's 2x while 50 M entries are read
-  // The bytes an entry changed follow from its action and size (an alloc adds its size, a
-  // free removes it, segment actions change the reserved bytes), except for a free whose
-  // allocation had another size: those frees, by entry, with the bytes they removed. No array
-  // of a value per entry: 50 M entries would add 400 MB to the 21 bytes each holds.
-  std::vector<std::pair<size_t, int64_t>> odd_frees;
-  int64_t allocated_delta(const SnapTrace& t, size_t i) const {
-    switch (t.action[i]) {
-      case SnapAction::kAlloc: return t.size[i];
-      case SnapAction::kFreeCompleted:
-      case SnapAction::kFree: {
-        if (!odd_frees.empty()) {
-          const auto it = std::lower_bound(odd_frees.begin(), odd_frees.end(), i,
-                                           [](const std::pair<size_t, int64_t>& o, size_t k) { return o.first < k; });
-          if (it != odd_frees.end() && it->first == i) return -it->second;
-        }
-        return -t.size[i];
-      }
-      default: return 0;
-    }
-  }
-  int64_t reserved_delta(const SnapTrace& t, size_t i) const {
-    switch (t.action[i]) {
-      case SnapAction::kSegmentAlloc:
-      case SnapAction::kSegmentMap: return t.size[i];
-      case SnapAction::kSegmentFree:
-      case SnapAction::kSegmentUnmap: return -t.size[i];
-      default: return 0;
-    }
-  }
-  int64_t start = 0;            // allocated before the first entry
-  int64_t rstart = 0;           // reserved before the first entry
-};
-
 bool ends_with(std::string_view s, std::string_view t) {
   return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
 }
 
-Timeline build(const SnapshotModel& m, int64_t device) {
-  Timeline tl;
+}  // namespace
+
+SnapTimeline snapshot_timeline(const SnapshotModel& m, int64_t device) {
+  SnapTimeline tl;
   static const SnapTrace kEmpty;
   const SnapTrace& t = device >= 0 && size_t(device) < m.devices.size() ? m.devices[size_t(device)] : kEmpty;
   const size_t n = t.size_rows();
-  IdMap alive;  // address → its allocation in elems
-  int64_t rsum = 0;
+  tl.delta.assign(n, 0);
+  tl.rdelta.assign(n, 0);
+  std::unordered_map<uint64_t, size_t> alive;
   for (size_t i = 0; i < n; ++i) {
     const int64_t size = t.size[i];
     switch (t.action[i]) {
       case SnapAction::kAlloc:
         // An address allocated again without a free in between keeps the first one alive, as
         // memory_viz does (its free was lost to the history's ring buffer).
-        alive.put(t.addr[i], uint32_t(tl.elems.size()));
-        tl.elems.push_back({size, int64_t(i), INT64_MAX, t.stack[i], false});
+        alive[t.addr[i]] = tl.elems.size();
+        tl.elems.push_back({size, int64_t(i), INT64_MAX, t.stack[i], false, t.addr[i]});
+        tl.delta[i] += size;
         break;
       case SnapAction::kFreeCompleted:
       case SnapAction::kFree: {
-        const uint64_t a = t.addr[i];
-        if (const uint32_t* e = alive.find(a)) {
-          Elem& el = tl.elems[*e];
-          el.to = int64_t(i);
-          if (el.size != size) tl.odd_frees.emplace_back(i, el.size);
-          alive.erase(a);
+        auto it = alive.find(t.addr[i]);
+        if (it != alive.end()) {
+          SnapElem& e = tl.elems[it->second];
+          e.to = int64_t(i);
+          tl.delta[i] -= e.size;
+          alive.erase(it);
         } else {
-          tl.elems.push_back({size, -1, int64_t(i), t.stack[i], true});
+          tl.elems.push_back({size, -1, int64_t(i), t.stack[i], true, t.addr[i]});
           tl.start += size;
+          tl.delta[i] -= size;
         }
         break;
       }
       case SnapAction::kSegmentAlloc:
-      case SnapAction::kSegmentMap: rsum += size; break;
+      case SnapAction::kSegmentMap: tl.rdelta[i] += size; break;
       case SnapAction::kSegmentFree:
-      case SnapAction::kSegmentUnmap: rsum -= size; break;
+      case SnapAction::kSegmentUnmap: tl.rdelta[i] -= size; break;
       default: break;
     }
   }
@@ -105,20 +62,24 @@ Timeline build(const SnapshotModel& m, int64_t device) {
     reserved_end += s.total_size;
     for (uint32_t b = s.first_block; b < s.first_block + s.blocks && b < m.blocks.size(); ++b) {
       const SnapBlock& blk = m.blocks[b];
-      if (blk.state == BlockState::kActiveAllocated && !alive.find(blk.address)) {
-        tl.elems.push_back({blk.requested_size, -1, INT64_MAX, blk.stack, true});
+      if (blk.state == BlockState::kActiveAllocated && !alive.count(blk.address)) {
+        tl.elems.push_back({blk.requested_size, -1, INT64_MAX, blk.stack, true, blk.address});
         tl.start += blk.requested_size;
       }
     }
   }
+  int64_t rsum = 0;
+  for (int64_t d : tl.rdelta) rsum += d;
   tl.rstart = reserved_end - rsum;
   return tl;
 }
 
-std::vector<SnapSite> sites_at(const SnapshotModel& m, const Timeline& tl, int64_t p, size_t top) {
+namespace {
+
+std::vector<SnapSite> sites_at(const SnapshotModel& m, const SnapTimeline& tl, int64_t p, size_t top) {
   std::unordered_map<uint32_t, std::string> label_of;  // per stack
   std::unordered_map<std::string, SnapSite> by;
-  for (const Elem& e : tl.elems) {
+  for (const SnapElem& e : tl.elems) {
     if (!(e.from <= p && p < e.to)) continue;
     std::string label;
     if (e.before && e.stack == 0) {
@@ -171,7 +132,7 @@ std::vector<int64_t> snapshot_devices(const SnapshotModel& m) {
 SnapDeviceStats snapshot_device_stats(const SnapshotModel& m, int64_t device, std::optional<int64_t> at_us, size_t top) {
   SnapDeviceStats st;
   st.device = device;
-  const Timeline tl = build(m, device);
+  const SnapTimeline tl = snapshot_timeline(m, device);
   static const SnapTrace kEmpty;
   const SnapTrace& t = device >= 0 && size_t(device) < m.devices.size() ? m.devices[size_t(device)] : kEmpty;
   const size_t n = t.size_rows();
@@ -194,8 +155,8 @@ SnapDeviceStats snapshot_device_stats(const SnapshotModel& m, int64_t device, st
   st.peak_reserved_bytes = reserved;
   size_t oom = 0;
   for (size_t i = 0; i < n; ++i) {
-    level += tl.allocated_delta(t, i);
-    reserved += tl.reserved_delta(t, i);
+    level += tl.delta[i];
+    reserved += tl.rdelta[i];
     if (level > st.peak_allocated_bytes) st.peak_allocated_bytes = level, st.peak_entry = int64_t(i);
     st.peak_reserved_bytes = std::max(st.peak_reserved_bytes, reserved);
     if (t.action[i] == SnapAction::kOom) {
@@ -224,8 +185,7 @@ SnapDeviceStats snapshot_device_stats(const SnapshotModel& m, int64_t device, st
     mo.at_us = *at_us;
     mo.allocated_bytes = tl.start;
     mo.reserved_bytes = tl.rstart;
-    for (int64_t i = 0; i <= p; ++i)
-      mo.allocated_bytes += tl.allocated_delta(t, size_t(i)), mo.reserved_bytes += tl.reserved_delta(t, size_t(i));
+    for (int64_t i = 0; i <= p; ++i) mo.allocated_bytes += tl.delta[size_t(i)], mo.reserved_bytes += tl.rdelta[size_t(i)];
     mo.top_sites = sites_at(m, tl, p, top);
     st.at = std::move(mo);
   }

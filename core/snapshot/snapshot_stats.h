@@ -69,6 +69,28 @@ struct SnapDeviceStats {
   std::optional<SnapMoment> at;     // at a time asked for
 };
 
+// One allocation of the timeline: alive after entry `from` (-1: from the start) until entry `to`
+// frees it (INT64_MAX: alive at the dump).
+struct SnapElem {
+  int64_t size;
+  int64_t from;
+  int64_t to;
+  uint32_t stack;
+  bool before;  // allocated before the history began (its stack, if any, is not its site)
+  uint64_t addr;
+};
+
+// A device's timeline by the rules above: its allocations in the order they join the stack
+// (the history's allocs as they come, then those made before it), and what each entry changed.
+struct SnapTimeline {
+  std::vector<SnapElem> elems;
+  std::vector<int64_t> delta;   // allocated bytes changed by each entry
+  std::vector<int64_t> rdelta;  // reserved bytes changed by each entry
+  int64_t start = 0;            // allocated before the first entry
+  int64_t rstart = 0;           // reserved before the first entry
+};
+SnapTimeline snapshot_timeline(const SnapshotModel& m, int64_t device);
+
 // The devices of the snapshot: those of device_traces and of the segments, ascending.
 std::vector<int64_t> snapshot_devices(const SnapshotModel& m);
 

@@ -306,10 +306,11 @@ export function useLoader() {
       let call: Call<LoadResult>;
       if (entry.url) call = await download(run, entry.url);
       else call = loadFile(run, entry.file!);
-      const { summary, overview, file, read } = await call.promise;
+      const { summary, overview, file, read, snapshot } = await call.promise;
       let rank: Uint8Array | null = null;
       let rankError: string | undefined;
-      if (summary.ok && !run.cancelled) {
+      // A memory snapshot is no rank of a run.
+      if (summary.ok && !run.cancelled && !snapshot) {
         try {
           const r = await w.client.query(call.id, { what: 'distributedRank', ...rankPlace(entry) }).promise;
           rank = r.summary;
@@ -332,6 +333,7 @@ export function useLoader() {
           status: summary.ok ? 'done' : 'failed',
           summary,
           overview,
+          ...(snapshot ? { snapshot } : {}),
           session: kept ? call.id : undefined,
           gen: kept ? w.id : undefined,
           rank,

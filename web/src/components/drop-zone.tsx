@@ -13,7 +13,8 @@ interface Props {
   compact?: boolean;
 }
 
-const ACCEPT = '.json,.gz,application/json,application/gzip';
+// Memory snapshots (torch.cuda.memory._dump_snapshot pickles) too: the worker tells them by content.
+const ACCEPT = '.json,.gz,.pickle,.pkl,application/json,application/gzip';
 
 export function DropZone({ onDropped, onSample, onUrl, busy, compact = false }: Props) {
   const input = useRef<HTMLInputElement>(null);
@@ -93,8 +94,8 @@ export function DropZone({ onDropped, onSample, onUrl, busy, compact = false }: 
       <p class="drop-title">Drop PyTorch profiler traces here</p>
       <p class="muted">
         <code>.json</code> or <code>.json.gz</code>, one or several, or a folder of runs
-        (<code>&lt;worker&gt;[.&lt;span&gt;].pt.trace.json[.gz]</code>, as TensorBoard's plugin read them). Nothing leaves your
-        machine.
+        (<code>&lt;worker&gt;[.&lt;span&gt;].pt.trace.json[.gz]</code>, as TensorBoard's plugin read them), or CUDA memory
+        snapshots (<code>.pickle</code>). Nothing leaves your machine.
       </p>
       <div class="actions">{buttons}</div>
       <UrlForm onOpen={onUrl} />

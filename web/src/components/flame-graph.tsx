@@ -51,6 +51,7 @@ export function FlameGraph({
   highlightRow,
   onPick,
   label,
+  format = formatDurationUs,
 }: {
   nodes: FlameNodes;
   /** The tree node selected (a box outlined), -1 for none. */
@@ -59,6 +60,8 @@ export function FlameGraph({
   highlightRow: number;
   onPick: (node: number) => void;
   label: string;
+  /** How a box's extent reads (default: a duration; a memory snapshot's flame graph: bytes). */
+  format?: (v: number) => string;
 }) {
   const flame = useMemo(() => buildFlame(nodes), [nodes]);
   const whole: Span = useMemo(() => ({ from: flame.startUs, to: flame.endUs > flame.startUs ? flame.endUs : flame.startUs + 1 }), [flame]);
@@ -178,7 +181,7 @@ export function FlameGraph({
           Whole thread
         </button>
         <span class="muted flame-window" data-testid="flame-window">
-          {formatDurationUs(view.to - view.from)} shown of {formatDurationUs(whole.to - whole.from)}
+          {format(view.to - view.from)} shown of {format(whole.to - whole.from)}
         </span>
         <span class="muted flame-hint" title="Wheel or + / − zoom around the pointer, a drag pans, a click selects a module, a double click or Enter zooms to it, 0 shows the whole thread, the arrow keys move box to box.">
           Wheel or +/− zooms · drag pans · click selects · Enter zooms to it · arrows move
@@ -194,7 +197,7 @@ export function FlameGraph({
           ref={canvas}
           tabIndex={0}
           role="img"
-          aria-label={`${label}: ${flame.nodes.length} module frames over ${formatDurationUs(whole.to - whole.from)}${selectedK >= 0 ? `; selected ${shortName(nodes.name[selected])}` : ''}`}
+          aria-label={`${label}: ${flame.nodes.length} module frames over ${format(whole.to - whole.from)}${selectedK >= 0 ? `; selected ${shortName(nodes.name[selected])}` : ''}`}
           data-testid="module-flame-canvas"
           data-boxes={JSON.stringify(boxes.slice(0, 400).map((b) => [shortName(nodes.name[flame.nodes[b.k]]), Math.round(b.x), b.y, Math.round(b.w)]))}
           data-box-count={boxes.length}
@@ -253,8 +256,8 @@ export function FlameGraph({
             <strong>{shortName(nodes.name[hv])}</strong>
             <span class="muted"> {nodes.kind[hv] === 'backward' ? 'backward pass' : nodes.kind[hv].replace('_', ' ')}</span>
             <br />
-            {formatDurationUs(nodes.endUs[hv] - nodes.startUs[hv])} at {formatDurationUs(nodes.startUs[hv])}; self {formatDurationUs(nodes.hostSelfUs[hv])}
-            {nodes.deviceTotalUs[hv] > 0 && <>; device {formatDurationUs(nodes.deviceTotalUs[hv])}</>}
+            {format(nodes.endUs[hv] - nodes.startUs[hv])} at {format(nodes.startUs[hv])}; self {format(nodes.hostSelfUs[hv])}
+            {nodes.deviceTotalUs[hv] > 0 && <>; device {format(nodes.deviceTotalUs[hv])}</>}
           </div>
         )}
       </div>

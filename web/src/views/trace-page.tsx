@@ -32,6 +32,7 @@ import { OverviewView, VIEW_LABELS } from './overview-view';
 import { TimelineView, type TimelineRequest, type TrimFn } from './timeline-view';
 import { GpuTimeView } from './gpu-time-view';
 import { RooflineView } from './roofline-view';
+import { SnapshotView } from './snapshot-view';
 import { PeakContext } from '../components/peak-choice';
 import { TraceError, TraceView } from './trace-view';
 
@@ -383,7 +384,7 @@ export function TracePage({
         size={entry.size}
         label={entry.label}
         url={entry.url}
-        summary={entry.summary}
+        summary={entry.snapshot ? undefined : entry.summary}
         gpus={overview?.gpus}
         status={entry.status}
         onClose={onRemove}
@@ -395,6 +396,12 @@ export function TracePage({
         </p>
       )}
       {entry.summary && !entry.summary.ok && <TraceError summary={entry.summary} />}
+      {/* A memory snapshot (a pickle) is its Snapshot page, no trace tabs. */}
+      {entry.snapshot?.ok && entry.status === 'done' && (
+        <ErrorBoundary>
+          <SnapshotView ask={ask} snapshot={entry.snapshot} name={entry.name} />
+        </ErrorBoundary>
+      )}
       {closed && entry.reread && <Reread name={entry.name} progress={rereadProgress} error={rereadFailed} onRetry={onReread} />}
       {entry.status === 'queued' && (
         <p class="muted pending" data-testid="file-waiting" role="status">

@@ -6,6 +6,7 @@ import type { LoadFailure } from './failure';
 import type { Phase } from './protocol';
 import type { Overview } from '../lib/overview';
 import type { Status } from '../lib/run-tree';
+import type { SnapshotInfo } from '../lib/snapshot';
 import type { Summary } from '../lib/summary';
 import type { TraceLabel } from '../lib/trace-names';
 
@@ -26,6 +27,8 @@ export interface Entry {
   status: Status;
   summary?: Summary;
   overview?: Overview | null;
+  /** The file is a CUDA memory snapshot (a pickle): its numbers; its page is the Snapshot page. */
+  snapshot?: SnapshotInfo;
   error?: string;
   /** Its worker failed while loading it (out of memory, an abort, dead, silent): said in a sentence. */
   failure?: LoadFailure;

@@ -71,10 +71,30 @@ declare module '*/generated/kinetoscope_web.mjs' {
     output(): Uint8Array;
     delete(): void;
   }
+  /** A CUDA allocator snapshot (a pickle), fed as a Session is; its views are the snapshot-* answers. */
+  export interface KinetoscopeSnapshotSession {
+    setFile(name: string): void;
+    setTotalSize(bytes: number): void;
+    prepare(n: number): number;
+    commit(n: number): void;
+    /** True once nothing more can be loaded (refused, not a pickle): reading on is wasted work. */
+    failed(): boolean;
+    /** The stream around the pickle failed part-way (gzip corrupt or cut off, or a read error). */
+    inputError(gzip: boolean): void;
+    finish(): void;
+    /** "" or the reader's sentence. */
+    error(): string;
+    bytesRead(): number;
+    query(view: string, params: Record<string, string>): KinetoscopeAnswer;
+    queryJson(view: string, params: Record<string, string>): string;
+    delete(): void;
+  }
   export interface KinetoscopeModule {
     HEAPU8: Uint8Array;
     /** tbPlugin: link and count as tb_plugin does, for the Session's life (the page never asks). */
     Session: new (tbPlugin?: boolean) => KinetoscopeSession;
+    /** A memory snapshot's session (core/session/snapshot_session.h). */
+    SnapshotSession: new () => KinetoscopeSnapshotSession;
     /** Absent from cores built before the Timeline view. */
     Trimmer?: new (startUs: number, endUs: number) => KinetoscopeTrimmer;
     /**

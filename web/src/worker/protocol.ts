@@ -13,6 +13,7 @@ import type { KernelGroupBy } from '../lib/kernels';
 import type { OpGroupBy } from '../lib/operators';
 import { gpuMetricsOf, overviewInfoOf, stepBreakdownOf, type Overview } from '../lib/overview';
 import { summaryOf, type Summary } from '../lib/summary';
+import { snapshotOf, snapshotSummary, type SnapshotInfo } from '../lib/snapshot';
 import { Watchdog, type WatchdogOptions } from './watchdog';
 
 export interface LoadProgress {
@@ -329,7 +330,10 @@ export interface Trimmed {
  * since the `result` repeats what a `summary` message sent), opened on the page's side (loadOf).
  */
 export interface LoadAnswers {
-  summary: WireAnswer;
+  /** A trace's summary view answer (absent for a memory snapshot). */
+  summary?: WireAnswer;
+  /** A memory snapshot's (a pickle, told by content): its snapshot-summary answer, and no other. */
+  snapshot?: WireAnswer;
   steps?: WireAnswer;
   gpus?: WireAnswer;
   overview?: WireAnswer;
@@ -338,8 +342,12 @@ export interface LoadAnswers {
 }
 
 /** The page's summary and overview from a load's answers (the overview: null while the summary is not ok). */
-export function loadOf(a: LoadAnswers): { summary: Summary; overview: Overview | null } {
-  const summary = summaryOf(openAnswer('summary', a.summary));
+export function loadOf(a: LoadAnswers): { summary: Summary; overview: Overview | null; snapshot?: SnapshotInfo } {
+  if (a.snapshot) {
+    const snapshot = snapshotOf(openAnswer('snapshot-summary', a.snapshot));
+    return { summary: snapshotSummary(snapshot), overview: null, snapshot };
+  }
+  const summary = summaryOf(openAnswer('summary', a.summary!));
   if (!summary.ok) return { summary, overview: null };
   if (!a.steps || !a.gpus) return { summary, overview: a.overviewError ? { steps: null, gpus: null, error: a.overviewError } : null };
   const overview: Overview = {
@@ -355,6 +363,8 @@ export function loadOf(a: LoadAnswers): { summary: Summary; overview: Overview |
 export interface LoadResult {
   summary: Summary;
   overview: Overview | null;
+  /** The file is a memory snapshot: its numbers (the summary then only says whether it read). */
+  snapshot?: SnapshotInfo;
   /** A loadStream's bytes as received (none if it stopped early: not a trace). */
   file?: File;
   /** A file read by several workers: how it went (absent: read by one). */

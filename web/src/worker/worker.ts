@@ -6,9 +6,11 @@
 // DecompressionStream for gzip; a download's body as it arrives) and transfers 4 MB chunks here,
 // copied once into the wasm heap.
 import createKinetoscope from '../generated/kinetoscope_web.mjs';
-import type { KinetoscopeModule, KinetoscopeSession } from '../generated/kinetoscope_web.mjs';
+import type { KinetoscopeModule, KinetoscopeSession, KinetoscopeSnapshotSession } from '../generated/kinetoscope_web.mjs';
 import wasmUrl from '../generated/kinetoscope_web.wasm?url';
 import { isGzip } from '../lib/gzip';
+import { readAsSnapshot } from '../lib/pickle';
+import { PeekedSource } from './peek';
 import { Throttle } from '../lib/progress';
 import { answerTransferables, type WireAnswer } from '../lib/answer';
 import { CoreError } from '../lib/json-check';
@@ -199,6 +201,8 @@ const jobs = new Map<number, Job>();
 
 /** The Session of each loaded file, by the id of its load call, until the page closes it. */
 const sessions = new Map<number, KinetoscopeSession>();
+/** The SnapshotSession of each loaded memory snapshot (a pickle), by the id of its load call. */
+const snapshots = new Map<number, KinetoscopeSnapshotSession>();
 
 function post(res: Response, transfer: Transferable[] = []): void {
   self.postMessage(res, transfer);
@@ -230,6 +234,7 @@ function onTrap(): void {
   modulePromise = null;
   loadedModule = null;
   sessions.clear();
+  snapshots.clear();
 }
 
 /** A "throw" fault dies outside any promise: the page's Worker gets an error event. */
@@ -256,10 +261,14 @@ function startLoad(id: number, input: LoadInput, fault?: TestFault, ranges?: Mes
   if (ranges?.length) job.helpers = ranges.map((p) => new PieceSource(p));
   jobs.set(id, job);
   loadTrace(id, input, job)
-    .then(({ result, session }) => {
+    .then(({ result, session, snapshot }) => {
       if (session) {
         if (job.closed) session.delete();
         else sessions.set(id, session);
+      }
+      if (snapshot) {
+        if (job.closed) snapshot.delete();
+        else snapshots.set(id, snapshot);
       }
       post({ kind: 'result', id, answers: result.answers, ...(result.file ? { file: result.file } : {}), ...(result.read ? { read: result.read } : {}) });
     })
@@ -363,6 +372,9 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
     const session = sessions.get(req.session);
     sessions.delete(req.session);
     session?.delete();
+    const snapshot = snapshots.get(req.session);
+    snapshots.delete(req.session);
+    snapshot?.delete();
   } else if (req.kind === 'trim') {
     const job: Job = { cancelled: false, closed: false, source: null };
     jobs.set(req.id, job);
@@ -386,6 +398,18 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
       })
       .then((views) => post({ kind: 'distributed', id: req.id, views }, transferables(views)))
       .catch((e) => replyError(req.id, e));
+  } else if (req.kind === 'query' && snapshots.has(req.session)) {
+    // A memory snapshot answers its views by name only (the snapshot-* views).
+    const snapshot = snapshots.get(req.session)!;
+    try {
+      if (req.query.what !== 'view') throw new CoreError(`A memory snapshot has no ${req.query.what} view.`);
+      const a = snapshot.query(req.query.view, req.query.params ?? {});
+      if (a.error) throw new CoreError(a.error);
+      const result: QueryResult = { what: 'view', answer: a };
+      post({ kind: 'answer', id: req.id, result }, transferables(result));
+    } catch (e) {
+      replyError(req.id, e);
+    }
   } else if (req.kind === 'query') {
     const session = sessions.get(req.session);
     if (!session) {
@@ -577,7 +601,11 @@ async function feedAll(source: ChunkSource, feeder: ChunkFeeder, job: Job, onChu
  * start of the file and merges the helpers' ranges (worker/split-read.ts), reading on itself where a
  * range is refused or its helper lost, and the whole file again if a helper was lost part-way.
  */
-async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ result: Loaded; session: KinetoscopeSession | null }> {
+async function loadTrace(
+  id: number,
+  input: LoadInput,
+  job: Job,
+): Promise<{ result: Loaded; session: KinetoscopeSession | null; snapshot?: KinetoscopeSnapshotSession }> {
   const t0 = performance.now();
   const isFile = 'file' in input;
   const name = isFile ? input.file.name : input.name;
@@ -598,6 +626,19 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
   const helpers = job.helpers ?? [];
   try {
     const mod = await getModule();
+    if (job.cancelled) throw abortError();
+    // A memory snapshot (a pickle, gunzipped or not, whatever its name) is read by a
+    // SnapshotSession instead; its first bytes tell.
+    const peeked = new PeekedSource(source);
+    source = peeked;
+    job.source = peeked;
+    if (readAsSnapshot(await peeked.head(), name)) {
+      for (const h of helpers) {
+        h.assign({ kind: 'none' });
+        h.close();
+      }
+      return await loadSnapshot(id, mod, peeked, job, name, isFile && 'gzip' in read && !read.gzip ? totalBytes : null, !isFile, t0, totalBytes);
+    }
     if (job.cancelled) throw abortError();
     // Split only a plain File (a gzip stream cannot be entered part-way); the helpers without a
     // range end at once.
@@ -704,6 +745,55 @@ async function loadTrace(id: number, input: LoadInput, job: Job): Promise<{ resu
   } finally {
     source.close();
     session?.delete();
+  }
+}
+
+/**
+ * Reads a memory snapshot (core/session/snapshot_session.h) from `source` into a SnapshotSession,
+ * with the load's progress, and answers its snapshot-summary view. A pickle the core refused or
+ * could not read at all answers ok: false with the reader's sentence (and no Session is kept); a
+ * cut-off one loads what was read, its sentence in the health table. `plainBytes`: the file's
+ * size when it is read as it is (the reader refuses a string longer than what is left).
+ */
+async function loadSnapshot(
+  id: number,
+  mod: KinetoscopeModule,
+  source: ChunkSource,
+  job: Job,
+  name: string,
+  plainBytes: number | null,
+  download: boolean,
+  t0: number,
+  totalBytes: number | null,
+): Promise<{ result: Loaded; session: null; snapshot?: KinetoscopeSnapshotSession }> {
+  let snap: KinetoscopeSnapshotSession | null = new mod.SnapshotSession();
+  try {
+    snap.setFile(name);
+    if (plainBytes != null) snap.setTotalSize(plainBytes);
+    const feeder = new ChunkFeeder(mod, snap);
+    let bytesRead = 0;
+    const progress = (): LoadProgress => ({ bytesRead, totalBytes, decodedBytes: feeder.fed, elapsedMs: performance.now() - t0 });
+    const told = new ReadProgress(id, progress);
+    const inputError = await feedAll(source, feeder, job, (n) => {
+      bytesRead = n;
+      stallOnFault(job);
+      told.tell();
+    });
+    if (job.cancelled) throw abortError();
+    told.done();
+    const downloaded = download ? source.kept() : null;
+    source.close();
+    post({ kind: 'progress', id, progress: progress() });
+    if (inputError) snap.inputError(inputError.gzip);
+    const s = snap;
+    s.finish();
+    const snapshot = s.query('snapshot-summary', {});
+    const result: Loaded = { answers: { snapshot }, ...(downloaded ? { file: downloaded } : {}) };
+    if (s.failed()) return { result, session: null };
+    snap = null; // handed over: not freed below
+    return { result, session: null, snapshot: s };
+  } finally {
+    snap?.delete();
   }
 }
 
