@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
@@ -111,6 +112,43 @@ TEST_CASE("critical-path-bounds: an event sync waits on the communication kernel
   CHECK(bound(r, ks::PathBound::kLaunchOverhead) == 5 * us);
   CHECK(bound(r, ks::PathBound::kGpuComm) == 60 * us);
   CHECK(bound(r, ks::PathBound::kGpuCompute) == 0);
+}
+
+TEST_CASE("critical-path-stream-wait-event: the consumer waits on the producer's recorded event, not on its launch", "[gpu_path]") {
+  Opened o("critical-path-stream-wait-event.json");
+  REQUIRE(o.s.model().sync_waits.size() == 2);
+  CHECK(o.s.model().sync_waits[0].wait_on_stream == 20);
+  CHECK(o.s.model().id_value(o.s.model().sync_waits[0].record_correlation) == 2);
+  const ks::CriticalPathResult r = ks::critical_path(o.s.model(), o.s.steps(), step_index(o.s, "1"));
+  // The step 10, the producer's launch 10 and its 80, the wait edge to the consumer (0), the
+  // consumer 8, the Stream Sync (0), the step 8: 116. Without the wait edge the consumer's launch
+  // edge (1017 -> 1102) would charge the producer's time to launch overhead: 17 + 85 + 8 + 8 = 118.
+  CHECK(r.wait_edges == 1);
+  CHECK(r.total_ns == 116 * us);
+  CHECK(bound(r, ks::PathBound::kCpu) == 18 * us);
+  CHECK(bound(r, ks::PathBound::kLaunchOverhead) == 10 * us);
+  CHECK(bound(r, ks::PathBound::kGpuCompute) == 88 * us);
+  CHECK(names(o.s, r) ==
+        "ProfilerStep#1 cpu 10, producer launch_overhead 10, producer gpu_compute 80, consumer sync 0, consumer gpu_compute 8, "
+        "cudaStreamSynchronize sync 0, ProfilerStep#1 cpu 8");
+  REQUIRE(r.path.size() == 7);
+  CHECK(r.path[3].stream == 20);  // the wait's part names the stream waited on
+}
+
+TEST_CASE("critical-path-stream-wait-event: an Event Sync that says its event waits on that event's kernel, not the last to end", "[gpu_path]") {
+  Opened o("critical-path-stream-wait-event.json");
+  const ks::CriticalPathResult r = ks::critical_path(o.s.model(), o.s.steps(), step_index(o.s, "2"));
+  // cudaEventSynchronize waits on the event recorded on stream 20 after k_recorded (launched at
+  // 1205, the record at 1208): the step 5, launch 5, k_recorded 40, the sync (0), the step 68 = 118.
+  // k_other (stream 7) ended later (1251), still before the call returned (1252): the rule without
+  // wait_on_* arguments would pick it (10 of host, launch 19, k_other 21, the step 68, also 118).
+  CHECK(r.total_ns == 118 * us);
+  CHECK(names(o.s, r) == "ProfilerStep#2 cpu 5, k_recorded launch_overhead 5, k_recorded gpu_compute 40, cudaEventSynchronize sync 0, ProfilerStep#2 cpu 68");
+  CHECK(bound(r, ks::PathBound::kGpuCompute) == 40 * us);
+  CHECK(r.wait_edges == 0);
+  const ks::Answer a = o.s.query("gpu-critical-path", {{"step", "1"}});
+  REQUIRE(a.error.empty());
+  CHECK(ks::answer_meta(a, "wait_edges") == "1");
 }
 
 TEST_CASE("gpu-critical-path answer: the first step by default, a step by name, the whole trace without steps, null without host ranges", "[gpu_path]") {
@@ -283,6 +321,9 @@ TEST_CASE("alexnet_critical_path: the whole trace's path (it has no ProfilerStep
   }
   CHECK(parts == r.total_ns);
   CHECK(r.sync_edges > 0);  // recorded with CUDA sync events: the path can come back from the GPU
+  // Its 20 Stream Wait Events say what they wait on (wait_on_stream, wait_on_cuda_event_record_corr_id).
+  CHECK(o.s.model().sync_waits.size() == 20);
+  CHECK(r.wait_edges > 0);
   CHECK(r.gpu_events > 0);
   CHECK(r.negative_edges == 0);
   // Its 16 cudaStreamSynchronize calls wait on the GPU: the path goes through the GPU.
