@@ -293,6 +293,54 @@ TEST_CASE("gpu-recommendations: each rule from its evidence", "[gpu_path]") {
   CHECK(fusion);
 }
 
+namespace {
+
+// queue-at-the-limit (generated here, tests/data/README.md): 1,030 launches onto stream 7 from
+// 1000 µs, one every 0.01 µs, whose kernels run back to back from 2000 µs, 1 µs each.
+std::string queue_at_the_limit_trace() {
+  std::string t = "{\"traceEvents\":[";
+  char b[256];
+  for (int i = 0; i < 1030; ++i) {
+    std::snprintf(b, sizeof b,
+                  "%s{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":%d.%03d,\"dur\":0.005,\"args\":{\"correlation\":%d}},"
+                  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":1,\"args\":{\"correlation\":%d,\"device\":0,\"stream\":7}}",
+                  i ? "," : "", 1000 + i / 100, (i % 100) * 10, i + 1, 2000 + i, i + 1);
+    t += b;
+  }
+  return t + "]}";
+}
+
+}  // namespace
+
+TEST_CASE("queue-at-the-limit: a stream at CUDA's 1024 queued launches for half its queue's span is recommended, linked to gpu-queue", "[gpu_path]") {
+  ks::Session s;
+  kstest::feed_all(s.reader(), queue_at_the_limit_trace(), 4096);
+  REQUIRE(s.reader().error().empty());
+  const ks::Answer q = s.query("gpu-queue", {});
+  REQUIRE(q.rows == 1);
+  // The 1,024th launch (i = 1023) at 1010.23 µs; the queue falls below 1024 at the 7th kernel's
+  // start (1030 - 7 = 1023), 2006 µs: 995.77 µs at the limit, of the queue's 2029 µs (1000 to the
+  // last kernel's start, 3029): 49.1 %.
+  CHECK(num(q, "time_at_limit_us", 0) == Approx(995.77));
+  CHECK(num(q, "max", 0) == 1030);
+  const ks::Answer a = s.query("gpu-recommendations", {});
+  REQUIRE(a.error.empty());
+  size_t found = 0;
+  for (size_t i = 0; i < a.rows; ++i)
+    if (str(a, "kind", i) == "queue_limit_stream") {
+      ++found;
+      CHECK(str(a, "subject", i) == "stream 7");
+      CHECK(str(a, "evidence", i) == "gpu-queue");
+      CHECK(num(a, "value", i) == Approx(995.77 / 2029.0));
+      CHECK(str(a, "text", i).find("995.8 µs (49 %") != std::string::npos);
+    }
+  CHECK(found == 1);
+  // critical-path-bounds' streams never reach the limit: no such row.
+  Opened o("critical-path-bounds.json");
+  const ks::Answer none = o.s.query("gpu-recommendations", {});
+  for (size_t i = 0; i < none.rows; ++i) CHECK(str(none, "kind", i) != "queue_limit_stream");
+}
+
 TEST_CASE("alexnet_critical_path: the whole trace's path (it has no ProfilerStep) within the trace, its bounds adding up", "[gpu_path][shared]") {
   const std::filesystem::path file = kstest::repo_path("../shared/traces/alexnet_critical_path.json.gz");
   if (!std::filesystem::exists(file)) return;  // ../shared absent
