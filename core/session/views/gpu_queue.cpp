@@ -1,8 +1,11 @@
 // The GPU time view's counters (core/analysis/gpu_queue.h) as three answers, one computation for
 // them (Session::shared): gpu-queue (per stream the queue length's summary and time at CUDA's
 // limit), gpu-memory-bandwidth (per copy kind) and gpu-counter-series (one series drawn over pixel
-// columns, for the page's charts).
+// columns, for the page's charts), and gpu-counter-track (the series as samples for the Timeline's
+// counter tracks).
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 
 #include "core/analysis/gpu_queue.h"
@@ -54,7 +57,8 @@ const ViewSchema kGpuQueueSchema = {
     "GpuQueue",
     "HTA's queue length per stream: the launches a stream has been given and not yet started (+1 when a launch call "
     "with a GPU event on it starts, -1 when that event starts), pandas' describe() of the values it takes (one per change, "
-    "HTA's queue length summary) and the time it spent at CUDA's limit of 1024 (`kinetoscope gpu-time --json`'s queue). "
+    "HTA's queue length summary) and the time it spent at CUDA's limit of 1024 (`kinetoscope gpu-time --json`'s queue, "
+    "followed by queue_limit and queue_note). "
     "Rows: the streams in order.",
     {kRoundingParam, kTiesParam},
     {
@@ -74,6 +78,10 @@ const ViewSchema kGpuQueueSchema = {
      {"queue_note", "string | null", "why there are no rows (no launch with a GPU event), else null"}},
     {"stream", "launches", "count", "mean", "std", "min", "p25", "p50", "p75", "max", "time_at_limit_us"},
     "queue",
+    "",
+    false,
+    "",
+    true,
 };
 
 const ViewSchema kGpuMemoryBandwidthSchema = {
