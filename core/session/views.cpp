@@ -54,6 +54,7 @@ const std::vector<ViewDef>& views() {
       {&kGpuQueueSchema, &gpu_queue_answer},
       {&kGpuMemoryBandwidthSchema, &gpu_memory_bandwidth_answer},
       {&kGpuCounterSeriesSchema, &gpu_counter_series_answer},
+      {&kGpuCounterTrackSchema, &gpu_counter_track_answer},
   };
   return list;
 }

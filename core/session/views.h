@@ -175,7 +175,7 @@ Answer gpu_recommendations_answer(const Session& s, QueryParamsRef params);
 // bandwidth (views/gpu_overlap.cpp, gpu_launches.cpp, gpu_queue.cpp), in the GPU time tab and
 // `kinetoscope gpu-time --json`.
 extern const ViewSchema kGpuCommOverlapSchema, kGpuLaunchStatsSchema, kGpuLaunchOperatorsSchema, kGpuLaunchesSchema,
-    kGpuQueueSchema, kGpuMemoryBandwidthSchema, kGpuCounterSeriesSchema;
+    kGpuQueueSchema, kGpuMemoryBandwidthSchema, kGpuCounterSeriesSchema, kGpuCounterTrackSchema;
 Answer gpu_comm_overlap_answer(const Session& s, QueryParamsRef params);
 Answer gpu_launch_stats_answer(const Session& s, QueryParamsRef params);
 Answer gpu_launch_operators_answer(const Session& s, QueryParamsRef params);
@@ -183,5 +183,6 @@ Answer gpu_launches_answer(const Session& s, QueryParamsRef params);
 Answer gpu_queue_answer(const Session& s, QueryParamsRef params);
 Answer gpu_memory_bandwidth_answer(const Session& s, QueryParamsRef params);
 Answer gpu_counter_series_answer(const Session& s, QueryParamsRef params);
+Answer gpu_counter_track_answer(const Session& s, QueryParamsRef params);
 
 }  // namespace ks

@@ -341,6 +341,44 @@ TEST_CASE("queue-at-the-limit: a stream at CUDA's 1024 queued launches for half 
   for (size_t i = 0; i < none.rows; ++i) CHECK(str(none, "kind", i) != "queue_limit_stream");
 }
 
+TEST_CASE("gpu-counter-track: every change of each stream's queue with the track's pid, reduced past points", "[gpu_path]") {
+  Opened o("critical-path-stream-wait-event.json");
+  const ks::Answer a = o.s.query("gpu-counter-track", {});
+  REQUIRE(a.error.empty());
+  // HTA's scope (gpu-queue's): the work launched before the last step, so step 1's. Stream 7: +1
+  // at 1017 (consumer's launch), -1 at 1102; stream 20: +1 at 1010, -1 at 1020. The window is
+  // 1010..1102: each series' value at 1010, then its changes after it.
+  std::string rows;
+  for (size_t i = 0; i < a.rows; ++i)
+    rows += str(a, "series", i) + "@" + str(a, "pid", i) + ":" + std::to_string(int(num(a, "ts", i))) + "=" + std::to_string(int(num(a, "value", i))) + " ";
+  CHECK(rows == "7@0:1010=0 7@0:1017=1 7@0:1102=0 20@0:1010=1 20@0:1020=0 ");
+  CHECK(ks::answer_meta(a, "reduced") == "0");
+  // Two points a series: stream 7's three samples become its greatest value in one column and its
+  // value at the window's end; stream 20's two are kept as they are.
+  const ks::Answer r = o.s.query("gpu-counter-track", {{"points", "2"}});
+  REQUIRE(r.error.empty());
+  CHECK(ks::answer_meta(r, "reduced") == "1");
+  REQUIRE(r.rows == 4);
+  CHECK(num(r, "ts", 0) == 1010);
+  CHECK(num(r, "value", 0) == 1);
+  CHECK(num(r, "ts", 1) == 1102);
+  CHECK(num(r, "value", 1) == 0);
+  CHECK(str(r, "series", 2) == "20");
+  CHECK(num(r, "ts", 3) == 1020);
+  // A window: 1015..1050 µs (from the trace's start, 1000): stream 7's value at 1015 (0), its
+  // launch at 1017; stream 20's value at 1015 (1), its kernel's start at 1020.
+  const ks::Answer w = o.s.query("gpu-counter-track", {{"from_us", "15"}, {"to_us", "50"}});
+  REQUIRE(w.rows == 4);
+  CHECK(num(w, "ts", 0) == 1015);
+  CHECK(num(w, "ts", 1) == 1017);
+  CHECK(num(w, "value", 2) == 1);
+  CHECK(num(w, "ts", 3) == 1020);
+  CHECK(o.s.query("gpu-counter-track", {{"points", "1"}}).error == "points is not a count from 2 to 100000: 1");
+  CHECK(o.s.query("gpu-counter-track", {{"counter", "flops"}}).error == "unknown counter: flops (queue or bandwidth)");
+  // The bandwidth counter: the fixture has no copies.
+  CHECK(o.s.query("gpu-counter-track", {{"counter", "bandwidth"}}).rows == 0);
+}
+
 TEST_CASE("alexnet_critical_path: the whole trace's path (it has no ProfilerStep) within the trace, its bounds adding up", "[gpu_path][shared]") {
   const std::filesystem::path file = kstest::repo_path("../shared/traces/alexnet_critical_path.json.gz");
   if (!std::filesystem::exists(file)) return;  // ../shared absent
