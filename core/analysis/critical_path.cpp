@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/analysis/gpu_time.h"
@@ -33,6 +35,7 @@ struct Ev {
   int64_t start, end;
   StringId name;
   int64_t stream = -1;  // -1: host
+  StringId pid = 0, tid = 0;  // a host range's thread
   int32_t start_node = -1, end_node = -1;
   bool blocking = false, data_loading = false, comm = false;
 };
@@ -124,6 +127,8 @@ CriticalPathResult critical_path(const TraceModel& m, const StepsResult& steps, 
     const int64_t ts = s.ts_ns, dur = m.dur_ns(s);
     if (ts < ws || ts >= we || dur <= 0) return;
     Ev e{kind, row, ts, ts + dur, s.name};
+    e.pid = s.pid;
+    e.tid = s.tid;
     e.blocking = (kind == EventKind::kRuntime || kind == EventKind::kDriver) && blocking(s.name);
     host.push_back({s.pid, s.tid, g.evs.size()});
     if (kind == EventKind::kRuntime || kind == EventKind::kDriver) {
@@ -205,6 +210,7 @@ CriticalPathResult critical_path(const TraceModel& m, const StepsResult& steps, 
     bool sync;
     int64_t sync_end;
     StringId sync_name;
+    uint32_t sync_row = 0;  // its row in `others`
   };
   std::vector<GpuItem> items;
   auto take_gpu = [&](const SliceRow& s, EventKind kind, uint32_t row, int64_t stream, bool copy) {
@@ -215,7 +221,7 @@ CriticalPathResult critical_path(const TraceModel& m, const StepsResult& steps, 
     Ev e{kind, row, int64_t(s.ts_ns), int64_t(s.ts_ns) + std::max<int64_t>(m.dur_ns(s), 0), s.name};
     e.stream = stream;
     e.comm = classify_gpu_work(m.strings.get(s.name), copy) == GpuWorkKind::kCommunication;
-    items.push_back({e.start, g.evs.size(), int32_t(it->second), false, 0, 0});
+    items.push_back({e.start, g.evs.size(), int32_t(it->second), false, 0, 0, 0});
     g.evs.push_back(e);
     g.add_nodes(g.evs.size() - 1);
   };
@@ -223,16 +229,86 @@ CriticalPathResult critical_path(const TraceModel& m, const StepsResult& steps, 
   for (uint32_t i = 0; i < m.memcpys.size(); ++i) take_gpu(m.memcpys[i].s, EventKind::kMemcpy, i, m.memcpys[i].stream, true);
   for (uint32_t i = 0; i < m.memsets.size(); ++i) take_gpu(m.memsets[i].s, EventKind::kMemset, i, m.memsets[i].stream, true);
   out.gpu_events = items.size();
-  for (const InstantRow& r : m.others) {
+  for (uint32_t row = 0; row < m.others.size(); ++row) {
+    const InstantRow& r = m.others[row];
     if (r.dur_ns < 0 || m.strings.get(r.cat) != "cuda_sync") continue;
     const int64_t c = m.id_value(r.correlation);
     auto it = c == kNoId ? launch_of.end() : launch_of.find(c);
     if (it == launch_of.end()) continue;
-    GpuItem s{r.ts_ns + r.dur_ns, SIZE_MAX, int32_t(it->second), true, r.ts_ns + r.dur_ns, r.name};
+    GpuItem s{r.ts_ns + r.dur_ns, SIZE_MAX, int32_t(it->second), true, r.ts_ns + r.dur_ns, r.name, row};
     s.ev = size_t(stream_of_tid(m.strings.get(r.tid)) + 1);  // the sync's stream + 1 (0: none)
     items.push_back(s);
   }
   std::stable_sort(items.begin(), items.end(), [](const GpuItem& a, const GpuItem& b) { return a.key < b.key; });
+
+  // Event waits (HTA's rule), where the sync events say what they wait on (SyncWaitRow): the GPU
+  // event a CUDA event stands for is the last one launched onto the recorded stream before the
+  // cudaEventRecord call (by its call's start, on any thread); a Stream Wait Event makes the next
+  // GPU event launched onto the waiting stream from the thread of its cudaStreamWaitEvent wait for
+  // it (a GPU-to-GPU edge, `waits_on`), an Event Sync with one makes its call wait for it.
+  std::unordered_map<size_t, int32_t> waits_on;          // ev of a GPU event -> ev of the GPU event it waits for
+  std::unordered_map<uint32_t, int32_t> event_sync_on;   // others row of an Event Sync -> ev it waits for
+  if (!m.sync_waits.empty()) {
+    std::unordered_map<int64_t, int64_t> record_start;  // cudaEventRecord correlation -> its call's start
+    for (const SyncWaitRow& w : m.sync_waits) {
+      const int64_t c = m.id_value(w.record_correlation);
+      if (c != kNoId) record_start.emplace(c, INT64_MIN);
+    }
+    for (const SliceRow& r : m.runtimes) {
+      auto it = record_start.find(m.id_value(r.correlation));
+      if (it != record_start.end() && m.strings.get(r.name) == "cudaEventRecord") it->second = r.ts_ns;
+    }
+    // Per stream, and per (thread, stream), the GPU events by their launch call's start.
+    struct Launched {
+      int64_t call_start;
+      int32_t ev;
+    };
+    std::unordered_map<int64_t, std::vector<Launched>> by_stream;
+    std::map<std::tuple<StringId, StringId, int64_t>, std::vector<Launched>> by_thread;
+    for (const GpuItem& it : items) {
+      if (it.sync) continue;
+      const Ev& call = g.evs[size_t(it.launch)];
+      const Launched l{call.start, int32_t(it.ev)};
+      by_stream[g.evs[it.ev].stream].push_back(l);
+      by_thread[{call.pid, call.tid, g.evs[it.ev].stream}].push_back(l);
+    }
+    auto by_call = [](const Launched& a, const Launched& b) { return a.call_start < b.call_start; };
+    for (auto& [k, v] : by_stream) std::stable_sort(v.begin(), v.end(), by_call);
+    for (auto& [k, v] : by_thread) std::stable_sort(v.begin(), v.end(), by_call);
+    for (const GpuItem& it : items) {
+      if (!it.sync) continue;
+      const std::string_view name = m.strings.get(it.sync_name);
+      if (name != "Stream Wait Event" && name != "Event Sync") continue;
+      // The sync_waits rows are in row order: a binary search by index (the table's iterator is forward only).
+      size_t lo = 0, hi = m.sync_waits.size();
+      while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (m.sync_waits[mid].row < it.sync_row) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo == m.sync_waits.size() || m.sync_waits[lo].row != it.sync_row || m.sync_waits[lo].wait_on_stream < 0) continue;
+      const SyncWaitRow* w = &m.sync_waits[lo];
+      auto rec = record_start.find(m.id_value(w->record_correlation));
+      auto on = by_stream.find(w->wait_on_stream);
+      if (rec == record_start.end() || rec->second == INT64_MIN || on == by_stream.end()) continue;
+      auto src = std::upper_bound(on->second.begin(), on->second.end(), Launched{rec->second, 0}, by_call);
+      if (src == on->second.begin()) continue;  // nothing launched onto it before the record (or out of the window)
+      const int32_t from = (src - 1)->ev;
+      if (name == "Event Sync") {
+        event_sync_on[it.sync_row] = from;
+        continue;
+      }
+      const Ev& call = g.evs[size_t(it.launch)];
+      const int64_t waiting = int64_t(it.ev) - 1;  // the sync's stream: the one that waits
+      auto next = by_thread.find({call.pid, call.tid, waiting});
+      if (waiting < 0 || waiting == w->wait_on_stream || next == by_thread.end()) continue;
+      auto dest = std::lower_bound(next->second.begin(), next->second.end(), Launched{call.start, 0}, by_call);
+      if (dest == next->second.end()) continue;
+      // Forward in time only: a skewed clock must not make the graph cyclic.
+      if (g.evs[size_t(from)].end <= g.evs[size_t(dest->ev)].start) waits_on[size_t(dest->ev)] = from;
+    }
+  }
+
   std::unordered_map<int64_t, int32_t> last_on;  // stream -> ev of its last GPU event so far
   for (const GpuItem& it : items) {
     if (it.sync) {
@@ -247,6 +323,8 @@ CriticalPathResult critical_path(const TraceModel& m, const StepsResult& steps, 
         if (l != last_on.end()) sync_from(l->second);
       } else if (name == "Context Sync") {
         for (const auto& [stream, ev] : last_on) sync_from(ev);
+      } else if (auto on = event_sync_on.find(it.sync_row); on != event_sync_on.end()) {
+        if (g.evs[size_t(on->second)].end <= it.sync_end) sync_from(on->second);
       } else if (name == "Event Sync") {
         int32_t best = -1;
         for (const auto& [stream, ev] : last_on) {
@@ -262,9 +340,17 @@ CriticalPathResult critical_path(const TraceModel& m, const StepsResult& steps, 
     const Ev& launch = g.evs[size_t(it.launch)];
     g.edge(x.start_node, x.end_node, EdgeType::kSpan, e);
     auto prev = last_on.find(x.stream);
-    if (prev == last_on.end() || g.evs[size_t(prev->second)].end < launch.start)
+    // An event wait: the edge from the event waited for (0), and the launch or the gap on the stream
+    // only where they came after it ended (HTA's rule).
+    auto wait = waits_on.find(it.ev);
+    const int64_t wait_end = wait == waits_on.end() ? INT64_MIN : g.evs[size_t(wait->second)].end;
+    if (wait != waits_on.end()) {
+      g.edge(g.evs[size_t(wait->second)].end_node, x.start_node, EdgeType::kSync, e);
+      ++out.wait_edges;
+    }
+    if ((prev == last_on.end() || g.evs[size_t(prev->second)].end < launch.start) && wait_end < launch.start)
       g.edge(launch.start_node, x.start_node, EdgeType::kLaunch, e);
-    else
+    else if (prev != last_on.end() && wait_end < g.evs[size_t(prev->second)].end)
       g.edge(g.evs[size_t(prev->second)].end_node, x.start_node, EdgeType::kKernelKernel, e);
     last_on[x.stream] = e;
   }

@@ -21,9 +21,15 @@
 // - sync edges of weight 0 from the GPU to the host, read off the CUDA sync events (cat
 //   cuda_sync) and their runtime call (by correlation): Stream Sync from the last event of its
 //   stream that ended by then to the end of the call; Context Sync from the last event of every
-//   stream; Event Sync from the event, on any stream, that ended last before the sync completed
-//   (HTA finds the cudaEventRecord's stream; the model keeps no wait_on_* arguments, and the
-//   event that completes an event sync is the last one to end before it).
+//   stream; Event Sync from the GPU event its CUDA event stands for, where the sync event says
+//   which (wait_on_stream and wait_on_cuda_event_record_corr_id, PyTorch 2.x: the last event
+//   launched onto that stream before the cudaEventRecord call), else from the event, on any
+//   stream, that ended last before the sync completed;
+// - event-wait edges of weight 0 from GPU event to GPU event (HTA's rule): a Stream Wait Event
+//   (cudaStreamWaitEvent) saying what it waits on makes the next GPU event launched onto the
+//   waiting stream from the call's thread wait for the event recorded; that event then gets a
+//   launch or kernel-kernel edge only if the call or the previous event came after the waited-for
+//   one ended (else the wait, not the launch or the stream, held it back).
 // The critical path is the longest path of that graph (a DAG: every edge goes forward in time,
 // ties broken by the walk's order). Each edge of it is charged to one bound: cpu (a host range's
 // time), data loading (a host range under enumerate(DataLoader)#...: tb_plugin's DataLoader rule),
@@ -71,6 +77,7 @@ struct CriticalPathResult {
   uint64_t nodes = 0, edges = 0;
   uint64_t gpu_events = 0;             // GPU events in the graph
   uint64_t sync_edges = 0;             // GPU -> host sync edges in the graph
+  uint64_t wait_edges = 0;             // GPU -> GPU event-wait edges (cudaStreamWaitEvent) in the graph
   uint64_t negative_edges = 0;         // edges whose time was negative, counted 0
 };
 

@@ -21,7 +21,7 @@ std::string pct(double share) {
 
 std::vector<GpuRecommendation> gpu_recommendations(const TraceModel& m, const GpuIdleResult& idle, int64_t span_ns,
                                                    const CriticalPathResult& path, const std::string& step_name,
-                                                   const KernelSequencesResult& sequences) {
+                                                   const KernelSequencesResult& sequences, const GpuQueueResult* queue) {
   std::vector<GpuRecommendation> out;
   for (const StreamIdle& s : idle.streams) {
     const int64_t total = s.total_ns(), host = s.idle_ns[size_t(IdleCategory::kHostWait)];
@@ -36,6 +36,24 @@ std::vector<GpuRecommendation> gpu_recommendations(const TraceModel& m, const Gp
              ms(host) + ", " + pct(double(host) / double(span_ns)) +
              " of the GPU's span). Launch work sooner: fewer host syncs and .item() calls, larger batches, CUDA graphs.";
     r.value = ratio;
+    out.push_back(std::move(r));
+  }
+  static const std::vector<StreamQueue> kNoStreams;
+  for (const StreamQueue& q : queue ? queue->streams : kNoStreams) {
+    if (q.time_at_limit_ns <= 0 || q.series.size() < 2) continue;
+    const int64_t span = q.series.back().t_ns - q.series.front().t_ns;
+    if (span <= 0) continue;
+    const double share = double(q.time_at_limit_ns) / double(span);
+    if (share < kQueueLimitShare) continue;
+    GpuRecommendation r;
+    r.kind = "queue_limit_stream";
+    r.subject = "stream " + std::to_string(q.stream);
+    r.evidence = "gpu-queue";
+    r.text = "Stream " + std::to_string(q.stream) + " sat at CUDA's limit of " + std::to_string(kCudaQueueLimit) + " queued launches for " +
+             ms(q.time_at_limit_ns) + " (" + pct(share) + " of the time it had work queued): there each launch call blocks the CPU until "
+             "the GPU starts a kernel, so the GPU is the bottleneck and the host's operator times include that wait. Shorten the GPU's "
+             "work (fewer, larger kernels, lower precision) rather than the host's, or give the blocked host other work.";
+    r.value = share;
     out.push_back(std::move(r));
   }
   if (path.has_step && path.total_ns > 0) {

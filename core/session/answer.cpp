@@ -196,6 +196,13 @@ std::string answer_json(const Answer& a, std::span<const Answer* const> rows_bef
     append_json_escaped(out, whole ? b->schema->companion_key : b->schema->rows_key);
     out += ':';
     out += whole ? answer_json(*b) : answer_rows_json(*b);
+    if (!whole && b->schema->companion_meta)
+      for (const auto& [key, value] : b->meta) {
+        out += ',';
+        append_json_escaped(out, key);
+        out += ':';
+        out += value;
+      }
   }
   if (out.size() > 1) out += ',';
   append_json_escaped(out, a.schema->rows_key.empty() ? std::string_view("rows") : a.schema->rows_key);

@@ -64,6 +64,9 @@ struct ViewSchema {
   // Non-empty: printed with another view (answer_json's rows_before, `kinetoscope gpu-time --json`),
   // its whole --json object goes under this key instead of its rows under rows_key.
   std::string_view companion_key;
+  // Printed with another view under rows_key: its metadata follows its rows in the other's object
+  // (gpu-queue's queue_limit and queue_note, which the page shows beside the rows).
+  bool companion_meta = false;
   const ColumnSpec* column(std::string_view name) const;
 };
 

@@ -188,7 +188,7 @@ Answer gpu_recommendations_answer(const Session& s, QueryParamsRef params);
 // bandwidth (views/gpu_overlap.cpp, gpu_launches.cpp, gpu_queue.cpp), in the GPU time tab and
 // `kinetoscope gpu-time --json`.
 extern const ViewSchema kGpuCommOverlapSchema, kGpuLaunchStatsSchema, kGpuLaunchOperatorsSchema, kGpuLaunchesSchema,
-    kGpuQueueSchema, kGpuMemoryBandwidthSchema, kGpuCounterSeriesSchema;
+    kGpuQueueSchema, kGpuMemoryBandwidthSchema, kGpuCounterSeriesSchema, kGpuCounterTrackSchema;
 Answer gpu_comm_overlap_answer(const Session& s, QueryParamsRef params);
 Answer gpu_launch_stats_answer(const Session& s, QueryParamsRef params);
 Answer gpu_launch_operators_answer(const Session& s, QueryParamsRef params);
@@ -208,5 +208,6 @@ Answer snapshot_peak_answer(const SnapshotSession& s, QueryParamsRef params);
 Answer snapshot_peak_tree_answer(const SnapshotSession& s, QueryParamsRef params);
 Answer snapshot_timeline_answer(const SnapshotSession& s, QueryParamsRef params);
 Answer snapshot_timeline_columns_answer(const SnapshotSession& s, QueryParamsRef params);
+Answer gpu_counter_track_answer(const Session& s, QueryParamsRef params);
 
 }  // namespace ks

@@ -40,7 +40,7 @@ constexpr uint32_t kKinds = uint32_t(EventKind::kCount);
 // another build refuse to merge instead of misreading rows.
 uint32_t layout_word() {
   uint32_t h = 2166136261u;
-  for (size_t s : {sizeof(SliceRow), sizeof(CpuOpRow), sizeof(PythonFunctionRow), sizeof(CollectiveRow),
+  for (size_t s : {sizeof(SliceRow), sizeof(CpuOpRow), sizeof(PythonFunctionRow), sizeof(CollectiveRow), sizeof(SyncWaitRow),
                    sizeof(KernelRow), sizeof(MemcpyRow), sizeof(OpSequenceRow), sizeof(MemoryRow), sizeof(CounterRow),
                    sizeof(FlowRow), sizeof(MetadataRow), sizeof(InstantRow),
                    sizeof(TraceBuilder::OpenBegin), sizeof(TraceBuilder::PendingEnd), size_t(kKinds),

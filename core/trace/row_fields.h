@@ -51,6 +51,12 @@ template <class V> void visit_fields(PythonFunctionRow& r, V& v) {
   v.num(r.python_module_id);
 }
 
+template <class V> void visit_fields(SyncWaitRow& r, V& v) {
+  v.row(EventKind::kOther, r.row);
+  v.num(r.wait_on_stream);
+  v.id(r.record_correlation);
+}
+
 template <class V> void visit_fields(CollectiveRow& r, V& v) {
   v.num(r.kind);
   v.row(r.kind, r.row);
@@ -134,12 +140,13 @@ template <class V> void visit_fields(InstantRow& r, V& v) {
 // The tables, in a fixed order, each with its id: the EventKind whose rows it holds (slices of
 // every other kind go to `others`, kOther), kCount for the collectives, kCount + 1 for the ops'
 // sequence numbers and the seven after it for the ops' call stacks, module hierarchies and Concrete Inputs (whose
-// rows point into the slice tables, so they come last). Works on a const model too (Model = const
+// rows point into the slice tables, so they come last), then the sync events' waits (into `others`). Works on a const model too (Model = const
 // TraceModel).
 constexpr size_t kCollectivesTable = static_cast<size_t>(EventKind::kCount);
 constexpr size_t kOpSequencesTable = kCollectivesTable + 1;
 constexpr size_t kOpArgTables = kOpSequencesTable + 1;  // seven: stacks and modules of the three op tables, cpu_ops' Concrete Inputs
-constexpr size_t kTableCount = kOpArgTables + 7;
+constexpr size_t kSyncWaitsTable = kOpArgTables + 7;  // the sync events' waits (rows of `others`)
+constexpr size_t kTableCount = kSyncWaitsTable + 1;
 template <class Model, class F> void for_each_table(Model& m, F&& f) {
   f(size_t(EventKind::kCpuOp), m.cpu_ops);
   f(size_t(EventKind::kUserAnnotation), m.user_annotations);
@@ -164,6 +171,7 @@ template <class Model, class F> void for_each_table(Model& m, F&& f) {
   f(kOpArgTables + 4, m.gpu_annotation_stacks);
   f(kOpArgTables + 5, m.gpu_annotation_modules);
   f(kOpArgTables + 6, m.cpu_op_concrete);
+  f(kSyncWaitsTable, m.sync_waits);
 }
 
 // The table a slice of `kind` is filed in (TraceBuilder::add_slice), by table id.

@@ -1,6 +1,8 @@
 #include "core/trace/trace_builder.h"
 
 #include <cctype>
+#include <charconv>
+#include <climits>
 #include <cstring>
 #include <string>
 
@@ -225,6 +227,7 @@ void TraceBuilder::add_slice(EventKind kind, const RawEvent& e, StringId cat, in
       r.tid = s.tid;
       r.correlation = s.correlation;
       r.phase = 'X';
+      if (e.args.numeric_count && e.cat == "cuda_sync") add_sync_wait(e.args, m_.others.size());
       m_.others.push_back(r);
       break;
     }
@@ -261,6 +264,26 @@ void TraceBuilder::add_begin_end(const OpenBegin& ob, int64_t dur) {
   be.args.input_dims = sp.get(ob.row.input_dims);
   be.args.call_stack = sp.get(ob.call_stack);
   add_slice(ob.kind, be, ob.row.s.cat, ob.row.s.ts_ns, dur);
+}
+
+// A sync event's wait_on_* arguments are no member the decoders know: they arrive among the
+// args' other numbers (kept as text for counters), read here for the cuda_sync events alone.
+void TraceBuilder::add_sync_wait(const RawArgs& a, size_t row) {
+  SyncWaitRow w;
+  w.row = static_cast<uint32_t>(row);
+  bool any = false;
+  for (int i = 0; i < a.numeric_count; ++i) {
+    const std::string_view k = a.numeric_keys[size_t(i)], t = a.numeric_tokens[size_t(i)];
+    const bool stream = k == "wait_on_stream", record = k == "wait_on_cuda_event_record_corr_id";
+    if (!stream && !record) continue;
+    int64_t v = 0;
+    const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec != std::errc() || p != t.data() + t.size() || v < 0) continue;
+    if (stream) w.wait_on_stream = v <= INT32_MAX ? static_cast<int32_t>(v) : -1;
+    else w.record_correlation = m_.pack_id(v);
+    any = true;
+  }
+  if (any) m_.sync_waits.push_back(w);
 }
 
 void TraceBuilder::add_collective(EventKind kind, size_t row, const RawArgs& a) {

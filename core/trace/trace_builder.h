@@ -43,6 +43,7 @@ class TraceBuilder : public EventSink {
   friend class PartialMerger;
   EventKind kind_of(StringId cat);
   void add_slice(EventKind kind, const RawEvent& e, StringId cat, int64_t ts, int64_t dur);
+  void add_sync_wait(const RawArgs& a, size_t row);
   void add_collective(EventKind kind, size_t row, const RawArgs& a);
   void add_instant(const RawEvent& e, StringId cat, int64_t ts, char phase);
   void note_span(int64_t ts, int64_t end);

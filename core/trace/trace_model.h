@@ -139,6 +139,17 @@ struct CollectiveRow {
   int64_t group_size = kNoId;
 };
 
+// What a CUDA sync event (cat cuda_sync) waits on, where the trace says (PyTorch 2.x writes it on
+// "Stream Wait Event" and "Event Sync"): the stream the CUDA event was recorded on and the
+// correlation of its cudaEventRecord call (args wait_on_stream, wait_on_cuda_event_record_corr_id).
+// Kept beside the sync's row in `others` (its index) for the few sync events that have them, not in
+// every row of that table; the critical path's event-wait edges read it (core/analysis/critical_path.h).
+struct SyncWaitRow {
+  uint32_t row = 0;              // into TraceModel::others
+  int32_t wait_on_stream = -1;   // -1: not written
+  PackedId record_correlation = kPackedAbsent;
+};
+
 struct KernelRow {
   SliceRow s;
   int32_t device = -1;
@@ -253,6 +264,7 @@ struct TraceModel {
   ChunkedTable<MetadataRow> metadata;
   ChunkedTable<InstantRow> others;
   ChunkedTable<CollectiveRow> collectives;
+  ChunkedTable<SyncWaitRow> sync_waits;  // the cuda_sync rows of `others` that say what they wait on, in row order
   ChunkedTable<OpSequenceRow> op_sequences;  // cpu_op / user_annotation / gpu_annotation rows' ids
   // The ops' "Call stack" and "Module Hierarchy" (OpArgRow), by op table.
   OpArgTable<EventKind::kCpuOp> cpu_op_stacks;
@@ -363,7 +375,7 @@ struct TraceModel {
     return cpu_ops.bytes() + user_annotations.bytes() + python_functions.bytes() +
            gpu_annotations.bytes() + runtimes.bytes() + drivers.bytes() + kernels.bytes() +
            memcpys.bytes() + memsets.bytes() + memory.bytes() + counters.bytes() + flows.bytes() +
-           metadata.bytes() + others.bytes() + collectives.bytes() + op_sequences.bytes() + cpu_op_stacks.bytes() +
+           metadata.bytes() + others.bytes() + collectives.bytes() + sync_waits.bytes() + op_sequences.bytes() + cpu_op_stacks.bytes() +
            cpu_op_modules.bytes() + user_annotation_stacks.bytes() + user_annotation_modules.bytes() +
            gpu_annotation_stacks.bytes() + gpu_annotation_modules.bytes() + cpu_op_concrete.bytes() + strings.bytes() +
            flow_pairs.capacity() * sizeof(flow_pairs[0]) + wide_durs.capacity() * sizeof(int64_t);

@@ -120,6 +120,26 @@ TEST_CASE("gpu-launch-without-kernel: the queue of each stream and the copy's ba
   CHECK(r.bandwidth[0].stats.mean == Approx(0.1));
 }
 
+TEST_CASE("gpu-time --json: the queue rows followed by gpu-queue's queue_limit and queue_note, as the page shows them", "[gpu_queue]") {
+  // A kernel without its launch call (the trace lost it): GPU time to break down, but no queue.
+  ks::Session s;
+  kstest::feed_all(s.reader(),
+                   R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10,"dur":5,"args":{"correlation":1,"stream":7}}]})", 16);
+  const ks::Answer time = s.query("gpu-time", {});
+  const ks::Answer queue = s.query("gpu-queue", {});
+  REQUIRE(time.error.empty());
+  REQUIRE(queue.rows == 0);
+  const std::string json = ks::answer_json(time, {&queue});
+  CHECK(json.find(R"("queue":[],"queue_limit":1024,"queue_note":"The trace has no launch call with a GPU event: no stream has a queue.")") !=
+        std::string::npos);
+  Opened o(fixture("gpu-launch-without-kernel.json"));
+  const ks::Answer q = o.s.query("gpu-queue", {});
+  REQUIRE(q.rows == 2);
+  CHECK(ks::answer_json(o.s.query("gpu-time", {}), {&q}).find(R"(}],"queue_limit":1024,"queue_note":null)") != std::string::npos);
+  // gpu-queue's own --json is as it was: its metadata once, before its rows.
+  CHECK(ks::answer_json(q).starts_with(R"({"queue_limit":1024,"queue_note":null,"queue":[)"));
+}
+
 TEST_CASE("a stream at CUDA's queue limit: the time it spent there", "[gpu_queue]") {
   // 1,030 launches 1 µs apart from 1000 µs, their kernels 2 µs apart from 5000 µs: the queue
   // reaches 1024 at the 1,024th launch (2023 µs), 1030 at the last (2029 µs), and falls back to

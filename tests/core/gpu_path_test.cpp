@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
@@ -111,6 +112,43 @@ TEST_CASE("critical-path-bounds: an event sync waits on the communication kernel
   CHECK(bound(r, ks::PathBound::kLaunchOverhead) == 5 * us);
   CHECK(bound(r, ks::PathBound::kGpuComm) == 60 * us);
   CHECK(bound(r, ks::PathBound::kGpuCompute) == 0);
+}
+
+TEST_CASE("critical-path-stream-wait-event: the consumer waits on the producer's recorded event, not on its launch", "[gpu_path]") {
+  Opened o("critical-path-stream-wait-event.json");
+  REQUIRE(o.s.model().sync_waits.size() == 2);
+  CHECK(o.s.model().sync_waits[0].wait_on_stream == 20);
+  CHECK(o.s.model().id_value(o.s.model().sync_waits[0].record_correlation) == 2);
+  const ks::CriticalPathResult r = ks::critical_path(o.s.model(), o.s.steps(), step_index(o.s, "1"));
+  // The step 10, the producer's launch 10 and its 80, the wait edge to the consumer (0), the
+  // consumer 8, the Stream Sync (0), the step 8: 116. Without the wait edge the consumer's launch
+  // edge (1017 -> 1102) would charge the producer's time to launch overhead: 17 + 85 + 8 + 8 = 118.
+  CHECK(r.wait_edges == 1);
+  CHECK(r.total_ns == 116 * us);
+  CHECK(bound(r, ks::PathBound::kCpu) == 18 * us);
+  CHECK(bound(r, ks::PathBound::kLaunchOverhead) == 10 * us);
+  CHECK(bound(r, ks::PathBound::kGpuCompute) == 88 * us);
+  CHECK(names(o.s, r) ==
+        "ProfilerStep#1 cpu 10, producer launch_overhead 10, producer gpu_compute 80, consumer sync 0, consumer gpu_compute 8, "
+        "cudaStreamSynchronize sync 0, ProfilerStep#1 cpu 8");
+  REQUIRE(r.path.size() == 7);
+  CHECK(r.path[3].stream == 20);  // the wait's part names the stream waited on
+}
+
+TEST_CASE("critical-path-stream-wait-event: an Event Sync that says its event waits on that event's kernel, not the last to end", "[gpu_path]") {
+  Opened o("critical-path-stream-wait-event.json");
+  const ks::CriticalPathResult r = ks::critical_path(o.s.model(), o.s.steps(), step_index(o.s, "2"));
+  // cudaEventSynchronize waits on the event recorded on stream 20 after k_recorded (launched at
+  // 1205, the record at 1208): the step 5, launch 5, k_recorded 40, the sync (0), the step 68 = 118.
+  // k_other (stream 7) ended later (1251), still before the call returned (1252): the rule without
+  // wait_on_* arguments would pick it (10 of host, launch 19, k_other 21, the step 68, also 118).
+  CHECK(r.total_ns == 118 * us);
+  CHECK(names(o.s, r) == "ProfilerStep#2 cpu 5, k_recorded launch_overhead 5, k_recorded gpu_compute 40, cudaEventSynchronize sync 0, ProfilerStep#2 cpu 68");
+  CHECK(bound(r, ks::PathBound::kGpuCompute) == 40 * us);
+  CHECK(r.wait_edges == 0);
+  const ks::Answer a = o.s.query("gpu-critical-path", {{"step", "1"}});
+  REQUIRE(a.error.empty());
+  CHECK(ks::answer_meta(a, "wait_edges") == "1");
 }
 
 TEST_CASE("gpu-critical-path answer: the first step by default, a step by name, the whole trace without steps, null without host ranges", "[gpu_path]") {
@@ -255,6 +293,92 @@ TEST_CASE("gpu-recommendations: each rule from its evidence", "[gpu_path]") {
   CHECK(fusion);
 }
 
+namespace {
+
+// queue-at-the-limit (generated here, tests/data/README.md): 1,030 launches onto stream 7 from
+// 1000 µs, one every 0.01 µs, whose kernels run back to back from 2000 µs, 1 µs each.
+std::string queue_at_the_limit_trace() {
+  std::string t = "{\"traceEvents\":[";
+  char b[256];
+  for (int i = 0; i < 1030; ++i) {
+    std::snprintf(b, sizeof b,
+                  "%s{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":%d.%03d,\"dur\":0.005,\"args\":{\"correlation\":%d}},"
+                  "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":1,\"args\":{\"correlation\":%d,\"device\":0,\"stream\":7}}",
+                  i ? "," : "", 1000 + i / 100, (i % 100) * 10, i + 1, 2000 + i, i + 1);
+    t += b;
+  }
+  return t + "]}";
+}
+
+}  // namespace
+
+TEST_CASE("queue-at-the-limit: a stream at CUDA's 1024 queued launches for half its queue's span is recommended, linked to gpu-queue", "[gpu_path]") {
+  ks::Session s;
+  kstest::feed_all(s.reader(), queue_at_the_limit_trace(), 4096);
+  REQUIRE(s.reader().error().empty());
+  const ks::Answer q = s.query("gpu-queue", {});
+  REQUIRE(q.rows == 1);
+  // The 1,024th launch (i = 1023) at 1010.23 µs; the queue falls below 1024 at the 7th kernel's
+  // start (1030 - 7 = 1023), 2006 µs: 995.77 µs at the limit, of the queue's 2029 µs (1000 to the
+  // last kernel's start, 3029): 49.1 %.
+  CHECK(num(q, "time_at_limit_us", 0) == Approx(995.77));
+  CHECK(num(q, "max", 0) == 1030);
+  const ks::Answer a = s.query("gpu-recommendations", {});
+  REQUIRE(a.error.empty());
+  size_t found = 0;
+  for (size_t i = 0; i < a.rows; ++i)
+    if (str(a, "kind", i) == "queue_limit_stream") {
+      ++found;
+      CHECK(str(a, "subject", i) == "stream 7");
+      CHECK(str(a, "evidence", i) == "gpu-queue");
+      CHECK(num(a, "value", i) == Approx(995.77 / 2029.0));
+      CHECK(str(a, "text", i).find("995.8 µs (49 %") != std::string::npos);
+    }
+  CHECK(found == 1);
+  // critical-path-bounds' streams never reach the limit: no such row.
+  Opened o("critical-path-bounds.json");
+  const ks::Answer none = o.s.query("gpu-recommendations", {});
+  for (size_t i = 0; i < none.rows; ++i) CHECK(str(none, "kind", i) != "queue_limit_stream");
+}
+
+TEST_CASE("gpu-counter-track: every change of each stream's queue with the track's pid, reduced past points", "[gpu_path]") {
+  Opened o("critical-path-stream-wait-event.json");
+  const ks::Answer a = o.s.query("gpu-counter-track", {});
+  REQUIRE(a.error.empty());
+  // HTA's scope (gpu-queue's): the work launched before the last step, so step 1's. Stream 7: +1
+  // at 1017 (consumer's launch), -1 at 1102; stream 20: +1 at 1010, -1 at 1020. The window is
+  // 1010..1102: each series' value at 1010, then its changes after it.
+  std::string rows;
+  for (size_t i = 0; i < a.rows; ++i)
+    rows += str(a, "series", i) + "@" + str(a, "pid", i) + ":" + std::to_string(int(num(a, "ts", i))) + "=" + std::to_string(int(num(a, "value", i))) + " ";
+  CHECK(rows == "7@0:1010=0 7@0:1017=1 7@0:1102=0 20@0:1010=1 20@0:1020=0 ");
+  CHECK(ks::answer_meta(a, "reduced") == "0");
+  // Two points a series: stream 7's three samples become its greatest value in one column and its
+  // value at the window's end; stream 20's two are kept as they are.
+  const ks::Answer r = o.s.query("gpu-counter-track", {{"points", "2"}});
+  REQUIRE(r.error.empty());
+  CHECK(ks::answer_meta(r, "reduced") == "1");
+  REQUIRE(r.rows == 4);
+  CHECK(num(r, "ts", 0) == 1010);
+  CHECK(num(r, "value", 0) == 1);
+  CHECK(num(r, "ts", 1) == 1102);
+  CHECK(num(r, "value", 1) == 0);
+  CHECK(str(r, "series", 2) == "20");
+  CHECK(num(r, "ts", 3) == 1020);
+  // A window: 1015..1050 µs (from the trace's start, 1000): stream 7's value at 1015 (0), its
+  // launch at 1017; stream 20's value at 1015 (1), its kernel's start at 1020.
+  const ks::Answer w = o.s.query("gpu-counter-track", {{"from_us", "15"}, {"to_us", "50"}});
+  REQUIRE(w.rows == 4);
+  CHECK(num(w, "ts", 0) == 1015);
+  CHECK(num(w, "ts", 1) == 1017);
+  CHECK(num(w, "value", 2) == 1);
+  CHECK(num(w, "ts", 3) == 1020);
+  CHECK(o.s.query("gpu-counter-track", {{"points", "1"}}).error == "points is not a count from 2 to 100000: 1");
+  CHECK(o.s.query("gpu-counter-track", {{"counter", "flops"}}).error == "unknown counter: flops (queue or bandwidth)");
+  // The bandwidth counter: the fixture has no copies.
+  CHECK(o.s.query("gpu-counter-track", {{"counter", "bandwidth"}}).rows == 0);
+}
+
 TEST_CASE("alexnet_critical_path: the whole trace's path (it has no ProfilerStep) within the trace, its bounds adding up", "[gpu_path][shared]") {
   const std::filesystem::path file = kstest::repo_path("../shared/traces/alexnet_critical_path.json.gz");
   if (!std::filesystem::exists(file)) return;  // ../shared absent
@@ -283,6 +407,9 @@ TEST_CASE("alexnet_critical_path: the whole trace's path (it has no ProfilerStep
   }
   CHECK(parts == r.total_ns);
   CHECK(r.sync_edges > 0);  // recorded with CUDA sync events: the path can come back from the GPU
+  // Its 20 Stream Wait Events say what they wait on (wait_on_stream, wait_on_cuda_event_record_corr_id).
+  CHECK(o.s.model().sync_waits.size() == 20);
+  CHECK(r.wait_edges > 0);
   CHECK(r.gpu_events > 0);
   CHECK(r.negative_edges == 0);
   // Its 16 cudaStreamSynchronize calls wait on the GPU: the path goes through the GPU.

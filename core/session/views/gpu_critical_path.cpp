@@ -23,7 +23,7 @@ const ViewSchema kGpuCriticalPathSchema = {
     {{"step", "the step's name as the steps view lists it; default the first step (HTA's default instance); without ProfilerStep ranges, the whole trace"}},
     {
         {"bound", ColumnType::kString, "", "cpu, launch_overhead, gpu_compute, gpu_comm, kernel_kernel, data_loading, or sync (a GPU event the host waited for: 0 µs)"},
-        {"name", ColumnType::kString, "", "the host range or GPU event (a launch delay: the event launched; a kernel-kernel gap: the event after it; a sync: the call that waited)"},
+        {"name", ColumnType::kString, "", "the host range or GPU event (a launch delay: the event launched; a kernel-kernel gap: the event after it; a sync: the call that waited, or the GPU event that waited on a CUDA event)"},
         {"stream", ColumnType::kF64, "", "the GPU stream (a sync: the one waited for); null on the host"},
         {"start_us", ColumnType::kF64, "us", "the part's start, from the trace's start"},
         {"end_us", ColumnType::kF64, "us", "its end"},
@@ -40,6 +40,7 @@ const ViewSchema kGpuCriticalPathSchema = {
          "the path's time by what bounds it (they add up to total_us); null without a host range"},
         {"gpu_events", "number", "GPU events launched in the step (in the graph)"},
         {"sync_edges", "number", "GPU-to-host sync edges in the graph"},
+        {"wait_edges", "number", "GPU-to-GPU event-wait edges in the graph (a cudaStreamWaitEvent whose sync event says what it waits on)"},
         {"negative_edges", "number", "edges whose time was negative (a range ending after its parent), counted 0"},
         {"note", "string | null", "why there is no path (no host range), that it is the whole trace's (no steps), or what it lacks (no GPU work, no CUDA sync events); else null"},
     },
@@ -96,6 +97,7 @@ Answer gpu_critical_path_answer(const Session& s, QueryParamsRef params) {
   }
   b.meta("gpu_events", std::to_string(r.gpu_events));
   b.meta("sync_edges", std::to_string(r.sync_edges));
+  b.meta("wait_edges", std::to_string(r.wait_edges));
   b.meta("negative_edges", std::to_string(r.negative_edges));
   {
     JsonWriter w;

@@ -1,8 +1,11 @@
 // The GPU time view's counters (core/analysis/gpu_queue.h) as three answers, one computation for
 // them (Session::shared): gpu-queue (per stream the queue length's summary and time at CUDA's
 // limit), gpu-memory-bandwidth (per copy kind) and gpu-counter-series (one series drawn over pixel
-// columns, for the page's charts).
+// columns, for the page's charts), and gpu-counter-track (the series as samples for the Timeline's
+// counter tracks).
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 
 #include "core/analysis/gpu_queue.h"
@@ -54,7 +57,8 @@ const ViewSchema kGpuQueueSchema = {
     "GpuQueue",
     "HTA's queue length per stream: the launches a stream has been given and not yet started (+1 when a launch call "
     "with a GPU event on it starts, -1 when that event starts), pandas' describe() of the values it takes (one per change, "
-    "HTA's queue length summary) and the time it spent at CUDA's limit of 1024 (`kinetoscope gpu-time --json`'s queue). "
+    "HTA's queue length summary) and the time it spent at CUDA's limit of 1024 (`kinetoscope gpu-time --json`'s queue, "
+    "followed by queue_limit and queue_note). "
     "Rows: the streams in order.",
     {kRoundingParam, kTiesParam},
     {
@@ -74,6 +78,10 @@ const ViewSchema kGpuQueueSchema = {
      {"queue_note", "string | null", "why there are no rows (no launch with a GPU event), else null"}},
     {"stream", "launches", "count", "mean", "std", "min", "p25", "p50", "p75", "max", "time_at_limit_us"},
     "queue",
+    "",
+    false,
+    "",
+    true,
 };
 
 const ViewSchema kGpuMemoryBandwidthSchema = {
@@ -125,6 +133,135 @@ const ViewSchema kGpuCounterSeriesSchema = {
     {{"from_us", "number", "the window's start"}, {"to_us", "number", "the window's end"}, {"points", "number", "the series' change points"}},
     {"t_us", "min", "max", "last"},
 };
+
+const ViewSchema kGpuCounterTrackSchema = {
+    "gpu-counter-track",
+    "GpuCounterTrack",
+    "The GPU time view's counters as samples for counter tracks on the Timeline (Perfetto's \"ph\":\"C\" events): every "
+    "stream's queue length or every copy kind's memory bandwidth (GB/s), each series' value at the window's start and at "
+    "each change in it; a series with more changes than `points` is given as its greatest value per column of `points` "
+    "equal columns (and its value at the window's end), so a trace of millions of launches adds a few thousand events. "
+    "Rows: by series, in time order.",
+    {kRoundingParam,
+     kTiesParam,
+     {"counter", "queue (default) or bandwidth"},
+     {"points", "the most samples a series keeps change by change (default 5000, 2 to 100000)"},
+     {"from_us", "the window's start from the trace's start (default: the first change of any counter)"},
+     {"to_us", "its end (default: the last change of any counter)"}},
+    {
+        {"series", ColumnType::kString, "", "the stream (queue) or the copy kind (bandwidth)"},
+        {"pid", ColumnType::kString, "", "the process of the series' GPU events, as the trace writes it (the track's process)"},
+        {"ts", ColumnType::kF64, "us", "the sample's time, absolute µs as the trace writes them (a trace event's ts)"},
+        {"value", ColumnType::kF64, "", "the counter's value from then on (a column's greatest when the series is reduced)"},
+    },
+    {{"counter", "string", "queue or bandwidth"},
+     {"reduced", "number", "how many series had more changes than points and are given per column"},
+     {"from_us", "number", "the window's start, from the trace's start"},
+     {"to_us", "number", "its end"}},
+    {"series", "pid", "ts", "value"},
+};
+
+Answer gpu_counter_track_answer(const Session& s, QueryParamsRef params) {
+  std::string error;
+  const GpuQueueResult* r = queue_of(s, params, error);
+  if (!r) return error_answer(kGpuCounterTrackSchema, error);
+  const std::string_view counter = param(params, "counter", "queue");
+  if (counter != "queue" && counter != "bandwidth")
+    return error_answer(kGpuCounterTrackSchema, "unknown counter: " + std::string(counter) + " (queue or bandwidth)");
+  const TraceModel& m = s.model();
+  int64_t from = r->start_ns, to = r->end_ns;
+  for (auto [name, out] : {std::pair{"from_us", &from}, std::pair{"to_us", &to}}) {
+    const std::string_view text = param(params, name, "");
+    if (text.empty()) continue;
+    const std::optional<int64_t> ns = parse_us_to_ns(text);
+    if (!ns) return error_answer(kGpuCounterTrackSchema, std::string(name) + " is not a number of µs: " + std::string(text));
+    *out = m.start_ns + *ns;
+  }
+  if (to < from) return error_answer(kGpuCounterTrackSchema, "to_us is before from_us");
+  size_t points = 5000;
+  const std::string_view pts = param(params, "points", "");
+  if (!pts.empty()) {
+    const std::string t(pts);
+    char* end = nullptr;
+    const long v = std::strtol(t.c_str(), &end, 10);
+    if (end != t.c_str() + t.size() || v < 2 || v > 100000) return error_answer(kGpuCounterTrackSchema, "points is not a count from 2 to 100000: " + t);
+    points = size_t(v);
+  }
+  // Each series with its name and the process of its GPU events (the first one's pid).
+  struct Series {
+    std::string name;
+    StringId pid = 0;
+    const std::vector<CounterPoint>* points;
+  };
+  std::vector<Series> series;
+  if (counter == "queue") {
+    std::map<int64_t, StringId> pid_of;
+    for (const KernelRow& k : m.kernels) pid_of.emplace(k.stream, k.s.pid);
+    for (const MemcpyRow& k : m.memcpys) pid_of.emplace(k.stream, k.s.pid);
+    for (const MemcpyRow& k : m.memsets) pid_of.emplace(k.stream, k.s.pid);
+    for (const StreamQueue& q : r->streams) series.push_back({std::to_string(q.stream), pid_of.count(q.stream) ? pid_of[q.stream] : 0, &q.series});
+  } else {
+    std::map<std::string, StringId> pid_of;
+    for (const MemcpyRow& k : m.memcpys) pid_of.emplace(memory_kind_of(m.strings.get(k.s.name)), k.s.pid);
+    for (const MemcpyRow& k : m.memsets) pid_of.emplace(memory_kind_of(m.strings.get(k.s.name)), k.s.pid);
+    for (const CopyBandwidth& k : r->bandwidth) series.push_back({k.kind, pid_of.count(k.kind) ? pid_of[k.kind] : 0, &k.series});
+  }
+  struct Sample {
+    uint32_t series;
+    int64_t t_ns;
+    double value;
+  };
+  std::vector<Sample> samples;
+  uint32_t reduced = 0;
+  for (uint32_t i = 0; i < series.size(); ++i) {
+    const std::vector<CounterPoint>& p = *series[i].points;
+    auto first = std::upper_bound(p.begin(), p.end(), from, [](int64_t t, const CounterPoint& c) { return t < c.t_ns; });
+    auto last = std::upper_bound(first, p.end(), to, [](int64_t t, const CounterPoint& c) { return t < c.t_ns; });
+    if (size_t(last - first) + 1 <= points) {
+      samples.push_back({i, from, first == p.begin() ? 0 : (first - 1)->value});
+      for (auto it = first; it != last; ++it) samples.push_back({i, it->t_ns, it->value});
+      continue;
+    }
+    ++reduced;
+    const std::vector<CounterColumn> cols = counter_columns(p, from, to, int(points - 1));
+    for (const CounterColumn& c : cols) samples.push_back({i, c.start_ns, c.max});
+    samples.push_back({i, to, cols.empty() ? 0 : cols.back().last});
+  }
+  AnswerBuilder b(kGpuCounterTrackSchema, samples.size());
+  {
+    JsonWriter w;
+    w.value(counter);
+    b.meta("counter", w.take());
+  }
+  b.meta("reduced", std::to_string(reduced));
+  {
+    JsonWriter w;
+    w.value(double(from - m.start_ns) / 1e3);
+    b.meta("from_us", w.take());
+  }
+  {
+    JsonWriter w;
+    w.value(double(to - m.start_ns) / 1e3);
+    b.meta("to_us", w.take());
+  }
+  b.rows_here();
+  AnswerColumn& name = b.add("series");
+  AnswerColumn& pid = b.add("pid");
+  AnswerColumn& ts = b.add("ts");
+  AnswerColumn& value = b.add("value");
+  std::vector<uint32_t> name_ids, pid_ids;
+  for (const Series& x : series) {
+    name_ids.push_back(b.intern(x.name));
+    pid_ids.push_back(b.intern(m.strings.get(x.pid)));
+  }
+  for (const Sample& x : samples) {
+    name.str.push_back(name_ids[x.series]);
+    pid.str.push_back(pid_ids[x.series]);
+    ts.f64.push_back(double(x.t_ns) / 1e3);
+    value.f64.push_back(x.value);
+  }
+  return b.take();
+}
 
 Answer gpu_queue_answer(const Session& s, QueryParamsRef params) {
   std::string error;

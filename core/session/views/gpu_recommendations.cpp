@@ -3,6 +3,7 @@
 // the same numbers they show.
 #include <string>
 
+#include "core/analysis/gpu_queue.h"
 #include "core/analysis/gpu_recommendations.h"
 #include "core/analysis/gpu_time.h"
 #include "core/session/session.h"
@@ -16,7 +17,8 @@ const ViewSchema kGpuRecommendationsSchema = {
     "gpu-recommendations",
     "GpuRecommendations",
     "What the GPU time analyses recommend, each linked to its evidence: host-bound streams (host wait at least half of a "
-    "stream's idle time and a tenth of the GPU's span; gpu-idle), a launch-bound step (CPU, launch overhead and data "
+    "stream's idle time and a tenth of the GPU's span; gpu-idle), streams at the queue limit (at CUDA's 1024 queued launches "
+    "for at least a tenth of the span from their first launch to their last GPU event's start; gpu-queue), a launch-bound step (CPU, launch overhead and data "
     "loading at least half of its critical path; gpu-critical-path), fusion candidates (a repeated kernel sequence whose "
     "events average under 10 µs; gpu-kernel-sequences) (`kinetoscope gpu-time --json`'s recommendations). Rows: in that "
     "order.",
@@ -29,9 +31,9 @@ const ViewSchema kGpuRecommendationsSchema = {
         {"top", "as gpu-kernel-sequences'"},
     },
     {
-        {"kind", ColumnType::kString, "", "host_bound_stream, launch_bound_step or fusion_candidate"},
+        {"kind", ColumnType::kString, "", "host_bound_stream, queue_limit_stream, launch_bound_step or fusion_candidate"},
         {"subject", ColumnType::kString, "", "the stream, step or operator it is about"},
-        {"evidence", ColumnType::kString, "", "the view that shows the numbers: gpu-idle, gpu-critical-path or gpu-kernel-sequences"},
+        {"evidence", ColumnType::kString, "", "the view that shows the numbers: gpu-idle, gpu-queue, gpu-critical-path or gpu-kernel-sequences"},
         {"text", ColumnType::kString, "", "what it says, with the numbers"},
         {"value", ColumnType::kF64, "", "the share behind it (0-1), or a fusion candidate's count"},
     },
@@ -68,13 +70,19 @@ Answer gpu_recommendations_answer(const Session& s, QueryParamsRef params) {
   ko.min_kernels = size_t(parse_int(param(params, "min_kernels", "3")).value_or(3));
   ko.top = size_t(parse_int(param(params, "top", "10")).value_or(10));
   const KernelSequencesResult seq = kernel_sequences(s.tree(), m, ko);
+  // The queue length as gpu-queue answers it with the same rounding (one computation, Session::shared).
+  GpuQueueOptions qo;
+  qo.rounding = io.rounding;
+  const GpuQueueResult& queue = s.shared<GpuQueueResult>(std::string("gpu-queue:") + gpu_time_rounding_word(qo.rounding) + ":launches_first",
+                                                         [&] { return gpu_queue(m, qo); });
   const std::vector<GpuRecommendation> recs = gpu_recommendations(
-      m, idle, time.overall.has_work ? time.overall.span_ns() : 0, path, path.has_step && !path.whole_trace ? steps.steps[path.step_index].name : "", seq);
+      m, idle, time.overall.has_work ? time.overall.span_ns() : 0, path, path.has_step && !path.whole_trace ? steps.steps[path.step_index].name : "", seq,
+      &queue);
   AnswerBuilder b(kGpuRecommendationsSchema, recs.size());
   {
     JsonWriter w;
     if (!recs.empty()) w.null();
-    else w.value("Nothing to recommend: no stream waits mostly on the host, the step's critical path is not mostly the host's, and no short kernel sequence repeats.");
+    else w.value("Nothing to recommend: no stream waits mostly on the host or sits at the queue limit, the step's critical path is not mostly the host's, and no short kernel sequence repeats.");
     b.meta("note", w.take());
   }
   b.rows_here();

@@ -25,6 +25,7 @@ import { formatCount, formatDurationUs } from '../lib/format';
 import { formatPct } from '../lib/overview';
 import type { TableModel } from '../lib/table-model';
 import { QueryStatus } from './view-status';
+import type { CounterKind } from '../lib/counter-tracks';
 
 const NO_PARAMS = {};
 // The streams drawn as charts (the busiest); the table lists them all.
@@ -290,8 +291,21 @@ function bandwidthTable(a: Answer<'gpu-memory-bandwidth'>): TableModel {
   );
 }
 
+/** "Add to the Timeline": the counter's tracks go with the trace to Perfetto (the Timeline tab opens). */
+function TrackButton({ kind, onCounterTracks }: { kind: CounterKind; onCounterTracks?: (kinds: CounterKind[]) => void }) {
+  if (!onCounterTracks) return null;
+  return (
+    <p class="muted">
+      <button type="button" class="link-button" data-testid={`gpu-${kind}-timeline`} onClick={() => onCounterTracks([kind])}>
+        Add {kind === 'queue' ? 'each stream’s queue length' : 'each copy kind’s bandwidth'} to the Timeline
+      </button>{' '}
+      as counter tracks (every change, or each column’s greatest value for a series of more than 5,000).
+    </p>
+  );
+}
+
 /** HTA's queue length per stream and memory bandwidth per copy kind. */
-export function GpuQueueSection({ ask, fileName }: { ask: Ask; fileName: string }) {
+export function GpuQueueSection({ ask, fileName, onCounterTracks }: { ask: Ask; fileName: string; onCounterTracks?: (kinds: CounterKind[]) => void }) {
   const queue = useAnswer(ask, 'gpu-queue', NO_PARAMS);
   const bw = useAnswer(ask, 'gpu-memory-bandwidth', NO_PARAMS);
   const qData = queue.status === 'ready' ? queue.data : null;
@@ -336,6 +350,7 @@ export function GpuQueueSection({ ask, fileName }: { ask: Ask; fileName: string 
               </div>
             ))}
           </div>
+          <TrackButton kind="queue" onCounterTracks={onCounterTracks} />
           {qData.rowCount > charted.length && (
             <p class="muted">
               The {charted.length} busiest of {qData.rowCount} streams are drawn; the table lists them all.
@@ -366,6 +381,7 @@ export function GpuQueueSection({ ask, fileName }: { ask: Ask; fileName: string 
               </div>
             );
           })}
+          <TrackButton kind="bandwidth" onCounterTracks={onCounterTracks} />
           <DataTable model={bwModel} stem="gpu-memory-bandwidth" label="Memory bandwidth by copy kind" csvName={`${csvStem(fileName)}-gpu-memory-bandwidth.csv`} initialSort={null} searchPlaceholder="Search kinds" maxHeight={220} />
         </div>
       )}

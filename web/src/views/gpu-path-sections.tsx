@@ -34,6 +34,7 @@ const BOUNDS = [
 
 const EVIDENCE: Record<string, { testid: string; label: string }> = {
   'gpu-idle': { testid: 'gpu-idle', label: 'Idle time by stream' },
+  'gpu-queue': { testid: 'gpu-queue', label: 'Queue length' },
   'gpu-critical-path': { testid: 'gpu-critical-path', label: 'Critical path' },
   'gpu-kernel-sequences': { testid: 'gpu-kernel-sequences', label: 'Frequent kernel sequences' },
 };

@@ -17,6 +17,7 @@ import { GpuIdleSection, GpuKernelsSection } from './gpu-breakdowns';
 import { GpuPathSections, type ShowRange } from './gpu-path-sections';
 import { GpuLaunchesSection, GpuOverlapSection, GpuQueueSection } from './gpu-launches';
 import type { Place } from '../lib/deep-link';
+import type { CounterKind } from '../lib/counter-tracks';
 import { formatCount, formatDurationUs } from '../lib/format';
 import { formatPct, stepAxisSplits } from '../lib/overview';
 import type { TableModel } from '../lib/table-model';
@@ -33,7 +34,19 @@ const PARTS = [
 
 const NO_PARAMS = {};
 
-export function GpuTimeView({ ask, fileName, onShowRange, onOpenPlace }: { ask: Ask; fileName: string; onShowRange?: ShowRange; onOpenPlace?: (p: Place) => void }) {
+export function GpuTimeView({
+  ask,
+  fileName,
+  onShowRange,
+  onOpenPlace,
+  onCounterTracks,
+}: {
+  ask: Ask;
+  fileName: string;
+  onShowRange?: ShowRange;
+  onOpenPlace?: (p: Place) => void;
+  onCounterTracks?: (kinds: CounterKind[]) => void;
+}) {
   const state = useAnswer(ask, 'gpu-time', NO_PARAMS);
   if (state.status !== 'ready') {
     return (
@@ -57,7 +70,7 @@ export function GpuTimeView({ ask, fileName, onShowRange, onOpenPlace }: { ask: 
           <GpuPathSections ask={ask} fileName={fileName} onShowRange={onShowRange} />
           <GpuOverlapSection ask={ask} />
           <GpuLaunchesSection ask={ask} fileName={fileName} onOpenPlace={onOpenPlace} />
-          <GpuQueueSection ask={ask} fileName={fileName} />
+          <GpuQueueSection ask={ask} fileName={fileName} onCounterTracks={onCounterTracks} />
         </>
       )}
     </section>

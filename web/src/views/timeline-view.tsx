@@ -16,15 +16,37 @@ import {
 } from '../lib/perfetto';
 import { handshake, NO_ANSWER, type Handshake, type MessageTarget } from '../lib/perfetto-link';
 import { openAnswer } from '../lib/answer';
+import { counterTracks, fileWithCounters, spliceInto, type CounterKind, type CounterTracks } from '../lib/counter-tracks';
+import type { Ask } from '../components/use-query';
 import type { LoadProgress, Trimmed } from '../worker/protocol';
 
 /** Cuts [startUs, endUs] out of the file in the worker. */
 export type TrimFn = (file: File, startUs: number, endUs: number, onProgress: (p: LoadProgress) => void) => { promise: Promise<Trimmed>; cancel(): void };
 
-/** A "Show in timeline" click: open on this window; seq tells two clicks on the same step apart. */
+/**
+ * A "Show in timeline" click: open on this window (null: the one chosen there); seq tells two
+ * clicks on the same step apart. `counters`: add these counter tracks (the GPU time tab's queue
+ * length or memory bandwidth) to what is sent from now on.
+ */
 export interface TimelineRequest {
-  window: TimelineWindow;
+  window: TimelineWindow | null;
   seq: number;
+  counters?: CounterKind[];
+}
+
+const COUNTER_LABELS: Record<CounterKind, string> = { queue: 'queue length', bandwidth: 'memory bandwidth' };
+
+/** The counter events of `kinds` over [startUs, endUs] (absolute µs; null: the whole trace). */
+async function askCounterTracks(ask: Ask, kinds: CounterKind[], span: { startUs: number; endUs: number } | null, traceStartUs: number | null): Promise<CounterTracks> {
+  const window: Record<string, string> =
+    span && traceStartUs != null ? { from_us: String(Math.max(0, span.startUs - traceStartUs)), to_us: String(Math.max(0, span.endUs - traceStartUs)) } : {};
+  const answers = await Promise.all(
+    kinds.map(async (kind) => {
+      const r = await ask({ what: 'view', view: 'gpu-counter-track', params: { counter: kind, ...window } });
+      return { kind, answer: openAnswer('gpu-counter-track', r.answer) };
+    }),
+  );
+  return counterTracks(answers);
 }
 
 /** Perfetto struggles with JSON traces over ~1 GB: above this, the first send is one step. */
@@ -46,7 +68,7 @@ type Link =
 type Send =
   | { state: 'idle' }
   | { state: 'preparing'; label: string; progress: LoadProgress | null }
-  | { state: 'sent'; label: string; bytes: number; kept?: number; total?: number; jumped: boolean; where: 'frame' | 'tab' }
+  | { state: 'sent'; label: string; bytes: number; kept?: number; total?: number; jumped: boolean; where: 'frame' | 'tab'; counters?: { events: number; what: string; reduced: number } }
   | { state: 'error'; message: string };
 
 // The Timeline tab of a file's card: the trace (or a window of it) in an embedded Perfetto UI.
@@ -59,12 +81,15 @@ export function TimelineView({
   traceStartUs,
   request,
   trim,
+  ask,
 }: {
   file: File;
   steps: readonly StepSpan[];
   traceStartUs: number | null;
   request: TimelineRequest | null;
   trim: TrimFn;
+  /** The file's Session: the counter tracks' samples come from it. */
+  ask?: Ask;
 }) {
   const [choice] = useState<OriginChoice>(() => choosePerfettoOrigin(location.search, readStoredOrigin()));
   // Messages go to (and answers must come from) the origin; the page loaded is the base URL,
@@ -77,8 +102,13 @@ export function TimelineView({
   // Bumped to reload the iframe and shake hands again (Retry, or a new origin).
   const [attempt, setAttempt] = useState(0);
 
+  // The counter tracks added (the GPU time tab's buttons); every send from then on carries them.
+  const [counters, setCounters] = useState<CounterKind[]>(() => request?.counters ?? []);
+  const countersRef = useRef(counters);
+  countersRef.current = counters;
+
   const initial = (): TimelineWindow => {
-    if (request) return request.window;
+    if (request?.window) return request.window;
     if (file.size > BIG_FILE && steps.length) return { kind: 'step', index: 0 };
     return { kind: 'whole' };
   };
@@ -95,14 +125,17 @@ export function TimelineView({
   const winRef = useRef(win);
   winRef.current = win;
 
-  /** The bytes of `w`: the file as dropped, or the window the core cut out of it. */
+  /** The bytes of `w`: the file as dropped, or the window the core cut out of it, with the counter tracks spliced in. */
   const prepare = async (w: TimelineWindow) => {
     busy.current?.cancel();
     busy.current = null;
+    const kinds = countersRef.current;
+    const tracks = async (span: { startUs: number; endUs: number } | null) => (kinds.length && ask ? askCounterTracks(ask, kinds, span, traceStartUs) : null);
     if (w.kind === 'whole') {
       setSend({ state: 'preparing', label: 'the whole file', progress: null });
-      const buffer = await file.arrayBuffer();
-      return { buffer, label: 'the whole file', fileName: file.name, span: null, kept: undefined, total: undefined };
+      const t = await tracks(null);
+      const buffer = t ? await fileWithCounters(file, t.bytes) : await file.arrayBuffer();
+      return { buffer, label: 'the whole file', fileName: file.name, span: null, kept: undefined, total: undefined, tracks: t };
     }
     const span = windowUs(w, steps, traceStartUs);
     if (!span.ok) throw new Error(span.error);
@@ -111,10 +144,11 @@ export function TimelineView({
     busy.current = call;
     const t = await call.promise;
     busy.current = null;
-    const buffer = t.bytes.buffer as ArrayBuffer;
+    const c = await tracks(span);
+    const buffer = c ? spliceInto(t.bytes, c.bytes) : (t.bytes.buffer as ArrayBuffer);
     // The bytes are the trace; what was kept and dropped is the trim view's answer.
     const report = openAnswer('trim', t.report).meta;
-    return { buffer, label: span.label, fileName: trimmedFileName(file.name, span.label), span, kept: report.kept_events, total: report.total_events };
+    return { buffer, label: span.label, fileName: trimmedFileName(file.name, span.label), span, kept: report.kept_events, total: report.total_events, tracks: c };
   };
 
   /** Sends window `w` to a Perfetto window that has answered PONG, then zooms it to the window. */
@@ -127,7 +161,8 @@ export function TimelineView({
       // Transferred, not copied: a multi-GB buffer twice would not fit. The next send re-reads.
       target.postMessage(traceMessage(p.buffer, title, p.fileName), origin, [p.buffer]);
       if (p.span) target.postMessage(scrollMessage(p.span.startUs, p.span.endUs), origin);
-      setSend({ state: 'sent', label: p.label, bytes, kept: p.kept, total: p.total, jumped: !!p.span, where });
+      const counted = p.tracks ? { events: p.tracks.events, what: p.tracks.kinds.map((k) => COUNTER_LABELS[k]).join(' and '), reduced: p.tracks.reduced } : undefined;
+      setSend({ state: 'sent', label: p.label, bytes, kept: p.kept, total: p.total, jumped: !!p.span, where, counters: counted });
     } catch (e) {
       const err = e as Error;
       if (err?.name === 'AbortError') return;
@@ -157,14 +192,20 @@ export function TimelineView({
     // deliver reads the current window through winRef; re-run only for a new origin or a retry.
   }, [origin, attempt]);
 
-  // A "Show in timeline" click while the tab is open: send that window.
+  // A "Show in timeline" click while the tab is open: send that window (with the counter tracks asked for).
   const lastSeq = useRef(request?.seq ?? 0);
   useEffect(() => {
     if (!request || request.seq === lastSeq.current) return;
     lastSeq.current = request.seq;
-    pick(request.window);
+    if (request.counters?.length) {
+      const more = [...new Set([...countersRef.current, ...request.counters])];
+      countersRef.current = more;
+      setCounters(more);
+    }
+    const target = request.window ?? winRef.current;
+    pick(target);
     const w = frame.current?.contentWindow;
-    if (link.state === 'ready' && w) void deliver(w, request.window, 'frame');
+    if (link.state === 'ready' && w) void deliver(w, target, 'frame');
     // Once per click (its seq), with the frame and link as they are then.
   }, [request?.seq]);
 
@@ -263,6 +304,23 @@ export function TimelineView({
             </button>
           </div>
           <SendStatus send={send} />
+          {counters.length > 0 && (
+            <p class="muted" data-testid="timeline-counters">
+              Counter tracks added from the GPU time tab: {counters.map((k) => COUNTER_LABELS[k]).join(' and ')}, sent with the trace.{' '}
+              <button
+                type="button"
+                class="link-button"
+                data-testid="timeline-counters-remove"
+                onClick={() => {
+                  countersRef.current = [];
+                  setCounters([]);
+                }}
+              >
+                Leave them out
+              </button>{' '}
+              (from the next send).
+            </p>
+          )}
           {link.state === 'connecting' && (
             <p class="muted" data-testid="timeline-connecting">
               Loading the Perfetto UI from {base}…
@@ -330,7 +388,11 @@ function SendStatus({ send }: { send: Send }) {
       Sent {send.label} ({formatBytes(send.bytes)}
       {send.kept != null ? `, ${send.kept.toLocaleString('en-US')} of ${send.total?.toLocaleString('en-US')} events` : ''}) to Perfetto
       {send.where === 'tab' ? ' in its own tab' : ''}
-      {send.jumped ? ', zoomed to it' : ''}.
+      {send.jumped ? ', zoomed to it' : ''}
+      {send.counters
+        ? `, with ${send.counters.events.toLocaleString('en-US')} counter events (${send.counters.what}${send.counters.reduced ? `; ${send.counters.reduced} busy series as each column's greatest value` : ''})`
+        : ''}
+      .
     </p>
   );
 }

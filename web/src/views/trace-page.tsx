@@ -30,6 +30,7 @@ import { memoryDevices, type MemoryDevices } from '../lib/memory';
 import { OperatorsView } from './operators-view';
 import { OverviewView, VIEW_LABELS } from './overview-view';
 import { TimelineView, type TimelineRequest, type TrimFn } from './timeline-view';
+import type { CounterKind } from '../lib/counter-tracks';
 import { GpuTimeView } from './gpu-time-view';
 import { RooflineView } from './roofline-view';
 import { SnapshotView } from './snapshot-view';
@@ -350,6 +351,11 @@ export function TracePage({
     setTimelineReq((r) => ({ window: { kind: 'range', fromMs, toMs }, seq: (r?.seq ?? 0) + 1 }));
     show('timeline');
   };
+  /** Adds counter tracks (the GPU time tab's queue length or memory bandwidth) to the Timeline and opens it. */
+  const showCounterTracks = (counters: CounterKind[]) => {
+    setTimelineReq((r) => ({ window: null, counters, seq: (r?.seq ?? 0) + 1 }));
+    show('timeline');
+  };
   // A function: one vnode must not be rendered in two places.
   const timelineButton = () => (
     <button
@@ -577,7 +583,7 @@ export function TracePage({
               opened.has(t) && (
                 <div role="tabpanel" key={t} id={`panel-${entry.key}-${t}`} aria-labelledby={`tab-${entry.key}-${t}`} hidden={tab !== t} data-testid={`panel-${t}`}>
                   <ErrorBoundary>
-                    <View ask={ask} fileName={entry.name} onShowRange={entry.file ? showTimelineRange : undefined} onOpenPlace={openPlace} />
+                    <View ask={ask} fileName={entry.name} onShowRange={entry.file ? showTimelineRange : undefined} onOpenPlace={openPlace} onCounterTracks={entry.file ? showCounterTracks : undefined} />
                   </ErrorBoundary>
                 </div>
               ),
@@ -613,6 +619,7 @@ export function TracePage({
                   traceStartUs={entry.summary?.start_us ?? null}
                   request={timelineReq}
                   trim={runner.trim}
+                  ask={ask}
                 />
               </ErrorBoundary>
             </div>
