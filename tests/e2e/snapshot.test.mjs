@@ -86,6 +86,21 @@ describe('the Snapshot page', { skip: !fs.existsSync(cli) && 'needs build/native
       assert.equal(await v('snap-oom-free'), 123456);
       assert.equal(await v('snap-oom-allocated'), 3724288);
       assert.equal(await v('snap-oom-reserved'), 6291456);
+      // The fragmentation then, as the CLI's --json gives it (the segments replayed: 4,542,464
+      // cached but free, the largest free block 2,097,152; 3 blocks alive holding 1,748,992).
+      const cliOom = runCliJson(['snapshot', '--json', renamed]).devices[0].ooms[0];
+      assert.equal(await v('snap-oom-inactive'), cliOom.inactive_bytes);
+      assert.equal(await v('snap-oom-largest'), cliOom.largest_inactive_bytes);
+      assert.equal(await v('snap-oom-alive-blocks'), cliOom.alive_block_bytes);
+      assert.deepEqual([cliOom.inactive_bytes, cliOom.largest_inactive_bytes, cliOom.alive_block_bytes], [4542464, 2097152, 1748992]);
+      assert.match(await page.textContent(`${oom} [data-testid=snap-oom-frag]`), /smaller than the request, so it needed a new segment\); 3 blocks alive holding/);
+      // The allocator settings and the annotation the hand-made snapshot holds, as the CLI reads them.
+      const cli = runCliJson(['snapshot', '--json', renamed]);
+      const settings = await page.$$eval(`${card(hm)} [data-testid=snapshot-setting]`, (rows) => rows.map((r) => [r.getAttribute('data-key'), r.getAttribute('data-value')]));
+      assert.deepEqual(settings, Object.entries(cli.allocator_settings));
+      assert.deepEqual(settings.find(([k]) => k === 'expandable_segments'), ['expandable_segments', 'False']);
+      assert.match(await page.textContent(`${card(hm)} [data-testid=snapshot-settings] summary`), /Allocator settings \(5\) · 1 external annotation/);
+      assert.equal(await page.locator(`${card(hm)} [data-testid=snapshot-annotation]`).count(), cli.external_annotations.length);
       assert.equal((await page.textContent(`${oom} [data-testid=snap-oom-site]`)).trim(), 'model.py:7:forward');
       assert.equal((await page.textContent(`${oom} [data-testid=snap-oom-stack]`)).trim(), 'at::empty (aten/src/ATen/Empty.cpp:42)\nforward (model.py:7)\ntrain_step (train.py:20)');
     });

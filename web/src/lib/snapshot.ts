@@ -31,6 +31,10 @@ export interface SnapshotInfo {
   hasHistory: boolean;
   health: HealthRow[];
   devices: SnapshotDevice[];
+  /** allocator_settings as the snapshot wrote them (each value as Python writes it). */
+  allocatorSettings: [string, string][];
+  /** external_annotations: record_function ranges' START and END. */
+  annotations: { stage: string; name: string; device: number; time_us: number | null }[];
 }
 
 const nullable = (v: number) => (Number.isNaN(v) ? null : v);
@@ -60,7 +64,17 @@ export function snapshotOf(a: Answer<'snapshot-summary'>): SnapshotInfo {
   const health: HealthRow[] = m.health.map((h) => ({ reason: h.what, severity: 'warning', count: h.count, sample_offset: null, message: `skipped: ${h.what}` }));
   // Loaded in part: the reader's sentence says what was lost and where.
   if (m.ok && m.error) health.unshift({ reason: 'truncated', severity: 'warning', count: 1, sample_offset: null, message: m.error });
-  return { file: m.file, ok: m.ok, error: m.error, bytes: m.bytes, hasHistory: m.has_history, health, devices };
+  return {
+    file: m.file,
+    ok: m.ok,
+    error: m.error,
+    bytes: m.bytes,
+    hasHistory: m.has_history,
+    health,
+    devices,
+    allocatorSettings: Object.entries(m.allocator_settings ?? {}),
+    annotations: m.external_annotations ?? [],
+  };
 }
 
 /** The card's Summary of a snapshot: its sentence when it did not read, its health, its size. */

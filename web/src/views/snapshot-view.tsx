@@ -52,6 +52,7 @@ export function SnapshotView({ ask, snapshot, name }: { ask: Ask; snapshot: Snap
         </div>
       )}
       <DevicesPanel devices={devices} />
+      <SettingsPanel snapshot={snapshot} />
       <OomPanel ask={ask} />
       {devices.length > 1 && (
         <label class="ov-select snap-device-pick">
@@ -133,6 +134,61 @@ function DevicesPanel({ devices }: { devices: SnapshotDevice[] }) {
   );
 }
 
+// allocator_settings and external_annotations, folded: they explain a run (expandable_segments,
+// max_split_size change how memory fragments) but are read once, not compared.
+function SettingsPanel({ snapshot }: { snapshot: SnapshotInfo }) {
+  const settings = snapshot.allocatorSettings;
+  const notes = snapshot.annotations;
+  if (settings.length === 0 && notes.length === 0) return null;
+  return (
+    <details class="ov-panel snap-settings" data-testid="snapshot-settings">
+      <summary>
+        Allocator settings ({settings.length}) · {notes.length} external annotation{notes.length === 1 ? '' : 's'}
+      </summary>
+      {settings.length > 0 && (
+        <table class="snap-table" data-testid="snapshot-settings-table">
+          <tbody>
+            {settings.map(([k, v]) => (
+              <tr key={k} data-testid="snapshot-setting" data-key={k} data-value={v}>
+                <th scope="row">
+                  <code>{k}</code>
+                </th>
+                <td>
+                  <code>{v === '' ? "''" : v}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {notes.length > 0 && (
+        <table class="snap-table" data-testid="snapshot-annotations">
+          <thead>
+            <tr>
+              <th>Range (record_function)</th>
+              <th>Stage</th>
+              <th>Device</th>
+              <th>At</th>
+            </tr>
+          </thead>
+          <tbody>
+            {notes.map((n, i) => (
+              <tr key={i} data-testid="snapshot-annotation">
+                <td>
+                  <code>{n.name}</code>
+                </td>
+                <td>{n.stage}</td>
+                <td>cuda:{n.device}</td>
+                <td class="snap-when">{n.time_us == null ? '—' : formatTimestampUs(n.time_us)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </details>
+  );
+}
+
 function OomPanel({ ask }: { ask: Ask }) {
   const ooms = useAnswer(ask, 'snapshot-ooms', {});
   if (ooms.status !== 'ready') return <QueryStatus state={ooms} stem="snapshot-ooms" what="out-of-memory events" loading="Reading the out-of-memory events…" />;
@@ -160,6 +216,12 @@ function OomPanel({ ask }: { ask: Ask }) {
             <p class="snap-oom-state">
               Then: <Bytes n={c.allocated_bytes[i]} testId="snap-oom-allocated" /> allocated, <Bytes n={c.reserved_bytes[i]} testId="snap-oom-reserved" /> reserved
               {c.reserved_bytes[i] > c.allocated_bytes[i] ? <span class="muted"> ({formatBytes(c.reserved_bytes[i] - c.allocated_bytes[i])} reserved but not allocated)</span> : null}.
+            </p>
+            <p class="snap-oom-frag" data-testid="snap-oom-frag">
+              Fragmentation then (the segments replayed to that moment): <Bytes n={c.inactive_bytes[i]} testId="snap-oom-inactive" /> free in cached
+              segments, the largest free block <Bytes n={c.largest_inactive_bytes[i]} testId="snap-oom-largest" />
+              {c.requested_bytes[i] > c.largest_inactive_bytes[i] ? ' (smaller than the request, so it needed a new segment)' : ''}; {formatCount(c.alive_blocks[i])}{' '}
+              block{c.alive_blocks[i] === 1 ? '' : 's'} alive holding <Bytes n={c.alive_block_bytes[i]} testId="snap-oom-alive-blocks" />.
             </p>
             <p class="snap-oom-site">
               Failing allocation: <code data-testid="snap-oom-site">{text(c.site, i)}</code>
