@@ -238,38 +238,7 @@ function RunBody({
         {(view || onCompare) && (
           <div class="run-controls">
             {onCompare && <Compare traces={traces} onCompare={onCompare} />}
-            {view && views.length > 1 && (
-              <label class="ov-select">
-                Span{' '}
-                <select data-testid="dist-span" value={String(spanIdx)} onChange={(e) => setSpanIdx(Number((e.currentTarget as HTMLSelectElement).value))}>
-                  {views.map((v, i) => (
-                    <option key={v.span} value={String(i)}>
-                      {v.span === 'default' ? 'default' : `span ${v.span}`}
-                    </option>
-                  ))}
-                </select>
-              </label>
-            )}
-            {view && steps.length > 0 && (
-              <label class="ov-select">
-                Step{' '}
-                <select
-                  data-testid="dist-step"
-                  value={stepKey}
-                  onChange={(e) => {
-                    const v = (e.currentTarget as HTMLSelectElement).value;
-                    onStep(v === 'all' ? null : v);
-                  }}
-                >
-                  <option value="all">All steps (average)</option>
-                  {steps.map((s) => (
-                    <option key={s} value={s}>
-                      Step {s}
-                    </option>
-                  ))}
-                </select>
-              </label>
-            )}
+            {view && <SpanStepPicks spans={views.map((v) => v.span)} spanIdx={spanIdx} onSpan={setSpanIdx} steps={steps} stepKey={stepKey} onStep={onStep} />}
           </div>
         )}
       </header>
@@ -755,5 +724,60 @@ function Collectives({ view, run }: { view: DistributedView; run: string }) {
         slowest.
       </p>
     </section>
+  );
+}
+
+/** The run page's span and step pickers (a run of loaded traces, or a run file): a span select
+ * when the run has more than one, and the step select (all steps' average, or one step). */
+export function SpanStepPicks({
+  spans,
+  spanIdx,
+  onSpan,
+  steps,
+  stepKey,
+  onStep,
+}: {
+  spans: string[];
+  spanIdx: number;
+  onSpan: (i: number) => void;
+  steps: string[];
+  stepKey: string;
+  onStep: (step: string | null) => void;
+}) {
+  return (
+    <>
+      {spans.length > 1 && (
+        <label class="ov-select">
+          Span{' '}
+          <select data-testid="dist-span" value={String(spanIdx)} onChange={(e) => onSpan(Number((e.currentTarget as HTMLSelectElement).value))}>
+            {spans.map((span, i) => (
+              <option key={span} value={String(i)}>
+                {span === 'default' ? 'default' : `span ${span}`}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      {steps.length > 0 && (
+        <label class="ov-select">
+          Step{' '}
+          <select
+            data-testid="dist-step"
+            value={stepKey}
+            onChange={(e) => {
+              const v = (e.currentTarget as HTMLSelectElement).value;
+              onStep(v === 'all' ? null : v);
+            }}
+          >
+            <option value="all">All steps (average)</option>
+            {steps.map((st) => (
+              <option key={st} value={st}>
+                Step {st}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+    </>
   );
 }

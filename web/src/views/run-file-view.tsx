@@ -10,7 +10,7 @@ import { csvStem } from '../lib/download';
 import { formatCount } from '../lib/format';
 import { rankTraceLink, type RunFile, type RunFileRank } from '../lib/run-file';
 import { rowsModel, type RowKey } from '../lib/table-model';
-import { DistributedBody } from './distributed-view';
+import { DistributedBody, SpanStepPicks } from './distributed-view';
 import './distributed-view.css';
 
 type Columns<R> = Parameters<typeof rowsModel<R>>[2];
@@ -66,38 +66,7 @@ export function RunFilePage({
           </p>
         </div>
         <div class="run-controls">
-          {view && run.views.length > 1 && (
-            <label class="ov-select">
-              Span{' '}
-              <select data-testid="dist-span" value={String(spanIdx)} onChange={(e) => setSpanIdx(Number((e.currentTarget as HTMLSelectElement).value))}>
-                {run.views.map((v, i) => (
-                  <option key={v.span} value={String(i)}>
-                    {v.span === 'default' ? 'default' : `span ${v.span}`}
-                  </option>
-                ))}
-              </select>
-            </label>
-          )}
-          {view && steps.length > 0 && (
-            <label class="ov-select">
-              Step{' '}
-              <select
-                data-testid="dist-step"
-                value={stepKey}
-                onChange={(e) => {
-                  const v = (e.currentTarget as HTMLSelectElement).value;
-                  onStep(v === 'all' ? null : v);
-                }}
-              >
-                <option value="all">All steps (average)</option>
-                {steps.map((s) => (
-                  <option key={s} value={s}>
-                    Step {s}
-                  </option>
-                ))}
-              </select>
-            </label>
-          )}
+          {view && <SpanStepPicks spans={run.views.map((v) => v.span)} spanIdx={spanIdx} onSpan={setSpanIdx} steps={steps} stepKey={stepKey} onStep={onStep} />}
           <button type="button" data-testid="run-file-close" onClick={onClose}>
             Close run file
           </button>
