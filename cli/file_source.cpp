@@ -21,6 +21,44 @@
 
 namespace ks {
 
+GzipEnd inflate_file(std::FILE* f, size_t chunk, const std::function<char*(size_t)>& prepare,
+                     const std::function<void(size_t)>& commit, const std::function<bool()>& stop) {
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 32) != Z_OK) return GzipEnd::kNoInflate;
+  std::vector<unsigned char> in(1 << 20);
+  bool stream_end = false;
+  GzipEnd end = GzipEnd::kStopped;
+  while (!stop()) {
+    const size_t got = std::fread(in.data(), 1, in.size(), f);
+    if (got == 0) {
+      end = stream_end ? GzipEnd::kWhole : std::ferror(f) ? GzipEnd::kReadError : GzipEnd::kCutOff;
+      break;
+    }
+    zs.next_in = in.data();
+    zs.avail_in = static_cast<uInt>(got);
+    while (zs.avail_in > 0 && !stop()) {
+      if (stream_end) {  // concatenated gzip members: keep going, as gzip(1) does
+        if (inflateReset(&zs) != Z_OK) break;
+        stream_end = false;
+      }
+      char* out = prepare(chunk);
+      zs.next_out = reinterpret_cast<Bytef*>(out);
+      zs.avail_out = static_cast<uInt>(chunk);
+      const int rc = inflate(&zs, Z_NO_FLUSH);
+      const size_t produced = chunk - zs.avail_out;
+      if (produced) commit(produced);
+      if (rc == Z_STREAM_END) {
+        stream_end = true;
+      } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        inflateEnd(&zs);
+        return GzipEnd::kCorrupt;
+      }
+    }
+  }
+  inflateEnd(&zs);
+  return end;
+}
+
 namespace {
 
 unsigned g_read_jobs = 1;
@@ -38,42 +76,10 @@ struct FileCloser {
 
 template <class Sink>
 void read_gzip(std::FILE* f, Sink& reader, size_t chunk) {
-  z_stream zs{};
-  if (inflateInit2(&zs, 15 + 32) != Z_OK) {
-    input_error(reader, true);
-    return;
-  }
-  std::vector<unsigned char> in(1 << 20);
-  bool stream_end = false;
-  while (!reader.failed()) {
-    const size_t got = std::fread(in.data(), 1, in.size(), f);
-    if (got == 0) {
-      if (!stream_end) input_error(reader, true);  // cut off
-      break;
-    }
-    zs.next_in = in.data();
-    zs.avail_in = static_cast<uInt>(got);
-    while (zs.avail_in > 0 && !reader.failed()) {
-      if (stream_end) {  // concatenated gzip members: keep going, as gzip(1) does
-        if (inflateReset(&zs) != Z_OK) break;
-        stream_end = false;
-      }
-      char* out = reader.prepare(chunk);
-      zs.next_out = reinterpret_cast<Bytef*>(out);
-      zs.avail_out = static_cast<uInt>(chunk);
-      const int rc = inflate(&zs, Z_NO_FLUSH);
-      const size_t produced = chunk - zs.avail_out;
-      if (produced) reader.commit(produced);
-      if (rc == Z_STREAM_END) {
-        stream_end = true;
-      } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-        input_error(reader, true);  // corrupt
-        inflateEnd(&zs);
-        return;
-      }
-    }
-  }
-  inflateEnd(&zs);
+  const GzipEnd end = inflate_file(
+      f, chunk, [&](size_t n) { return reader.prepare(n); }, [&](size_t n) { reader.commit(n); },
+      [&] { return reader.failed(); });
+  if (end != GzipEnd::kWhole && end != GzipEnd::kStopped) input_error(reader, true);
 }
 
 template <class Sink>

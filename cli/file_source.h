@@ -3,6 +3,8 @@
 #pragma once
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +20,15 @@ namespace ks {
 std::string read_file_into(const std::string& path, TraceReader& reader, size_t chunk_bytes = 4 << 20);
 // The same bytes into a trimmer (finish() included).
 std::string read_file_into(const std::string& path, TraceTrimmer& trimmer, size_t chunk_bytes = 4 << 20);
+
+// How a gzip stream read by inflate_file ended: whole (every member to its end, then the file's
+// end), stopped (stop() said so), cut off, corrupt, a read error, or zlib would not start.
+enum class GzipEnd { kWhole, kStopped, kCutOff, kCorrupt, kReadError, kNoInflate };
+// Inflates f from where it stands (concatenated members read on, as gzip(1) does) into buffers of
+// `chunk` bytes that prepare(chunk) gives and commit(n) hands on, until the file ends or stop():
+// the one gunzip loop of the CLI's readers (traces, trimming, snapshots).
+GzipEnd inflate_file(std::FILE* f, size_t chunk, const std::function<char*(size_t)>& prepare,
+                     const std::function<void(size_t)>& commit, const std::function<bool()>& stop);
 
 // Threads that read one plain (not gzip) file, in byte ranges merged into one model
 // (core/trace/model_merge.h); 1: one range. Gzip is always read in one: its stream cannot be

@@ -15,8 +15,6 @@
 #include <string>
 #include <vector>
 
-#include <zlib.h>
-
 #include "cli/file_source.h"
 #include "cli/snapshot_analyses.h"
 #include "core/session/answer.h"
@@ -63,38 +61,18 @@ struct FileCloser {
 // into the reader chunk by chunk. A stream cut off or corrupt part-way: the reader finishes with
 // what came before it (its own sentence says the pickle ends early), and the health says why.
 std::string read_gzip_snapshot(std::FILE* f, ks::SnapshotReader& r, size_t chunk) {
-  z_stream zs{};
-  if (inflateInit2(&zs, 15 + 32) != Z_OK) return "Cannot start gzip decompression.";
-  std::vector<unsigned char> in(1 << 20);
   std::vector<char> out(chunk);
-  std::string problem;
-  bool stream_end = false;
-  while (problem.empty()) {
-    const size_t got = std::fread(in.data(), 1, in.size(), f);
-    if (got == 0) {
-      if (!stream_end) problem = std::ferror(f) ? "a read error" : "its gzip stream is cut off";
-      break;
-    }
-    zs.next_in = in.data();
-    zs.avail_in = static_cast<uInt>(got);
-    while (zs.avail_in > 0 && problem.empty()) {
-      if (stream_end) {  // concatenated gzip members, as gzip(1) reads them
-        if (inflateReset(&zs) != Z_OK) break;
-        stream_end = false;
-      }
-      zs.next_out = reinterpret_cast<Bytef*>(out.data());
-      zs.avail_out = static_cast<uInt>(out.size());
-      const int rc = inflate(&zs, Z_NO_FLUSH);
-      const size_t produced = out.size() - zs.avail_out;
-      if (produced) r.feed(out.data(), produced);
-      if (rc == Z_STREAM_END) stream_end = true;
-      else if (rc != Z_OK && rc != Z_BUF_ERROR) problem = "its gzip stream is corrupt";
-    }
-  }
-  inflateEnd(&zs);
+  const ks::GzipEnd end = ks::inflate_file(
+      f, chunk, [&](size_t) { return out.data(); }, [&](size_t n) { r.feed(out.data(), n); }, [] { return false; });
+  if (end == ks::GzipEnd::kNoInflate) return "Cannot start gzip decompression.";
   r.finish();
+  const char* problem = end == ks::GzipEnd::kCutOff      ? "its gzip stream is cut off"
+                        : end == ks::GzipEnd::kCorrupt   ? "its gzip stream is corrupt"
+                        : end == ks::GzipEnd::kReadError ? "a read error"
+                                                         : nullptr;
   // Bytes after a whole pickle (its STOP read) are ignored, as gzip(1) ignores trailing garbage.
-  if (!problem.empty() && !r.error().empty()) r.model().count("gzip input that ended early or was corrupt (" + problem + "; what came before is loaded)");
+  if (problem && !r.error().empty())
+    r.model().count("gzip input that ended early or was corrupt (" + std::string(problem) + "; what came before is loaded)");
   return {};
 }
 
