@@ -170,6 +170,13 @@ Answer diff_operators_answer(const Session& s, const Session& other, QueryParams
 std::string diff_json(const Answer& tree, const Answer& operators);
 extern const ViewSchema kGpuTimeSchema;
 Answer gpu_time_answer(const Session& s, QueryParamsRef params);
+// The temporal breakdown's columns of a row each (span_us, idle_us, compute_us, non_compute_us,
+// their shares, events, span_start_us, span_end_us), computed one way for the gpu-time view and
+// the run's per-rank run-gpu-time (views/gpu_time.cpp): t[i] null or without GPU work gives null
+// times and shares; events[i] is the events column; times are from origin_ns[i].
+struct TemporalBreakdown;
+void add_temporal_breakdown_columns(AnswerBuilder& b, const std::vector<const TemporalBreakdown*>& t,
+                                    const std::vector<double>& events, const std::vector<int64_t>& origin_ns);
 // HTA's idle time and kernel breakdowns (views/gpu_idle.cpp, views/gpu_kernels.cpp), shown in the
 // GPU time tab and printed by `kinetoscope gpu-time --json` with it.
 extern const ViewSchema kGpuIdleSchema, kGpuIdleIntervalsSchema, kGpuKernelTypesSchema, kGpuTopKernelsSchema;

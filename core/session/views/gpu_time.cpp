@@ -115,28 +115,36 @@ Answer gpu_time_answer(const Session& s, QueryParamsRef params) {
     scope.str.push_back(b.intern("step"));
     step.str.push_back(b.intern(st.step));
   }
+  std::vector<double> events;
+  for (const TemporalBreakdown* x : t) events.push_back(double(x->events));
+  add_temporal_breakdown_columns(b, t, events, std::vector<int64_t>(t.size(), m.start_ns));
+  return b.take();
+}
+
+void add_temporal_breakdown_columns(AnswerBuilder& b, const std::vector<const TemporalBreakdown*>& t,
+                                    const std::vector<double>& events, const std::vector<int64_t>& origin_ns) {
   // A row without GPU work (a step that launched none) has no span: its times and shares are null.
+  auto has = [&](size_t i) { return t[i] && t[i]->has_work; };
   auto number = [&](std::string_view col, auto value) {
     AnswerColumn& c = b.add(col);
-    for (const TemporalBreakdown* x : t) c.f64.push_back(x->has_work ? double(value(*x)) : std::nan(""));
+    for (size_t i = 0; i < t.size(); ++i) c.f64.push_back(has(i) ? double(value(*t[i], origin_ns[i])) : std::nan(""));
   };
   auto pct = [&](std::string_view col, auto part) {
     AnswerColumn& c = b.add(col);
-    for (const TemporalBreakdown* x : t)
-      c.f64.push_back(x->has_work && x->span_ns() > 0 ? 100.0 * double(part(*x)) / double(x->span_ns()) : std::nan(""));
+    for (size_t i = 0; i < t.size(); ++i)
+      c.f64.push_back(has(i) && t[i]->span_ns() > 0 ? 100.0 * double(part(*t[i])) / double(t[i]->span_ns()) : std::nan(""));
   };
-  number("span_us", [](const TemporalBreakdown& x) { return double(x.span_ns()) / 1e3; });
-  number("idle_us", [](const TemporalBreakdown& x) { return double(x.idle_ns) / 1e3; });
-  number("compute_us", [](const TemporalBreakdown& x) { return double(x.compute_ns) / 1e3; });
-  number("non_compute_us", [](const TemporalBreakdown& x) { return double(x.non_compute_ns) / 1e3; });
+  number("span_us", [](const TemporalBreakdown& x, int64_t) { return double(x.span_ns()) / 1e3; });
+  number("idle_us", [](const TemporalBreakdown& x, int64_t) { return double(x.idle_ns) / 1e3; });
+  number("compute_us", [](const TemporalBreakdown& x, int64_t) { return double(x.compute_ns) / 1e3; });
+  number("non_compute_us", [](const TemporalBreakdown& x, int64_t) { return double(x.non_compute_ns) / 1e3; });
   pct("idle_pct", [](const TemporalBreakdown& x) { return x.idle_ns; });
   pct("compute_pct", [](const TemporalBreakdown& x) { return x.compute_ns; });
   pct("non_compute_pct", [](const TemporalBreakdown& x) { return x.non_compute_ns; });
-  AnswerColumn& events = b.add("events");
-  for (const TemporalBreakdown* x : t) events.f64.push_back(double(x->events));
-  number("span_start_us", [&](const TemporalBreakdown& x) { return us(x.span_start_ns); });
-  number("span_end_us", [&](const TemporalBreakdown& x) { return us(x.span_end_ns); });
-  return b.take();
+  AnswerColumn& ev = b.add("events");
+  ev.f64.insert(ev.f64.end(), events.begin(), events.end());
+  number("span_start_us", [](const TemporalBreakdown& x, int64_t origin) { return double(x.span_start_ns - origin) / 1e3; });
+  number("span_end_us", [](const TemporalBreakdown& x, int64_t origin) { return double(x.span_end_ns - origin) / 1e3; });
 }
 
 }  // namespace ks

@@ -200,29 +200,16 @@ Answer run_gpu_time_answer(const DistributedSpan& span, const std::vector<RankSu
   }
   AnswerColumn& step_us = b.add("step_us");
   for (const Row& r : rows) step_us.f64.push_back(r.step ? double(r.step->step_end_ns - r.step->step_start_ns) / 1e3 : std::nan(""));
-  // As the gpu-time view computes each (core/session/views/gpu_time.cpp), so the numbers are equal.
-  auto number = [&](std::string_view col, auto value) {
-    AnswerColumn& c = b.add(col);
-    for (const Row& r : rows) c.f64.push_back(ok(r) && breakdown(r).has_work ? double(value(r, breakdown(r))) : std::nan(""));
-  };
-  auto pct = [&](std::string_view col, auto part) {
-    AnswerColumn& c = b.add(col);
-    for (const Row& r : rows) {
-      const bool has = ok(r) && breakdown(r).has_work && breakdown(r).span_ns() > 0;
-      c.f64.push_back(has ? 100.0 * double(part(breakdown(r))) / double(breakdown(r).span_ns()) : std::nan(""));
-    }
-  };
-  number("span_us", [](const Row&, const TemporalBreakdown& x) { return double(x.span_ns()) / 1e3; });
-  number("idle_us", [](const Row&, const TemporalBreakdown& x) { return double(x.idle_ns) / 1e3; });
-  number("compute_us", [](const Row&, const TemporalBreakdown& x) { return double(x.compute_ns) / 1e3; });
-  number("non_compute_us", [](const Row&, const TemporalBreakdown& x) { return double(x.non_compute_ns) / 1e3; });
-  pct("idle_pct", [](const TemporalBreakdown& x) { return x.idle_ns; });
-  pct("compute_pct", [](const TemporalBreakdown& x) { return x.compute_ns; });
-  pct("non_compute_pct", [](const TemporalBreakdown& x) { return x.non_compute_ns; });
-  AnswerColumn& events = b.add("events");
-  for (const Row& r : rows) events.f64.push_back(ok(r) ? double(breakdown(r).events) : r.g && r.g->present ? 0.0 : std::nan(""));
-  number("span_start_us", [](const Row& r, const TemporalBreakdown& x) { return double(x.span_start_ns - r.g->origin_ns) / 1e3; });
-  number("span_end_us", [](const Row& r, const TemporalBreakdown& x) { return double(x.span_end_ns - r.g->origin_ns) / 1e3; });
+  // The gpu-time view's own columns (add_temporal_breakdown_columns), so the numbers are equal.
+  std::vector<const TemporalBreakdown*> t;
+  std::vector<double> events;
+  std::vector<int64_t> origin;
+  for (const Row& r : rows) {
+    t.push_back(ok(r) ? &breakdown(r) : nullptr);
+    events.push_back(ok(r) ? double(breakdown(r).events) : r.g && r.g->present ? 0.0 : std::nan(""));
+    origin.push_back(r.g ? r.g->origin_ns : 0);
+  }
+  add_temporal_breakdown_columns(b, t, events, origin);
   AnswerColumn& overlap = b.add("comm_comp_overlap_pct");
   for (const Row& r : rows)
     overlap.f64.push_back(!r.step && r.g && r.g->present && r.g->overlap.has_communication() ? r.g->overlap.pct() : std::nan(""));
