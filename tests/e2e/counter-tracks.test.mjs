@@ -11,7 +11,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { execFileSync } from 'node:child_process';
-import { card, cli, cliHas, launch, pickFiles, received, repo, sampleTrace, serveDist, serveFakePerfetto, settled, tmpDir, withCheckedPage } from './helpers.mjs';
+import { card, cli, cliHas, launch, pickFiles, received, repo, sampleTrace, serveDist, serveFakePerfetto, settled, tableRows, tmpDir, withCheckedPage } from './helpers.mjs';
 
 const T = { timeout: 120_000 };
 const skip = !cliHas('gpu-counter-track') && 'the CLI has no gpu-counter-track view';
@@ -151,6 +151,11 @@ describe('GPU time counters on the Timeline', () => {
       const now = await top();
       assert.ok(now >= -1 && now < height, `the link scrolled the queue section into view (${now})`);
       assert.match(await page.textContent(`${c} [data-testid=gpu-queue-limit]`), /Stream 7 sat at the limit for 995\.77 µs/);
+      // The queue table's counts are grouped as every count on the page (1,024, not 1024).
+      const q = want.queue.find((r) => r.stream === 7);
+      assert.ok(q.max >= 1000, `the fixture's queue reaches ${q.max}`);
+      const row = (await tableRows(page, c, 'gpu-queue')).find((r) => r.name === '7');
+      assert.equal(row.cells.max, q.max.toLocaleString('en-US'));
     });
   });
 });

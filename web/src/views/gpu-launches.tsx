@@ -34,7 +34,11 @@ const MAX_QUEUE_CHARTS = 6;
 const SERIES_COLUMNS = '600';
 const KIND_COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948'];
 
-const fixed = (digits: number) => (v: string | number) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits) : '');
+// en-US grouping as formatCount's (a queue's max of 1,030 launches, not 1030), fixed digits.
+const fixed = (digits: number) => {
+  const f = new Intl.NumberFormat('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  return (v: string | number) => (typeof v === 'number' && Number.isFinite(v) ? f.format(v) : '');
+};
 
 /** HTA's overlap of communication by computation, beside the Distributed view's. */
 export function GpuOverlapSection({ ask }: { ask: Ask }) {
