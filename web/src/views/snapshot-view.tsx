@@ -17,6 +17,8 @@ import { csvStem } from '../lib/download';
 import { colorIndex } from '../lib/flame';
 import { formatBytes, formatCount, formatDurationUs, formatTimestampUs } from '../lib/format';
 import type { SnapshotDevice, SnapshotInfo } from '../lib/snapshot';
+import { SnapshotCategoriesPanel, type PairedTimeline } from './snapshot-categories';
+import { SnapshotStatePanel, type SnapshotMoment } from './snapshot-state';
 import { QueryStatus } from './view-status';
 import './snapshot-view.css';
 
@@ -39,6 +41,9 @@ export function SnapshotView({ ask, snapshot, name }: { ask: Ask; snapshot: Snap
   const devices = snapshot.devices;
   const [device, setDevice] = useState(devices[0]?.device ?? 0);
   const d = devices.find((x) => x.device === device) ?? devices[0];
+  // The timeline's moment (hovered or clicked) the allocator state follows; the paired export_memory_timeline.
+  const [moment, setMoment] = useState<SnapshotMoment | null>(null);
+  const [paired, setPaired] = useState<PairedTimeline | null>(null);
   return (
     <section class="view snapshot-view" data-testid="snapshot-view" aria-label="Memory snapshot">
       <p class="meta" data-testid="snapshot-kind">
@@ -66,12 +71,14 @@ export function SnapshotView({ ask, snapshot, name }: { ask: Ask; snapshot: Snap
           </select>
         </label>
       )}
-      {d && d.trace_entries > 0 && <TimelinePanel key={`t${d.device}`} ask={ask} device={d} />}
+      {d && d.trace_entries > 0 && <TimelinePanel key={`t${d.device}`} ask={ask} device={d} onMoment={setMoment} />}
       {d && d.trace_entries === 0 && (
         <p class="muted" data-testid="snapshot-no-history">
           Device {d.device} has no allocator history: no timeline (what was alive at the dump is its peak).
         </p>
       )}
+      {d && <SnapshotStatePanel key={`s${d.device}`} ask={ask} device={d} moment={d.trace_entries > 0 ? moment : null} />}
+      {d && <SnapshotCategoriesPanel key={`c${d.device}`} ask={ask} device={d} paired={paired} onPaired={setPaired} />}
       {d && <PeakPanel key={`p${d.device}`} ask={ask} device={d} name={name} />}
     </section>
   );
@@ -276,7 +283,7 @@ interface Win {
   to: number;
 }
 
-function TimelinePanel({ ask, device }: { ask: Ask; device: SnapshotDevice }) {
+function TimelinePanel({ ask, device, onMoment }: { ask: Ask; device: SnapshotDevice; onMoment: (m: SnapshotMoment | null) => void }) {
   const wrap = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
   const [width, setWidth] = useState(0);
@@ -285,6 +292,7 @@ function TimelinePanel({ ask, device }: { ask: Ask; device: SnapshotDevice }) {
   const [win, setWin] = useState<Win | null>(null);
   const [hover, setHover] = useState<{ band: number; column: number } | null>(null);
   const [pinned, setPinned] = useState<number | null>(null);
+  const [pinnedColumn, setPinnedColumn] = useState<number | null>(null);
   const cols = Math.max(1, width);
   const params = width
     ? {
@@ -307,7 +315,14 @@ function TimelinePanel({ ask, device }: { ask: Ask; device: SnapshotDevice }) {
   useEffect(() => {
     setHover(null);
     setPinned(null);
+    setPinnedColumn(null);
   }, [b]);
+  // The moment under the pointer, else the one clicked, for the allocator state (a column's entry
+  // position p is the state after entry p - 1).
+  const momentColumn = hover?.column ?? pinnedColumn;
+  const momentEntry = k && momentColumn != null && momentColumn < k.rowCount ? k.columns.entry[momentColumn] - 1 : null;
+  const momentFrom = hover ? 'hover' : 'pin';
+  useEffect(() => onMoment(momentEntry == null ? null : { entry: momentEntry, from: momentFrom }), [momentEntry, momentFrom]);
   const [scheme, setScheme] = useState(0);
   useEffect(() => {
     if (typeof matchMedia !== 'function') return;
@@ -509,6 +524,7 @@ function TimelinePanel({ ask, device }: { ask: Ask; device: SnapshotDevice }) {
             const p = at(ev);
             const h = hit(p.x, p.y);
             setPinned(h && h.band >= 0 && h.band !== pinned ? h.band : null);
+            setPinnedColumn(h && h.column !== pinnedColumn ? h.column : null);
           }}
           onPointerLeave={() => setHover(null)}
         />
