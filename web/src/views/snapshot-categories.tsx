@@ -127,7 +127,7 @@ function RuleKinds({ ask, device }: { ask: Ask; device: SnapshotDevice }) {
     const times = s.meta.has_times && s.rowCount > 0 && !Number.isNaN(c.at_us[s.rowCount - 1]);
     let t0 = NaN;
     for (let i = 0; i < s.rowCount && times; i++) if (!Number.isNaN(c.at_us[i])) { t0 = c.at_us[i]; break; }
-    const x = Float64Array.from({ length: s.rowCount }, (_, i) => (times ? (Number.isNaN(c.at_us[i]) ? 0 : (c.at_us[i] - t0) / 1e6) : c.entry[i]));
+    const x = Float64Array.from({ length: s.rowCount }, (_, i) => (times ? (Number.isNaN(c.at_us[i]) ? 0 : c.at_us[i] - t0) : c.entry[i]));
     return { x, layers: RULE_KINDS.map((k) => c[k]), axis: times ? 'time' : 'entry', t0 } as const;
   }, [s]);
   return (
@@ -152,7 +152,7 @@ function RuleKinds({ ask, device }: { ask: Ask; device: SnapshotDevice }) {
           x={chart.x}
           layers={chart.layers}
           kinds={RULE_KINDS}
-          xLabel={chart.axis === 'time' ? 's from the first entry' : 'entry'}
+          xLabel={chart.axis === 'time' ? 'from the first entry' : 'entry'}
           testid="snapshot-categories-chart"
           label={`Memory of cuda:${device.device} by kind over the history, stacked`}
         />
@@ -171,7 +171,7 @@ function TorchKinds({ ask, device, paired }: { ask: Ask; device: SnapshotDevice;
   const chart = useMemo(() => {
     if (!s || s.rowCount === 0) return null;
     const t0 = s.columns.time_us[0];
-    return { x: Float64Array.from(s.columns.time_us, (t) => (t - t0) / 1e6), layers: TORCH_KINDS.map((k) => s.columns[k]) };
+    return { x: Float64Array.from(s.columns.time_us, (t) => t - t0), layers: TORCH_KINDS.map((k) => s.columns[k]) };
   }, [s]);
   const m = a?.meta;
   return (
@@ -205,7 +205,7 @@ function TorchKinds({ ask, device, paired }: { ask: Ask; device: SnapshotDevice;
           x={chart.x}
           layers={chart.layers}
           kinds={TORCH_KINDS}
-          xLabel="s from its first sample"
+          xLabel="from its first sample"
           testid="snapshot-paired-chart"
           label={`Memory by PyTorch's categories over ${paired.file}, stacked`}
         />
@@ -298,7 +298,7 @@ function KindChart({
   const options = (_w: number, t: ChartTheme): Omit<uPlot.Options, 'width' | 'height'> => ({
     scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.05 : 1] } },
     axes: [
-      { ...axisStyle(t), label: xLabel, labelSize: 18, labelFont: '11px system-ui, sans-serif' },
+      { ...axisStyle(t), label: xLabel, labelSize: 18, labelFont: '11px system-ui, sans-serif', ...(xLabel === 'entry' ? {} : { values: (_u: uPlot, vals: number[]) => vals.map((v) => formatDurationUs(v)) }) },
       { ...axisStyle(t), size: fitLabels(64), values: (_u, vals) => vals.map((v) => formatBytes(v)) },
     ],
     series: [{}, ...top.map((k) => ({ label: label(k), fill: COLORS[k], stroke: COLORS[k], width: 0, points: { show: false } }))],
@@ -321,7 +321,7 @@ function KindChart({
       </div>
       <p class="muted snap-cats-readout" data-testid={`${testid}-hover`}>
         {hover != null && hover < x.length
-          ? `${xLabel === 'entry' ? `Entry ${formatCount(x[hover])}` : `${x[hover].toFixed(3)} s`}: ` +
+          ? `${xLabel === 'entry' ? `Entry ${formatCount(x[hover])}` : formatDurationUs(x[hover])}: ` +
             kinds.map((k, i) => `${label(k)} ${formatBytes(layers[i][hover])}`).join(', ')
           : `${formatCount(x.length)} moments, each the highest of its stretch. Hover the chart to read one.`}
       </p>
