@@ -163,4 +163,27 @@ describe('the Snapshot page: allocator state and memory by kind', { skip: !fs.ex
       }
     });
   });
+
+  it('pairs an export_memory_timeline dropped anywhere with the one snapshot open', T, async () => {
+    const { browser, server } = await site;
+    await withCheckedPage(browser, server.url, async (page) => {
+      await page.setViewportSize({ width: 1440, height: 900 });
+      // Before any snapshot is open: a sentence, nothing loaded as a trace.
+      await dropFiles(page, [byHand]);
+      await page.waitForSelector('text=open its memory snapshot first');
+      await dropFiles(page, [handMade]);
+      const name = path.basename(handMade);
+      assert.equal(await settled(page, name), 'done');
+      await dropFiles(page, [byHand]);
+      const scope = card(name);
+      await page.waitForSelector(`${scope} [data-testid=snapshot-categories][data-source=memory_timeline]`);
+      assert.equal((await page.textContent(`${scope} [data-testid=snapshot-paired-file]`)).trim(), path.basename(byHand));
+      const want = runCliJson(['snapshot', '--categories', '--json', '--memory-timeline', byHand, handMade]).devices[0].moments[0].from_memory_timeline;
+      assert.equal(want.matched, false, 'tests/data/README.md: the by-hand timeline does not cover the peak');
+      const kinds = await readKinds(page, scope, 'snapshot-paired-peak');
+      assert.equal(kinds.activations.bytes, 4000);
+      assert.equal(kinds.activations.bytes, want.activations);
+      assert.equal(await page.locator('[data-testid=file-card]').count(), 1, 'the timeline opened no card of its own');
+    });
+  });
 });

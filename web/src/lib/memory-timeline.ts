@@ -27,3 +27,29 @@ export async function memoryTimelineText(file: Blob): Promise<string> {
   if (!isGzip(head)) return file.text();
   return new Response(file.stream().pipeThrough(new DecompressionStream('gzip'))).text();
 }
+
+/** Whether a file (gzipped or not) is an export_memory_timeline, by its first bytes. */
+export async function isMemoryTimelineFile(file: Blob): Promise<boolean> {
+  const head = new Uint8Array(await file.slice(0, 64).arrayBuffer());
+  if (!isGzip(head)) return isMemoryTimeline(head);
+  const reader = file.stream().pipeThrough(new DecompressionStream('gzip')).getReader();
+  try {
+    const { value } = await reader.read();
+    return !!value && isMemoryTimeline(value.subarray(0, 64));
+  } catch {
+    return false;
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
+}
+
+/**
+ * A memory timeline dropped anywhere on the page is paired with the one snapshot open: the app
+ * sends this event, the snapshot's Memory by kind panel (views/snapshot-categories.tsx) takes it.
+ */
+export const PAIR_TIMELINE_EVENT = 'kinetoscope-pair-memory-timeline';
+export interface PairTimelineDetail {
+  /** The snapshot's file name (its card's). */
+  snapshot: string;
+  file: File;
+}

@@ -5,12 +5,12 @@
 // the same run's export_memory_timeline paired (picked or dropped on this panel, told by its
 // content: lib/memory-timeline.ts), PyTorch's own categories instead (snapshot-memory-timeline*).
 import type uPlot from 'uplot';
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { axisStyle, Chart, fitLabels, type ChartTheme } from '../components/chart';
 import { useAnswer } from '../components/use-answer';
 import type { Ask } from '../components/use-query';
 import { formatBytes, formatCount, formatDurationUs, formatTimestampUs } from '../lib/format';
-import { isMemoryTimeline, memoryTimelineText } from '../lib/memory-timeline';
+import { isMemoryTimeline, memoryTimelineText, PAIR_TIMELINE_EVENT, type PairTimelineDetail } from '../lib/memory-timeline';
 import type { SnapshotDevice } from '../lib/snapshot';
 
 /** The export_memory_timeline paired with the snapshot (its file's name), or none. */
@@ -36,11 +36,14 @@ const TORCH_KINDS = ['parameters', 'optimizer_state', 'inputs', 'temporaries', '
 
 export function SnapshotCategoriesPanel({
   ask,
+  name,
   device,
   paired,
   onPaired,
 }: {
   ask: Ask;
+  /** The snapshot's file name: a timeline dropped on the page for it (app.tsx) names it. */
+  name: string;
   device: SnapshotDevice;
   paired: PairedTimeline | null;
   onPaired: (p: PairedTimeline) => void;
@@ -63,6 +66,14 @@ export function SnapshotCategoriesPanel({
       setBusy(false);
     }
   };
+  useEffect(() => {
+    const on = (ev: Event) => {
+      const d = (ev as CustomEvent<PairTimelineDetail>).detail;
+      if (d?.snapshot === name) void pair(d.file);
+    };
+    window.addEventListener(PAIR_TIMELINE_EVENT, on);
+    return () => window.removeEventListener(PAIR_TIMELINE_EVENT, on);
+  });
   return (
     <div
       class={`ov-panel snap-cats${over ? ' snap-drop' : ''}`}
@@ -102,8 +113,8 @@ export function SnapshotCategoriesPanel({
         </label>
       </div>
       <p class="muted snap-cats-how" data-testid="snapshot-pair-how">
-        The same run's <code>export_memory_timeline</code> (.json or .json.gz), picked here or dropped on this panel, is told by its content (a list of times, then one
-        of sizes per kind) and paired with this snapshot; with several snapshots open, pick or drop it on the one it belongs to.
+        The same run's <code>export_memory_timeline</code> (.json or .json.gz), told by its content (a list of times, then one of sizes per kind), is paired with
+        this snapshot when picked here or dropped on this panel, or dropped anywhere while this is the one snapshot open; with several open, pick or drop it here.
       </p>
       {pairError && (
         <p class="error" role="alert" data-testid="snapshot-pair-error">

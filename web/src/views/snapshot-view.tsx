@@ -78,7 +78,7 @@ export function SnapshotView({ ask, snapshot, name }: { ask: Ask; snapshot: Snap
         </p>
       )}
       {d && <SnapshotStatePanel key={`s${d.device}`} ask={ask} device={d} moment={d.trace_entries > 0 ? moment : null} />}
-      {d && <SnapshotCategoriesPanel key={`c${d.device}`} ask={ask} device={d} paired={paired} onPaired={setPaired} />}
+      {d && <SnapshotCategoriesPanel key={`c${d.device}`} ask={ask} name={name} device={d} paired={paired} onPaired={setPaired} />}
       {d && <PeakPanel key={`p${d.device}`} ask={ask} device={d} name={name} />}
     </section>
   );
