@@ -7,6 +7,7 @@
 // its size against the largest; only the rows scrolled into view are drawn (a snapshot may hold
 // thousands of segments).
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { canvasContext, readCanvasColors, useSchemeChanges, type CanvasColors } from '../components/canvas';
 import { useAnswer } from '../components/use-answer';
 import type { Ask } from '../components/use-query';
 import { useResize } from '../components/use-resize';
@@ -192,30 +193,24 @@ function largest(s: Answer<'snapshot-state-segments'>): number {
   return most;
 }
 
-interface Palette {
+interface Palette extends CanvasColors {
   alloc: string[];
   await: string;
   free: string;
   freeEdge: string;
-  fg: string;
-  muted: string;
-  border: string;
 }
 
 function palette(el: Element): Palette {
-  const st = getComputedStyle(el);
-  const v = (n: string, f: string) => st.getPropertyValue(n).trim() || f;
-  const dark = typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: dark)').matches;
+  const c = readCanvasColors(el);
+  const dark = c.dark;
   // Allocated blocks in a few blues told apart by their site, as memory_viz colours by allocation.
   const alloc = [0, 1, 2, 3, 4, 5].map((k) => (dark ? `hsl(${205 + k * 9}, 55%, ${44 + (k % 3) * 6}%)` : `hsl(${205 + k * 9}, 62%, ${56 + (k % 3) * 7}%)`));
   return {
+    ...c,
     alloc,
     await: dark ? 'hsl(32, 80%, 50%)' : 'hsl(32, 90%, 58%)',
     free: dark ? 'rgba(160,170,190,0.14)' : 'rgba(120,130,150,0.10)',
     freeEdge: dark ? 'rgba(160,170,190,0.45)' : 'rgba(110,120,140,0.45)',
-    fg: v('--fg', '#1b1c1f'),
-    muted: v('--muted', '#5f6470'),
-    border: v('--border', '#d0d4dc'),
   };
 }
 
@@ -225,15 +220,8 @@ function SegmentBars({ blocks: b, segments: s }: { blocks: Answer<'snapshot-stat
   const [width, setWidth] = useState(0);
   const [top, setTop] = useState(0);
   const [hover, setHover] = useState<number | null>(null);
-  const [scheme, setScheme] = useState(0);
+  const scheme = useSchemeChanges();
   useResize(box, (el) => setWidth(Math.floor(el.clientWidth)));
-  useEffect(() => {
-    if (typeof matchMedia !== 'function') return;
-    const q = matchMedia('(prefers-color-scheme: dark)');
-    const on = () => setScheme((x) => x + 1);
-    q.addEventListener?.('change', on);
-    return () => q.removeEventListener?.('change', on);
-  }, []);
   useEffect(() => {
     setHover(null);
     if (box.current) box.current.scrollTop = 0;
@@ -248,13 +236,8 @@ function SegmentBars({ blocks: b, segments: s }: { blocks: Answer<'snapshot-stat
   useEffect(() => {
     const cv = canvas.current;
     if (!cv || !width) return;
-    const dpr = window.devicePixelRatio || 1;
-    cv.width = Math.round(width * dpr);
-    cv.height = Math.round(height * dpr);
-    const ctx = cv.getContext('2d');
+    const ctx = canvasContext(cv, width, height);
     if (!ctx) return;
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, width, height);
     const p = palette(cv);
     ctx.font = '11px ui-monospace, SFMono-Regular, Menlo, monospace';
     ctx.textBaseline = 'middle';

@@ -6,6 +6,7 @@
 // history) and what is alive at the peak, by site and as a flame graph of bytes by stack.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { DataTable } from '../components/data-table';
+import { canvasContext, readCanvasColors, useSchemeChanges } from '../components/canvas';
 import { FlameGraph, type FlameNodes } from '../components/flame-graph';
 import { HealthTable } from '../components/health-table';
 import { useAnswer } from '../components/use-answer';
@@ -252,20 +253,6 @@ function OomPanel({ ask }: { ask: Ask }) {
 const PLOT_H = 320;
 const HUES = 24;
 
-interface Colors {
-  fg: string;
-  muted: string;
-  border: string;
-  dark: boolean;
-}
-
-function readColors(el: Element): Colors {
-  const s = getComputedStyle(el);
-  const v = (n: string, f: string) => s.getPropertyValue(n).trim() || f;
-  const dark = typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: dark)').matches;
-  return { fg: v('--fg', '#1b1c1f'), muted: v('--muted', '#5f6470'), border: v('--border', '#d0d4dc'), dark };
-}
-
 /** A band's bottom at column c: its last point at or before c. */
 function bottomAt(a: Answer<'snapshot-timeline'>, row: number, c: number): number {
   const ends = a.ends.bottom;
@@ -323,14 +310,7 @@ function TimelinePanel({ ask, device, onMoment }: { ask: Ask; device: SnapshotDe
   const momentEntry = k && momentColumn != null && momentColumn < k.rowCount ? k.columns.entry[momentColumn] - 1 : null;
   const momentFrom = hover ? 'hover' : 'pin';
   useEffect(() => onMoment(momentEntry == null ? null : { entry: momentEntry, from: momentFrom }), [momentEntry, momentFrom]);
-  const [scheme, setScheme] = useState(0);
-  useEffect(() => {
-    if (typeof matchMedia !== 'function') return;
-    const m = matchMedia('(prefers-color-scheme: dark)');
-    const on = () => setScheme((x) => x + 1);
-    m.addEventListener?.('change', on);
-    return () => m.removeEventListener?.('change', on);
-  }, []);
+  const scheme = useSchemeChanges();
 
   const yMax = Math.max(1, meta?.y_max ?? 1);
   const scale = (PLOT_H - 8) / yMax;
@@ -338,14 +318,9 @@ function TimelinePanel({ ask, device, onMoment }: { ask: Ask; device: SnapshotDe
   useEffect(() => {
     const cv = canvas.current;
     if (!cv || !width || !same || !b || !k) return;
-    const dpr = window.devicePixelRatio || 1;
-    cv.width = Math.round(width * dpr);
-    cv.height = Math.round(PLOT_H * dpr);
-    const ctx = cv.getContext('2d');
+    const ctx = canvasContext(cv, width, PLOT_H);
     if (!ctx) return;
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, width, PLOT_H);
-    const col = readColors(cv);
+    const col = readCanvasColors(cv);
     const y = (bytes: number) => PLOT_H - bytes * scale;
     // Reserved memory (the segments) behind everything.
     ctx.fillStyle = col.dark ? 'rgba(140,150,170,0.16)' : 'rgba(120,130,150,0.13)';
@@ -533,7 +508,7 @@ function TimelinePanel({ ask, device, onMoment }: { ask: Ask; device: SnapshotDe
       <p class="muted snap-legend">
         Each allocation alive is a band, stacked on those allocated before it (those from before the history at the bottom, in grey); the line is the
         total allocated, the shade behind it the reserved memory. Each pixel column is drawn at its entry of most memory. Wheel, + / − or the buttons
-        zoom, a drag or ← → pans, 0 shows the whole history; hover a band for its allocation, click to pin it.
+        zoom, a drag or ← → pans, 0 shows the whole history; hover a band for its allocation, click to pin it; the allocator state below follows the column hovered, else the one clicked.
       </p>
     </div>
   );
