@@ -318,6 +318,8 @@ class SnapshotSession {
   bool failed() const { return finished_ ? s_.failed() : s_.reader().stopped(); }
   std::string error() const { return s_.reader().error(); }
   double bytesRead() const { return double(s_.reader().bytes_read()); }
+  // The same run's export_memory_timeline JSON, paired: "" or the sentence of what is wrong.
+  std::string setMemoryTimeline(const std::string& name, const std::string& json) { return s_.set_memory_timeline(name, json); }
   emscripten::val query(const std::string& view, const emscripten::val& params) const {
     return answer_to_js(view, s_.query(view, to_params(params)));
   }
@@ -504,6 +506,7 @@ EMSCRIPTEN_BINDINGS(kinetoscope) {
       .function("failed", &SnapshotSession::failed)
       .function("error", &SnapshotSession::error)
       .function("bytesRead", &SnapshotSession::bytesRead)
+      .function("setMemoryTimeline", &SnapshotSession::setMemoryTimeline)
       .function("query", &SnapshotSession::query)
       .function("queryJson", &SnapshotSession::queryJson);
 

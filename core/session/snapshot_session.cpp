@@ -28,6 +28,15 @@ const SnapHistory& SnapshotSession::history(int64_t device) const {
   return *h;
 }
 
+std::string SnapshotSession::set_memory_timeline(std::string name, std::string_view json) {
+  MemoryTimeline tl;
+  std::string error = parse_memory_timeline(json, tl);
+  if (!error.empty()) return name + ": " + error;
+  timeline_ = std::move(tl);
+  timeline_file_ = std::move(name);
+  return {};
+}
+
 Answer SnapshotSession::query(std::string_view view, const QueryParams& params) const {
   for (const ViewDef& v : views()) {
     if (v.schema->view != view) continue;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "core/session/answer.h"
 #include "core/session/session.h"
 #include "core/snapshot/snapshot_bands.h"
+#include "core/snapshot/snapshot_categories.h"
 #include "core/snapshot/snapshot_model.h"
 #include "core/snapshot/snapshot_stats.h"
 
@@ -48,6 +50,13 @@ class SnapshotSession {
   const SnapDeviceStats& stats(int64_t device) const;
   const SnapHistory& history(int64_t device) const;
 
+  // The same run's export_memory_timeline (snapshot_categories.h), paired with the snapshot: the
+  // snapshot-memory-timeline views answer from it. "" when `json` is such a file (it replaces any
+  // paired before), else one sentence of what is wrong, and what was paired stays.
+  std::string set_memory_timeline(std::string name, std::string_view json);
+  const MemoryTimeline* memory_timeline() const { return timeline_ ? &*timeline_ : nullptr; }
+  const std::string& memory_timeline_file() const { return timeline_file_; }
+
   // A view's answer (the snapshot views of views.h). A trace's view, an unknown view or a bad
   // parameter answers with `error` set and no rows; so does every view of a failed read.
   Answer query(std::string_view view, const QueryParams& params) const;
@@ -66,6 +75,8 @@ class SnapshotSession {
  private:
   SnapshotReader reader_;
   std::string file_;
+  std::optional<MemoryTimeline> timeline_;
+  std::string timeline_file_;
   mutable std::unique_ptr<std::vector<int64_t>> devices_;
   mutable std::map<int64_t, SnapDeviceStats> stats_;
   mutable std::map<int64_t, std::unique_ptr<SnapHistory>> history_;

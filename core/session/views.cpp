@@ -62,6 +62,12 @@ const std::vector<ViewDef>& views() {
       {&kSnapshotTimelineColumnsSchema, nullptr, nullptr, &snapshot_timeline_columns_answer},
       {&kSnapshotPeakSchema, nullptr, nullptr, &snapshot_peak_answer},
       {&kSnapshotPeakTreeSchema, nullptr, nullptr, &snapshot_peak_tree_answer},
+      {&kSnapshotStateSchema, nullptr, nullptr, &snapshot_state_answer},
+      {&kSnapshotStateSegmentsSchema, nullptr, nullptr, &snapshot_state_segments_answer},
+      {&kSnapshotCategoriesSchema, nullptr, nullptr, &snapshot_categories_answer},
+      {&kSnapshotCategoriesSeriesSchema, nullptr, nullptr, &snapshot_categories_series_answer},
+      {&kSnapshotMemoryTimelineSchema, nullptr, nullptr, &snapshot_memory_timeline_answer},
+      {&kSnapshotMemoryTimelineSeriesSchema, nullptr, nullptr, &snapshot_memory_timeline_series_answer},
       {&kGpuCounterTrackSchema, &gpu_counter_track_answer},
   };
   return list;

@@ -215,6 +215,15 @@ Answer snapshot_peak_answer(const SnapshotSession& s, QueryParamsRef params);
 Answer snapshot_peak_tree_answer(const SnapshotSession& s, QueryParamsRef params);
 Answer snapshot_timeline_answer(const SnapshotSession& s, QueryParamsRef params);
 Answer snapshot_timeline_columns_answer(const SnapshotSession& s, QueryParamsRef params);
+// A moment's allocator state and the kinds of memory (views/snapshot_state.cpp).
+extern const ViewSchema kSnapshotStateSchema, kSnapshotStateSegmentsSchema, kSnapshotCategoriesSchema,
+    kSnapshotCategoriesSeriesSchema, kSnapshotMemoryTimelineSchema, kSnapshotMemoryTimelineSeriesSchema;
+Answer snapshot_state_answer(const SnapshotSession& s, QueryParamsRef params);
+Answer snapshot_state_segments_answer(const SnapshotSession& s, QueryParamsRef params);
+Answer snapshot_categories_answer(const SnapshotSession& s, QueryParamsRef params);
+Answer snapshot_categories_series_answer(const SnapshotSession& s, QueryParamsRef params);
+Answer snapshot_memory_timeline_answer(const SnapshotSession& s, QueryParamsRef params);
+Answer snapshot_memory_timeline_series_answer(const SnapshotSession& s, QueryParamsRef params);
 Answer gpu_counter_track_answer(const Session& s, QueryParamsRef params);
 
 }  // namespace ks

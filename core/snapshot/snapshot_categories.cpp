@@ -77,7 +77,16 @@ const char* mem_category_name(MemCategory c) {
   return "unknown";
 }
 
-std::vector<CategoryBytes> snapshot_categories(const SnapshotModel& m, int64_t device, const std::vector<int64_t>& entries) {
+namespace {
+
+// The history's allocations, each with its category (the rule of the header).
+struct Classified {
+  const SnapTrace* trace;
+  size_t n;  // the history's entries
+  std::vector<Elem> elems;
+};
+
+Classified classify(const SnapshotModel& m, int64_t device) {
   static const SnapTrace kEmpty;
   const SnapTrace& t = device >= 0 && size_t(device) < m.devices.size() ? m.devices[size_t(device)] : kEmpty;
   const size_t n = t.size_rows();
@@ -167,7 +176,16 @@ std::vector<CategoryBytes> snapshot_categories(const SnapshotModel& m, int64_t d
     e.cat = taken < g->second ? MemCategory::kParameters : MemCategory::kOptimizerState;
     ++taken;
   }
+  return {&t, n, std::move(elems)};
+}
 
+}  // namespace
+
+std::vector<CategoryBytes> snapshot_categories(const SnapshotModel& m, int64_t device, const std::vector<int64_t>& entries) {
+  const Classified cl = classify(m, device);
+  const SnapTrace& t = *cl.trace;
+  const size_t n = cl.n;
+  const std::vector<Elem>& elems = cl.elems;
   std::vector<CategoryBytes> out;
   for (int64_t asked : entries) {
     CategoryBytes c;
@@ -179,6 +197,50 @@ std::vector<CategoryBytes> snapshot_categories(const SnapshotModel& m, int64_t d
         ++c.allocations[size_t(e.cat)];
       }
     out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<CategoryBytes> snapshot_category_series(const SnapshotModel& m, int64_t device, size_t points) {
+  const Classified c = classify(m, device);
+  const size_t positions = c.n + 1;  // 0: before the first entry; k: after entry k-1
+  points = std::max<size_t>(1, std::min(points, positions));
+  // One sweep over the positions: an allocation is alive at position p (after entry p-1) when
+  // from < p and p - 1 < to.
+  std::vector<uint32_t> by_from(c.elems.size()), by_to;
+  for (uint32_t k = 0; k < by_from.size(); ++k) by_from[k] = k;
+  std::sort(by_from.begin(), by_from.end(), [&](uint32_t a, uint32_t b) { return c.elems[a].from < c.elems[b].from; });
+  for (uint32_t k = 0; k < c.elems.size(); ++k)
+    if (c.elems[k].to != INT64_MAX) by_to.push_back(k);
+  std::sort(by_to.begin(), by_to.end(), [&](uint32_t a, uint32_t b) { return c.elems[a].to < c.elems[b].to; });
+  std::vector<CategoryBytes> out;
+  out.reserve(points);
+  CategoryBytes now;
+  int64_t total = 0, best_total = -1;
+  size_t f = 0, t = 0, bucket = 0;
+  for (size_t p = 0; p < positions; ++p) {
+    const int64_t entry = int64_t(p) - 1;
+    for (; f < by_from.size() && c.elems[by_from[f]].from <= entry; ++f) {
+      const Elem& e = c.elems[by_from[f]];
+      now.bytes[size_t(e.cat)] += e.size;
+      ++now.allocations[size_t(e.cat)];
+      total += e.size;
+    }
+    for (; t < by_to.size() && c.elems[by_to[t]].to <= entry; ++t) {
+      const Elem& e = c.elems[by_to[t]];
+      now.bytes[size_t(e.cat)] -= e.size;
+      --now.allocations[size_t(e.cat)];
+      total -= e.size;
+    }
+    const size_t b = p * points / positions;
+    if (b != bucket) bucket = b, best_total = -1;
+    if (total > best_total) {
+      best_total = total;
+      now.entry = entry;
+      now.at_us = entry >= 0 ? c.trace->time_us[size_t(entry)] : -1;
+      if (out.size() == b) out.push_back(now);
+      else out.back() = now;
+    }
   }
   return out;
 }

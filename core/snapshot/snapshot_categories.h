@@ -54,6 +54,11 @@ struct CategoryBytes {
 // order asked; the bytes of each moment add up to the timeline's level then.
 std::vector<CategoryBytes> snapshot_categories(const SnapshotModel& m, int64_t device, const std::vector<int64_t>& entries);
 
+// The categories over the whole history in at most `points` moments, for a chart: the entry
+// positions (0: before the first entry, k: after entry k-1) cut into `points` runs of equal
+// length, each given at its position of most memory alive (as the timeline's pixel columns).
+std::vector<CategoryBytes> snapshot_category_series(const SnapshotModel& m, int64_t device, size_t points);
+
 // torch.profiler's export_memory_timeline(path.json[.gz]): [times_us, sizes], sizes[i] the bytes
 // of each category after times_us[i], in PyTorch's order (_memory_profiler.py
 // _CATEGORY_TO_INDEX, shifted by the unused first column).

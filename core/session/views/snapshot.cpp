@@ -12,12 +12,13 @@
 #include "core/session/snapshot_session.h"
 #include "core/snapshot/allocator_state.h"
 #include "core/session/views.h"
+#include "core/session/views/snapshot_views.h"
 #include "core/util/json_writer.h"
 #include "core/util/numbers.h"
 
 namespace ks {
 
-namespace {
+namespace snapshot_views {
 
 constexpr const char* kBeforeHistory = "<allocated before the history began>";
 constexpr const char* kNoStack = "<no stack recorded>";
@@ -122,7 +123,9 @@ std::string address_text(uint64_t a) {
   return b;
 }
 
-}  // namespace
+}  // namespace snapshot_views
+
+using namespace snapshot_views;
 
 // ---- snapshot-summary ----------------------------------------------------------------------
 

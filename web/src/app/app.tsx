@@ -9,6 +9,7 @@ import { ProgressBar } from '../components/progress-bar';
 import { RunNav, type NavState } from '../components/run-nav';
 import { ShortcutsHelp } from '../components/shortcuts-help';
 import { droppedFiles, type Dropped } from '../lib/folder';
+import { isMemoryTimelineFile, PAIR_TIMELINE_EVENT, type PairTimelineDetail } from '../lib/memory-timeline';
 import { onLaunchFiles } from '../lib/launch-queue';
 import { buildRunTree, placeOf, traceOrder, type NavTrace } from '../lib/run-tree';
 import { shortcutFor, takesText, type Shortcut } from '../lib/shortcuts';
@@ -133,6 +134,30 @@ export function App() {
 
   /** Run files among the loose files are opened as runs (the last one shown), the rest as traces. */
   const openDropped = (d: Dropped) => {
+    // export_memory_timeline files (told by content) pair with the snapshot open; the rest open.
+    void Promise.all(d.loose.map((f) => isMemoryTimelineFile(f).catch(() => false))).then((timeline) => {
+      const pairs = d.loose.filter((_, i) => timeline[i]);
+      if (pairs.length) pairTimelines(pairs);
+      if (pairs.length < d.loose.length || d.inFolders.length || d.unreadable.length) openFiles({ ...d, loose: d.loose.filter((_, i) => !timeline[i]) });
+    });
+  };
+
+  /** One snapshot open: each timeline pairs with it; none or several: a sentence says what to do. */
+  const pairTimelines = (files: File[]) => {
+    const snaps = entries.filter((e) => e.snapshot?.ok && e.status === 'done');
+    const names = files.map((f) => f.name).join(', ');
+    if (snaps.length === 1) {
+      for (const file of files) window.dispatchEvent(new CustomEvent<PairTimelineDetail>(PAIR_TIMELINE_EVENT, { detail: { snapshot: snaps[0].name, file } }));
+      setSelected(snaps[0].key);
+      info(`${names}: an export_memory_timeline, paired with ${snaps[0].name} (its Memory by kind panel).`);
+    } else if (snaps.length === 0) {
+      fail(`${names}: an export_memory_timeline file; open its memory snapshot first, then drop it again.`);
+    } else {
+      info(`${names}: an export_memory_timeline file, and ${snaps.length} snapshots are open: drop it on the Memory by kind panel of the one it belongs to.`);
+    }
+  };
+
+  const openFiles = (d: Dropped) => {
     void Promise.all(d.loose.map((f) => isRunFile(f).catch(() => false))).then((flags) => {
       const runFiles = d.loose.filter((_, i) => flags[i]);
       for (const f of runFiles)

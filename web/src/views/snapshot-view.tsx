@@ -6,6 +6,7 @@
 // history) and what is alive at the peak, by site and as a flame graph of bytes by stack.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { DataTable } from '../components/data-table';
+import { canvasContext, readCanvasColors, useSchemeChanges } from '../components/canvas';
 import { FlameGraph, type FlameNodes } from '../components/flame-graph';
 import { HealthTable } from '../components/health-table';
 import { useAnswer } from '../components/use-answer';
@@ -17,6 +18,8 @@ import { csvStem } from '../lib/download';
 import { colorIndex } from '../lib/flame';
 import { formatBytes, formatCount, formatDurationUs, formatTimestampUs } from '../lib/format';
 import type { SnapshotDevice, SnapshotInfo } from '../lib/snapshot';
+import { SnapshotCategoriesPanel, type PairedTimeline } from './snapshot-categories';
+import { SnapshotStatePanel, type SnapshotMoment } from './snapshot-state';
 import { QueryStatus } from './view-status';
 import './snapshot-view.css';
 
@@ -39,6 +42,9 @@ export function SnapshotView({ ask, snapshot, name }: { ask: Ask; snapshot: Snap
   const devices = snapshot.devices;
   const [device, setDevice] = useState(devices[0]?.device ?? 0);
   const d = devices.find((x) => x.device === device) ?? devices[0];
+  // The timeline's moment (hovered or clicked) the allocator state follows; the paired export_memory_timeline.
+  const [moment, setMoment] = useState<SnapshotMoment | null>(null);
+  const [paired, setPaired] = useState<PairedTimeline | null>(null);
   return (
     <section class="view snapshot-view" data-testid="snapshot-view" aria-label="Memory snapshot">
       <p class="meta" data-testid="snapshot-kind">
@@ -66,12 +72,14 @@ export function SnapshotView({ ask, snapshot, name }: { ask: Ask; snapshot: Snap
           </select>
         </label>
       )}
-      {d && d.trace_entries > 0 && <TimelinePanel key={`t${d.device}`} ask={ask} device={d} />}
+      {d && d.trace_entries > 0 && <TimelinePanel key={`t${d.device}`} ask={ask} device={d} onMoment={setMoment} />}
       {d && d.trace_entries === 0 && (
         <p class="muted" data-testid="snapshot-no-history">
           Device {d.device} has no allocator history: no timeline (what was alive at the dump is its peak).
         </p>
       )}
+      {d && <SnapshotStatePanel key={`s${d.device}`} ask={ask} device={d} moment={d.trace_entries > 0 ? moment : null} />}
+      {d && <SnapshotCategoriesPanel key={`c${d.device}`} ask={ask} name={name} device={d} paired={paired} onPaired={setPaired} />}
       {d && <PeakPanel key={`p${d.device}`} ask={ask} device={d} name={name} />}
     </section>
   );
@@ -245,20 +253,6 @@ function OomPanel({ ask }: { ask: Ask }) {
 const PLOT_H = 320;
 const HUES = 24;
 
-interface Colors {
-  fg: string;
-  muted: string;
-  border: string;
-  dark: boolean;
-}
-
-function readColors(el: Element): Colors {
-  const s = getComputedStyle(el);
-  const v = (n: string, f: string) => s.getPropertyValue(n).trim() || f;
-  const dark = typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: dark)').matches;
-  return { fg: v('--fg', '#1b1c1f'), muted: v('--muted', '#5f6470'), border: v('--border', '#d0d4dc'), dark };
-}
-
 /** A band's bottom at column c: its last point at or before c. */
 function bottomAt(a: Answer<'snapshot-timeline'>, row: number, c: number): number {
   const ends = a.ends.bottom;
@@ -276,7 +270,7 @@ interface Win {
   to: number;
 }
 
-function TimelinePanel({ ask, device }: { ask: Ask; device: SnapshotDevice }) {
+function TimelinePanel({ ask, device, onMoment }: { ask: Ask; device: SnapshotDevice; onMoment: (m: SnapshotMoment | null) => void }) {
   const wrap = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
   const [width, setWidth] = useState(0);
@@ -285,6 +279,7 @@ function TimelinePanel({ ask, device }: { ask: Ask; device: SnapshotDevice }) {
   const [win, setWin] = useState<Win | null>(null);
   const [hover, setHover] = useState<{ band: number; column: number } | null>(null);
   const [pinned, setPinned] = useState<number | null>(null);
+  const [pinnedColumn, setPinnedColumn] = useState<number | null>(null);
   const cols = Math.max(1, width);
   const params = width
     ? {
@@ -307,15 +302,15 @@ function TimelinePanel({ ask, device }: { ask: Ask; device: SnapshotDevice }) {
   useEffect(() => {
     setHover(null);
     setPinned(null);
+    setPinnedColumn(null);
   }, [b]);
-  const [scheme, setScheme] = useState(0);
-  useEffect(() => {
-    if (typeof matchMedia !== 'function') return;
-    const m = matchMedia('(prefers-color-scheme: dark)');
-    const on = () => setScheme((x) => x + 1);
-    m.addEventListener?.('change', on);
-    return () => m.removeEventListener?.('change', on);
-  }, []);
+  // The moment under the pointer, else the one clicked, for the allocator state (a column's entry
+  // position p is the state after entry p - 1).
+  const momentColumn = hover?.column ?? pinnedColumn;
+  const momentEntry = k && momentColumn != null && momentColumn < k.rowCount ? k.columns.entry[momentColumn] - 1 : null;
+  const momentFrom = hover ? 'hover' : 'pin';
+  useEffect(() => onMoment(momentEntry == null ? null : { entry: momentEntry, from: momentFrom }), [momentEntry, momentFrom]);
+  const scheme = useSchemeChanges();
 
   const yMax = Math.max(1, meta?.y_max ?? 1);
   const scale = (PLOT_H - 8) / yMax;
@@ -323,14 +318,9 @@ function TimelinePanel({ ask, device }: { ask: Ask; device: SnapshotDevice }) {
   useEffect(() => {
     const cv = canvas.current;
     if (!cv || !width || !same || !b || !k) return;
-    const dpr = window.devicePixelRatio || 1;
-    cv.width = Math.round(width * dpr);
-    cv.height = Math.round(PLOT_H * dpr);
-    const ctx = cv.getContext('2d');
+    const ctx = canvasContext(cv, width, PLOT_H);
     if (!ctx) return;
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, width, PLOT_H);
-    const col = readColors(cv);
+    const col = readCanvasColors(cv);
     const y = (bytes: number) => PLOT_H - bytes * scale;
     // Reserved memory (the segments) behind everything.
     ctx.fillStyle = col.dark ? 'rgba(140,150,170,0.16)' : 'rgba(120,130,150,0.13)';
@@ -509,6 +499,7 @@ function TimelinePanel({ ask, device }: { ask: Ask; device: SnapshotDevice }) {
             const p = at(ev);
             const h = hit(p.x, p.y);
             setPinned(h && h.band >= 0 && h.band !== pinned ? h.band : null);
+            setPinnedColumn(h && h.column !== pinnedColumn ? h.column : null);
           }}
           onPointerLeave={() => setHover(null)}
         />
@@ -517,7 +508,7 @@ function TimelinePanel({ ask, device }: { ask: Ask; device: SnapshotDevice }) {
       <p class="muted snap-legend">
         Each allocation alive is a band, stacked on those allocated before it (those from before the history at the bottom, in grey); the line is the
         total allocated, the shade behind it the reserved memory. Each pixel column is drawn at its entry of most memory. Wheel, + / − or the buttons
-        zoom, a drag or ← → pans, 0 shows the whole history; hover a band for its allocation, click to pin it.
+        zoom, a drag or ← → pans, 0 shows the whole history; hover a band for its allocation, click to pin it; the allocator state below follows the column hovered, else the one clicked.
       </p>
     </div>
   );

@@ -85,6 +85,8 @@ declare module '*/generated/kinetoscope_web.mjs' {
     /** "" or the reader's sentence. */
     error(): string;
     bytesRead(): number;
+    /** Pairs the same run's export_memory_timeline JSON (`name` its file): "" or the core's sentence. */
+    setMemoryTimeline(name: string, json: string): string;
     query(view: string, params: Record<string, string>): KinetoscopeAnswer;
     queryJson(view: string, params: Record<string, string>): string;
     delete(): void;

@@ -131,7 +131,13 @@ export type Query =
    * The Diff view with this query's Session as the baseline and load call `experiment`'s Session
    * (of the same worker) as the experiment; the names label the two in the answer.
    */
-  | { what: 'diff'; experiment: number; baselineName: string; experimentName: string; step?: string };
+  | { what: 'diff'; experiment: number; baselineName: string; experimentName: string; step?: string }
+  /**
+   * A memory snapshot's only query besides its views: pairs the same run's export_memory_timeline
+   * (its JSON text, gunzipped; `name` its file) with the snapshot, whose snapshot-memory-timeline
+   * views then answer from it (core SnapshotSession::set_memory_timeline).
+   */
+  | { what: 'pairMemoryTimeline'; name: string; text: string };
 
 export type QueryResult =
   | { what: 'view'; answer: WireAnswer }
@@ -159,7 +165,9 @@ export type QueryResult =
   | { what: 'memoryCurve'; answer: WireAnswer }
   | { what: 'memoryAlive'; answer: WireAnswer }
   /** The comparison's two answers, diff and diff_operators (lib/diff.ts openDiff). */
-  | { what: 'diff'; tree: WireAnswer; operators: WireAnswer };
+  | { what: 'diff'; tree: WireAnswer; operators: WireAnswer }
+  /** The file paired and its samples (the snapshot-memory-timeline-series answer's metadata). */
+  | { what: 'pairMemoryTimeline'; file: string; samples: number };
 
 export type QueryWhat = Query['what'];
 export type QueryOf<W extends QueryWhat> = Extract<Query, { what: W }>;

@@ -402,6 +402,13 @@ self.addEventListener('message', (ev: MessageEvent<Request>) => {
     // A memory snapshot answers its views by name only (the snapshot-* views).
     const snapshot = snapshots.get(req.session)!;
     try {
+      if (req.query.what === 'pairMemoryTimeline') {
+        const error = snapshot.setMemoryTimeline(req.query.name, req.query.text);
+        if (error) throw new CoreError(error);
+        const meta = JSON.parse(snapshot.query('snapshot-memory-timeline-series', { points: '1' }).meta) as { file: string; samples: number };
+        post({ kind: 'answer', id: req.id, result: { what: 'pairMemoryTimeline', file: meta.file, samples: meta.samples } });
+        return;
+      }
       if (req.query.what !== 'view') throw new CoreError(`A memory snapshot has no ${req.query.what} view.`);
       const a = snapshot.query(req.query.view, req.query.params ?? {});
       if (a.error) throw new CoreError(a.error);
@@ -499,6 +506,8 @@ function answer(session: KinetoscopeSession, q: Query): QueryResult {
       const p = { baseline: q.baselineName, experiment: q.experimentName };
       return { what: 'diff', tree: viewAnswer(session, 'diff', p, experiment), operators: viewAnswer(session, 'diff_operators', p, experiment) };
     }
+    case 'pairMemoryTimeline':
+      throw new CoreError('An export_memory_timeline file pairs with a memory snapshot, not with a trace.');
   }
 }
 
