@@ -62,6 +62,8 @@ const std::vector<ViewDef>& views() {
       {&kSnapshotTimelineColumnsSchema, nullptr, nullptr, &snapshot_timeline_columns_answer},
       {&kSnapshotPeakSchema, nullptr, nullptr, &snapshot_peak_answer},
       {&kSnapshotPeakTreeSchema, nullptr, nullptr, &snapshot_peak_tree_answer},
+      {&kSnapshotCompareSideSchema, nullptr, nullptr, &snapshot_compare_side_answer},
+      {&kSnapshotWindowSchema, nullptr, nullptr, &snapshot_window_answer},
       {&kGpuCounterTrackSchema, &gpu_counter_track_answer},
   };
   return list;

@@ -12,6 +12,7 @@
 #include "core/session/snapshot_session.h"
 #include "core/snapshot/allocator_state.h"
 #include "core/session/views.h"
+#include "core/session/views/snapshot_text.h"
 #include "core/util/json_writer.h"
 #include "core/util/numbers.h"
 
@@ -123,6 +124,9 @@ std::string address_text(uint64_t a) {
 }
 
 }  // namespace
+
+std::string snapshot_elem_site(const SnapshotModel& m, const SnapElem& e) { return site_label(m, e, 1); }
+std::string snapshot_elem_stack_text(const SnapshotModel& m, const SnapElem& e) { return own_stack(e) ? stack_text(m, e.stack) : std::string(); }
 
 // ---- snapshot-summary ----------------------------------------------------------------------
 
