@@ -35,9 +35,21 @@ function when(us: number | null, entry: number): string {
   return us == null ? e : `${formatTimestampUs(us)} (${e})`;
 }
 
-export function SnapshotView({ ask, snapshot, name }: { ask: Ask; snapshot: SnapshotInfo; name: string }) {
+/** A moment to show (the trace's Memory view's range): the timeline on the time axis over it. */
+export interface SnapshotFocus {
+  device: number;
+  fromUs: number;
+  toUs: number;
+  /** A new link each time, even to the same range. */
+  seq: number;
+}
+
+export function SnapshotView({ ask, snapshot, name, focus = null }: { ask: Ask; snapshot: SnapshotInfo; name: string; focus?: SnapshotFocus | null }) {
   const devices = snapshot.devices;
   const [device, setDevice] = useState(devices[0]?.device ?? 0);
+  useEffect(() => {
+    if (focus && devices.some((x) => x.device === focus.device)) setDevice(focus.device);
+  }, [focus?.seq]);
   const d = devices.find((x) => x.device === device) ?? devices[0];
   return (
     <section class="view snapshot-view" data-testid="snapshot-view" aria-label="Memory snapshot">
@@ -66,7 +78,7 @@ export function SnapshotView({ ask, snapshot, name }: { ask: Ask; snapshot: Snap
           </select>
         </label>
       )}
-      {d && d.trace_entries > 0 && <TimelinePanel key={`t${d.device}`} ask={ask} device={d} />}
+      {d && d.trace_entries > 0 && <TimelinePanel key={`t${d.device}-${focus?.seq ?? 0}`} ask={ask} device={d} focus={focus?.device === d.device ? focus : null} />}
       {d && d.trace_entries === 0 && (
         <p class="muted" data-testid="snapshot-no-history">
           Device {d.device} has no allocator history: no timeline (what was alive at the dump is its peak).
@@ -276,13 +288,13 @@ interface Win {
   to: number;
 }
 
-function TimelinePanel({ ask, device }: { ask: Ask; device: SnapshotDevice }) {
+function TimelinePanel({ ask, device, focus }: { ask: Ask; device: SnapshotDevice; focus: SnapshotFocus | null }) {
   const wrap = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
   const [width, setWidth] = useState(0);
   useResize(wrap, (el) => setWidth(Math.floor(el.clientWidth)));
-  const [axis, setAxis] = useState<'entry' | 'time'>('entry');
-  const [win, setWin] = useState<Win | null>(null);
+  const [axis, setAxis] = useState<'entry' | 'time'>(focus ? 'time' : 'entry');
+  const [win, setWin] = useState<Win | null>(focus ? { from: focus.fromUs, to: Math.max(focus.toUs, focus.fromUs + 1) } : null);
   const [hover, setHover] = useState<{ band: number; column: number } | null>(null);
   const [pinned, setPinned] = useState<number | null>(null);
   const cols = Math.max(1, width);
