@@ -109,7 +109,9 @@ describe('comparing two snapshots and linking one to its trace', { skip: !fs.exi
       const c = card(a);
       const got = await readCompare(page, c);
       const want = expectCli(got, vit, gpt);
-      assert.ok(want.sites.length > 20, `every site, not the top 20 (${want.sites.length})`);
+      // Every site of either peak (the CLI's text stops at 20; its JSON and the page do not).
+      assert.ok(want.sites.length > 10, `sites (${want.sites.length})`);
+      assert.ok(want.sites.some((s) => s.a_bytes === 0) || want.sites.some((s) => s.b_bytes === 0), 'a site of one peak only');
     });
   });
 
@@ -178,10 +180,10 @@ describe('comparing two snapshots and linking one to its trace', { skip: !fs.exi
       await page.click(`${c} [data-testid=tab-memory]`);
       await page.waitForSelector(`${c} [data-testid=memory-view][data-state=ready]`);
       const err = await page.waitForSelector(`${c} [data-testid=memory-snapshot-error]`);
-      // The trace: ts 4855483934461 .. 4855484149127 + baseTimeNanoseconds 1790857026000000000 / 1000
-      // = Unix 1795712509934461 .. 1795712510149127 µs; the snapshot's history 1795712515913394 ..
-      // 1795712515996132 µs (Python's pickle; tests/data/README.md), 5.8 s later.
-      assert.match(await err.textContent(), /^The snapshot's history \(1795712515913394 – 1795712515996132 µs, Unix time\) falls outside this trace's span \(17957125099344\d\d – 17957125101491\d\d µs\): their clocks cannot be matched/);
+      // The trace: its events' ts 4855483934461.3 .. 4855484077094 (the summary's span) + baseTimeNanoseconds
+      // 1790857026000000000 / 1000 = Unix 1795712509934461 .. 1795712510077094 µs; the snapshot's
+      // history 1795712515913394 .. 1795712515996132 µs (Python's pickle), 5.84 s later.
+      assert.match(await err.textContent(), /^The snapshot's history \(1795712515913394 – 1795712515996132 µs, Unix time\) falls outside this trace's span \(1795712509934461 – 1795712510077094 µs\): their clocks cannot be matched/);
     });
   });
 });
