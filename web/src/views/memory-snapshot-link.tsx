@@ -138,7 +138,7 @@ export function MemorySnapshotLink({
         </p>
       ) : !ask ? (
         <p class="muted" role="status">
-          Reading {snap.name} again (snapshots not shown are closed to save memory)… show its page once to load it.
+          {snap.name} is closed to save memory (only the files shown last stay loaded): show its page once to load it again.
         </p>
       ) : w.status === 'error' && !w.gone ? (
         <p class="muted" role="status" data-testid="memory-snapshot-error">
