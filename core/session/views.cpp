@@ -68,6 +68,8 @@ const std::vector<ViewDef>& views() {
       {&kSnapshotCategoriesSeriesSchema, nullptr, nullptr, &snapshot_categories_series_answer},
       {&kSnapshotMemoryTimelineSchema, nullptr, nullptr, &snapshot_memory_timeline_answer},
       {&kSnapshotMemoryTimelineSeriesSchema, nullptr, nullptr, &snapshot_memory_timeline_series_answer},
+      {&kSnapshotCompareSideSchema, nullptr, nullptr, &snapshot_compare_side_answer},
+      {&kSnapshotWindowSchema, nullptr, nullptr, &snapshot_window_answer},
       {&kGpuCounterTrackSchema, &gpu_counter_track_answer},
   };
   return list;

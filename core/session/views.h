@@ -213,6 +213,11 @@ Answer snapshot_ooms_answer(const SnapshotSession& s, QueryParamsRef params);
 Answer snapshot_sites_answer(const SnapshotSession& s, QueryParamsRef params);
 Answer snapshot_peak_answer(const SnapshotSession& s, QueryParamsRef params);
 Answer snapshot_peak_tree_answer(const SnapshotSession& s, QueryParamsRef params);
+// What the page's other pages ask of a snapshot (views/snapshot_link.cpp): one side of a comparison
+// of two snapshots, and what the history held in a trace's time range.
+extern const ViewSchema kSnapshotCompareSideSchema, kSnapshotWindowSchema;
+Answer snapshot_compare_side_answer(const SnapshotSession& s, QueryParamsRef params);
+Answer snapshot_window_answer(const SnapshotSession& s, QueryParamsRef params);
 Answer snapshot_timeline_answer(const SnapshotSession& s, QueryParamsRef params);
 Answer snapshot_timeline_columns_answer(const SnapshotSession& s, QueryParamsRef params);
 // A moment's allocator state and the kinds of memory (views/snapshot_state.cpp).

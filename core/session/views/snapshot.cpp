@@ -13,6 +13,7 @@
 #include "core/snapshot/allocator_state.h"
 #include "core/session/views.h"
 #include "core/session/views/snapshot_views.h"
+#include "core/session/views/snapshot_text.h"
 #include "core/util/json_writer.h"
 #include "core/util/numbers.h"
 
@@ -126,6 +127,9 @@ std::string address_text(uint64_t a) {
 }  // namespace snapshot_views
 
 using namespace snapshot_views;
+
+std::string snapshot_elem_site(const SnapshotModel& m, const SnapElem& e) { return site_label(m, e, 1); }
+std::string snapshot_elem_stack_text(const SnapshotModel& m, const SnapElem& e) { return own_stack(e) ? stack_text(m, e.stack) : std::string(); }
 
 // ---- snapshot-summary ----------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ import { TracePage } from '../views/trace-page';
 import { useDeepLinks } from './deep-links';
 import { fetchSample, fileEntries, sumProgress, urlEntries, useLoader, useOpenModels } from './loader';
 import { useRunPage } from './run-page';
+import type { SnapshotFocus } from '../views/snapshot-view';
 import { fetchRunFile, isRunFile, isRunFileUrl, readRunFile } from './run-file';
 
 /** A sentence above the analysis: something to know (info) or something that went wrong (error). */
@@ -220,10 +221,17 @@ export function App() {
     const order = new Map(traceOrder(runs).map((t, i) => [t.key, i]));
     return [...entries]
       .sort((a, b) => (order.get(a.key) ?? 1e9) - (order.get(b.key) ?? 1e9))
-      .map((e) => ({ key: e.key, name: e.name, status: e.status, session: e.session ?? null, gen: e.gen ?? null, place: e.label != null ? placeOf(runs, e.key) : null }));
+      .map((e) => ({ key: e.key, name: e.name, status: e.status, session: e.session ?? null, gen: e.gen ?? null, place: e.label != null ? placeOf(runs, e.key) : null, snapshot: !!e.snapshot?.ok }));
   }, [entries, runs]);
 
   const links = useDeepLinks(entries, runs, runPage, setSelected);
+
+  // A trace's Memory view showing a snapshot's page at its range (views/memory-snapshot-link.tsx).
+  const [snapshotFocus, setSnapshotFocus] = useState<(SnapshotFocus & { key: number }) | null>(null);
+  const showSnapshot = (key: number, device: number, fromUs: number, toUs: number) => {
+    pick(key);
+    setSnapshotFocus({ key, device, fromUs, toUs, seq: (snapshotFocus?.seq ?? 0) + 1 });
+  };
 
   // Which full models stay loaded (loader.ts): the trace shown and the experiment of its Diff view.
   const [pairs, setPairs] = useState<ReadonlyMap<number, number>>(new Map());
@@ -508,6 +516,8 @@ export function App() {
                     waiting={e.status === 'queued' ? queueOrder.indexOf(e.key) + loadingAll.length : 0}
                     traces={diffTraces}
                     onDiffPair={(x) => setPair(e.key, x)}
+                    onShowSnapshot={showSnapshot}
+                    snapshotFocus={snapshotFocus?.key === e.key ? snapshotFocus : null}
                     rereadProgress={progress.get(e.key) ?? null}
                     onReread={() => loader.update(e.key, { reread: undefined })}
                   />

@@ -30,6 +30,8 @@ export interface DiffTrace {
   gen: number | null;
   /** Its place in the navigator (null: not named as a trace). */
   place: NavPlace | null;
+  /** It is a memory snapshot (its page the Snapshot page). */
+  snapshot?: boolean;
 }
 
 /** "run / worker · span 2", or the file name. */

@@ -1,5 +1,6 @@
 import { Fragment } from 'preact';
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useContext, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { MemoryBelow } from './memory-snapshot-link';
 import { DataTable } from '../components/data-table';
 import { CURVE_HEIGHT, MemoryChart } from '../components/memory-chart';
 import { DetailPanel, rowFields, useSelectedRow } from '../components/detail-panel';
@@ -148,6 +149,7 @@ function MemoryDeviceView({
   const stepInfo = step != null ? steps.find((s) => s.name === step) : undefined;
   const stepWindow: Range | null = stepInfo ? [stepInfo.start_us - info.originUs, stepInfo.end_us - info.originUs] : null;
   const win = range ?? stepWindow;
+  const below = useContext(MemoryBelow);
 
   // The link: the device when not the default one, and the range.
   useEffect(() => {
@@ -213,6 +215,7 @@ function MemoryDeviceView({
       <DevicePeaks dev={dev} stats={ready?.stats ?? null} />
       <CurvePanel ask={ask} device={device} win={win} steps={steps} originUs={info.originUs} aliveAt={aliveAt} onRange={select} onAt={setAt} />
       <AlivePanel ask={ask} device={device} atUs={aliveAt} isPeak={at == null} hasAddresses={dev.hasAddresses} onPeak={() => setAt(null)} onAt={setAt} />
+      {below?.(device, win ? info.originUs + win[0] : null, win ? info.originUs + win[1] : null)}
       {!shown && <QueryStatus state={tables} stem="memory-tables" what="memory tables" loading="Counting the memory of each operator…" />}
       {opened && (
         <div class={fresh ? undefined : 'stale'}>

@@ -38,9 +38,21 @@ function when(us: number | null, entry: number): string {
   return us == null ? e : `${formatTimestampUs(us)} (${e})`;
 }
 
-export function SnapshotView({ ask, snapshot, name }: { ask: Ask; snapshot: SnapshotInfo; name: string }) {
+/** A moment to show (the trace's Memory view's range): the timeline on the time axis over it. */
+export interface SnapshotFocus {
+  device: number;
+  fromUs: number;
+  toUs: number;
+  /** A new link each time, even to the same range. */
+  seq: number;
+}
+
+export function SnapshotView({ ask, snapshot, name, focus = null }: { ask: Ask; snapshot: SnapshotInfo; name: string; focus?: SnapshotFocus | null }) {
   const devices = snapshot.devices;
   const [device, setDevice] = useState(devices[0]?.device ?? 0);
+  useEffect(() => {
+    if (focus && devices.some((x) => x.device === focus.device)) setDevice(focus.device);
+  }, [focus?.seq]);
   const d = devices.find((x) => x.device === device) ?? devices[0];
   // The timeline's moment (hovered or clicked) the allocator state follows; the paired export_memory_timeline.
   const [moment, setMoment] = useState<SnapshotMoment | null>(null);
@@ -72,7 +84,9 @@ export function SnapshotView({ ask, snapshot, name }: { ask: Ask; snapshot: Snap
           </select>
         </label>
       )}
-      {d && d.trace_entries > 0 && <TimelinePanel key={`t${d.device}`} ask={ask} device={d} onMoment={setMoment} />}
+      {d && d.trace_entries > 0 && (
+        <TimelinePanel key={`t${d.device}-${focus?.seq ?? 0}`} ask={ask} device={d} onMoment={setMoment} focus={focus?.device === d.device ? focus : null} />
+      )}
       {d && d.trace_entries === 0 && (
         <p class="muted" data-testid="snapshot-no-history">
           Device {d.device} has no allocator history: no timeline (what was alive at the dump is its peak).
@@ -270,13 +284,23 @@ interface Win {
   to: number;
 }
 
-function TimelinePanel({ ask, device, onMoment }: { ask: Ask; device: SnapshotDevice; onMoment: (m: SnapshotMoment | null) => void }) {
+function TimelinePanel({
+  ask,
+  device,
+  onMoment,
+  focus,
+}: {
+  ask: Ask;
+  device: SnapshotDevice;
+  onMoment: (m: SnapshotMoment | null) => void;
+  focus: SnapshotFocus | null;
+}) {
   const wrap = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
   const [width, setWidth] = useState(0);
   useResize(wrap, (el) => setWidth(Math.floor(el.clientWidth)));
-  const [axis, setAxis] = useState<'entry' | 'time'>('entry');
-  const [win, setWin] = useState<Win | null>(null);
+  const [axis, setAxis] = useState<'entry' | 'time'>(focus ? 'time' : 'entry');
+  const [win, setWin] = useState<Win | null>(focus ? { from: focus.fromUs, to: Math.max(focus.toUs, focus.fromUs + 1) } : null);
   const [hover, setHover] = useState<{ band: number; column: number } | null>(null);
   const [pinned, setPinned] = useState<number | null>(null);
   const [pinnedColumn, setPinnedColumn] = useState<number | null>(null);

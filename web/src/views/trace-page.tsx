@@ -33,7 +33,9 @@ import { TimelineView, type TimelineRequest, type TrimFn } from './timeline-view
 import type { CounterKind } from '../lib/counter-tracks';
 import { GpuTimeView } from './gpu-time-view';
 import { RooflineView } from './roofline-view';
-import { SnapshotView } from './snapshot-view';
+import { SnapshotView, type SnapshotFocus } from './snapshot-view';
+import { SnapshotCompare } from './snapshot-compare';
+import { MemoryBelow, MemorySnapshotLink } from './memory-snapshot-link';
 import { PeakContext } from '../components/peak-choice';
 import { TraceError, TraceView } from './trace-view';
 
@@ -105,7 +107,13 @@ export function TracePage({
   onDiffPair,
   rereadProgress = null,
   onReread,
+  onShowSnapshot,
+  snapshotFocus = null,
 }: {
+  /** Shows snapshot `key`'s page at a range (Unix µs) of device `device` (the Memory view's link). */
+  onShowSnapshot?: (key: number, device: number, fromUs: number, toUs: number) => void;
+  /** This snapshot's page is shown at that moment. */
+  snapshotFocus?: SnapshotFocus | null;
   /** The Diff view's experiment (a trace key, or null): the app keeps its model next to this one's. */
   onDiffPair?: (experiment: number | null) => void;
   /** A closed model being read again: its progress; and "Try again" after a failed re-read. */
@@ -133,6 +141,25 @@ export function TracePage({
   traces?: readonly DiffTrace[];
 }) {
   const runQuery = runner.query;
+  // The Memory view's snapshot panel (views/memory-snapshot-link.tsx), given the open snapshots.
+  const snapshotsOpen = traces.filter((t) => t.snapshot);
+  const clock = entry.summary && entry.summary.start_us != null && entry.summary.end_us != null
+    ? { startUs: entry.summary.start_us, endUs: entry.summary.end_us, baseTimeNs: entry.summary.schema?.base_time_ns ?? null }
+    : null;
+  const memoryBelow =
+    snapshotsOpen.length && clock
+      ? (device: string, fromUs: number | null, toUs: number | null) => (
+          <MemorySnapshotLink
+            snapshots={snapshotsOpen}
+            run={runQuery}
+            span={clock}
+            device={device}
+            fromUs={fromUs ?? clock.startUs}
+            toUs={toUs ?? clock.endUs}
+            onShow={onShowSnapshot}
+          />
+        )
+      : null;
   const [tab, setTab] = useState<Tab>('overview');
   // The step chosen in the Overview ('all' or its index): "Show in timeline" opens on it.
   const [step, setStep] = useState('all');
@@ -405,7 +432,15 @@ export function TracePage({
       {/* A memory snapshot (a pickle) is its Snapshot page, no trace tabs. */}
       {entry.snapshot?.ok && entry.status === 'done' && (
         <ErrorBoundary>
-          <SnapshotView ask={ask} snapshot={entry.snapshot} name={entry.name} />
+          <SnapshotView ask={ask} snapshot={entry.snapshot} name={entry.name} focus={snapshotFocus} />
+          <SnapshotCompare
+            ask={ask}
+            self={traces.find((t) => t.key === entry.key) ?? { key: entry.key, name: entry.name, status: entry.status, session: session ?? null, gen: gen ?? null, place: null, snapshot: true }}
+            snapshots={traces.filter((t) => t.snapshot)}
+            run={runQuery}
+            devices={entry.snapshot.devices.map((x) => x.device)}
+            onPair={onDiffPair}
+          />
         </ErrorBoundary>
       )}
       {closed && entry.reread && <Reread name={entry.name} progress={rereadProgress} error={rereadFailed} onRetry={onReread} />}
@@ -591,6 +626,7 @@ export function TracePage({
           {opened.has('memory') && (
             <div role="tabpanel" id={`panel-${entry.key}-memory`} aria-labelledby={`tab-${entry.key}-memory`} hidden={tab !== 'memory'} data-testid="panel-memory">
               <ErrorBoundary>
+                <MemoryBelow.Provider value={memoryBelow}>
                 <MemoryView
                   key={linked.memory?.seq ?? 0}
                   ask={ask}
@@ -601,6 +637,7 @@ export function TracePage({
                   link={linked.memory?.place}
                   onPlace={placeOf('memory')}
                 />
+                </MemoryBelow.Provider>
               </ErrorBoundary>
             </div>
           )}
