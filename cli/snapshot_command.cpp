@@ -325,15 +325,16 @@ int run_snapshot(int argc, char** argv) {
       if (s) status = s;
       continue;
     }
+    if (json) {
+      std::printf("%s\n", snapshot_json(session, name, device, at_us).c_str());
+      continue;
+    }
+    // The text's numbers (--json has them from the session's views, built there once).
     std::vector<ks::SnapDeviceStats> stats;
     std::vector<std::vector<ks::OomFragmentation>> frag;
     for (int64_t d : devices) {
       stats.push_back(ks::snapshot_device_stats(m, d, at_us));
       frag.push_back(ks::oom_fragmentation(m, d));
-    }
-    if (json) {
-      std::printf("%s\n", snapshot_json(session, name, device, at_us).c_str());
-      continue;
     }
     std::printf("%s: memory snapshot, %zu segment%s, %s\n", name.c_str(), m.segments.size(), m.segments.size() == 1 ? "" : "s",
                 m.has_history ? "with the allocator's history" : "no history (recorded without _record_memory_history)");

@@ -8,6 +8,12 @@ process's peak RSS against the file's size (reading, the numbers per device and 
 is assembled from: the page's SnapshotSession does the same work).
 
   scripts/bench --snapshot [--entries 2000000,10000000] [--runs 3] [--before OLD_KINETOSCOPE] [--file X.pickle]
+
+--wasm: the wasm core in Node instead, as the Snapshot page's worker runs it
+(scripts/bench-snapshot-wasm.mjs: read, the heap after reading and with the page's views built,
+the timeline's zoom windows), build/wasm/kinetoscope_node.js beside --before-wasm MODULE.
+--page: the page in Chromium (scripts/bench-snapshot-page.mjs: pick → timeline drawn, each zoom
+click → window drawn), web/dist beside --before-dist DIST. Each run prints one JSON line.
 """
 import argparse
 import os
@@ -39,6 +45,10 @@ def main():
     ap.add_argument('--before')
     ap.add_argument('--after', default=os.path.join(repo, 'build/native/kinetoscope'))
     ap.add_argument('--file', action='append', default=[])
+    ap.add_argument('--wasm', action='store_true')
+    ap.add_argument('--before-wasm')
+    ap.add_argument('--page', action='store_true')
+    ap.add_argument('--before-dist')
     a = ap.parse_args()
     files = list(a.file)
     if not a.file:
@@ -49,6 +59,27 @@ def main():
                 print(f'writing {f} (scripts/gen-snapshot --entries {n})', file=sys.stderr)
                 subprocess.run([os.path.join(repo, 'scripts/gen-snapshot'), '--entries', str(n), '-o', f], check=True)
             files.append(f)
+    if a.wasm or a.page:
+        # The worker's core in Node, or the page: builds taking turns, one JSON line a run.
+        if a.wasm:
+            builds = [('after', os.path.join(repo, 'build/wasm/kinetoscope_node.js'))] + ([('before', a.before_wasm)] if a.before_wasm else [])
+        else:
+            builds = [('after', os.path.join(repo, 'web/dist'))] + ([('before', a.before_dist)] if a.before_dist else [])
+        print(f'# {time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, load average {os.getloadavg()[0]:.1f}, {a.runs} runs each, taking turns')
+        for f in files:
+            for _ in range(a.runs):
+                for name, b in builds:
+                    if a.wasm:
+                        cmd = ['node', os.path.join(repo, 'scripts/bench-snapshot-wasm.mjs'), b, f]
+                        env = os.environ
+                    else:
+                        cmd = ['node', os.path.join(repo, 'scripts/bench-snapshot-page.mjs'), f]
+                        env = dict(os.environ, KINETOSCOPE_DIST=b)
+                    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+                    if out.returncode != 0:
+                        sys.exit(f'{name} failed on {f}: {out.stderr.strip()[-2000:]}')
+                    print(f'{name} {out.stdout.strip()}', flush=True)
+        return
     builds = [('after', a.after)] + ([('before', a.before)] if a.before else [])
     print(f'# {time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, load average {os.getloadavg()[0]:.1f}, {a.runs} runs each, taking turns')
     print('| file | bytes | entries | build | CPU s (median) | MB/s (CPU) | M entries/s (CPU) | wall s | peak RSS | RSS / file |')

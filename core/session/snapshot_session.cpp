@@ -18,7 +18,8 @@ bool SnapshotSession::has_device(int64_t device) const {
 
 const SnapDeviceStats& SnapshotSession::stats(int64_t device) const {
   auto it = stats_.find(device);
-  if (it == stats_.end()) it = stats_.emplace(device, snapshot_device_stats(model(), device)).first;
+  // From the kept history (the timeline views read the same): one pass over the entries, not two.
+  if (it == stats_.end()) it = stats_.emplace(device, snapshot_device_stats(history(device), device)).first;
   return it->second;
 }
 

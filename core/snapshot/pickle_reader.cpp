@@ -155,7 +155,7 @@ void PickleReader::put_items(const PickleValue& c, size_t from) {
 
 inline bool PickleReader::step() {
   if (!need(1)) return false;
-  const unsigned char* p = reinterpret_cast<const unsigned char*>(buf_.data()) + pos_;
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(in_) + pos_;
   const uint8_t op = p[0];
   op_at_ = consumed_;
   size_t used = 1;
@@ -453,13 +453,46 @@ inline bool PickleReader::step() {
 
 void PickleReader::feed(const char* data, size_t n) {
   if (stopped_ || failed()) return;
-  if (pos_ > 0) {
-    buf_.erase(0, pos_);
+  size_t from = 0;  // the chunk is read where it lies from here
+  if (!buf_.empty()) {
+    // The previous chunk ended inside an opcode: its bytes and the start of this chunk, copied
+    // together (64 KiB, more while the opcode needs it), until that opcode is read.
+    const size_t tail = buf_.size();
+    size_t took = 0;
+    while (true) {
+      const size_t more = std::min(n - took, std::max<size_t>(took, size_t(1) << 16));
+      buf_.append(data + took, more);
+      took += more;
+      in_ = buf_.data();
+      in_size_ = buf_.size();
+      while (pos_ < tail && step() && !stopped_) {
+      }
+      if (pos_ >= tail || stopped_ || failed()) break;
+      if (took == n) {  // the opcode goes on into the next chunk
+        buf_.erase(0, pos_);
+        pos_ = 0;
+        in_ = nullptr, in_size_ = 0;
+        return;
+      }
+    }
+    const bool over = stopped_ || failed();
+    from = over ? 0 : pos_ - tail;
+    buf_.clear();
     pos_ = 0;
+    if (over) {
+      in_ = nullptr, in_size_ = 0;
+      return;
+    }
   }
-  buf_.append(data, n);
+  in_ = data + from;
+  in_size_ = n - from;
+  pos_ = 0;
   while (step() && !stopped_) {
   }
+  // What is left (an opcode cut by the chunk's end) waits for the next chunk.
+  if (!stopped_ && !failed()) buf_.assign(in_ + pos_, in_size_ - pos_);
+  pos_ = 0;
+  in_ = nullptr, in_size_ = 0;
 }
 
 // After a truncation or a corrupt opcode: put what each open MARK holds into the container below
@@ -493,7 +526,7 @@ void PickleReader::salvage() {
 void PickleReader::finish() {
   if (stopped_ || refused_) return;
   if (!failed()) {
-    const uint64_t left = buf_.size() - pos_;
+    const uint64_t left = buf_.size();
     if (!started_ && left == 0 && consumed_ == 0) {
       fail("the file is empty");
       return;

@@ -217,7 +217,7 @@ class PickleReader {
 #endif
   inline bool step();
   void fail(std::string why, bool refused = false);
-  bool need(size_t n) const { return buf_.size() - pos_ >= n; }
+  bool need(size_t n) const { return in_size_ - pos_ >= n; }
   bool check_length(uint64_t n, size_t header, const char* what);
 #if defined(__GNUC__)
   __attribute__((always_inline))
@@ -234,7 +234,10 @@ class PickleReader {
   void salvage();
 
   PickleSink& sink_;
-  std::string buf_;   // unread bytes (the tail of the previous chunk, then this one)
+  std::string buf_;   // unread bytes: the tail of the previous chunk (an opcode cut in two)
+  // What step() reads, from pos_: buf_, or the chunk being fed where it lies (not copied).
+  const char* in_ = nullptr;
+  size_t in_size_ = 0;
   size_t pos_ = 0;
   uint64_t consumed_ = 0;  // file offset of buf_[pos_]
   uint64_t op_at_ = 0;

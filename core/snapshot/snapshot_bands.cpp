@@ -5,40 +5,7 @@
 
 namespace ks {
 
-SnapHistory snapshot_history(const SnapshotModel& m, int64_t device) {
-  SnapHistory h;
-  SnapTimeline tl = snapshot_timeline(m, device);
-  static const SnapTrace kEmpty;
-  const SnapTrace& t = device >= 0 && size_t(device) < m.devices.size() ? m.devices[size_t(device)] : kEmpty;
-  const size_t n = t.size_rows();
-  h.level.resize(n + 1);
-  h.reserved.resize(n + 1);
-  h.time_us.resize(n + 1);
-  h.level[0] = tl.start;
-  h.reserved[0] = tl.rstart;
-  h.has_times = n > 0;
-  int64_t prev = INT64_MIN;
-  for (size_t i = 0; i < n; ++i) {
-    h.level[i + 1] = h.level[i] + tl.delta[i];
-    h.reserved[i + 1] = h.reserved[i] + tl.rdelta[i];
-    const int64_t ti = t.time_us[i];
-    h.time_us[i + 1] = ti;
-    // Time as an axis needs every entry's time, in order (the allocator records them so).
-    if (ti < 0 || ti < prev) h.has_times = false;
-    prev = std::max(prev, ti);
-  }
-  h.time_us[0] = n ? t.time_us[0] : -1;
-  h.elems = std::move(tl.elems);
-  return h;
-}
-
-namespace {
-
-// The states [lo, hi) an allocation is alive in.
-int64_t alive_from(const SnapElem& e) { return e.from + 1; }
-int64_t alive_to(const SnapElem& e, int64_t states) { return e.to == INT64_MAX ? states : e.to + 1; }
-
-}  // namespace
+SnapHistory snapshot_history(const SnapshotModel& m, int64_t device) { return SnapTimeline(m, device); }
 
 SnapBands snapshot_bands(const SnapHistory& h, const SnapWindow& w) {
   SnapBands out;
@@ -46,21 +13,19 @@ SnapBands snapshot_bands(const SnapHistory& h, const SnapWindow& w) {
   const int width = std::clamp(w.width, 1, 20000);
   const int height = std::clamp(w.height, 1, 100000);
   if (states == 0) return out;
-  out.by_time = w.by_time && h.has_times;
+  out.by_time = w.by_time && h.has_times();
 
   // The columns and the state each draws.
   out.columns.resize(size_t(width));
   auto fill = [&](SnapColumn& c, int64_t first, int64_t last) {
     c.first = first;
     c.last = last;
-    c.state = first;
-    for (int64_t s = first + 1; s <= last; ++s)
-      if (h.level[size_t(s)] > h.level[size_t(c.state)]) c.state = s;
-    c.allocated = h.level[size_t(c.state)];
-    c.reserved = h.reserved[size_t(c.state)];
+    c.state = h.most_allocated(first, last);
+    c.allocated = h.level_at(c.state);
+    c.reserved = h.reserved_at(c.state);
   };
   if (out.by_time) {
-    const double t0 = double(h.time_us.front()), t1 = double(h.time_us.back());
+    const double t0 = double(h.time_at(0)), t1 = double(h.time_at(states - 1));
     double from = w.to > w.from ? w.from : t0, to = w.to > w.from ? w.to : t1;
     from = std::clamp(from, t0, t1);
     to = std::clamp(to, from, t1);
@@ -68,9 +33,7 @@ SnapBands snapshot_bands(const SnapHistory& h, const SnapWindow& w) {
     out.from = from;
     out.to = to;
     const double dt = (to - from) / width;
-    auto at_or_after = [&](double t) {
-      return int64_t(std::lower_bound(h.time_us.begin(), h.time_us.end(), int64_t(std::ceil(t))) - h.time_us.begin());
-    };
+    auto at_or_after = [&](double t) { return h.first_state_at_or_after(int64_t(std::ceil(t))); };
     for (int c = 0; c < width; ++c) {
       const double a = from + c * dt, b = c + 1 == width ? std::nextafter(to, INFINITY) : from + (c + 1) * dt;
       const int64_t first = at_or_after(a), end = at_or_after(b);
@@ -101,23 +64,41 @@ SnapBands snapshot_bands(const SnapHistory& h, const SnapWindow& w) {
   struct Pick {
     uint32_t elem;
     int c0, c1;
+    int64_t size;
   };
   std::vector<Pick> picks;
-  for (size_t i = 0; i < h.elems.size(); ++i) {
-    const SnapElem& e = h.elems[i];
-    const int64_t lo = alive_from(e), hi = alive_to(e, states);
-    const auto first = std::lower_bound(col_state.begin(), col_state.end(), lo);
-    if (first == col_state.end() || *first >= hi) continue;
-    if (e.size < out.min_band_bytes) {
+  const int64_t s0 = col_state.front(), s1 = col_state.back();
+  const size_t ncol = col_state.size();
+  // The first column whose state is >= v, every column before `at` being below it: galloping
+  // from `at`, as the answer is near there (allocations come in the order they were made, most
+  // short-lived), where a binary search of all columns per allocation took most of the time.
+  auto seek = [&](size_t at, int64_t v) {
+    size_t lo = at, hi = at, step = 1;
+    while (hi < ncol && col_state[hi] < v) lo = hi + 1, hi += step, step *= 2;
+    return size_t(std::lower_bound(col_state.begin() + std::ptrdiff_t(lo), col_state.begin() + std::ptrdiff_t(std::min(hi, ncol)), v) -
+                  col_state.begin());
+  };
+  size_t cur = 0;  // the first column at or above cur_lo
+  int64_t cur_lo = 0;
+  for (size_t i = 0; i < h.elem_count(); ++i) {
+    const int64_t lo = h.alive_from(i), hi = h.alive_to(i);
+    // Alive at no column's state: before the first or after the last (most allocations, zoomed in).
+    if (hi <= s0 || lo > s1) continue;
+    size_t first;
+    if (lo >= cur_lo) first = cur = seek(cur, lo), cur_lo = lo;
+    else first = seek(0, lo);
+    if (first == ncol || col_state[first] >= hi) continue;
+    const int64_t size = h.elem_size(i);
+    if (size < out.min_band_bytes) {
       ++out.folded;
       continue;
     }
-    const auto last = std::lower_bound(first, col_state.end(), hi);
-    picks.push_back({uint32_t(i), int(first - col_state.begin()), int(last - col_state.begin()) - 1});
+    const size_t last = seek(first, hi);
+    picks.push_back({uint32_t(i), int(first), int(last) - 1, size});
   }
   if (picks.size() > w.max_bands) {
     std::nth_element(picks.begin(), picks.begin() + std::ptrdiff_t(w.max_bands), picks.end(), [&](const Pick& a, const Pick& b) {
-      const int64_t sa = h.elems[a.elem].size, sb = h.elems[b.elem].size;
+      const int64_t sa = a.size, sb = b.size;
       return sa != sb ? sa > sb : a.elem < b.elem;
     });
     out.folded += picks.size() - w.max_bands;
@@ -125,7 +106,7 @@ SnapBands snapshot_bands(const SnapHistory& h, const SnapWindow& w) {
   }
   // Bottom to top: those allocated before the history, then in the order they were allocated.
   std::sort(picks.begin(), picks.end(), [&](const Pick& a, const Pick& b) {
-    const bool ba = h.elems[a.elem].before, bb = h.elems[b.elem].before;
+    const bool ba = h.alive_from(a.elem) == 0, bb = h.alive_from(b.elem) == 0;
     return ba != bb ? ba : a.elem < b.elem;
   });
 
@@ -150,14 +131,14 @@ SnapBands snapshot_bands(const SnapHistory& h, const SnapWindow& w) {
     if (had && active.size() > had) std::inplace_merge(active.begin(), active.begin() + std::ptrdiff_t(had), active.end());
     active.erase(std::remove_if(active.begin(), active.end(), [&](size_t k) { return picks[k].c1 < c; }), active.end());
     int64_t drawn = 0;
-    for (size_t k : active) drawn += h.elems[picks[k].elem].size;
+    for (size_t k : active) drawn += picks[k].size;
     SnapColumn& col = out.columns[size_t(c)];
     col.others = col.allocated - drawn;
     int64_t y = col.others;
     for (size_t k : active) {
       SnapBand& b = out.bands[k];
       if (b.bottom.empty() || b.bottom.back().second != y) b.bottom.emplace_back(c, y);
-      y += h.elems[b.elem].size;
+      y += picks[k].size;
     }
   }
   return out;

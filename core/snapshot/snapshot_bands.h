@@ -25,16 +25,9 @@
 
 namespace ks {
 
-// A device's history as the timeline reads it, built once: the allocations (snapshot_timeline's
-// elements) and the allocated and reserved memory at each state.
-struct SnapHistory {
-  std::vector<SnapElem> elems;
-  std::vector<int64_t> level;     // allocated bytes at each state (entries + 1)
-  std::vector<int64_t> reserved;  // reserved bytes at each state
-  std::vector<int64_t> time_us;   // each state's time: entry s-1's (state 0: entry 0's); -1 when unknown
-  bool has_times = false;         // every entry has a time_us
-  size_t states() const { return level.size(); }
-};
+// A device's history as the timeline reads it, built once: its allocations and the allocated and
+// reserved memory at each state, read from the model's columns (snapshot_stats.h's SnapTimeline).
+using SnapHistory = SnapTimeline;
 SnapHistory snapshot_history(const SnapshotModel& m, int64_t device);
 
 struct SnapWindow {
@@ -53,7 +46,7 @@ struct SnapColumn {
 };
 
 struct SnapBand {
-  uint32_t elem = 0;  // index in SnapHistory::elems
+  uint32_t elem = 0;  // SnapHistory::elem's index
   int first_column = 0, last_column = 0;
   std::vector<std::pair<int, int64_t>> bottom;  // (column, bytes): from that column on
 };

@@ -16,43 +16,46 @@ bool ends_with(std::string_view s, std::string_view t) {
 
 }  // namespace
 
-SnapTimeline snapshot_timeline(const SnapshotModel& m, int64_t device) {
-  SnapTimeline tl;
+namespace {
+
+const SnapTrace& trace_of(const SnapshotModel& m, int64_t device) {
   static const SnapTrace kEmpty;
-  const SnapTrace& t = device >= 0 && size_t(device) < m.devices.size() ? m.devices[size_t(device)] : kEmpty;
-  const size_t n = t.size_rows();
-  tl.delta.assign(n, 0);
-  tl.rdelta.assign(n, 0);
-  std::unordered_map<uint64_t, size_t> alive;
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t size = t.size[i];
+  return device >= 0 && size_t(device) < m.devices.size() ? m.devices[size_t(device)] : kEmpty;
+}
+
+}  // namespace
+
+SnapTimeline::SnapTimeline(const SnapshotModel& m, int64_t device) : m_(&m), t_(&trace_of(m, device)) {
+  const SnapTrace& t = *t_;
+  n_ = t.size_rows();
+  // The allocations, and each free's change where it is not minus its own size.
+  std::unordered_map<uint64_t, uint32_t> alive;
+  for (size_t i = 0; i < n_; ++i) {
     switch (t.action[i]) {
       case SnapAction::kAlloc:
+        ++allocations_;
         // An address allocated again without a free in between keeps the first one alive, as
         // memory_viz does (its free was lost to the history's ring buffer).
-        alive[t.addr[i]] = tl.elems.size();
-        tl.elems.push_back({size, int64_t(i), INT64_MAX, t.stack[i], false, t.addr[i]});
-        tl.delta[i] += size;
+        alive[t.addr[i]] = uint32_t(elems_.size());
+        elems_.push_back({uint32_t(i), kNone});
         break;
       case SnapAction::kFreeCompleted:
       case SnapAction::kFree: {
+        ++frees_;
         auto it = alive.find(t.addr[i]);
         if (it != alive.end()) {
-          SnapElem& e = tl.elems[it->second];
-          e.to = int64_t(i);
-          tl.delta[i] -= e.size;
+          Packed& e = elems_[it->second];
+          e.to = uint32_t(i);
+          const int64_t size = t.size[e.from];
+          if (size != t.size[i]) odd_.emplace_back(uint32_t(i), -size);
           alive.erase(it);
         } else {
-          tl.elems.push_back({size, -1, int64_t(i), t.stack[i], true, t.addr[i]});
-          tl.start += size;
-          tl.delta[i] -= size;
+          elems_.push_back({kNone, uint32_t(i)});
+          start_ += t.size[i];
         }
         break;
       }
-      case SnapAction::kSegmentAlloc:
-      case SnapAction::kSegmentMap: tl.rdelta[i] += size; break;
-      case SnapAction::kSegmentFree:
-      case SnapAction::kSegmentUnmap: tl.rdelta[i] -= size; break;
+      case SnapAction::kOom: ooms_.push_back(uint32_t(i)); break;
       default: break;
     }
   }
@@ -63,24 +66,144 @@ SnapTimeline snapshot_timeline(const SnapshotModel& m, int64_t device) {
     for (uint32_t b = s.first_block; b < s.first_block + s.blocks && b < m.blocks.size(); ++b) {
       const SnapBlock& blk = m.blocks[b];
       if (blk.state == BlockState::kActiveAllocated && !alive.count(blk.address)) {
-        tl.elems.push_back({blk.requested_size, -1, INT64_MAX, blk.stack, true, blk.address});
-        tl.start += blk.requested_size;
+        elems_.push_back({kBlockElem, b});
+        start_ += blk.requested_size;
       }
     }
   }
-  int64_t rsum = 0;
-  for (int64_t d : tl.rdelta) rsum += d;
-  tl.rstart = reserved_end - rsum;
-  return tl;
+  // The checkpoints (one pass: the reserved memory at the start is the dump's less every change).
+  blocks_.resize(n_ / kBlock + 1);
+  int64_t level = start_, rsum = 0, prev = INT64_MIN;
+  has_times_ = n_ > 0;
+  for (size_t s = 0; s <= n_; ++s) {
+    Block& b = blocks_[s / kBlock];
+    if (s % kBlock == 0) {
+      b = {level, rsum, level, rsum, uint32_t(s)};
+    } else {
+      if (level > b.max) b.max = level, b.at = uint32_t(s);
+      b.rmax = std::max(b.rmax, rsum);
+    }
+    if (s == n_) break;
+    level += delta(s);
+    rsum += rdelta(s);
+    // Time as an axis needs every entry's time, in order (the allocator records them so).
+    const int64_t ti = t.time_us[s];
+    if (ti < 0 || ti < prev) has_times_ = false;
+    prev = std::max(prev, ti);
+  }
+  rstart_ = reserved_end - rsum;
+  for (Block& b : blocks_) b.reserved += rstart_, b.rmax += rstart_;
 }
+
+int64_t SnapTimeline::most_reserved() const {
+  int64_t v = INT64_MIN;
+  for (const Block& b : blocks_) v = std::max(v, b.rmax);
+  return v;
+}
+
+int64_t SnapTimeline::delta(size_t i) const {
+  const SnapTrace& t = *t_;
+  switch (t.action[i]) {
+    case SnapAction::kAlloc: return t.size[i];
+    case SnapAction::kFreeCompleted:
+    case SnapAction::kFree:
+      if (!odd_.empty()) {
+        const auto it = std::lower_bound(odd_.begin(), odd_.end(), uint32_t(i), [](const std::pair<uint32_t, int64_t>& o, uint32_t k) { return o.first < k; });
+        if (it != odd_.end() && it->first == i) return it->second;
+      }
+      return -t.size[i];
+    default: return 0;
+  }
+}
+
+int64_t SnapTimeline::rdelta(size_t i) const {
+  switch (t_->action[i]) {
+    case SnapAction::kSegmentAlloc:
+    case SnapAction::kSegmentMap: return t_->size[i];
+    case SnapAction::kSegmentFree:
+    case SnapAction::kSegmentUnmap: return -t_->size[i];
+    default: return 0;
+  }
+}
+
+int64_t SnapTimeline::level_at(int64_t state) const {
+  const size_t s = size_t(state), b = s / kBlock;
+  int64_t v = blocks_[b].level;
+  for (size_t i = b * kBlock; i < s; ++i) v += delta(i);
+  return v;
+}
+
+int64_t SnapTimeline::reserved_at(int64_t state) const {
+  const size_t s = size_t(state), b = s / kBlock;
+  int64_t v = blocks_[b].reserved;
+  for (size_t i = b * kBlock; i < s; ++i) v += rdelta(i);
+  return v;
+}
+
+int64_t SnapTimeline::most_allocated(int64_t first, int64_t last) const {
+  size_t s = size_t(first);
+  int64_t level = level_at(first), best = level;
+  int64_t at = first;
+  while (s < size_t(last)) {
+    if (s % kBlock == 0 && s + kBlock - 1 <= size_t(last)) {
+      // A whole block inside: its highest level (its first state's is `level`, already seen).
+      const Block& b = blocks_[s / kBlock];
+      if (b.max > best) best = b.max, at = int64_t(b.at);
+      s += kBlock;
+      if (s > size_t(last)) break;
+      level = blocks_[s / kBlock].level;
+      if (level > best) best = level, at = int64_t(s);
+      continue;
+    }
+    level += delta(s++);
+    if (level > best) best = level, at = int64_t(s);
+  }
+  return at;
+}
+
+int64_t SnapTimeline::time_at(int64_t state) const {
+  if (n_ == 0) return -1;
+  return t_->time_us[state == 0 ? 0 : size_t(state - 1)];
+}
+
+int64_t SnapTimeline::first_state_at_or_after(int64_t t) const {
+  int64_t lo = 0, hi = int64_t(states());
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (time_at(mid) < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+SnapElem SnapTimeline::elem(size_t k) const {
+  const Packed e = elems_[k];
+  const SnapTrace& t = *t_;
+  if (e.from == kBlockElem) {
+    const SnapBlock& b = m_->blocks[e.to];
+    return {b.requested_size, -1, INT64_MAX, b.stack, true, b.address};
+  }
+  const size_t i = e.from == kNone ? e.to : e.from;
+  return {t.size[i], e.from == kNone ? -1 : int64_t(e.from), e.to == kNone ? INT64_MAX : int64_t(e.to), t.stack[i], e.from == kNone, t.addr[i]};
+}
+
+int64_t SnapTimeline::elem_size(size_t k) const {
+  const Packed e = elems_[k];
+  if (e.from == kBlockElem) return m_->blocks[e.to].requested_size;
+  return t_->size[e.from == kNone ? e.to : e.from];
+}
+
+SnapTimeline snapshot_timeline(const SnapshotModel& m, int64_t device) { return SnapTimeline(m, device); }
 
 namespace {
 
 std::vector<SnapSite> sites_at(const SnapshotModel& m, const SnapTimeline& tl, int64_t p, size_t top) {
   std::unordered_map<uint32_t, std::string> label_of;  // per stack
   std::unordered_map<std::string, SnapSite> by;
-  for (const SnapElem& e : tl.elems) {
-    if (!(e.from <= p && p < e.to)) continue;
+  for (size_t k = 0; k < tl.elem_count(); ++k) {
+    // Alive after entry p: in state p + 1.
+    if (!(tl.alive_from(k) <= p + 1 && p + 1 < tl.alive_to(k))) continue;
+    const SnapElem e = tl.elem(k);
     std::string label;
     if (e.before && e.stack == 0) {
       label = kBeforeHistory;
@@ -130,48 +253,45 @@ std::vector<int64_t> snapshot_devices(const SnapshotModel& m) {
 }
 
 SnapDeviceStats snapshot_device_stats(const SnapshotModel& m, int64_t device, std::optional<int64_t> at_us, size_t top) {
+  return snapshot_device_stats(SnapTimeline(m, device), device, at_us, top);
+}
+
+SnapDeviceStats snapshot_device_stats(const SnapTimeline& tl, int64_t device, std::optional<int64_t> at_us, size_t top) {
   SnapDeviceStats st;
   st.device = device;
-  const SnapTimeline tl = snapshot_timeline(m, device);
-  static const SnapTrace kEmpty;
-  const SnapTrace& t = device >= 0 && size_t(device) < m.devices.size() ? m.devices[size_t(device)] : kEmpty;
+  const SnapshotModel& m = tl.model();
+  const SnapTrace& t = trace_of(m, device);
   const size_t n = t.size_rows();
   st.trace_entries = n;
-  for (size_t i = 0; i < n; ++i) {
-    if (t.action[i] == SnapAction::kAlloc) ++st.allocations;
-    if (t.action[i] == SnapAction::kFreeCompleted || t.action[i] == SnapAction::kFree) ++st.frees;
-  }
   for (const SnapSegment& s : m.segments) {
     if (s.device != device) continue;
     ++st.segments;
     st.allocated_at_dump_bytes += s.allocated_size;
     st.reserved_at_dump_bytes += s.total_size;
   }
-  st.before_history_bytes = tl.start;
+  st.before_history_bytes = tl.start();
 
-  // One pass: the peak, the reserved peak, and each oom's levels.
-  int64_t level = tl.start, reserved = tl.rstart;
-  st.peak_allocated_bytes = level;
-  st.peak_reserved_bytes = reserved;
+  // From the timeline's checkpoints: the peak (its first state), the reserved peak, each oom's
+  // levels, without reading every entry again.
+  st.allocations = tl.allocations();
+  st.frees = tl.frees();
+  const int64_t peak_state = tl.most_allocated(0, int64_t(n));
+  st.peak_allocated_bytes = tl.level_at(peak_state);
+  st.peak_entry = peak_state - 1;
+  st.peak_reserved_bytes = tl.most_reserved();
   size_t oom = 0;
-  for (size_t i = 0; i < n; ++i) {
-    level += tl.delta[i];
-    reserved += tl.rdelta[i];
-    if (level > st.peak_allocated_bytes) st.peak_allocated_bytes = level, st.peak_entry = int64_t(i);
-    st.peak_reserved_bytes = std::max(st.peak_reserved_bytes, reserved);
-    if (t.action[i] == SnapAction::kOom) {
-      SnapOom o;
-      o.entry = uint32_t(i);
-      o.at_us = t.time_us[i];
-      o.requested_bytes = t.size[i];
-      while (oom < t.device_free.size() && t.device_free[oom].first < i) ++oom;
-      if (oom < t.device_free.size() && t.device_free[oom].first == i) o.device_free_bytes = t.device_free[oom].second;
-      o.allocated_bytes = level;
-      o.reserved_bytes = reserved;
-      st.ooms.push_back(o);
-    }
+  for (const uint32_t i : tl.ooms()) {
+    SnapOom o;
+    o.entry = i;
+    o.at_us = t.time_us[i];
+    o.requested_bytes = t.size[i];
+    while (oom < t.device_free.size() && t.device_free[oom].first < i) ++oom;
+    if (oom < t.device_free.size() && t.device_free[oom].first == i) o.device_free_bytes = t.device_free[oom].second;
+    o.allocated_bytes = tl.level_at(int64_t(i) + 1);
+    o.reserved_bytes = tl.reserved_at(int64_t(i) + 1);
+    st.ooms.push_back(o);
   }
-  st.alive_at_dump_bytes = level;
+  st.alive_at_dump_bytes = tl.level_at(int64_t(n));
   if (n > 0) st.peak_at_us = st.peak_entry >= 0 ? t.time_us[size_t(st.peak_entry)] : t.time_us[0];
   st.top_sites = sites_at(m, tl, st.peak_entry, top);
 
@@ -183,9 +303,8 @@ SnapDeviceStats snapshot_device_stats(const SnapshotModel& m, int64_t device, st
       if (t.time_us[i] >= 0 && t.time_us[i] <= *at_us) p = int64_t(i);
     mo.entry = p;
     mo.at_us = *at_us;
-    mo.allocated_bytes = tl.start;
-    mo.reserved_bytes = tl.rstart;
-    for (int64_t i = 0; i <= p; ++i) mo.allocated_bytes += tl.delta[size_t(i)], mo.reserved_bytes += tl.rdelta[size_t(i)];
+    mo.allocated_bytes = tl.level_at(p + 1);
+    mo.reserved_bytes = tl.reserved_at(p + 1);
     mo.top_sites = sites_at(m, tl, p, top);
     st.at = std::move(mo);
   }

@@ -191,7 +191,7 @@ Answer snapshot_summary_answer(const SnapshotSession& s, QueryParamsRef params) 
   at_stats.reserve(devices.size());
   std::vector<const SnapDeviceStats*> stats;
   for (int64_t d : devices) {
-    if (at_us) at_stats.push_back(snapshot_device_stats(s.model(), d, at_us));
+    if (at_us) at_stats.push_back(snapshot_device_stats(s.history(d), d, at_us));
     else stats.push_back(&s.stats(d));
   }
   for (const SnapDeviceStats& st : at_stats) stats.push_back(&st);
@@ -416,8 +416,9 @@ Answer snapshot_peak_answer(const SnapshotSession& s, QueryParamsRef params) {
   std::unordered_map<uint64_t, std::string> label_of;  // by stack and ownership
   std::map<std::string, Site> by;
   const int64_t p = st.peak_entry;
-  for (const SnapElem& e : h.elems) {
-    if (!(e.from <= p && p < e.to)) continue;
+  for (size_t k = 0; k < h.elem_count(); ++k) {
+    if (!(h.alive_from(k) <= p + 1 && p + 1 < h.alive_to(k))) continue;  // alive after entry p
+    const SnapElem e = h.elem(k);
     const uint64_t key = (uint64_t(e.stack) << 1) | (own_stack(e) ? 1 : 0);
     auto it = label_of.find(key);
     if (it == label_of.end()) it = label_of.emplace(key, site_label(s.model(), e, int(*depth))).first;
@@ -495,8 +496,9 @@ Answer snapshot_peak_tree_answer(const SnapshotSession& s, QueryParamsRef params
     return nodes.size() - 1;
   };
   const int64_t p = st.peak_entry;
-  for (const SnapElem& e : h.elems) {
-    if (!(e.from <= p && p < e.to)) continue;
+  for (size_t k = 0; k < h.elem_count(); ++k) {
+    if (!(h.alive_from(k) <= p + 1 && p + 1 < h.alive_to(k))) continue;  // alive after entry p
+    const SnapElem e = h.elem(k);
     std::vector<size_t> path;
     const uint32_t sk = e.stack;
     if (!own_stack(e)) {
@@ -631,9 +633,9 @@ void timeline_meta(AnswerBuilder& b, const SnapshotSession& s, const TimelineAsk
   b.meta("from", json_number(r.from));
   b.meta("to", json_number(r.to));
   b.meta("entries", json_int(int64_t(h.states()) - 1));
-  b.meta("has_times", h.has_times ? "true" : "false");
-  b.meta("first_us", json_number(h.has_times ? double(h.time_us.front()) : NAN));
-  b.meta("last_us", json_number(h.has_times ? double(h.time_us.back()) : NAN));
+  b.meta("has_times", h.has_times() ? "true" : "false");
+  b.meta("first_us", json_number(h.has_times() ? double(h.time_at(0)) : NAN));
+  b.meta("last_us", json_number(h.has_times() ? double(h.time_at(int64_t(h.states()) - 1)) : NAN));
   b.meta("y_max", json_int(r.y_max));
   b.meta("min_band_bytes", json_int(r.min_band_bytes));
   b.meta("folded", json_int(int64_t(r.folded)));
@@ -697,9 +699,9 @@ Answer snapshot_timeline_answer(const SnapshotSession& s, QueryParamsRef params)
                &stack = b.add("stack"), &c0 = b.add("first_column"), &c1 = b.add("last_column"), &bottom = b.add("bottom");
   std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> texts;  // by stack and ownership: site, stack
   const int64_t entries = int64_t(h.states()) - 1;
-  auto time_of = [&](int64_t entry) { return entry < 0 || entry >= entries ? NAN : opt_time(h.time_us[size_t(entry + 1)]); };
+  auto time_of = [&](int64_t entry) { return entry < 0 || entry >= entries ? NAN : opt_time(h.time_at(entry + 1)); };
   for (const SnapBand& band : r.bands) {
-    const SnapElem& e = h.elems[band.elem];
+    const SnapElem e = h.elem(band.elem);
     size.f64.push_back(double(e.size));
     addr.str.push_back(b.intern(address_text(e.addr)));
     from_e.f64.push_back(opt_entry(e.from));
@@ -758,7 +760,7 @@ Answer snapshot_timeline_columns_answer(const SnapshotSession& s, QueryParamsRef
     first.f64.push_back(double(c.first));
     last.f64.push_back(double(c.last));
     entry.f64.push_back(double(c.state));
-    t.f64.push_back(h.has_times ? double(h.time_us[size_t(c.state)]) : NAN);
+    t.f64.push_back(h.has_times() ? double(h.time_at(c.state)) : NAN);
     alloc.f64.push_back(double(c.allocated));
     res.f64.push_back(double(c.reserved));
     others.f64.push_back(double(c.others));

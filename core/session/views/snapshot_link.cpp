@@ -197,9 +197,9 @@ Answer snapshot_window_answer(const SnapshotSession& s, QueryParamsRef params) {
   if (to < from) return error_answer(kSnapshotWindowSchema, "to_us must be at or after from_us.");
   const SnapHistory& h = s.history(d);
   if (h.states() < 2) return error_answer(kSnapshotWindowSchema, "Device " + std::to_string(d) + " has no allocator history: nothing happened in any time range.");
-  if (!h.has_times)
+  if (!h.has_times())
     return error_answer(kSnapshotWindowSchema, "The snapshot's history has no times (time_us), so it cannot be placed on a trace's clock.");
-  const int64_t first = h.time_us[1], last = h.time_us.back();
+  const int64_t first = h.time_at(1), last = h.time_at(int64_t(h.states()) - 1);
   const bool span = !param(params, "span_from_us").empty() && !param(params, "span_to_us").empty();
   if (span && (last < span_from || first > span_to))
     return error_answer(kSnapshotWindowSchema,
@@ -209,18 +209,20 @@ Answer snapshot_window_answer(const SnapshotSession& s, QueryParamsRef params) {
   const int64_t entries = int64_t(h.states()) - 1;
   // Entry k's time is state k+1's; before the first entry, minus infinity; alive at the dump, plus.
   auto entry_time = [&](int64_t e) {
-    return e < 0 ? std::numeric_limits<int64_t>::min() : e >= entries ? std::numeric_limits<int64_t>::max() : h.time_us[size_t(e + 1)];
+    return e < 0 ? std::numeric_limits<int64_t>::min() : e >= entries ? std::numeric_limits<int64_t>::max() : h.time_at(e + 1);
   };
   // States: s after entry s-1. In the range: entries with from <= t <= to.
-  const auto lo = std::lower_bound(h.time_us.begin() + 1, h.time_us.end(), from);
-  const auto hi = std::upper_bound(h.time_us.begin() + 1, h.time_us.end(), to);
-  const int64_t s0 = lo - h.time_us.begin(), s1 = hi - h.time_us.begin();  // states [s0, s1) are after the range's entries
+  // (State 0 has entry 0's time too: the search starts at state 1.)
+  const int64_t s0 = std::max<int64_t>(1, h.first_state_at_or_after(from));
+  const int64_t s1 = std::max<int64_t>(1, to == std::numeric_limits<int64_t>::max() ? int64_t(h.states()) : h.first_state_at_or_after(to + 1));  // states [s0, s1) are after the range's entries
   const int64_t n_in = s1 - s0;
   // The level at the range's start: after the last entry before it (state s0 - 1).
-  const int64_t level_from = h.level[size_t(s0 - 1)];
+  const int64_t level_from = h.level_at(s0 - 1);
   int64_t peak = level_from, peak_at = from;
-  for (int64_t st = s0; st < s1; ++st)
-    if (h.level[size_t(st)] > peak) peak = h.level[size_t(st)], peak_at = h.time_us[size_t(st)];
+  if (s1 > s0) {
+    const int64_t st = h.most_allocated(s0, s1 - 1);
+    if (h.level_at(st) > peak) peak = h.level_at(st), peak_at = h.time_at(st);
+  }
   struct Site {
     int64_t bytes = 0, allocated_bytes = 0, largest = -1;
     uint64_t n = 0, allocated = 0, freed = 0;
@@ -229,8 +231,8 @@ Answer snapshot_window_answer(const SnapshotSession& s, QueryParamsRef params) {
   const SnapshotModel& m = s.model();
   std::unordered_map<uint64_t, std::string> label_of;  // by stack and ownership
   std::map<std::string, Site> by;
-  for (uint32_t k = 0; k < h.elems.size(); ++k) {
-    const SnapElem& e = h.elems[k];
+  for (uint32_t k = 0; k < h.elem_count(); ++k) {
+    const SnapElem e = h.elem(k);
     const int64_t born = entry_time(e.from), dies = e.to == INT64_MAX ? std::numeric_limits<int64_t>::max() : entry_time(e.to);
     if (!(born <= to && dies > from)) continue;
     // The label depends on the stack, and on whether it is the allocation's own (before, freed).
@@ -269,7 +271,7 @@ Answer snapshot_window_answer(const SnapshotSession& s, QueryParamsRef params) {
     an.f64.push_back(double(x.allocated));
     fr.f64.push_back(double(x.freed));
     largest.f64.push_back(double(x.largest));
-    const SnapElem& e = h.elems[x.largest_elem];
+    const SnapElem e = h.elem(x.largest_elem);
     const std::string text = snapshot_elem_stack_text(m, e);
     stack.str.push_back(text.empty() ? kNullString : b.intern(text));
   }
