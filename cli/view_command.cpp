@@ -1,9 +1,11 @@
-// `kinetoscope VIEW [--json|--csv] [--PARAM VALUE]... TRACE...`: every view of
+// `kinetoscope VIEW [--json|--csv] [--profile] [--PARAM VALUE]... TRACE...`: every view of
 // core/session/views.h that has no command of its own is printed from its answer here, so a new
 // view needs no line in the CLI. --json is the answer's object with the file's name first, one
 // line per trace; --csv the schema's CSV columns; the text a table of the answer's columns under
-// its metadata.
+// its metadata. --profile adds, on stderr, the CPU seconds of the read and of each answer.
 #include "cli/view_command.h"
+
+#include <sys/resource.h>
 
 #include <cmath>
 #include <cstdio>
@@ -91,6 +93,23 @@ std::vector<std::string_view> companions_of(std::string_view view) {
   return {};
 }
 
+// --profile: the process's CPU time (user, system) so far, to say on stderr what the read and
+// each answer cost.
+struct CpuTime {
+  double user = 0, system = 0;
+  static CpuTime now() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    auto s = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
+    return {s(u.ru_utime), s(u.ru_stime)};
+  }
+  CpuTime operator-(const CpuTime& o) const { return {user - o.user, system - o.system}; }
+};
+
+void print_profile_line(std::string_view what, const CpuTime& t) {
+  std::fprintf(stderr, "  %-22.*s %7.3f %7.3f %7.3f\n", int(what.size()), what.data(), t.user, t.system, t.user + t.system);
+}
+
 }  // namespace
 
 const ks::ViewDef* find_view(std::string_view name) {
@@ -109,7 +128,9 @@ std::string views_usage(std::string_view usage) {
     if (usage.find(command) != std::string_view::npos) continue;
     if (out.empty())
       out = "\nThe other views, each printed from its answer (--json: one object per trace, \"file\" first;\n"
-            "--csv: its table; text: its metadata and table):\n";
+            "--csv: its table; text: its metadata and table; --profile: on stderr, the CPU seconds,\n"
+            "user and system, of each trace's read and of each answer, the graph's parts a view asks\n"
+            "first, such as the operator trees, in that view's):\n";
     std::vector<const ks::ParamSpec*> params;
     for (const ks::ParamSpec& p : s.params) params.push_back(&p);
     for (std::string_view c : companions_of(s.view))
@@ -118,7 +139,7 @@ std::string views_usage(std::string_view usage) {
         for (const ks::ParamSpec* q : params) seen = seen || q->name == p.name;
         if (!seen) params.push_back(&p);
       }
-    out += "       " + command + "[--json|--csv]";
+    out += "       " + command + "[--json|--csv] [--profile]";
     for (const ks::ParamSpec* p : params) out += " [" + option_of(p->name) + " VALUE]";
     out += " TRACE...\n            " + std::string(s.description) + "\n";
     for (std::string_view c : companions_of(s.view))
@@ -131,7 +152,7 @@ std::string views_usage(std::string_view usage) {
 int run_view_command(const ks::ViewDef& view, int argc, char** argv, const char* usage) {
   const ks::ViewSchema& s = *view.schema;
   const std::string command(s.view);
-  bool json = false, csv = false;
+  bool json = false, csv = false, profile = false;
   ks::QueryParams params;
   std::vector<std::string> files;
   auto fail = [&](const std::string& why) {
@@ -146,6 +167,10 @@ int run_view_command(const ks::ViewDef& view, int argc, char** argv, const char*
     }
     if (a == "--csv") {
       csv = true;
+      continue;
+    }
+    if (a == "--profile") {
+      profile = true;
       continue;
     }
     if (a.size() > 1 && a[0] == '-') {
@@ -165,12 +190,26 @@ int run_view_command(const ks::ViewDef& view, int argc, char** argv, const char*
   if (files.empty()) return fail("no TRACE given");
   if (json && csv) return fail("--json or --csv, not both");
   int status = 0;
-  const int loaded = ks::for_each_session(files, false, [&](const std::string& name, const ks::Session& session) {
-    const ks::Answer a = session.query(command, params);
+  CpuTime mark;
+  auto print = [&](const std::string& name, const ks::Session& session) {
+    // --profile: each step's CPU seconds on stderr (the graph's parts a view asks first, such as
+    // the operator trees, counted in that view's).
+    const CpuTime read_end = CpuTime::now();
+    auto timed = [&](std::string_view view) {
+      const CpuTime t0 = CpuTime::now();
+      ks::Answer answer = session.query(view, params);
+      if (profile) print_profile_line(view, CpuTime::now() - t0);
+      return answer;
+    };
+    if (profile) {
+      std::fprintf(stderr, "%s: CPU seconds            user  system   total\n", name.c_str());
+      print_profile_line("read", read_end - mark);
+    }
+    const ks::Answer a = timed(command);
     std::vector<ks::Answer> with;
     std::string error = a.error;
     for (std::string_view c : companions_of(s.view)) {
-      with.push_back(session.query(c, params));
+      with.push_back(timed(c));
       if (error.empty()) error = with.back().error;
     }
     if (!error.empty()) {
@@ -192,6 +231,16 @@ int run_view_command(const ks::ViewDef& view, int argc, char** argv, const char*
       print_text(name, a);
       for (const ks::Answer& w : with) print_text(name, w);
     }
-  });
+    if (profile) {
+      const CpuTime end = CpuTime::now();
+      print_profile_line("answers and output", end - read_end);
+      print_profile_line("total", end - mark);
+    }
+  };
+  int loaded = 0;
+  for (const std::string& file : files) {  // one at a time, for --profile's read of each
+    mark = CpuTime::now();
+    loaded |= ks::for_each_session({file}, false, print);
+  }
   return loaded | status;
 }

@@ -104,7 +104,7 @@ GpuIdleResult gpu_idle_of(std::vector<ScopedGpuEvent> events, const GpuIdleOptio
 }
 
 GpuIdleResult gpu_idle(const TraceModel& m, const GpuIdleOptions& options) {
-  return gpu_idle_of(hta_scoped_events(m, options.rounding), options);
+  return gpu_idle_of(hta_scoped(m, options.rounding).events, options);
 }
 
 }  // namespace ks

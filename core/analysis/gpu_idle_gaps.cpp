@@ -6,8 +6,12 @@
 namespace ks {
 
 IdleGapsResult gpu_idle_gaps(const TraceModel& m, const OpTree& t, const GpuIdleOptions& options, size_t per_stream) {
+  return gpu_idle_gaps(m, hta_scoped(m, options.rounding), t, options, per_stream);
+}
+
+IdleGapsResult gpu_idle_gaps(const TraceModel& m, const HtaScoped& scoped, const OpTree& t, const GpuIdleOptions& options, size_t per_stream) {
   IdleGapsResult out;
-  std::vector<ScopedGpuEvent> events = hta_scoped_events(m, options.rounding);
+  std::vector<ScopedGpuEvent> events = scoped.events;
   sort_idle_events(events);
   const std::vector<IdleGap> gaps = idle_gaps(events, options);
   // Streams in order of their first event (gpu_idle's order); events are by stream, then start.

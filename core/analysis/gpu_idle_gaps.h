@@ -32,5 +32,7 @@ struct IdleGapsResult {
 
 // The `per_stream` longest gaps of each stream (ties: the earlier first).
 IdleGapsResult gpu_idle_gaps(const TraceModel& m, const OpTree& t, const GpuIdleOptions& options, size_t per_stream);
+// The same from HTA's scope already found (`scoped`, of options.rounding: Session::hta_scoped).
+IdleGapsResult gpu_idle_gaps(const TraceModel& m, const HtaScoped& scoped, const OpTree& t, const GpuIdleOptions& options, size_t per_stream);
 
 }  // namespace ks

@@ -163,7 +163,7 @@ GpuKernelsResult gpu_kernels_of(const std::vector<ScopedGpuEvent>& events, const
 }
 
 GpuKernelsResult gpu_kernels(const TraceModel& m, const GpuKernelsOptions& options) {
-  return gpu_kernels_of(hta_scoped_events(m, options.rounding), m.strings, options);
+  return gpu_kernels_of(hta_scoped(m, options.rounding).events, m.strings, options);
 }
 
 }  // namespace ks

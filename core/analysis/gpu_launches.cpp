@@ -4,7 +4,6 @@
 #include <array>
 #include <cmath>
 #include <limits>
-#include <map>
 
 namespace ks {
 
@@ -61,8 +60,12 @@ bool is_short_kernel(const KernelLaunch& k, const LaunchStatsOptions& o) {
 }
 
 LaunchStatsResult gpu_launch_stats(const TraceModel& m, const OpTree* tree, const LaunchStatsOptions& o) {
+  return gpu_launch_stats(m, hta_scoped(m, o.rounding), tree, o);
+}
+
+LaunchStatsResult gpu_launch_stats(const TraceModel& m, const HtaScoped& scoped, const OpTree* tree, const LaunchStatsOptions& o) {
   const bool hta = o.rounding == GpuTimeRounding::kHta;
-  const int64_t cut = hta_scope_cut(m, o.rounding);
+  const int64_t cut = scoped.cut;
   // The launch calls in scope by correlation: (correlation, launch index), the first call of a
   // correlation when a writer repeats one.
   std::vector<uint8_t> is_launch_name(m.strings.size(), 2);
@@ -86,7 +89,7 @@ LaunchStatsResult gpu_launch_stats(const TraceModel& m, const OpTree* tree, cons
   std::stable_sort(calls.begin(), calls.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<uint8_t> matched(calls.size(), 0);
   LaunchStatsResult out;
-  for (const ScopedGpuEvent& e : hta_scoped_events(m, o.rounding)) {
+  for (const ScopedGpuEvent& e : scoped.events) {
     if (e.correlation == kNoId) continue;
     auto it = std::lower_bound(calls.begin(), calls.end(), e.correlation, [](const auto& a, int64_t c) { return a.first < c; });
     if (it == calls.end() || it->first != e.correlation) continue;
@@ -139,21 +142,39 @@ LaunchStatsResult gpu_launch_stats(const TraceModel& m, const OpTree* tree, cons
         if (i != kDummyLaunch && i < node_of.size()) node_of[i] = int32_t(n);
       }
   }
-  std::map<std::string, LaunchOperator> by_name;
+  // Summed per operator name: first by the name's id (its text made once per name, not per launch;
+  // the last slot: no operator), then ordered by the text, equal texts joined, as a map by name.
+  std::vector<int32_t> slot_of(m.strings.size() + 1, -1);
+  std::vector<LaunchOperator> ops;
   for (const KernelLaunch& k : out.launches) {
-    std::string name;
     int32_t n = k.call < node_of.size() ? node_of[k.call] : -1;
     while (n >= 0 && !tree->nodes[size_t(n)].is_operator) n = tree->nodes[size_t(n)].parent;
-    if (n >= 0) name = std::string(m.strings.get(node_slice(m, tree->nodes[size_t(n)]).name));
-    LaunchOperator& op = by_name[name];
-    op.name = name;
+    const StringId id = n >= 0 ? node_slice(m, tree->nodes[size_t(n)]).name : StringId(m.strings.size());
+    const size_t at = id < m.strings.size() ? size_t(id) : m.strings.size();
+    if (slot_of[at] < 0) {
+      slot_of[at] = int32_t(ops.size());
+      ops.emplace_back().name = n >= 0 ? std::string(m.strings.get(id)) : std::string();
+    }
+    LaunchOperator& op = ops[size_t(slot_of[at])];
     ++op.launches;
     op.short_kernels += is_short_kernel(k, o) ? 1 : 0;
     op.cpu_ns += k.cpu_dur_ns;
     op.gpu_ns += k.gpu_dur_ns;
     op.delay_ns += k.delay_ns;
   }
-  for (auto& [name, op] : by_name) out.operators.push_back(std::move(op));
+  std::sort(ops.begin(), ops.end(), [](const LaunchOperator& a, const LaunchOperator& b) { return a.name < b.name; });
+  for (LaunchOperator& op : ops) {
+    if (!out.operators.empty() && out.operators.back().name == op.name) {
+      LaunchOperator& into = out.operators.back();
+      into.launches += op.launches;
+      into.short_kernels += op.short_kernels;
+      into.cpu_ns += op.cpu_ns;
+      into.gpu_ns += op.gpu_ns;
+      into.delay_ns += op.delay_ns;
+    } else {
+      out.operators.push_back(std::move(op));
+    }
+  }
   std::stable_sort(out.operators.begin(), out.operators.end(),
                    [](const LaunchOperator& a, const LaunchOperator& b) { return a.launches > b.launches; });
   return out;

@@ -84,5 +84,7 @@ bool is_short_kernel(const KernelLaunch& k, const LaunchStatsOptions& o);
 
 // `tree` gives each call its operator (null: none are named).
 LaunchStatsResult gpu_launch_stats(const TraceModel& m, const OpTree* tree, const LaunchStatsOptions& options = {});
+// The same from HTA's scope already found (`scoped`, of options.rounding: Session::hta_scoped).
+LaunchStatsResult gpu_launch_stats(const TraceModel& m, const HtaScoped& scoped, const OpTree* tree, const LaunchStatsOptions& options = {});
 
 }  // namespace ks

@@ -6,11 +6,13 @@
 
 namespace ks {
 
-CommCompOverlap comm_comp_overlap(const TraceModel& m, GpuTimeRounding rounding) {
-  const bool hta = rounding == GpuTimeRounding::kHta;
+CommCompOverlap comm_comp_overlap(const TraceModel& m, GpuTimeRounding rounding) { return comm_comp_overlap(hta_scoped(m, rounding)); }
+
+CommCompOverlap comm_comp_overlap(const HtaScoped& scoped) {
+  const bool hta = scoped.rounding == GpuTimeRounding::kHta;
   CommCompOverlap out;
   Ranges comm, comp;
-  for (const ScopedGpuEvent& e : hta_scoped_events(m, rounding)) {
+  for (const ScopedGpuEvent& e : scoped.events) {
     if (e.kind == GpuWorkKind::kCommunication) {
       ++out.communication_kernels;
       comm.push_back({e.start_ns, e.end_ns});

@@ -26,5 +26,7 @@ struct CommCompOverlap {
 };
 
 CommCompOverlap comm_comp_overlap(const TraceModel& m, GpuTimeRounding rounding = GpuTimeRounding::kExact);
+// The same from HTA's scope already found (Session::hta_scoped).
+CommCompOverlap comm_comp_overlap(const HtaScoped& scoped);
 
 }  // namespace ks

@@ -47,13 +47,18 @@ std::vector<CounterPoint> accumulate(std::vector<Change>& changes, Describe* sta
 
 }  // namespace
 
-GpuQueueResult gpu_queue(const TraceModel& m, const GpuQueueOptions& o) {
-  const bool hta = o.rounding == GpuTimeRounding::kHta;
-  GpuQueueResult out;
+GpuQueueResult gpu_queue(const TraceModel& m, const GpuQueueOptions& o) { return gpu_queue(m, hta_scoped(m, o.rounding), o); }
+
+GpuQueueResult gpu_queue(const TraceModel& m, const HtaScoped& scoped, const GpuQueueOptions& o) {
   // Queue length: the launches of the launch statistics (their calls and GPU events).
   LaunchStatsOptions lo;
   lo.rounding = o.rounding;
-  const LaunchStatsResult launches = gpu_launch_stats(m, nullptr, lo);
+  return gpu_queue(m, scoped, gpu_launch_stats(m, scoped, nullptr, lo), o);
+}
+
+GpuQueueResult gpu_queue(const TraceModel& m, const HtaScoped& scoped, const LaunchStatsResult& launches, const GpuQueueOptions& o) {
+  const bool hta = o.rounding == GpuTimeRounding::kHta;
+  GpuQueueResult out;
   std::map<int64_t, std::vector<Change>> by_stream;
   std::map<int64_t, uint64_t> launch_count;
   uint64_t seq = 0;
@@ -114,10 +119,10 @@ GpuQueueResult gpu_queue(const TraceModel& m, const GpuQueueOptions& o) {
     if (name < kind_of_name.size()) kind_of_name[name] = int32_t(k);
     return k;
   };
-  const int64_t cut = hta_scope_cut(m, o.rounding);
+  const int64_t cut = scoped.cut;
   std::vector<int64_t> in_scope_corr;
   if (cut != std::numeric_limits<int64_t>::max())
-    for (const ScopedGpuEvent& e : hta_scoped_events(m, o.rounding))
+    for (const ScopedGpuEvent& e : scoped.events)
       if (e.kind == GpuWorkKind::kMemory && e.correlation != kNoId) in_scope_corr.push_back(e.correlation);
   std::sort(in_scope_corr.begin(), in_scope_corr.end());
   seq = 0;

@@ -65,6 +65,11 @@ struct GpuQueueResult {
 };
 
 GpuQueueResult gpu_queue(const TraceModel& m, const GpuQueueOptions& options = {});
+// The same from HTA's scope already found (`scoped`, of options.rounding: Session::hta_scoped).
+GpuQueueResult gpu_queue(const TraceModel& m, const HtaScoped& scoped, const GpuQueueOptions& options = {});
+// The same with the launches already found: `launches` of gpu_launch_stats(m, scoped, any tree, {rounding}),
+// any cutoffs (they change only its counts), every launch call (hta_calls_only false).
+GpuQueueResult gpu_queue(const TraceModel& m, const HtaScoped& scoped, const LaunchStatsResult& launches, const GpuQueueOptions& options = {});
 // HTA's get_memory_kernel_type: "Memset", "Memcpy Unknown", or the name's first 11 characters.
 std::string memory_kind_of(std::string_view name);
 

@@ -205,9 +205,12 @@ HtaScope hta_scope(const TraceModel& m, bool hta) {
 
 }  // namespace
 
-std::vector<ScopedGpuEvent> hta_scoped_events(const TraceModel& m, GpuTimeRounding rounding) {
+HtaScoped hta_scoped(const TraceModel& m, GpuTimeRounding rounding) {
   const bool hta = rounding == GpuTimeRounding::kHta;
   const HtaScope scope = hta_scope(m, hta);
+  HtaScoped out;
+  out.rounding = rounding;
+  if (scope.last_step_left_out) out.cut = scope.last_start;
   // The runtime (or driver) call of each correlation id, for the launch's start; the first by
   // correlation when a writer repeats one.
   std::vector<std::pair<int64_t, int64_t>> launches;
@@ -217,7 +220,6 @@ std::vector<ScopedGpuEvent> hta_scoped_events(const TraceModel& m, GpuTimeRoundi
       if (c != kNoId) launches.emplace_back(c, hta ? hta_start(r.ts_ns) : int64_t(r.ts_ns));
     }
   std::stable_sort(launches.begin(), launches.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<ScopedGpuEvent> out;
   for_each_gpu_event(m, [&](const GpuEvent& e) {
     if (e.kind == GpuWorkKind::kSync || !scope.contains(e.stream, e.correlation)) return;
     ScopedGpuEvent x;
@@ -233,10 +235,12 @@ std::vector<ScopedGpuEvent> hta_scoped_events(const TraceModel& m, GpuTimeRoundi
                                  [](const auto& a, int64_t c) { return a.first < c; });
       if (it != launches.end() && it->first == e.correlation) x.launch_ns = it->second;
     }
-    out.push_back(x);
+    out.events.push_back(x);
   });
   return out;
 }
+
+std::vector<ScopedGpuEvent> hta_scoped_events(const TraceModel& m, GpuTimeRounding rounding) { return hta_scoped(m, rounding).events; }
 
 int64_t hta_scope_cut(const TraceModel& m, GpuTimeRounding rounding) {
   const HtaScope scope = hta_scope(m, rounding == GpuTimeRounding::kHta);

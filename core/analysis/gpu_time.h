@@ -107,6 +107,15 @@ struct ScopedGpuEvent {
 };
 // The events of HTA's scope in the trace's order of tables (kernels, memcpys, memsets).
 std::vector<ScopedGpuEvent> hta_scoped_events(const TraceModel& m, GpuTimeRounding rounding);
+// HTA's scope's events and its cut (hta_scope_cut), found in one pass over the host calls: the
+// input of every analysis of the GPU time view (idle, kernels, launches, overlap, queue, idle
+// gaps), which a Session builds once per rounding (Session::hta_scoped) instead of once per view.
+struct HtaScoped {
+  GpuTimeRounding rounding = GpuTimeRounding::kExact;
+  int64_t cut = std::numeric_limits<int64_t>::max();
+  std::vector<ScopedGpuEvent> events;
+};
+HtaScoped hta_scoped(const TraceModel& m, GpuTimeRounding rounding);
 // HTA's scope's cut (the trace's row above): with two or more ProfilerStep names, the latest
 // ProfilerStep start as the rounding reads it (host calls that start before it are in); else
 // INT64_MAX (everything is in).

@@ -98,6 +98,13 @@ const FlopsResult& Session::flops() const {
   return cached(flops_, [&] { return count_flops(tree(), model()); });
 }
 
+const HtaScoped& Session::hta_scoped(GpuTimeRounding rounding) const {
+  return cached(hta_scoped_[rounding == GpuTimeRounding::kHta ? 1 : 0], [&] {
+    report("GPU events in scope");
+    return ks::hta_scoped(model(), rounding);
+  });
+}
+
 OverviewInputs Session::overview_inputs() const {
   OverviewInputs in{model(), breakdown(), gpus(), tree(), options_.tb_plugin};
   if (!options_.tb_plugin) in.flops = &flops();  // the default mode's FLOPs-based advice

@@ -7,6 +7,7 @@
 // computes in one mode and keeps one set of caches; a caller that wants both reads the trace
 // into two Sessions (the CLI's --tb-plugin; the page never asks for it).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -14,9 +15,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/analysis/flops.h"
 #include "core/analysis/gpu_metrics.h"
+#include "core/analysis/gpu_time.h"
 #include "core/analysis/memory.h"
 #include "core/analysis/modules.h"
 #include "core/analysis/op_tree.h"
@@ -68,6 +71,9 @@ class Session {
   const StepAttribution& attribution() const;
   // The counted FLOPs of the operator trees (flops.h): the flops, roofline, operators and kernels views read them.
   const FlopsResult& flops() const;
+  // HTA's scope's GPU events and cut (gpu_time.h hta_scoped), one per rounding: what the GPU time
+  // view's analyses read, built once for all of them.
+  const HtaScoped& hta_scoped(GpuTimeRounding rounding) const;
   OverviewInputs overview_inputs() const;
   // The operator trees if built (for the heap's accounting), else null.
   const OpTree* tree_if_built() const { return tree_ ? &*tree_ : nullptr; }
@@ -89,15 +95,22 @@ class Session {
   uint64_t serial() const { return serial_; }
 
   // A computation several views read (a detail whose lists are views of their own: the kernel
-  // detail's stacks, operators and launches), kept for the next view that asks with the same key.
-  // Only the last one is kept; `key` names the computation and its parameters.
+  // detail's stacks, operators and launches; the GPU time view's analyses, which its
+  // recommendations read again), kept for the next view that asks with the same key. Only the
+  // last one of each `family` (a name of the computation: "gpu-idle", "diff") is kept, so a family
+  // holds one answer's worth of memory at most; `key` names the computation and its parameters.
   template <class T, class F>
-  const T& shared(const std::string& key, F&& build) const {
-    if (!shared_ || shared_key_ != key || !reader_.finished()) {
-      shared_ = std::make_shared<const T>(build());
-      shared_key_ = key;
+  const T& shared(std::string_view family, const std::string& key, F&& build) const {
+    size_t i = 0;
+    while (i < shared_.size() && shared_[i].family != family) ++i;
+    if (i == shared_.size()) shared_.push_back({std::string(family), "", nullptr});
+    if (!shared_[i].value || shared_[i].key != key || !reader_.finished()) {
+      shared_[i].value.reset();  // the old one's memory goes before the new one is built
+      std::shared_ptr<const T> built = std::make_shared<const T>(build());  // may add a family's slot
+      shared_[i].value = std::move(built);
+      shared_[i].key = key;
     }
-    return *static_cast<const T*>(shared_.get());
+    return *static_cast<const T*>(shared_[i].value.get());
   }
 
   // Reports a part of the graph about to be built (for the views' own parts).
@@ -123,8 +136,12 @@ class Session {
   mutable std::optional<MemoryIndex> memory_;
   mutable std::optional<StepAttribution> attribution_;
   mutable std::optional<FlopsResult> flops_;
-  mutable std::shared_ptr<const void> shared_;
-  mutable std::string shared_key_;
+  mutable std::array<std::optional<HtaScoped>, 2> hta_scoped_;  // by GpuTimeRounding
+  struct SharedSlot {
+    std::string family, key;
+    std::shared_ptr<const void> value;
+  };
+  mutable std::vector<SharedSlot> shared_;
 };
 
 // A parameter's value, or `fallback` when absent.

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "core/analysis/gpu_launches.h"
 #include "core/analysis/gpu_overlap.h"
@@ -28,6 +29,18 @@ struct Opened {
 };
 
 std::string fixture(const char* name) { return kstest::read_fixture(name); }
+
+// 1,030 launches 1 µs apart from 1000 µs, their kernels 2 µs apart from 5000 µs.
+std::string queue_limit_trace() {
+  std::string t = "{\"traceEvents\":[\n";
+  for (int i = 0; i < 1030; ++i) {
+    t += "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(1000 + i) +
+         ",\"dur\":0.5,\"args\":{\"correlation\":" + std::to_string(i + 1) + "}},\n";
+    t += "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":" + std::to_string(5000 + 2 * i) +
+         ",\"dur\":1,\"args\":{\"correlation\":" + std::to_string(i + 1) + ",\"device\":0,\"stream\":7}}" + (i + 1 < 1030 ? ",\n" : "\n");
+  }
+  return t + "]}";
+}
 
 }  // namespace
 
@@ -144,15 +157,7 @@ TEST_CASE("a stream at CUDA's queue limit: the time it spent there", "[gpu_queue
   // 1,030 launches 1 µs apart from 1000 µs, their kernels 2 µs apart from 5000 µs: the queue
   // reaches 1024 at the 1,024th launch (2023 µs), 1030 at the last (2029 µs), and falls back to
   // 1023 when the 7th kernel starts (5012 µs): 2989 µs at the limit.
-  std::string t = "{\"traceEvents\":[\n";
-  for (int i = 0; i < 1030; ++i) {
-    t += "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(1000 + i) +
-         ",\"dur\":0.5,\"args\":{\"correlation\":" + std::to_string(i + 1) + "}},\n";
-    t += "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":" + std::to_string(5000 + 2 * i) +
-         ",\"dur\":1,\"args\":{\"correlation\":" + std::to_string(i + 1) + ",\"device\":0,\"stream\":7}}" + (i + 1 < 1030 ? ",\n" : "\n");
-  }
-  t += "]}";
-  Opened o(t);
+  Opened o(queue_limit_trace());
   const ks::GpuQueueResult r = ks::gpu_queue(o.s.model());
   REQUIRE(r.streams.size() == 1);
   CHECK(r.streams[0].launches == 1030);
@@ -178,4 +183,42 @@ TEST_CASE("a stream at CUDA's queue limit: the time it spent there", "[gpu_queue
     const std::vector<ks::CounterColumn> d = ks::counter_columns(r.streams[0].series, 1000 * us, 7058 * us, 4);
     CHECK(d[3].last == 0);
   }
+}
+
+// The GPU time view's answers share their computations through the Session (the events of HTA's
+// scope once per rounding; each analysis kept for the recommendations, which read them again; the
+// queue reads the launch statistics' launches once the operator trees are built, else finds them
+// itself): whichever view asks first, each answer is the same.
+TEST_CASE("the GPU time answers are the same whichever view asks their shared computations first", "[gpu_queue]") {
+  const std::vector<std::string> views = {"gpu-recommendations", "gpu-time", "gpu-idle", "gpu-idle-intervals", "gpu-kernel-types",
+                                          "gpu-top-kernels", "gpu-comm-overlap", "gpu-launch-stats", "gpu-launch-operators",
+                                          "gpu-idle-gaps", "gpu-kernel-sequences", "gpu-critical-path", "gpu-memory-bandwidth", "gpu-queue"};
+  for (const std::string& text : {fixture("gpu-launch-without-kernel.json"), queue_limit_trace()}) {
+    // Last view first, without the operator trees: the queue finds its launches itself.
+    Opened fresh(text);
+    std::vector<std::string> first(views.size());
+    for (size_t i = views.size(); i-- > 0;) {
+      const ks::Answer a = fresh.s.query(views[i], {});
+      REQUIRE(a.error.empty());
+      first[i] = ks::answer_json(a);
+      if (views[i] == "gpu-queue") CHECK(fresh.s.tree_if_built() == nullptr);
+    }
+    // The trees built first (as the page's Overview builds them), the recommendations first: they
+    // compute the others' parts, the queue from the launch statistics.
+    Opened warm(text);
+    warm.s.tree();
+    for (size_t i = 0; i < views.size(); ++i) CHECK(ks::answer_json(warm.s.query(views[i], {})) == first[i]);
+    // And as the analyses compute them on their own.
+    const ks::GpuQueueResult q = ks::gpu_queue(warm.s.model());
+    const ks::Answer a = warm.s.query("gpu-queue", {});
+    REQUIRE(a.rows == q.streams.size());
+    for (size_t i = 0; i < q.streams.size(); ++i) {
+      CHECK(a.column("stream")->f64[i] == double(q.streams[i].stream));
+      CHECK(a.column("count")->f64[i] == double(q.streams[i].stats.count));
+      CHECK(a.column("time_at_limit_us")->f64[i] == double(q.streams[i].time_at_limit_ns) / 1e3);
+    }
+  }
+  // The queue trace's recommendation: its stream at the limit (so the comparison above held rows).
+  Opened o(queue_limit_trace());
+  CHECK(o.s.query("gpu-recommendations", {}).rows >= 1);
 }

@@ -256,15 +256,29 @@ TEST_CASE("Session answers a kernel row's detail as three answers of one computa
   CHECK(o.s.query("kernel_detail", {{"group_by", "props"}, {"grid", "80,1"}}).error == "grid takes X,Y,Z");
 }
 
-TEST_CASE("Session::shared keeps the last computation of a key for the next view that asks", "[session]") {
+TEST_CASE("Session::shared keeps the last computation of each family for the next view that asks", "[session]") {
   Opened o("op-tree-linking.json");
   int built = 0;
   auto build = [&] { return ++built; };
-  CHECK(o.s.shared<int>("a", build) == 1);
-  CHECK(o.s.shared<int>("a", build) == 1);
+  CHECK(o.s.shared<int>("f", "a", build) == 1);
+  CHECK(o.s.shared<int>("f", "a", build) == 1);
   CHECK(built == 1);
-  CHECK(o.s.shared<int>("b", build) == 2);
-  CHECK(o.s.shared<int>("a", build) == 3);  // only the last one is kept
+  CHECK(o.s.shared<int>("f", "b", build) == 2);
+  CHECK(o.s.shared<int>("f", "a", build) == 3);  // only the family's last one is kept
+  // Another family has its own: asking it keeps the first family's.
+  CHECK(o.s.shared<int>("g", "a", build) == 4);
+  CHECK(o.s.shared<int>("f", "a", build) == 3);
+  CHECK(o.s.shared<int>("g", "a", build) == 4);
+  // A computation that asks other families while it is built (the GPU queue asks the launch
+  // statistics) gets its own value back, however many families it adds.
+  const int& outer = o.s.shared<int>("outer", "x", [&] {
+    int sum = 0;
+    for (int i = 0; i < 20; ++i) sum += o.s.shared<int>("inner" + std::to_string(i), "x", [i] { return i; });
+    return sum;
+  });
+  CHECK(outer == 190);
+  CHECK(o.s.shared<int>("inner7", "x", build) == 7);
+  CHECK(built == 4);
 }
 
 // The Module view's tables on tb_plugin's TestModuleView trace: Conv2 (id 100) 1 call, 211 us;

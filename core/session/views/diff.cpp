@@ -168,7 +168,7 @@ Answer with_diff(const Session& s, const Session& other, QueryParamsRef params, 
   auto build = [&] { return diff_trees(s.diff_tree(), s.model(), other.diff_tree(), other.model(), s.tb_plugin()); };
   if (!s.reader().finished() || !other.reader().finished()) return answer(build(), baseline, experiment);
   const std::string key = "diff " + std::to_string(other.serial());
-  return answer(s.shared<DiffResult>(key, build), baseline, experiment);
+  return answer(s.shared<DiffResult>("diff", key, build), baseline, experiment);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "core/analysis/step_scope.h"
 #include "core/session/session.h"
 #include "core/session/views.h"
+#include "core/session/views/gpu_shared.h"
 #include "core/util/json_writer.h"
 
 namespace ks {
@@ -51,6 +52,10 @@ const ViewSchema kGpuCriticalPathSchema = {
     "critical_path",
 };
 
+const CriticalPathResult& shared_critical_path(const Session& s, size_t index) {
+  return s.shared<CriticalPathResult>("gpu-critical-path", std::to_string(index), [&] { return critical_path(s.model(), s.steps(), index); });
+}
+
 Answer gpu_critical_path_answer(const Session& s, QueryParamsRef params) {
   const TraceModel& m = s.model();
   const StepsResult& steps = s.steps();
@@ -65,7 +70,7 @@ Answer gpu_critical_path_answer(const Session& s, QueryParamsRef params) {
       }
     if (index == SIZE_MAX) return error_answer(kGpuCriticalPathSchema, unknown_step_message(steps, name));
   }
-  const CriticalPathResult r = critical_path(m, steps, index);
+  const CriticalPathResult& r = shared_critical_path(s, index);
   AnswerBuilder b(kGpuCriticalPathSchema, r.path.size());
   auto us = [&](int64_t ns) { return double(ns - m.start_ns) / 1e3; };
   {

@@ -8,6 +8,7 @@
 #include "core/analysis/gpu_idle.h"
 #include "core/session/session.h"
 #include "core/session/views.h"
+#include "core/session/views/gpu_shared.h"
 #include "core/util/json_writer.h"
 #include "core/util/numbers.h"
 
@@ -106,11 +107,6 @@ IdleAsked idle_params(QueryParamsRef params) {
   return a;
 }
 
-const GpuIdleResult& idle_of(const Session& s, const GpuIdleOptions& o) {
-  const std::string key = std::string("gpu-idle:") + gpu_time_rounding_word(o.rounding) + ":" + std::to_string(o.kernel_wait_ns);
-  return s.shared<GpuIdleResult>(key, [&] { return gpu_idle(s.model(), o); });
-}
-
 void idle_meta(AnswerBuilder& b, const GpuIdleOptions& o, bool any) {
   {
     JsonWriter w;
@@ -132,10 +128,15 @@ void idle_meta(AnswerBuilder& b, const GpuIdleOptions& o, bool any) {
 
 }  // namespace
 
+const GpuIdleResult& shared_gpu_idle(const Session& s, const GpuIdleOptions& o) {
+  const std::string key = std::string(gpu_time_rounding_word(o.rounding)) + ":" + std::to_string(o.kernel_wait_ns);
+  return s.shared<GpuIdleResult>("gpu-idle", key, [&] { return gpu_idle_of(s.hta_scoped(o.rounding).events, o); });
+}
+
 Answer gpu_idle_answer(const Session& s, QueryParamsRef params) {
   const IdleAsked asked = idle_params(params);
   if (!asked.error.empty()) return error_answer(kGpuIdleSchema, asked.error);
-  const GpuIdleResult& r = idle_of(s, asked.options);
+  const GpuIdleResult& r = shared_gpu_idle(s, asked.options);
   AnswerBuilder b(kGpuIdleSchema, r.streams.size());
   idle_meta(b, asked.options, !r.streams.empty());
   AnswerColumn& stream = b.add("stream");
@@ -159,7 +160,7 @@ Answer gpu_idle_answer(const Session& s, QueryParamsRef params) {
 Answer gpu_idle_intervals_answer(const Session& s, QueryParamsRef params) {
   const IdleAsked asked = idle_params(params);
   if (!asked.error.empty()) return error_answer(kGpuIdleIntervalsSchema, asked.error);
-  const GpuIdleResult& r = idle_of(s, asked.options);
+  const GpuIdleResult& r = shared_gpu_idle(s, asked.options);
   AnswerBuilder b(kGpuIdleIntervalsSchema, r.streams.size() * kIdleCategories);
   idle_meta(b, asked.options, !r.streams.empty());
   AnswerColumn& stream = b.add("stream");

@@ -58,7 +58,7 @@ Answer gpu_idle_gaps_answer(const Session& s, QueryParamsRef params) {
   if (!n || *n < 1) return error_answer(kGpuIdleGapsSchema, "gaps is not a whole number of 1 or more: " + std::string(n_text));
   const TraceModel& m = s.model();
   const OpTree& t = s.tree();
-  const IdleGapsResult r = gpu_idle_gaps(m, t, o, size_t(*n));
+  const IdleGapsResult r = gpu_idle_gaps(m, s.hta_scoped(o.rounding), t, o, size_t(*n));
   AnswerBuilder b(kGpuIdleGapsSchema, r.gaps.size());
   b.meta("gaps", std::to_string(*n));
   b.meta("streams", std::to_string(r.streams));

@@ -4,6 +4,7 @@
 #include "core/analysis/kernel_sequences.h"
 #include "core/session/session.h"
 #include "core/session/views.h"
+#include "core/session/views/gpu_shared.h"
 #include "core/util/json_writer.h"
 #include "core/util/numbers.h"
 
@@ -46,6 +47,11 @@ const ViewSchema kGpuKernelSequencesSchema = {
     "kernel_sequences",
 };
 
+const KernelSequencesResult& shared_kernel_sequences(const Session& s, const KernelSequenceOptions& o) {
+  const std::string key = o.operator_filter + "\n" + std::to_string(o.min_kernels) + ":" + std::to_string(o.top);
+  return s.shared<KernelSequencesResult>("gpu-kernel-sequences", key, [&] { return kernel_sequences(s.tree(), s.model(), o); });
+}
+
 Answer gpu_kernel_sequences_answer(const Session& s, QueryParamsRef params) {
   KernelSequenceOptions o;
   o.operator_filter = std::string(param(params, "operator", "aten::"));
@@ -59,7 +65,7 @@ Answer gpu_kernel_sequences_answer(const Session& s, QueryParamsRef params) {
   o.min_kernels = size_t(*min);
   o.top = size_t(*top);
   const TraceModel& m = s.model();
-  const KernelSequencesResult r = kernel_sequences(s.tree(), m, o);
+  const KernelSequencesResult& r = shared_kernel_sequences(s, o);
   AnswerBuilder b(kGpuKernelSequencesSchema, r.sequences.size());
   {
     JsonWriter w;

@@ -105,7 +105,7 @@ KernelsAsked kernel_params(QueryParamsRef params) {
 const GpuKernelsResult& kernels_of(const Session& s, const GpuKernelsOptions& o) {
   const std::string key = std::string("gpu-kernels:") + gpu_time_rounding_word(o.rounding) + ":" +
                           std::to_string(o.num_kernels) + ":" + std::to_string(o.duration_ratio);
-  return s.shared<GpuKernelsResult>(key, [&] { return gpu_kernels(s.model(), o); });
+  return s.shared<GpuKernelsResult>("gpu-kernels", key, [&] { return gpu_kernels_of(s.hta_scoped(o.rounding).events, s.model().strings, o); });
 }
 
 void kernel_meta(AnswerBuilder& b, const GpuKernelsOptions& o, const GpuKernelsResult& r) {

@@ -10,6 +10,7 @@
 #include "core/session/views.h"
 #include "core/util/json_writer.h"
 #include "core/util/numbers.h"
+#include "core/session/views/gpu_shared.h"
 
 #define KS_DESCRIBE_TS "{ count: number; mean: number | null; std: number | null; min: number | null; p25: number | null; p50: number | null; p75: number | null; max: number | null }"
 
@@ -56,11 +57,15 @@ LaunchAsked launch_params(QueryParamsRef params) {
   return a;
 }
 
-const LaunchStatsResult& launches_of(const Session& s, const LaunchStatsOptions& o) {
+}  // namespace
+
+const LaunchStatsResult& shared_launch_stats(const Session& s, const LaunchStatsOptions& o) {
   const std::string key = std::string("gpu-launches:") + gpu_time_rounding_word(o.rounding) + ":" +
                           std::to_string(o.runtime_cutoff_ns) + ":" + std::to_string(o.launch_delay_cutoff_ns) + (o.hta_calls_only ? ":hta" : ":all");
-  return s.shared<LaunchStatsResult>(key, [&] { return gpu_launch_stats(s.model(), &s.tree(), o); });
+  return s.shared<LaunchStatsResult>("gpu-launches", key, [&] { return gpu_launch_stats(s.model(), s.hta_scoped(o.rounding), &s.tree(), o); });
 }
+
+namespace {
 
 const char* kNoLaunchNote =
     "The trace has no kernel launch with its GPU event (no cudaLaunchKernel, cudaMemcpyAsync, cudaMemsetAsync or "
@@ -151,7 +156,7 @@ const ViewSchema kGpuLaunchesSchema = {
 Answer gpu_launch_stats_answer(const Session& s, QueryParamsRef params) {
   const LaunchAsked asked = launch_params(params);
   if (!asked.error.empty()) return error_answer(kGpuLaunchStatsSchema, asked.error);
-  const LaunchStatsResult& r = launches_of(s, asked.options);
+  const LaunchStatsResult& r = shared_launch_stats(s, asked.options);
   // Bins [0, 1), [1, 2), [2, 4), ... µs up to the longest delay.
   std::vector<uint64_t> bins;
   for (const KernelLaunch& k : r.launches) {
@@ -198,7 +203,7 @@ Answer gpu_launch_stats_answer(const Session& s, QueryParamsRef params) {
 Answer gpu_launch_operators_answer(const Session& s, QueryParamsRef params) {
   const LaunchAsked asked = launch_params(params);
   if (!asked.error.empty()) return error_answer(kGpuLaunchOperatorsSchema, asked.error);
-  const LaunchStatsResult& r = launches_of(s, asked.options);
+  const LaunchStatsResult& r = shared_launch_stats(s, asked.options);
   AnswerBuilder b(kGpuLaunchOperatorsSchema, r.operators.size());
   b.rows_here();
   AnswerColumn& op = b.add("operator");
@@ -237,7 +242,7 @@ Answer gpu_launches_answer(const Session& s, QueryParamsRef params) {
     limit = size_t(v);
   }
   const LaunchStatsOptions& o = asked.options;
-  const LaunchStatsResult& r = launches_of(s, o);
+  const LaunchStatsResult& r = shared_launch_stats(s, o);
   std::vector<const KernelLaunch*> rows;
   for (const KernelLaunch& k : r.launches) {
     if (rows.size() >= limit) break;

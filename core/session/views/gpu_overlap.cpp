@@ -46,7 +46,7 @@ Answer gpu_comm_overlap_answer(const Session& s, QueryParamsRef params) {
   const std::string_view word = param(params, "rounding", "ns");
   if (!parse_gpu_time_rounding(word, rounding)) return error_answer(kGpuCommOverlapSchema, "unknown rounding: " + std::string(word) + " (ns or hta)");
   const TraceModel& m = s.model();
-  const CommCompOverlap o = comm_comp_overlap(m, rounding);
+  const CommCompOverlap o = comm_comp_overlap(s.hta_scoped(rounding));
   // The Distributed view's number: its rank summary's steps (as its reduce sums them).
   const RankSummary rank = distributed_rank(m, "", "", false);
   int64_t dist_comm = 0, dist_overlap = 0;

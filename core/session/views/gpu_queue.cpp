@@ -13,8 +13,22 @@
 #include "core/session/views.h"
 #include "core/util/json_writer.h"
 #include "core/util/numbers.h"
+#include "core/session/views/gpu_shared.h"
 
 namespace ks {
+
+const GpuQueueResult& shared_gpu_queue(const Session& s, const GpuQueueOptions& o) {
+  const std::string key = std::string(gpu_time_rounding_word(o.rounding)) + (o.starts_first ? ":starts_first" : ":launches_first");
+  return s.shared<GpuQueueResult>("gpu-queue", key, [&] {
+    const HtaScoped& scoped = s.hta_scoped(o.rounding);
+    // With the operator trees built (the page's, after its Overview; gpu-time's), the launches of
+    // the launch statistics view's default answer (computed once for both); else its launches alone.
+    if (!s.tree_if_built()) return gpu_queue(s.model(), scoped, o);
+    LaunchStatsOptions lo;
+    lo.rounding = o.rounding;
+    return gpu_queue(s.model(), scoped, shared_launch_stats(s, lo), o);
+  });
+}
 
 namespace {
 
@@ -36,8 +50,7 @@ const GpuQueueResult* queue_of(const Session& s, QueryParamsRef params, std::str
     return nullptr;
   }
   o.starts_first = ties == "starts_first";
-  const std::string key = std::string("gpu-queue:") + gpu_time_rounding_word(o.rounding) + ":" + std::string(ties);
-  return &s.shared<GpuQueueResult>(key, [&] { return gpu_queue(s.model(), o); });
+  return &shared_gpu_queue(s, o);
 }
 
 void stats_columns(AnswerBuilder& b, const std::vector<const Describe*>& d, double scale) {

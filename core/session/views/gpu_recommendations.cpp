@@ -8,6 +8,7 @@
 #include "core/analysis/gpu_time.h"
 #include "core/session/session.h"
 #include "core/session/views.h"
+#include "core/session/views/gpu_shared.h"
 #include "core/util/json_writer.h"
 #include "core/util/numbers.h"
 
@@ -52,10 +53,10 @@ Answer gpu_recommendations_answer(const Session& s, QueryParamsRef params) {
   GpuIdleOptions io;
   parse_gpu_time_rounding(param(params, "rounding", "ns"), io.rounding);
   io.kernel_wait_ns = parse_us_to_ns(param(params, "kernel_wait_us", "30")).value_or(30000);
-  const GpuIdleResult idle = gpu_idle(m, io);
+  const GpuIdleResult& idle = shared_gpu_idle(s, io);
   GpuTimeOptions to;
   to.rounding = io.rounding;
-  const GpuTimeResult time = gpu_time(m, s.steps(), to);
+  const GpuTimeResult& time = shared_gpu_time(s, to);
   const StepsResult& steps = s.steps();
   size_t index = 0;
   const std::string_view name = param(params, "step");
@@ -64,17 +65,16 @@ Answer gpu_recommendations_answer(const Session& s, QueryParamsRef params) {
       index = i;
       break;
     }
-  const CriticalPathResult path = critical_path(m, steps, index);
+  const CriticalPathResult& path = shared_critical_path(s, index);
   KernelSequenceOptions ko;
   ko.operator_filter = std::string(param(params, "operator", "aten::"));
   ko.min_kernels = size_t(parse_int(param(params, "min_kernels", "3")).value_or(3));
   ko.top = size_t(parse_int(param(params, "top", "10")).value_or(10));
-  const KernelSequencesResult seq = kernel_sequences(s.tree(), m, ko);
+  const KernelSequencesResult& seq = shared_kernel_sequences(s, ko);
   // The queue length as gpu-queue answers it with the same rounding (one computation, Session::shared).
   GpuQueueOptions qo;
   qo.rounding = io.rounding;
-  const GpuQueueResult& queue = s.shared<GpuQueueResult>(std::string("gpu-queue:") + gpu_time_rounding_word(qo.rounding) + ":launches_first",
-                                                         [&] { return gpu_queue(m, qo); });
+  const GpuQueueResult& queue = shared_gpu_queue(s, qo);
   const std::vector<GpuRecommendation> recs = gpu_recommendations(
       m, idle, time.overall.has_work ? time.overall.span_ns() : 0, path, path.has_step && !path.whole_trace ? steps.steps[path.step_index].name : "", seq,
       &queue);

@@ -7,6 +7,7 @@
 #include "core/session/session.h"
 #include "core/session/views.h"
 #include "core/util/json_writer.h"
+#include "core/session/views/gpu_shared.h"
 
 namespace ks {
 
@@ -66,12 +67,16 @@ std::string kinds_json(const std::array<uint64_t, kGpuWorkKinds>& n) {
 
 }  // namespace
 
+const GpuTimeResult& shared_gpu_time(const Session& s, const GpuTimeOptions& o) {
+  return s.shared<GpuTimeResult>("gpu-time", gpu_time_rounding_word(o.rounding), [&] { return gpu_time(s.model(), s.steps(), o); });
+}
+
 Answer gpu_time_answer(const Session& s, QueryParamsRef params) {
   GpuTimeOptions o;
   const std::string_view rounding = param(params, "rounding", "ns");
   if (!parse_gpu_time_rounding(rounding, o.rounding)) return error_answer(kGpuTimeSchema, "unknown rounding: " + std::string(rounding) + " (ns or hta)");
   const TraceModel& m = s.model();
-  const GpuTimeResult r = gpu_time(m, s.steps(), o);
+  const GpuTimeResult& r = shared_gpu_time(s, o);
   uint64_t total = 0;
   for (uint64_t n : r.events) total += n;
   const bool any = total > 0;

@@ -135,7 +135,7 @@ Detail detail_of(const Session& s, QueryParamsRef params) {
   for (const int32_t v : {key.grid[0], key.grid[1], key.grid[2], key.block[0], key.block[1], key.block[2],
                           key.registers_per_thread, key.shared_memory})
     memo.append(1, '\0').append(std::to_string(v));
-  out.d = &s.shared<KernelDetail>(memo, [&] { return kernel_detail(s.tree(), s.model(), key, filter ? &*filter : nullptr); });
+  out.d = &s.shared<KernelDetail>("kernel-detail", memo, [&] { return kernel_detail(s.tree(), s.model(), key, filter ? &*filter : nullptr); });
   return out;
 }
 
