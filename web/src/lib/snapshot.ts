@@ -100,3 +100,18 @@ export function snapshotSummary(s: SnapshotInfo): Summary {
     health: s.health,
   };
 }
+
+/**
+ * A site label (file:line:function, snapshot_site's) short enough for a table column: the file's
+ * last two path parts after "…/" ("…/modules/linear.py:125:forward"), since the end is what tells
+ * sites apart and a cell cut at its end showed only "/opt/torch/.venv/lib/python3.12/s…". Labels
+ * without a path (<...> labels, "model.py:7:forward") are kept whole.
+ */
+export function shortSite(label: string): string {
+  const m = /^(.*?)((?::\d+)?(?::[^:/]*)?)$/.exec(label);
+  const file = m ? m[1] : label;
+  const rest = m ? m[2] : '';
+  const parts = file.split('/');
+  if (label.startsWith('<') || parts.length <= 3) return label;
+  return `…/${parts.slice(-2).join('/')}${rest}`;
+}

@@ -14,6 +14,7 @@ import { NULL_STRING, SNAPSHOT_WINDOW_COLUMNS } from '../generated/views';
 import { answerTable } from '../lib/answer-table';
 import { csvStem } from '../lib/download';
 import { formatBytes, formatCount, formatTimestampUs } from '../lib/format';
+import { shortSite } from '../lib/snapshot';
 import type { DiffTrace } from './diff-view';
 import { askOf } from './snapshot-compare';
 import type { RunQuery } from './trace-page';
@@ -98,7 +99,7 @@ export function MemorySnapshotLink({
             a,
             SNAPSHOT_WINDOW_COLUMNS,
             [
-              { name: 'site', label: 'Site (innermost Python frame)', grow: 1, minWidth: 240 },
+              { name: 'site', label: 'Site (innermost Python frame)', grow: 1, minWidth: 240, format: (v) => shortSite(String(v)), title: (i) => a.strings[a.columns.site[i]] },
               { name: 'bytes', label: 'Alive in range' },
               { name: 'allocations', label: 'Allocations' },
               { name: 'allocated_bytes', label: 'Allocated in range' },

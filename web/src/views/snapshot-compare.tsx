@@ -14,6 +14,7 @@ import { csvStem } from '../lib/download';
 import { formatBytes, formatCount, formatDurationUs } from '../lib/format';
 import { compareSideOf, compareSides, curveOf, joinCurves, type Comparison, type CompareSite } from '../lib/snapshot-compare';
 import { rowsModel } from '../lib/table-model';
+import { shortSite } from '../lib/snapshot';
 import type { DiffTrace } from './diff-view';
 import type { RunQuery } from './trace-page';
 import { QueryStatus } from './view-status';
@@ -208,12 +209,12 @@ function SitesTable({ c, nameA, nameB }: { c: Comparison; nameA: string; nameB: 
   const model = useMemo(
     () =>
       rowsModel<CompareSite>(c.sites, (s) => s.frame, [
-        { id: 'frame', label: 'Site (innermost Python frame)', type: 'text', get: (s) => s.frame, grow: 1, minWidth: 260 },
-        { id: 'a_bytes', label: 'A', type: 'number', unit: 'bytes', get: (s) => s.a_bytes, headerTitle: `Bytes at A's peak (${nameA})` },
-        { id: 'b_bytes', label: 'B', type: 'number', unit: 'bytes', get: (s) => s.b_bytes, headerTitle: `Bytes at B's peak (${nameB})` },
-        { id: 'growth_bytes', label: 'Growth', type: 'number', unit: 'bytes', get: (s) => s.growth_bytes, format: (v) => signedBytes(v as number), headerTitle: 'B − A' },
-        { id: 'a_allocations', label: 'A allocs', type: 'number', unit: 'count', get: (s) => s.a_allocations },
-        { id: 'b_allocations', label: 'B allocs', type: 'number', unit: 'count', get: (s) => s.b_allocations },
+        { id: 'frame', label: 'Site (innermost Python frame)', type: 'text', get: (s) => s.frame, format: (v) => shortSite(String(v)), title: (i) => c.sites[i].frame, grow: 1, minWidth: 260 },
+        { id: 'a_bytes', label: 'A', type: 'number', unit: 'bytes', get: (s) => s.a_bytes, width: 110, headerTitle: `Bytes at A's peak (${nameA})` },
+        { id: 'b_bytes', label: 'B', type: 'number', unit: 'bytes', get: (s) => s.b_bytes, width: 110, headerTitle: `Bytes at B's peak (${nameB})` },
+        { id: 'growth_bytes', label: 'Growth', type: 'number', unit: 'bytes', get: (s) => s.growth_bytes, format: (v) => signedBytes(v as number), headerTitle: 'B − A', width: 110 },
+        { id: 'a_allocations', label: 'A allocs', type: 'number', unit: 'count', get: (s) => s.a_allocations, width: 90 },
+        { id: 'b_allocations', label: 'B allocs', type: 'number', unit: 'count', get: (s) => s.b_allocations, width: 90 },
       ]),
     [c],
   );
