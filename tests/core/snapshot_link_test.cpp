@@ -9,33 +9,19 @@
 #include "core/session/snapshot_session.h"
 #include "core/session/views.h"
 #include "core/snapshot/snapshot_compare.h"
+#include "snapshot_fixture.h"
 #include "test_util.h"
 
 namespace {
 
-struct LinkSnapshot {
-  ks::SnapshotSession s;
-  explicit LinkSnapshot(const std::string& fixture) {
-    const std::string bytes = kstest::read_fixture(fixture);
-    s.set_file("x.pickle");
-    s.reader().set_total_size(bytes.size());
-    s.reader().feed(bytes.data(), bytes.size());
-    s.reader().finish();
-  }
+using kstest::kBefore;
+using kstest::num;
+using kstest::str;
+
+// A fixture of tests/data/snapshots, fed in 7-byte chunks.
+struct LinkSnapshot : kstest::OpenedSnapshot {
+  explicit LinkSnapshot(const std::string& fixture) : OpenedSnapshot(kstest::read_fixture(fixture)) {}
 };
-
-double num(const ks::Answer& a, std::string_view col, size_t row) {
-  const ks::AnswerColumn* c = a.column(col);
-  REQUIRE(c);
-  return c->f64[row];
-}
-std::string str(const ks::Answer& a, std::string_view col, size_t row) {
-  const ks::AnswerColumn* c = a.column(col);
-  REQUIRE(c);
-  return c->str[row] == ks::kNullString ? std::string("<null>") : a.strings[c->str[row]];
-}
-
-const char* kBefore = "<allocated before the history began>";
 
 }  // namespace
 

@@ -11,32 +11,15 @@
 
 #include "core/session/snapshot_session.h"
 #include "core/session/views.h"
+#include "snapshot_fixture.h"
 #include "test_util.h"
 
 namespace {
 
-struct OpenedSnapshot {
-  ks::SnapshotSession s;
-  explicit OpenedSnapshot(const std::string& bytes, size_t chunk = 7) {
-    s.set_file("x.pickle");
-    s.reader().set_total_size(bytes.size());
-    for (size_t i = 0; i < bytes.size(); i += chunk) s.reader().feed(bytes.data() + i, std::min(chunk, bytes.size() - i));
-    s.reader().finish();
-  }
-};
-
-double num(const ks::Answer& a, std::string_view col, size_t row) {
-  const ks::AnswerColumn* c = a.column(col);
-  REQUIRE(c);
-  return c->f64[row];
-}
-std::string str(const ks::Answer& a, std::string_view col, size_t row) {
-  const ks::AnswerColumn* c = a.column(col);
-  REQUIRE(c);
-  return c->str[row] == ks::kNullString ? std::string("<null>") : a.strings[c->str[row]];
-}
-
-const char* kBefore = "<allocated before the history began>";
+using kstest::kBefore;
+using kstest::num;
+using kstest::OpenedSnapshot;
+using kstest::str;
 
 }  // namespace
 
